@@ -1,0 +1,101 @@
+/*
+ * Talus: scenes (YAML files describing a whole simulation) and running them.
+ *
+ * A scene holds a world plus a plan: stages run in order, and outputs written
+ * at their own intervals. Loading validates everything and creates no file;
+ * running writes outputs under a directory, each file through a temporary
+ * name renamed into place.
+ */
+#ifndef TALUS_SCENE_H
+#define TALUS_SCENE_H
+
+#include <stdio.h>
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where and why a scene was refused. */
+typedef struct tl_scene_error {
+    char file[512];   /* the scene file (or the name given for a string) */
+    int line, column; /* 1-based; 0 when not known */
+    char key[256];    /* dotted path of the offending key, e.g. materials.sand.density */
+    char message[1024];
+} tl_scene_error;
+
+/* Formats "file:line:column: key: message" into buf. */
+void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size);
+
+tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err);
+tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
+                               tl_scene_error *err);
+void tl_scene_destroy(tl_scene *scene);
+
+tl_world *tl_scene_world(tl_scene *scene);
+const char *tl_scene_name(const tl_scene *scene);
+const char *tl_scene_title(const tl_scene *scene); /* the scene's `name:` */
+int tl_scene_stage_count(const tl_scene *scene);
+const char *tl_scene_stage_name(const tl_scene *scene, int index);
+double tl_scene_stage_duration(const tl_scene *scene, int index);
+double tl_scene_duration(const tl_scene *scene); /* all stages, s */
+int tl_scene_output_count(const tl_scene *scene);
+/* Describe output i: its kind ("energy", "particles", "contacts", "vtk",
+ * "collisions", "plot") and its file name relative to the output directory. */
+tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file);
+
+/* ---- running ---- */
+
+typedef struct tl_progress {
+    int64_t step, steps_total;
+    double time, time_total;  /* simulated, s */
+    double wall_seconds;      /* since the run started */
+    double steps_per_second;  /* recent rate */
+    double eta_seconds;       /* < 0 when unknown */
+    int stage;                /* index of the running stage */
+    const char *stage_name;
+    size_t contacts;
+} tl_progress;
+
+typedef void (*tl_progress_fn)(const tl_progress *progress, void *user);
+
+typedef struct tl_run_options {
+    const char *output_dir;       /* created if missing; NULL = "out/<scene name>" */
+    tl_progress_fn progress;      /* called about every progress_interval seconds; may be NULL */
+    void *progress_user;
+    double progress_interval;     /* s of wall time, default 0.5 */
+    bool write_outputs;           /* false: run without writing files */
+} tl_run_options;
+
+tl_run_options tl_run_options_default(void);
+
+typedef struct tl_run_summary {
+    int64_t steps;
+    double simulated_time;        /* s */
+    double wall_seconds;
+    double particle_steps_per_second;
+    size_t particles;
+    size_t contacts;              /* touching at the end */
+    int64_t neighbor_builds;
+    double energy_initial;        /* J, tl_energy.total at the start */
+    double energy_final;          /* J */
+    double energy_scale;          /* J, largest of the initial total / kinetic / potential magnitudes */
+    double energy_balance_error;  /* |final - initial| / energy_scale */
+    size_t particles_removed;
+    char output_dir[1024];
+    int files_written;
+} tl_run_summary;
+
+/* Runs every stage, writing the scene's outputs. On failure nothing that was
+ * being written is left under its final name. */
+tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_summary *summary);
+
+/* The message of the last tl_scene_run failure. */
+const char *tl_scene_run_error(const tl_scene *scene);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TALUS_SCENE_H */

@@ -1,0 +1,125 @@
+/*
+ * Talus: a soft-sphere discrete element engine whose contact laws are verified.
+ *
+ * The public API. Every object is reached from a tl_world handle; there are
+ * no globals. Calls return a tl_status; after a failure tl_world_error()
+ * gives a message that names the parameter and its allowed range.
+ *
+ * A minimal program:
+ *
+ *   tl_world_def wd = tl_world_default();
+ *   wd.gravity = (tl_vec3){0, 0, -9.81};
+ *   tl_world *w; tl_world_create(&wd, &w);
+ *   tl_material_def md = tl_material_default();
+ *   md.name = "glass"; md.density = 2500; md.youngs_modulus = 1e7; md.poisson_ratio = 0.25;
+ *   int glass; tl_world_add_material(w, &md, &glass);
+ *   tl_law_def law = tl_law_default();           // hertz + tsuji + mindlin, true history
+ *   tl_law_set(&law, "e", 0.5); tl_law_set(&law, "mu", 0.4);
+ *   tl_world_set_law(w, glass, glass, &law);
+ *   ... tl_world_add_particle, tl_world_add_wall ...
+ *   tl_world_step(w, 1000);
+ *   tl_world_destroy(w);
+ */
+#ifndef TALUS_TALUS_H
+#define TALUS_TALUS_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TL_VERSION_STRING "0.1.0"
+
+const char *tl_version(void);
+const char *tl_status_name(tl_status status);
+
+/* ---- default constructors ---- */
+tl_world_def tl_world_default(void);
+tl_material_def tl_material_default(void);
+tl_law_def tl_law_default(void);
+tl_particle_def tl_particle_default(void);
+tl_wall_def tl_wall_default(void);
+
+/* Sets (or replaces) a named coefficient in a law definition. The name is
+ * checked against the law's sub-models when the law is given to a world. */
+tl_status tl_law_set(tl_law_def *law, const char *name, double value);
+
+/* ---- world ---- */
+tl_status tl_world_create(const tl_world_def *def, tl_world **out);
+void tl_world_destroy(tl_world *world);
+const char *tl_world_error(const tl_world *world);
+size_t tl_world_bytes(const tl_world *world); /* bytes currently allocated */
+
+/* Materials are referred to by the returned index. */
+tl_status tl_world_add_material(tl_world *world, const tl_material_def *def, int *out_index);
+int tl_world_material_count(const tl_world *world);
+const char *tl_world_material_name(const tl_world *world, int index);
+tl_status tl_world_find_material(const tl_world *world, const char *name, int *out_index);
+
+/* The law used between two materials (in either order). Every pair of
+ * materials that can meet needs one before the first step. */
+tl_status tl_world_set_law(tl_world *world, int material_a, int material_b, const tl_law_def *def);
+bool tl_world_has_law(const tl_world *world, int material_a, int material_b);
+
+tl_status tl_world_add_particle(tl_world *world, const tl_particle_def *def, uint32_t *out_id);
+tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_index);
+
+/* Validates the world, derives the pair constants and the time step. Called
+ * by the first tl_world_step; call it earlier to read tl_world_timestep. */
+tl_status tl_world_prepare(tl_world *world);
+tl_status tl_world_step(tl_world *world, int64_t steps);
+
+/* ---- queries ---- */
+double tl_world_time(const tl_world *world);
+int64_t tl_world_step_count(const tl_world *world);
+double tl_world_dt(const tl_world *world);
+tl_status tl_world_timestep(const tl_world *world, tl_timestep_info *out);
+
+size_t tl_world_particle_count(const tl_world *world);
+/* Particles in storage order, index 0 .. count-1 (the order changes when particles are removed). */
+tl_status tl_world_particle_at(const tl_world *world, size_t index, tl_particle_state *out);
+tl_status tl_world_get_particle(const tl_world *world, uint32_t id, tl_particle_state *out);
+tl_status tl_world_set_particle_velocity(tl_world *world, uint32_t id, tl_vec3 velocity,
+                                         tl_vec3 angular_velocity);
+size_t tl_world_particles_removed(const tl_world *world); /* left the domain */
+
+int tl_world_wall_count(const tl_world *world);
+tl_status tl_world_get_wall(const tl_world *world, int index, tl_wall_state *out);
+tl_status tl_world_set_wall_velocity(tl_world *world, int index, tl_vec3 velocity);
+
+/* Touching contacts (particle-particle, then particle-wall), index 0 .. count-1. */
+size_t tl_world_contact_count(const tl_world *world);
+tl_status tl_world_get_contact(const tl_world *world, size_t index, tl_contact_info *out);
+
+tl_status tl_world_energy(const tl_world *world, tl_energy *out);
+
+/* Contacts that ended are kept in a log while it is enabled; read then clear it. */
+void tl_world_log_collisions(tl_world *world, bool enable);
+size_t tl_world_collision_count(const tl_world *world);
+const tl_collision *tl_world_collisions(const tl_world *world);
+void tl_world_clear_collisions(tl_world *world);
+
+/* Neighbor-list rebuilds so far. */
+int64_t tl_world_neighbor_builds(const tl_world *world);
+
+/* What the law between two materials derives for two bodies of the given
+ * radii and masses meeting at impact_speed (0 = the world's characteristic
+ * speed). For a wall pass material_b of the wall, radius_b = mass_b = INFINITY. */
+tl_status tl_world_estimate_pair(tl_world *world, int material_a, int material_b, double radius_a,
+                                 double mass_a, double radius_b, double mass_b, double impact_speed,
+                                 tl_pair_estimate *out);
+
+/* ---- the registry of contact sub-models ---- */
+int tl_registry_count(void);
+const tl_submodel_info *tl_registry_get(int index);
+const tl_submodel_info *tl_registry_find(tl_slot slot, const char *name);
+const char *tl_slot_name(tl_slot slot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "scene.h"
+
+#endif /* TALUS_TALUS_H */

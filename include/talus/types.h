@@ -1,0 +1,300 @@
+/*
+ * Talus: definition structs, enums and status codes of the public API.
+ *
+ * Every definition struct has a default constructor (tl_*_default()) so that a
+ * caller fills in only what differs; new fields never break old callers.
+ * All quantities are SI: m, kg, s, N, Pa, J, rad.
+ */
+#ifndef TALUS_TYPES_H
+#define TALUS_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes --------------------------------------------------------- */
+
+typedef enum tl_status {
+    TL_OK = 0,
+    TL_ERROR_ARGUMENT,   /* a parameter is missing, out of range or inconsistent */
+    TL_ERROR_NOT_FOUND,  /* an unknown name, id or index */
+    TL_ERROR_MEMORY,     /* an allocation failed */
+    TL_ERROR_IO,         /* a file could not be read or written */
+    TL_ERROR_SCENE,      /* a scene file is invalid */
+    TL_ERROR_UNRESOLVED, /* the time step does not resolve the contacts */
+    TL_ERROR_STATE       /* the call is not allowed in the current state */
+} tl_status;
+
+/* ---- handles ---- */
+
+typedef struct tl_world tl_world; /* a simulation: every object is reached from it */
+typedef struct tl_scene tl_scene; /* a world plus its plan: stages and outputs */
+
+/* ---- small value types ------------------------------------------------------ */
+
+typedef struct tl_vec3 {
+    double x, y, z;
+} tl_vec3;
+
+/* unit quaternion, w + xi + yj + zk, rotating body frame into world frame */
+typedef struct tl_quat {
+    double w, x, y, z;
+} tl_quat;
+
+/* An injectable allocator. free receives the size given at allocation. */
+typedef struct tl_allocator {
+    void *(*alloc)(void *user, size_t size);
+    void *(*realloc)(void *user, void *ptr, size_t old_size, size_t new_size);
+    void (*free)(void *user, void *ptr, size_t size);
+    void *user;
+} tl_allocator;
+
+/* ---- world ----------------------------------------------------------------- */
+
+typedef enum tl_integrator {
+    /* Velocity Verlet. Velocity-dependent forces (damping) see the predicted
+     * end-of-step velocity v_n + dt a_n, which keeps the dashpot second order. */
+    TL_INTEGRATOR_VERLET = 0,
+    /* Leapfrog / velocity Verlet with forces evaluated at the half-step
+     * velocity v_n + dt/2 a_n (the LAMMPS / LIGGGHTS convention). */
+    TL_INTEGRATOR_LEAPFROG
+} tl_integrator;
+
+typedef struct tl_world_def {
+    tl_vec3 gravity;                /* m/s2 */
+    double dt;                      /* s; 0 = automatic from the contact time */
+    double steps_per_contact;       /* resolution demanded of the shortest contact (>= 1, default 20) */
+    double impact_speed;            /* m/s for the Hertz contact time; 0 = estimate from the scene */
+    bool allow_unresolved_contacts; /* accept a given dt above the bound */
+    tl_integrator integrator;
+    /* Correct the impulse of the step in which a contact starts or ends for
+     * the fraction of that step spent in contact (see docs/integrator.md). */
+    bool contact_boundary_correction;
+    double skin;                    /* m, neighbor-list skin; 0 = automatic */
+    bool has_domain;                /* particles leaving the domain are removed */
+    tl_vec3 domain_min, domain_max; /* m */
+    uint64_t seed;                  /* random generator seed */
+    tl_allocator allocator;         /* all zero = the C library's */
+} tl_world_def;
+
+/* ---- materials --------------------------------------------------------------- */
+
+typedef struct tl_material_def {
+    const char *name;      /* unique; copied */
+    double density;        /* kg/m3, > 0 for particle materials */
+    double youngs_modulus; /* Pa, > 0; 0 = not given */
+    double poisson_ratio;  /* -1 < nu < 0.5 */
+    double k_n;            /* N/m, normal stiffness of one body (linear laws); 0 = not given */
+    double k_t;            /* N/m, tangential stiffness of one body; 0 = not given */
+    double yield_stress;   /* Pa, for elastoplastic laws; 0 = not given */
+} tl_material_def;
+
+/* ---- contact laws -------------------------------------------------------------- */
+
+typedef enum tl_slot {
+    TL_SLOT_NORMAL = 0, /* normal elastic force */
+    TL_SLOT_DAMPING,    /* normal damping force */
+    TL_SLOT_TANGENTIAL, /* tangential force and Coulomb limit */
+    TL_SLOT_HISTORY,    /* how the tangential displacement is kept */
+    TL_SLOT_COUNT
+} tl_slot;
+
+typedef enum tl_coulomb_test {
+    /* the trial force spring + dashpot is tested against mu F_n and scaled
+     * onto the cone (LAMMPS, LIGGGHTS, Fleischmann et al. 2015) */
+    TL_COULOMB_TOTAL = 0,
+    /* the spring force alone is tested; when sliding the force is
+     * mu F_n along -xi (Li et al. 2022 eq. 1 and 5) */
+    TL_COULOMB_SPRING
+} tl_coulomb_test;
+
+#define TL_LAW_MAX_COEFFS 24
+
+typedef struct tl_coeff {
+    const char *name; /* a coefficient name declared by one of the law's sub-models */
+    double value;
+} tl_coeff;
+
+typedef struct tl_law_def {
+    const char *normal;     /* registry names, see tl_registry_* and `talus models` */
+    const char *damping;
+    const char *tangential;
+    const char *history;
+    tl_coeff coeffs[TL_LAW_MAX_COEFFS];
+    int coeff_count;
+    bool clamp_tensile;           /* a tensile total normal force is set to zero */
+    tl_coulomb_test coulomb_test;
+} tl_law_def;
+
+/* ---- particles ------------------------------------------------------------------- */
+
+typedef enum tl_shape_kind {
+    TL_SHAPE_SPHERE = 0
+} tl_shape_kind;
+
+enum tl_particle_flags {
+    TL_PARTICLE_FIXED = 1u << 0,           /* infinite mass, does not move */
+    TL_PARTICLE_PRESCRIBED = 1u << 1,      /* moves with its given (constant) velocities */
+    TL_PARTICLE_LOCK_ROTATION = 1u << 2    /* angular velocity kept at its given value */
+};
+
+typedef struct tl_particle_def {
+    uint32_t id;              /* stable id, unique; 0 = next free id */
+    int material;             /* index from tl_world_add_material */
+    tl_shape_kind shape;
+    double radius;            /* m (sphere) */
+    tl_vec3 position;         /* m */
+    tl_vec3 velocity;         /* m/s */
+    tl_vec3 angular_velocity; /* rad/s, world frame */
+    tl_quat orientation;
+    unsigned flags;           /* tl_particle_flags */
+    double mass;              /* kg; 0 = density x volume */
+} tl_particle_def;
+
+typedef struct tl_particle_state {
+    uint32_t id;
+    int material;
+    unsigned flags;
+    double radius, mass, inertia; /* m, kg, kg m2 (principal moment of a sphere) */
+    tl_vec3 position, velocity, angular_velocity;
+    tl_quat orientation;
+    tl_vec3 force, torque; /* total force and torque of the last step, N and N m */
+} tl_particle_state;
+
+/* ---- walls --------------------------------------------------------------------------- */
+
+typedef enum tl_wall_kind {
+    TL_WALL_PLANE = 0, /* infinite plane; particles stay on the side its normal points to */
+    TL_WALL_RECTANGLE, /* finite rectangle, two-sided */
+    TL_WALL_BOX        /* the six inner faces of an axis-aligned box (some may be left open) */
+} tl_wall_kind;
+
+enum tl_box_face {
+    TL_BOX_XMIN = 1u << 0,
+    TL_BOX_XMAX = 1u << 1,
+    TL_BOX_YMIN = 1u << 2,
+    TL_BOX_YMAX = 1u << 3,
+    TL_BOX_ZMIN = 1u << 4,
+    TL_BOX_ZMAX = 1u << 5
+};
+
+typedef struct tl_wall_def {
+    const char *name;    /* copied; may be NULL */
+    tl_wall_kind kind;
+    int material;
+    tl_vec3 point;       /* plane: a point on it; rectangle: its centre */
+    tl_vec3 normal;      /* plane and rectangle: unit normal */
+    tl_vec3 axis;        /* rectangle: first in-plane axis (unit, normal to `normal`) */
+    double half_length;  /* rectangle: half extent along axis, m */
+    double half_width;   /* rectangle: half extent along normal x axis, m */
+    tl_vec3 box_min, box_max; /* box: inner extent, m */
+    unsigned open_faces; /* box: tl_box_face bits of faces left out */
+    tl_vec3 velocity;    /* prescribed translation velocity, m/s */
+} tl_wall_def;
+
+typedef struct tl_wall_state {
+    int index;
+    const char *name;
+    tl_wall_kind kind;
+    int material;
+    tl_vec3 displacement; /* since the start, m */
+    tl_vec3 velocity;
+    tl_vec3 force;        /* total force the particles exert on the wall, N */
+} tl_wall_state;
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+typedef struct tl_contact_info {
+    uint32_t id_a;        /* particle id */
+    uint32_t id_b;        /* particle id, or the wall index when with_wall */
+    bool with_wall;
+    double overlap;       /* m */
+    tl_vec3 normal;       /* unit, from a towards b */
+    tl_vec3 point;        /* m */
+    double normal_force;  /* N, > 0 repulsive (elastic + damping, after clamping) */
+    double normal_damping_force; /* N, the damping part */
+    tl_vec3 tangential_force; /* N, acting on a */
+    bool sliding;         /* the Coulomb limit was reached */
+    const double *history;/* the law's per-contact history values */
+    int history_count;
+} tl_contact_info;
+
+typedef struct tl_energy {
+    double kinetic_translational; /* J, free particles */
+    double kinetic_rotational;    /* J */
+    double potential;             /* J, gravity, relative to the origin */
+    double elastic_normal;        /* J stored in contacts */
+    double elastic_tangential;    /* J */
+    double dissipated_normal;     /* J so far by normal damping (and plastic work) */
+    double dissipated_tangential_damping; /* J so far by the tangential dashpot */
+    double dissipated_friction;   /* J so far by Coulomb sliding */
+    double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
+    double total; /* kinetic + potential + elastic + dissipated - boundary_work: conserved */
+} tl_energy;
+
+/* A contact that ended, with its measured outcome (for restitution checks). */
+typedef struct tl_collision {
+    uint32_t id_a, id_b;
+    bool with_wall;
+    double t_begin, t_end;     /* s, interpolated to zero overlap */
+    double normal_speed_in;    /* m/s, approach speed along the normal at first touch (> 0) */
+    double normal_speed_out;   /* m/s, separation speed along the final normal (> 0 when separating) */
+    double restitution;        /* normal_speed_out / normal_speed_in */
+    double max_overlap;        /* m */
+    double max_normal_force;   /* N */
+} tl_collision;
+
+/* What a law derives for one pair of bodies: printed by `talus check`. */
+typedef struct tl_pair_estimate {
+    double m_eff;             /* kg */
+    double r_eff;             /* m */
+    double impact_speed;      /* m/s used for speed-dependent laws */
+    double stiffness;         /* N/m: linear k, or the secant F/delta at the peak overlap */
+    double damping;           /* N s/m at the peak overlap */
+    double contact_time;      /* s, elastic (undamped) contact duration */
+    double max_overlap;       /* m, elastic estimate at impact_speed */
+    double tangential_stiffness; /* N/m at the peak overlap (0 without tangential spring) */
+} tl_pair_estimate;
+
+typedef struct tl_timestep_info {
+    double dt;             /* s, the step in use */
+    double dt_bound;       /* s, the shortest contact time / steps_per_contact */
+    double contact_time;   /* s, shortest elastic contact time found */
+    double impact_speed;   /* m/s used */
+    bool impact_speed_estimated;
+    int material_a, material_b; /* the pair that sets the bound (-1 = none) */
+    bool wall;             /* material_b is a wall material */
+    double steps_per_contact; /* contact_time / dt */
+} tl_timestep_info;
+
+/* ---- registry --------------------------------------------------------------------------- */
+
+typedef struct tl_coeff_info {
+    const char *name;
+    const char *unit;      /* "" for dimensionless */
+    double default_value;  /* used when not given; NAN = none */
+    bool required;         /* must be given (otherwise NAN means "derived", see meaning) */
+    double min, max;       /* allowed range */
+    bool min_open, max_open;
+    const char *meaning;
+} tl_coeff_info;
+
+typedef struct tl_submodel_info {
+    tl_slot slot;
+    const char *name;
+    const char *summary;
+    const char *source;
+    const tl_coeff_info *coeffs;
+    int coeff_count;
+    int history_count; /* doubles of per-contact history */
+} tl_submodel_info;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TALUS_TYPES_H */

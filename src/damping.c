@@ -1,0 +1,87 @@
+/*
+ * Damping slot: the normal dashpot force F_d (> 0 opposing approach), with
+ * delta_rate = d delta/dt.
+ *
+ *   none               F_d = 0
+ *   restitution        F_d = 2 beta(e) sqrt(m* k) delta_rate, for linear springs: the
+ *                      exact restitution e of a linear oscillator
+ *                      (Li et al. 2022 Appendix A eq. A4; verification note 001)
+ *   tsuji              F_d = sqrt(5) beta(e) sqrt(m* K) delta^1/4 delta_rate, for Hertzian
+ *                      springs (Tsuji et al. 1992; Li et al. 2022 eq. 6 and 10). Without
+ *                      clamping it gives exactly e at every impact speed (ERRATA).
+ *   viscous            F_d = d delta_rate, constant d
+ *   mass-proportional  F_d = f gamma_n m* delta_rate (Fleischmann et al. 2015 eq. 1)
+ *
+ * beta(e) = -ln e / sqrt(ln^2 e + pi^2).
+ */
+#include <math.h>
+
+#include "registry.h"
+
+static tl_status beta_prepare(const tl_prep *in, double *p) {
+    p[0] = tl_damping_ratio(in->coeff[0]);
+    return TL_OK;
+}
+
+static tl_status coeff_prepare(const tl_prep *in, double *p) {
+    p[0] = in->coeff[0];
+    return TL_OK;
+}
+
+static void none_force(const double *p, tl_contact *c, double *hist) {
+    (void)p;
+    (void)hist;
+    c->fn_damp = 0.0;
+}
+
+static void restitution_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    c->fn_damp = 2.0 * p[0] * sqrt(c->m_eff * c->k) * c->delta_rate;
+}
+
+static void tsuji_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    const double sqrt5 = 2.23606797749979;
+    c->fn_damp = sqrt5 * p[0] * sqrt(c->m_eff * c->k) * sqrt(sqrt(c->delta)) * c->delta_rate;
+}
+
+static void viscous_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    c->fn_damp = p[0] * c->delta_rate;
+}
+
+static void mass_proportional_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    c->fn_damp = p[0] * c->m_eff * c->area * c->delta_rate;
+}
+
+static const tl_coeff_info e_coeffs[] = {
+    {"e", "", NAN, true, 0.0, 1.0, true, false, "normal coefficient of restitution"},
+};
+static const tl_coeff_info viscous_coeffs[] = {
+    {"d", "N s/m", NAN, true, 0.0, INFINITY, false, false, "damping coefficient"},
+};
+static const tl_coeff_info mass_coeffs[] = {
+    {"gamma_n", "1/s (1/(m s) with hertz-stiffness)", NAN, true, 0.0, INFINITY, false, false,
+     "mass-proportional damping rate"},
+};
+
+const tl_submodel tl_damping_models[] = {
+    {{TL_SLOT_DAMPING, "none", "no normal damping", "-", NULL, 0, 0}, TL_NORMAL_KIND_ANY, NULL,
+     none_force, NULL},
+    {{TL_SLOT_DAMPING, "restitution",
+      "linear dashpot 2 beta(e) sqrt(m* k), exact restitution for linear springs",
+      "Li et al. 2022 Appendix A eq. A4; verification note 001", e_coeffs, 1, 0},
+     TL_NORMAL_KIND_LINEAR, beta_prepare, restitution_force, NULL},
+    {{TL_SLOT_DAMPING, "tsuji",
+      "nonlinear dashpot sqrt(5) beta(e) sqrt(m* K) delta^1/4 for Hertzian springs",
+      "Tsuji et al. 1992; Li et al. 2022 eq. 6 and 10", e_coeffs, 1, 0},
+     TL_NORMAL_KIND_HERTZIAN, beta_prepare, tsuji_force, NULL},
+    {{TL_SLOT_DAMPING, "viscous", "constant dashpot d", "Kelvin-Voigt; Ray et al. 2015 eq. 1",
+      viscous_coeffs, 1, 0},
+     TL_NORMAL_KIND_ANY, coeff_prepare, viscous_force, NULL},
+    {{TL_SLOT_DAMPING, "mass-proportional", "dashpot f gamma_n m* (Chrono/LIGGGHTS form)",
+      "Fleischmann et al. 2015 eq. 1", mass_coeffs, 1, 0},
+     TL_NORMAL_KIND_ANY, coeff_prepare, mass_proportional_force, NULL},
+    {{TL_SLOT_DAMPING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,51 @@
+/*
+ * History slot: how the tangential displacement xi is kept
+ * (Fleischmann et al. 2015, section 2).
+ *
+ *   true    accumulated over the contact's life: xi* = xi_old + vt dt, then
+ *           projected onto the current contact plane, xi = xi* - (n . xi*) n
+ *           (eq. 4); rescaled by the tangential model at the Coulomb limit (eq. 6)
+ *   pseudo  a single step, xi = vt dt (eq. 5); nothing is stored
+ *   none    xi = 0: only the tangential dashpot acts
+ */
+#include "registry.h"
+#include "vec.h"
+
+static void none_force(const double *p, tl_contact *c, double *hist) {
+    (void)p;
+    (void)hist;
+    v3_zero(c->xi);
+}
+
+static void pseudo_force(const double *p, tl_contact *c, double *hist) {
+    (void)p;
+    (void)hist;
+    v3_scale(c->xi, c->vt, c->dt);
+}
+
+static void true_force(const double *p, tl_contact *c, double *hist) {
+    (void)p;
+    double x[3];
+    v3_copy(x, hist);
+    v3_axpy(x, c->dt, c->vt);
+    v3_reject(c->xi, x, c->n);
+}
+
+static void true_commit(const double *p, const tl_contact *c, double *hist) {
+    (void)p;
+    v3_copy(hist, c->xi);
+}
+
+const tl_submodel tl_history_models[] = {
+    {{TL_SLOT_HISTORY, "true",
+      "multi-step tangential displacement: accumulate, project, rescale at Coulomb",
+      "Fleischmann et al. 2015 eq. 4, 6", NULL, 0, 3},
+     0, NULL, true_force, true_commit},
+    {{TL_SLOT_HISTORY, "pseudo", "single-step displacement xi = vt dt",
+      "Fleischmann et al. 2015 eq. 5", NULL, 0, 0},
+     0, NULL, pseudo_force, NULL},
+    {{TL_SLOT_HISTORY, "none", "no tangential displacement (dashpot only)",
+      "Fleischmann et al. 2015 section 3", NULL, 0, 0},
+     0, NULL, none_force, NULL},
+    {{TL_SLOT_HISTORY, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL},
+};

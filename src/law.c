@@ -1,0 +1,192 @@
+#include "law.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+#include "talus/talus.h"
+
+static const char *default_name(tl_slot slot, const tl_law_def *def) {
+    switch (slot) {
+    case TL_SLOT_DAMPING: return "none";
+    case TL_SLOT_TANGENTIAL: return "none";
+    case TL_SLOT_HISTORY:
+        return (def->tangential && strcmp(def->tangential, "none") != 0) ? "true" : "none";
+    default: return NULL;
+    }
+}
+
+static void list_names(tl_slot slot, char *buf, size_t size) {
+    buf[0] = '\0';
+    size_t used = 0;
+    for (int i = 0; i < tl_registry_size(); i++) {
+        const tl_submodel *r = tl_registry_row(i);
+        if (r->info.slot != slot) continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", r->info.name);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
+
+static void kind_names(unsigned kind, char *buf, size_t size) {
+    buf[0] = '\0';
+    size_t used = 0;
+    for (const tl_submodel *r = tl_normal_models; r->info.name; r++) {
+        if (!(r->normal_kind & kind)) continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", r->info.name);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
+
+void tl_coeff_range_text(const tl_coeff_info *ci, char *buf, size_t size) {
+    char lo[64] = "", hi[64] = "";
+    if (isfinite(ci->min)) snprintf(lo, sizeof lo, "%g %s ", ci->min, ci->min_open ? "<" : "<=");
+    if (isfinite(ci->max)) snprintf(hi, sizeof hi, " %s %g", ci->max_open ? "<" : "<=", ci->max);
+    snprintf(buf, size, "%s%s%s%s%s", lo, ci->name, hi, ci->unit[0] ? " " : "", ci->unit);
+}
+
+static bool in_range(const tl_coeff_info *ci, double v) {
+    if (isnan(v)) return false;
+    if (ci->min_open ? !(v > ci->min) : !(v >= ci->min)) return false;
+    if (ci->max_open ? !(v < ci->max) : !(v <= ci->max)) return false;
+    return true;
+}
+
+tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t msg_size) {
+    memset(out, 0, sizeof *out);
+    const char *names[TL_SLOT_COUNT] = {def->normal, def->damping, def->tangential, def->history};
+    char known[512];
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const char *name = names[s] ? names[s] : default_name((tl_slot)s, def);
+        if (!name) {
+            list_names((tl_slot)s, known, sizeof known);
+            snprintf(msg, msg_size, "the law needs a %s model (one of: %s)", tl_slot_name((tl_slot)s),
+                     known);
+            return TL_ERROR_ARGUMENT;
+        }
+        out->sub[s] = tl_registry_lookup((tl_slot)s, name);
+        if (!out->sub[s]) {
+            const char *sug = tl_registry_suggest((tl_slot)s, name);
+            list_names((tl_slot)s, known, sizeof known);
+            if (sug)
+                snprintf(msg, msg_size, "unknown %s model '%s'; did you mean '%s'? (known: %s)",
+                         tl_slot_name((tl_slot)s), name, sug, known);
+            else
+                snprintf(msg, msg_size, "unknown %s model '%s' (known: %s)", tl_slot_name((tl_slot)s),
+                         name, known);
+            return TL_ERROR_NOT_FOUND;
+        }
+    }
+    const tl_submodel *nm = out->sub[TL_SLOT_NORMAL], *dm = out->sub[TL_SLOT_DAMPING];
+    if (!(dm->normal_kind & nm->normal_kind)) {
+        kind_names(dm->normal_kind, known, sizeof known);
+        snprintf(msg, msg_size, "damping '%s' does not fit normal '%s': it needs one of: %s",
+                 dm->info.name, nm->info.name, known);
+        return TL_ERROR_ARGUMENT;
+    }
+    bool no_tangential = strcmp(out->sub[TL_SLOT_TANGENTIAL]->info.name, "none") == 0;
+    bool no_history = strcmp(out->sub[TL_SLOT_HISTORY]->info.name, "none") == 0;
+    if (no_tangential && !no_history) {
+        snprintf(msg, msg_size,
+                 "history '%s' has no effect without a tangential model: set history: none or "
+                 "choose a tangential model",
+                 out->sub[TL_SLOT_HISTORY]->info.name);
+        return TL_ERROR_ARGUMENT;
+    }
+    out->clamp_tensile = def->clamp_tensile;
+    out->coulomb_test = def->coulomb_test;
+    if (def->coulomb_test != TL_COULOMB_TOTAL && def->coulomb_test != TL_COULOMB_SPRING) {
+        snprintf(msg, msg_size, "coulomb_test must be 'total' or 'spring'");
+        return TL_ERROR_ARGUMENT;
+    }
+
+    /* coefficients: defaults first, then the given values */
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_submodel *m = out->sub[s];
+        for (int i = 0; i < m->info.coeff_count && i < TL_MAX_SUB_COEFFS; i++)
+            out->coeff[s][i] = m->info.coeffs[i].default_value;
+    }
+    for (int c = 0; c < def->coeff_count; c++) {
+        const char *cname = def->coeffs[c].name;
+        double v = def->coeffs[c].value;
+        bool used = false;
+        for (int s = 0; s < TL_SLOT_COUNT; s++) {
+            int i = tl_submodel_coeff_index(out->sub[s], cname);
+            if (i < 0) continue;
+            used = true;
+            const tl_coeff_info *ci = &out->sub[s]->info.coeffs[i];
+            if (!in_range(ci, v)) {
+                char range[160];
+                tl_coeff_range_text(ci, range, sizeof range);
+                snprintf(msg, msg_size, "%s = %g is out of range: %s (%s)", cname, v, range,
+                         ci->meaning);
+                return TL_ERROR_ARGUMENT;
+            }
+            out->coeff[s][i] = v;
+        }
+        if (!used) {
+            const char *cands[TL_SLOT_COUNT * TL_MAX_SUB_COEFFS];
+            size_t n = 0;
+            char takes[256] = "";
+            size_t used_len = 0;
+            for (int s = 0; s < TL_SLOT_COUNT; s++)
+                for (int i = 0; i < out->sub[s]->info.coeff_count; i++) {
+                    const char *nm2 = out->sub[s]->info.coeffs[i].name;
+                    cands[n++] = nm2;
+                    int k = snprintf(takes + used_len, sizeof takes - used_len, "%s%s",
+                                     used_len ? ", " : "", nm2);
+                    if (k > 0 && (size_t)k < sizeof takes - used_len) used_len += (size_t)k;
+                }
+            const char *sug = NULL;
+            sug = tl_closest_name(cname, cands, n);
+            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s)%s%s%s; it takes: %s",
+                     cname, out->sub[0]->info.name, out->sub[1]->info.name, out->sub[2]->info.name,
+                     out->sub[3]->info.name, sug ? "; did you mean '" : "", sug ? sug : "",
+                     sug ? "'?" : "", used_len ? takes : "no coefficients");
+            return TL_ERROR_ARGUMENT;
+        }
+    }
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_submodel *m = out->sub[s];
+        for (int i = 0; i < m->info.coeff_count; i++) {
+            const tl_coeff_info *ci = &m->info.coeffs[i];
+            if (ci->required && isnan(out->coeff[s][i])) {
+                char range[160];
+                tl_coeff_range_text(ci, range, sizeof range);
+                snprintf(msg, msg_size, "%s '%s' needs coefficient '%s' (%s; %s)", tl_slot_name((tl_slot)s),
+                         m->info.name, ci->name, ci->meaning, range);
+                return TL_ERROR_ARGUMENT;
+            }
+        }
+    }
+    int off = 0;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        out->hist_offset[s] = off;
+        off += out->sub[s]->info.history_count;
+    }
+    out->hist_count = off;
+    return TL_OK;
+}
+
+tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_material *b,
+                         tl_pair_law *out, char *msg, size_t msg_size) {
+    memset(out->p, 0, sizeof out->p);
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_submodel *m = law->sub[s];
+        if (!m->prepare) continue;
+        tl_prep in = {a, b, law->coeff[s], law, out->p[TL_SLOT_NORMAL], msg, msg_size};
+        tl_status st = m->prepare(&in, out->p[s]);
+        if (st != TL_OK) return st;
+    }
+    return TL_OK;
+}
+
+double tl_law_coeff(const tl_law *law, const char *name) {
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        int i = tl_submodel_coeff_index(law->sub[s], name);
+        if (i >= 0 && !isnan(law->coeff[s][i])) return law->coeff[s][i];
+    }
+    return NAN;
+}

@@ -1,0 +1,71 @@
+/*
+ * A contact law: one sub-model per slot, assembled from the registry, with
+ * its coefficients checked against their ranges, its per-contact history
+ * laid out slot after slot, and its constants prepared per material pair.
+ *
+ * Evaluation order for one contact (tl_law_eval):
+ *   1. normal      elastic force, stiffness, factor f, elastic energy
+ *   2. damping     normal dashpot
+ *   3. clamp       optional: a tensile total normal force becomes zero
+ *   4. history     the tangential displacement xi (true / pseudo / none)
+ *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
+ *   6. commit      the history mode stores xi
+ */
+#ifndef TL_LAW_H
+#define TL_LAW_H
+
+#include "registry.h"
+
+struct tl_law {
+    const tl_submodel *sub[TL_SLOT_COUNT];
+    double coeff[TL_SLOT_COUNT][TL_MAX_SUB_COEFFS]; /* declared order; NAN = not given */
+    int hist_offset[TL_SLOT_COUNT];
+    int hist_count;
+    bool clamp_tensile;
+    tl_coulomb_test coulomb_test;
+};
+
+/* The constants of a law prepared for one pair of materials. */
+typedef struct tl_pair_law {
+    int law;                              /* index into the world's laws, -1 = none */
+    double p[TL_SLOT_COUNT][TL_PARAMS];
+} tl_pair_law;
+
+/* Resolves names, fills defaults and checks every coefficient against its
+ * range. On failure writes a message naming the key and its allowed range. */
+tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t msg_size);
+
+/* Derives the pair constants for materials a and b. */
+tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_material *b,
+                         tl_pair_law *out, char *msg, size_t msg_size);
+
+/* "0 < e <= 1" style text of a coefficient's allowed range. */
+void tl_coeff_range_text(const tl_coeff_info *ci, char *buf, size_t size);
+
+/* The value of a named coefficient in any slot of the law (NAN if absent). */
+double tl_law_coeff(const tl_law *law, const char *name);
+
+/* Runs the slots in order on one contact. hist: the contact's law history. */
+static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
+                               double *hist) {
+    c->area = 1.0;
+    c->fn_damp = 0.0;
+    c->e_el_t = 0.0;
+    c->slip_loss = 0.0;
+    c->sliding = false;
+    for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = 0.0;
+    law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);
+    law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], c,
+                                     hist + law->hist_offset[TL_SLOT_DAMPING]);
+    double fn = c->fn_el + c->fn_damp;
+    if (law->clamp_tensile && fn < 0.0) fn = 0.0;
+    c->fn = fn;
+    const tl_submodel *h = law->sub[TL_SLOT_HISTORY];
+    double *hh = hist + law->hist_offset[TL_SLOT_HISTORY];
+    h->force(pl->p[TL_SLOT_HISTORY], c, hh);
+    law->sub[TL_SLOT_TANGENTIAL]->force(pl->p[TL_SLOT_TANGENTIAL], c,
+                                        hist + law->hist_offset[TL_SLOT_TANGENTIAL]);
+    if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
+}
+
+#endif

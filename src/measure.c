@@ -1,0 +1,130 @@
+/*
+ * Measurements: the energy balance, the touching contacts, and the log of
+ * collisions that ended (their restitution, duration and peaks).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world.h"
+
+tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
+    memset(e, 0, sizeof *e);
+    const tl_particles *p = &w->p;
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    for (size_t i = 0; i < p->count; i++) {
+        if (p->inv_mass[i] > 0.0) {
+            e->kinetic_translational += 0.5 * p->mass[i] * v3_norm2(p->v[i]);
+            e->potential -= p->mass[i] * v3_dot(g, p->x[i]);
+        }
+        if (p->inv_inertia[i] > 0.0) e->kinetic_rotational += 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
+    }
+    const tl_contact_table *t = &w->ct;
+    for (size_t s = 0; s < t->high; s++) {
+        if (t->key[s] == TL_KEYMAP_EMPTY) continue;
+        const double *bk = tl_contacts_record(t, (int32_t)s) + t->hist;
+        e->elastic_normal += bk[TL_BK_E_N];
+        e->elastic_tangential += bk[TL_BK_E_T];
+    }
+    e->dissipated_normal = w->ledger.diss_normal;
+    e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
+    e->dissipated_friction = w->ledger.diss_friction;
+    e->boundary_work = w->ledger.boundary_work;
+    e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
+               e->elastic_tangential + e->dissipated_normal + e->dissipated_tangential_damping +
+               e->dissipated_friction - e->boundary_work;
+    return TL_OK;
+}
+
+/* ---- touching contacts ---- */
+
+static int build_touch_list(tl_world *w) {
+    if (w->touch_step == w->steps && w->prepared) return 0;
+    w->ntouch = 0;
+    size_t need = w->ct.live;
+    if (tl_mem_reserve(&w->mem, (void **)&w->touch_ref, &w->captouch, need + 1, sizeof *w->touch_ref) != 0)
+        return -1;
+    for (size_t k = 0; k < w->pp.count; k++)
+        if (w->pp.slot[k] >= 0 && w->ntouch < w->captouch) w->touch_ref[w->ntouch++] = (uint32_t)k;
+    for (size_t k = 0; k < w->pw.count; k++)
+        if (w->pw.slot[k] >= 0 && w->ntouch < w->captouch)
+            w->touch_ref[w->ntouch++] = (uint32_t)k | 0x80000000u;
+    w->touch_step = w->steps;
+    return 0;
+}
+
+size_t tl_world_contact_count(const tl_world *w) { return w->ct.live; }
+
+tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info *o) {
+    tl_world *w = (tl_world *)cw; /* the query list is a cache */
+    if (build_touch_list(w) != 0) return TL_ERROR_MEMORY;
+    if (index >= w->ntouch) return TL_ERROR_NOT_FOUND;
+    uint32_t ref = w->touch_ref[index];
+    bool wall = (ref & 0x80000000u) != 0;
+    size_t k = ref & 0x7fffffffu;
+    const tl_candidates *cl = wall ? &w->pw : &w->pp;
+    uint32_t i = cl->a[k], j = cl->b[k];
+    const tl_particles *p = &w->p;
+    tl_geometry g;
+    if (!wall) tl_geometry_sphere_sphere(p->x[i], p->radius[i], p->x[j], p->radius[j], &g);
+    else tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
+    const double *rec = tl_contacts_record(&w->ct, cl->slot[k]);
+    const double *bk = rec + w->ct.hist;
+    memset(o, 0, sizeof *o);
+    o->id_a = p->id[i];
+    o->id_b = wall ? (uint32_t)w->walls.f[j].wall : p->id[j];
+    o->with_wall = wall;
+    o->overlap = bk[TL_BK_DELTA];
+    o->normal = (tl_vec3){g.n[0], g.n[1], g.n[2]};
+    o->point = (tl_vec3){p->x[i][0] + g.ra[0], p->x[i][1] + g.ra[1], p->x[i][2] + g.ra[2]};
+    o->normal_force = bk[TL_BK_FN];
+    o->normal_damping_force = bk[TL_BK_FN_DAMP];
+    o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
+    o->sliding = bk[TL_BK_SLIDING] != 0.0;
+    o->history = rec;
+    o->history_count = w->ct.hist;
+    return TL_OK;
+}
+
+/* ---- collisions ---- */
+
+tl_status tl_measure_log(tl_world *w, const tl_collision *c) {
+    if (tl_mem_reserve(&w->mem, (void **)&w->coll, &w->capcoll, w->ncoll + 1, sizeof *w->coll) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    w->coll[w->ncoll++] = *c;
+    return TL_OK;
+}
+
+void tl_measure_finish_exits(tl_world *w) {
+    const tl_particles *p = &w->p;
+    size_t keep = 0;
+    for (size_t k = 0; k < w->npend; k++) {
+        const tl_pending_exit *e = &w->pend[k];
+        if (e->step + 1 >= w->steps) { /* separated in this step: finish after the next */
+            w->pend[keep++] = *e;
+            continue;
+        }
+        int64_t ia = tl_particles_index(p, e->a);
+        int64_t ib = e->wall ? 0 : tl_particles_index(p, e->b);
+        if (ia < 0 || ib < 0) continue; /* a body left the domain meanwhile */
+        double vb[3];
+        if (e->wall) v3_copy(vb, w->walls.w[w->walls.f[e->b].wall].vel);
+        else v3_copy(vb, p->v[ib]);
+        double vrel[3];
+        v3_sub(vrel, p->v[ia], vb);
+        tl_collision c;
+        memset(&c, 0, sizeof c);
+        c.id_a = e->a;
+        c.id_b = e->wall ? (uint32_t)w->walls.f[e->b].wall : e->b;
+        c.with_wall = e->wall;
+        c.t_begin = e->t_begin;
+        c.t_end = e->t_end;
+        c.normal_speed_in = e->v_in;
+        c.normal_speed_out = -v3_dot(vrel, e->n);
+        c.restitution = e->v_in > 0.0 ? c.normal_speed_out / e->v_in : NAN;
+        c.max_overlap = e->max_delta;
+        c.max_normal_force = e->max_fn;
+        (void)tl_measure_log(w, &c);
+    }
+    w->npend = keep;
+}

@@ -1,0 +1,87 @@
+#include "particles.h"
+
+#include <string.h>
+
+void tl_particles_init(tl_particles *p) {
+    memset(p, 0, sizeof *p);
+    tl_keymap_init(&p->index_of);
+}
+
+/* Every array of the store, with its element size, for uniform growth and copying. */
+#define TL_PARTICLE_FIELDS(X) \
+    X(x) X(v) X(w) X(f) X(t) X(f_old) X(t_old) X(f_older) X(t_older) X(radius) X(inv_mass) X(inv_inertia) \
+    X(inv_mass_law) X(material) X(q) X(x_ref) X(mass) X(inertia) X(id) X(flags) X(shape)
+
+void tl_particles_free(tl_mem *mem, tl_particles *p) {
+#define FREE_FIELD(name) tl_mem_free(mem, p->name, p->cap * sizeof *p->name);
+    TL_PARTICLE_FIELDS(FREE_FIELD)
+#undef FREE_FIELD
+    tl_keymap_free(mem, &p->index_of);
+    tl_particles_init(p);
+}
+
+/* All-or-nothing growth: every new block is allocated before any old one is
+ * released, so a failed allocation leaves the store as it was. */
+static int grow(tl_mem *mem, tl_particles *p, size_t need) {
+    if (need <= p->cap) return 0;
+    size_t ncap = p->cap ? p->cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    tl_particles n = *p;
+    int ok = 1;
+#define ALLOC_FIELD(name) \
+    n.name = ok ? tl_mem_alloc(mem, ncap * sizeof *p->name) : NULL; \
+    if (!n.name) ok = 0;
+    TL_PARTICLE_FIELDS(ALLOC_FIELD)
+#undef ALLOC_FIELD
+    if (!ok) {
+#define DROP_FIELD(name) if (n.name) tl_mem_free(mem, n.name, ncap * sizeof *p->name);
+        TL_PARTICLE_FIELDS(DROP_FIELD)
+#undef DROP_FIELD
+        return -1;
+    }
+#define MOVE_FIELD(name) \
+    if (p->count) memcpy(n.name, p->name, p->count * sizeof *p->name); \
+    tl_mem_free(mem, p->name, p->cap * sizeof *p->name);
+    TL_PARTICLE_FIELDS(MOVE_FIELD)
+#undef MOVE_FIELD
+    n.cap = ncap;
+    *p = n;
+    return 0;
+}
+
+int64_t tl_particles_push(tl_mem *mem, tl_particles *p, uint32_t id) {
+    if (grow(mem, p, p->count + 1) != 0) return -1;
+    if (tl_keymap_put(mem, &p->index_of, id, (int32_t)p->count) != 0) return -1;
+    size_t i = p->count++;
+#define ZERO_FIELD(name) memset(&p->name[i], 0, sizeof p->name[i]);
+    TL_PARTICLE_FIELDS(ZERO_FIELD)
+#undef ZERO_FIELD
+    p->id[i] = id;
+    p->q[i][0] = 1.0;
+    return (int64_t)i;
+}
+
+int64_t tl_particles_index(const tl_particles *p, uint32_t id) {
+    int32_t i = tl_keymap_get(&p->index_of, id);
+    return i < 0 ? -1 : (int64_t)i;
+}
+
+int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        if (!keep[i]) {
+            tl_keymap_remove(&p->index_of, p->id[i]);
+            continue;
+        }
+        if (n != i) {
+#define MOVE_FIELD(name) memcpy(&p->name[n], &p->name[i], sizeof p->name[i]);
+            TL_PARTICLE_FIELDS(MOVE_FIELD)
+#undef MOVE_FIELD
+        }
+        n++;
+    }
+    p->count = n;
+    for (size_t i = 0; i < n; i++)
+        if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
+    return 0;
+}

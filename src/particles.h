@@ -1,0 +1,54 @@
+/*
+ * The particle store: structure of arrays. The hot arrays (positions,
+ * velocities, forces) are what the time step touches; ids, materials and
+ * flags are colder. Each vector field is an array of double[3].
+ *
+ * Stable ids survive reordering and removal; tl_particles_index maps an id to
+ * its current storage index.
+ */
+#ifndef TL_PARTICLES_H
+#define TL_PARTICLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "keymap.h"
+
+typedef struct tl_particles {
+    size_t count, cap;
+    /* hot */
+    double (*x)[3];     /* position, m */
+    double (*v)[3];     /* velocity, m/s (the predicted one during the force stage) */
+    double (*w)[3];     /* angular velocity, rad/s, world frame */
+    double (*f)[3];     /* force, N */
+    double (*t)[3];     /* torque, N m */
+    double (*f_old)[3]; /* force and torque of step n while step n+1 is computed */
+    double (*t_old)[3];
+    double (*f_older)[3]; /* and of step n-1 (for the velocity predictor) */
+    double (*t_older)[3];
+    double *radius;
+    double *inv_mass;    /* 0 for fixed and prescribed particles: not moved by forces */
+    double *inv_inertia; /* 0 when the rotation is fixed, prescribed or locked */
+    double *inv_mass_law;/* 0 for fixed particles only: their m* limit is the partner's mass */
+    int32_t *material;
+    /* cold */
+    double (*q)[4];     /* orientation */
+    double (*x_ref)[3]; /* position at the last neighbor build */
+    double *mass, *inertia;
+    uint32_t *id;
+    uint8_t *flags;
+    uint8_t *shape;
+    tl_keymap index_of; /* id -> storage index */
+} tl_particles;
+
+void tl_particles_init(tl_particles *p);
+void tl_particles_free(tl_mem *mem, tl_particles *p);
+/* Appends one particle with zeroed state; returns its index or -1 on failure. */
+int64_t tl_particles_push(tl_mem *mem, tl_particles *p, uint32_t id);
+/* Storage index of an id, or -1. */
+int64_t tl_particles_index(const tl_particles *p, uint32_t id);
+/* Removes the particles whose keep[i] is 0, preserving the order of the others. */
+int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * The registry of contact sub-models: ONE table whose rows are the sub-models
+ * of every slot (normal, damping, tangential, history), each with its
+ * coefficients (names, units, defaults, ranges), its per-contact history size,
+ * its source, and its kernel.
+ *
+ * Each slot file (normal.c, damping.c, tangential.c, history.c) holds its
+ * kernels next to their rows; registry.c joins the rows into the one table
+ * that the law assembly, the scene loader, `talus models` and the docs read.
+ * Adding a sub-model is therefore a change to one file: a kernel and its row.
+ *
+ * Kernels are stateless: they read the constants their prepare function
+ * derived for a pair of materials, and the per-contact record tl_contact,
+ * which lives on the stack of the caller.
+ */
+#ifndef TL_REGISTRY_H
+#define TL_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "materials.h"
+#include "talus/types.h"
+
+#define TL_PARAMS 12          /* derived constants per sub-model and material pair */
+#define TL_MAX_SUB_COEFFS 8   /* coefficients per sub-model */
+
+/* What a normal model provides, and what a damping model accepts. */
+enum tl_normal_kind {
+    TL_NORMAL_KIND_LINEAR = 1u << 0,   /* F = k delta; c->k = k (N/m) */
+    TL_NORMAL_KIND_HERTZIAN = 1u << 1, /* F = K delta^3/2; c->k = K (N/m^1.5) */
+    TL_NORMAL_KIND_ANY = 0xffu
+};
+
+/* The per-contact evaluation record. The caller fills the inputs, then the
+ * law runs its slots in order: normal, damping, (clamp), history update,
+ * tangential, history commit. */
+typedef struct tl_contact {
+    /* inputs: geometry and kinematics */
+    double delta;      /* overlap, m (> 0 touching) */
+    double delta_rate; /* d delta / dt, m/s (> 0 approaching) */
+    double n[3];       /* unit normal from body a to body b */
+    double vt[3];      /* tangential velocity of a relative to b at the contact point, m/s */
+    double r_eff;      /* R* = Ra Rb / (Ra + Rb); Ra for a wall, m */
+    double m_eff;      /* m* = ma mb / (ma + mb); ma for a wall or a fixed partner, kg */
+    double dt;         /* s */
+    bool first;        /* the contact began in this step */
+
+    /* normal slot */
+    double fn_el;      /* elastic normal force, N (> 0 repulsive) */
+    double k;          /* linear: k (N/m); Hertzian: K in F = K delta^3/2 (N/m^1.5) */
+    double area;       /* the factor f of Fleischmann et al. 2015 eq. 1: 1 or sqrt(R* delta) */
+    double e_el_n;     /* elastic energy stored in the normal spring, J */
+    /* damping slot */
+    double fn_damp;    /* N (> 0 opposing approach) */
+    /* after the clamp */
+    double fn;         /* total normal force, N (> 0 repulsive) */
+    /* history + tangential slots */
+    double xi[3];      /* tangential displacement from the history mode, m */
+    double ft[3];      /* tangential force on a, N */
+    double ft_damp[3]; /* its dashpot part, N */
+    double e_el_t;     /* elastic energy in the tangential spring, J */
+    double slip_loss;  /* J dissipated by Coulomb sliding in this step */
+    bool sliding;
+} tl_contact;
+
+typedef struct tl_law tl_law;
+
+/* Input to a sub-model's prepare function: the two materials of the pair
+ * (b is the wall's material for particle-wall contacts), the coefficient
+ * values of this sub-model in declared order (NAN = not given), and the
+ * law, for sub-models that read a coefficient of another slot. */
+typedef struct tl_prep {
+    const tl_material *a, *b;
+    const double *coeff;
+    const tl_law *law;
+    const double *normal_params; /* the pair's prepared normal constants */
+    char *msg;                   /* message on failure */
+    size_t msg_size;
+} tl_prep;
+
+typedef struct tl_submodel {
+    tl_submodel_info info;   /* slot, name, summary, source, coefficients, history size */
+    unsigned normal_kind;    /* normal: what it provides; damping: which normal kinds it accepts */
+    /* Derives the pair constants into params[TL_PARAMS]; returns TL_OK or
+     * writes a message naming the missing or invalid property. May be NULL. */
+    tl_status (*prepare)(const tl_prep *in, double *params);
+    /* The kernel; hist points at this sub-model's history values. */
+    void (*force)(const double *params, tl_contact *c, double *hist);
+    /* History slot only: stores the tangential displacement after the tangential force. */
+    void (*commit)(const double *params, const tl_contact *c, double *hist);
+} tl_submodel;
+
+/* The rows of each slot file, terminated by a row with a NULL name. */
+extern const tl_submodel tl_normal_models[];
+extern const tl_submodel tl_damping_models[];
+extern const tl_submodel tl_tangential_models[];
+extern const tl_submodel tl_history_models[];
+
+/* The one table. */
+int tl_registry_size(void);
+const tl_submodel *tl_registry_row(int index);
+const tl_submodel *tl_registry_lookup(tl_slot slot, const char *name);
+/* The registered name closest to `name` in `slot` (for "did you mean"), or NULL. */
+const char *tl_registry_suggest(tl_slot slot, const char *name);
+/* Index of a coefficient in a sub-model, or -1. */
+int tl_submodel_coeff_index(const tl_submodel *s, const char *name);
+
+/* Helpers shared by the kernels. */
+/* beta(e) = -ln e / sqrt(ln^2 e + pi^2): the damping ratio of a linear
+ * oscillator whose restitution is e (Li et al. 2022 Appendix A eq. A4). */
+double tl_damping_ratio(double e);
+int tl_prep_fail(const tl_prep *in, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * The time step: the shortest elastic contact duration among the bodies
+ * that can meet, divided by the number of steps a contact must be resolved
+ * with (steps_per_contact, default 20).
+ *
+ *   linear springs   t_c = pi sqrt(m* / k)                    (Li et al. 2022 Appendix A)
+ *   Hertzian springs t_c = 2.9432 (15 m* / (16 E* sqrt(R*)))^2/5 v^-1/5
+ *                    = 2.9432 delta_max / v                    (Li et al. 2022 eq. 24, with
+ *                    1/E* = sum (1 - nu^2)/E per ERRATA; 2.9432 = 0.8 B(2/5, 1/2))
+ *
+ * The Hertz time depends on the impact speed v: given (impact_speed) or
+ * estimated as the fastest body plus the free-fall speed over the scene's
+ * height, sqrt(2 g H). The undamped duration is used: damping lengthens
+ * contacts, so the bound holds for the damped ones too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world.h"
+
+static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9); }
+
+double tl_timestep_impact_speed(const tl_world *w) {
+    const tl_particles *p = &w->p;
+    double vmax = 0.0;
+    for (size_t i = 0; i < p->count; i++) vmax = dmax(vmax, v3_norm(p->v[i]));
+    for (size_t k = 0; k < w->walls.count; k++) vmax = dmax(vmax, v3_norm(w->walls.w[k].vel));
+    double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    double gn = v3_norm(g);
+    if (gn <= 0.0) return vmax;
+    double gh[3];
+    v3_scale(gh, g, 1.0 / gn);
+    double lo = INFINITY, hi = -INFINITY;
+    if (w->def.has_domain) {
+        const double a[3] = {w->def.domain_min.x, w->def.domain_min.y, w->def.domain_min.z};
+        const double b[3] = {w->def.domain_max.x, w->def.domain_max.y, w->def.domain_max.z};
+        for (int c = 0; c < 8; c++) {
+            double x[3] = {(c & 1) ? b[0] : a[0], (c & 2) ? b[1] : a[1], (c & 4) ? b[2] : a[2]};
+            double s = v3_dot(x, gh);
+            lo = dmin(lo, s);
+            hi = dmax(hi, s);
+        }
+    } else {
+        for (size_t i = 0; i < p->count; i++) {
+            double s = v3_dot(p->x[i], gh);
+            lo = dmin(lo, s - p->radius[i]);
+            hi = dmax(hi, s + p->radius[i]);
+        }
+        for (size_t f = 0; f < w->walls.nfaces; f++) {
+            double s = v3_dot(w->walls.f[f].p, gh);
+            lo = dmin(lo, s);
+            hi = dmax(hi, s);
+        }
+    }
+    double h = hi > lo ? hi - lo : 0.0;
+    return vmax + sqrt(2.0 * gn * h);
+}
+
+/* evaluates the law's slots on a probe contact (no history kept) */
+static void probe(const tl_law *law, const tl_pair_law *pl, tl_contact *c) {
+    double scratch[TL_MAX_HIST];
+    memset(scratch, 0, sizeof scratch);
+    tl_law_eval(law, pl, c, scratch);
+}
+
+tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double mass_a, double rb,
+                                 double mass_b, double v, tl_pair_estimate *out) {
+    if (!w || !out) return TL_ERROR_ARGUMENT;
+    if (ma < 0 || mb < 0 || (size_t)ma >= w->nmat || (size_t)mb >= w->nmat)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "estimate: unknown material");
+    int32_t li = w->law_of[(size_t)ma * w->law_dim + (size_t)mb];
+    if (li < 0)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no contact law between '%s' and '%s'",
+                             w->mat[ma].name, w->mat[mb].name);
+    const tl_law *law = &w->laws[li];
+    tl_pair_law pl;
+    char msg[512];
+    tl_status s = tl_law_prepare(law, &w->mat[ma], &w->mat[mb], &pl, msg, sizeof msg);
+    if (s != TL_OK)
+        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[ma].name,
+                             w->mat[mb].name, msg);
+    if (!(ra > 0.0) || !(rb > 0.0) || !(mass_a > 0.0) || !(mass_b > 0.0))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "estimate: radii and masses must be > 0");
+    memset(out, 0, sizeof *out);
+    double ima = isinf(mass_a) ? 0.0 : 1.0 / mass_a, imb = isinf(mass_b) ? 0.0 : 1.0 / mass_b;
+    if (ima + imb == 0.0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "estimate: both bodies immovable");
+    out->m_eff = 1.0 / (ima + imb);
+    out->r_eff = isinf(rb) ? ra : (isinf(ra) ? rb : ra * rb / (ra + rb));
+    if (!(v > 0.0)) v = tl_timestep_impact_speed(w);
+    out->impact_speed = v;
+
+    tl_contact c;
+    memset(&c, 0, sizeof c);
+    c.m_eff = out->m_eff;
+    c.r_eff = out->r_eff;
+    c.delta = 1e-6 * out->r_eff;
+    c.fn = 0.0;
+    probe(law, &pl, &c);
+    unsigned kind = law->sub[TL_SLOT_NORMAL]->normal_kind;
+    double k = c.k;
+    if (kind & TL_NORMAL_KIND_LINEAR) {
+        out->contact_time = TL_PI * sqrt(out->m_eff / k);
+        out->max_overlap = v * sqrt(out->m_eff / k);
+        out->stiffness = k;
+    } else {
+        if (v > 0.0) {
+            out->max_overlap = pow(1.25 * out->m_eff * v * v / k, 0.4);
+            out->contact_time = hertz_time_constant() * out->max_overlap / v;
+        } else {
+            out->max_overlap = 0.0;
+            out->contact_time = INFINITY;
+        }
+        out->stiffness = k * sqrt(out->max_overlap);
+    }
+    /* damping and tangential stiffness at the peak overlap */
+    double dpk = out->max_overlap > 0.0 ? out->max_overlap : 1e-6 * out->r_eff;
+    memset(&c, 0, sizeof c);
+    c.m_eff = out->m_eff;
+    c.r_eff = out->r_eff;
+    c.delta = dpk;
+    c.delta_rate = 1.0;
+    probe(law, &pl, &c);
+    out->damping = c.fn_damp;
+    memset(&c, 0, sizeof c);
+    c.m_eff = out->m_eff;
+    c.r_eff = out->r_eff;
+    c.delta = dpk;
+    c.dt = 0.0;
+    law->sub[TL_SLOT_NORMAL]->force(pl.p[TL_SLOT_NORMAL], &c, NULL);
+    c.fn = 1e300; /* keep the probe away from the Coulomb limit */
+    double xi0 = 1e-12 * out->r_eff;
+    c.xi[0] = xi0;
+    double scratch[TL_MAX_HIST];
+    memset(scratch, 0, sizeof scratch);
+    law->sub[TL_SLOT_TANGENTIAL]->force(pl.p[TL_SLOT_TANGENTIAL], &c,
+                                        scratch + law->hist_offset[TL_SLOT_TANGENTIAL]);
+    out->tangential_stiffness = fabs(c.ft[0]) / xi0;
+    return TL_OK;
+}
+
+tl_status tl_timestep_compute(tl_world *w) {
+    tl_timestep_info *ts = &w->ts;
+    memset(ts, 0, sizeof *ts);
+    ts->material_a = ts->material_b = -1;
+    bool estimated = !(w->def.impact_speed > 0.0);
+    double v = estimated ? tl_timestep_impact_speed(w) : w->def.impact_speed;
+    ts->impact_speed = v;
+    ts->impact_speed_estimated = estimated;
+
+    /* the smallest bodies of each material */
+    size_t nm = w->nmat;
+    double rmin[256], mmin[256];
+    bool dyn[256], fixed[256], wall[256];
+    for (size_t m = 0; m < nm && m < 256; m++) {
+        rmin[m] = mmin[m] = INFINITY;
+        dyn[m] = fixed[m] = wall[m] = false;
+    }
+    const tl_particles *p = &w->p;
+    for (size_t i = 0; i < p->count; i++) {
+        int m = p->material[i];
+        rmin[m] = dmin(rmin[m], p->radius[i]);
+        if (p->inv_mass_law[i] > 0.0) {
+            dyn[m] = true;
+            mmin[m] = dmin(mmin[m], p->mass[i]);
+        } else {
+            fixed[m] = true;
+        }
+    }
+    for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = true;
+
+    double best = INFINITY;
+    for (size_t a = 0; a < nm; a++) {
+        if (!dyn[a]) continue;
+        for (size_t b = 0; b < nm; b++) {
+            /* partners: dynamic particles, fixed particles, walls */
+            double mb[3] = {dyn[b] ? mmin[b] : NAN, fixed[b] ? INFINITY : NAN, wall[b] ? INFINITY : NAN};
+            double rbv[3] = {rmin[b], rmin[b], INFINITY};
+            for (int kind = 0; kind < 3; kind++) {
+                if (isnan(mb[kind])) continue;
+                if (w->law_of[a * w->law_dim + b] < 0) continue;
+                tl_pair_estimate e;
+                tl_status s = tl_world_estimate_pair(w, (int)a, (int)b, rmin[a], mmin[a], rbv[kind],
+                                                     mb[kind], v > 0.0 ? v : -1.0, &e);
+                if (s != TL_OK) return s;
+                if (v <= 0.0 && !(w->laws[w->law_of[a * w->law_dim + b]].sub[TL_SLOT_NORMAL]->normal_kind &
+                                  TL_NORMAL_KIND_LINEAR)) {
+                    if (w->def.dt > 0.0) continue;
+                    return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                         "cannot estimate the impact speed for the Hertz contact "
+                                         "time of '%s'-'%s' (no gravity and nothing moves): set "
+                                         "integrator.impact_speed (m/s) or integrator.dt (s)",
+                                         w->mat[a].name, w->mat[b].name);
+                }
+                if (e.contact_time < best) {
+                    best = e.contact_time;
+                    ts->material_a = (int)a;
+                    ts->material_b = (int)b;
+                    ts->wall = kind == 2;
+                }
+            }
+        }
+    }
+    ts->contact_time = best;
+    ts->dt_bound = best / w->def.steps_per_contact;
+    if (w->def.dt > 0.0) {
+        w->dt = w->def.dt;
+        if (isfinite(best) && w->dt > ts->dt_bound * (1.0 + 1e-12) && !w->def.allow_unresolved_contacts) {
+            char pair[256];
+            snprintf(pair, sizeof pair, "'%s'-%s'%s'", w->mat[ts->material_a].name,
+                     ts->wall ? "wall " : "", w->mat[ts->material_b].name);
+            return tl_world_fail(w, TL_ERROR_UNRESOLVED,
+                                 "dt = %g s resolves the shortest contact (%s, %.4g s at %.3g m/s) "
+                                 "with only %.1f steps; at least %g are required "
+                                 "(integrator.steps_per_contact). Use dt <= %.4g s, or set "
+                                 "allow_unresolved_contacts: true",
+                                 w->dt, pair, best, v, best / w->dt, w->def.steps_per_contact,
+                                 ts->dt_bound);
+        }
+    } else {
+        if (!isfinite(ts->dt_bound))
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "cannot choose dt automatically: no two bodies can touch; give "
+                                 "integrator.dt (s)");
+        w->dt = ts->dt_bound;
+    }
+    ts->dt = w->dt;
+    ts->steps_per_contact = best / w->dt;
+    return TL_OK;
+}

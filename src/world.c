@@ -1,0 +1,544 @@
+/*
+ * The world's public face: creation, materials, laws, particles, walls,
+ * preparation and queries. The time step itself is in step.c.
+ */
+#include "world.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shape.h"
+#include "vec.h"
+
+/* ---- defaults ---- */
+
+const char *tl_version(void) { return TL_VERSION_STRING; }
+
+const char *tl_status_name(tl_status s) {
+    switch (s) {
+    case TL_OK: return "ok";
+    case TL_ERROR_ARGUMENT: return "invalid argument";
+    case TL_ERROR_NOT_FOUND: return "not found";
+    case TL_ERROR_MEMORY: return "out of memory";
+    case TL_ERROR_IO: return "input/output error";
+    case TL_ERROR_SCENE: return "invalid scene";
+    case TL_ERROR_UNRESOLVED: return "time step does not resolve the contacts";
+    case TL_ERROR_STATE: return "not allowed now";
+    }
+    return "unknown status";
+}
+
+tl_world_def tl_world_default(void) {
+    tl_world_def d;
+    memset(&d, 0, sizeof d);
+    d.steps_per_contact = 20.0;
+    d.integrator = TL_INTEGRATOR_VERLET;
+    d.contact_boundary_correction = true;
+    d.seed = 1;
+    return d;
+}
+
+tl_material_def tl_material_default(void) {
+    tl_material_def d;
+    memset(&d, 0, sizeof d);
+    d.poisson_ratio = 0.3;
+    return d;
+}
+
+tl_law_def tl_law_default(void) {
+    tl_law_def d;
+    memset(&d, 0, sizeof d);
+    d.normal = "hertz";
+    d.damping = "tsuji";
+    d.tangential = "mindlin";
+    d.history = "true";
+    d.clamp_tensile = false;
+    d.coulomb_test = TL_COULOMB_TOTAL;
+    return d;
+}
+
+tl_status tl_law_set(tl_law_def *law, const char *name, double value) {
+    if (!law || !name) return TL_ERROR_ARGUMENT;
+    for (int i = 0; i < law->coeff_count; i++) {
+        if (strcmp(law->coeffs[i].name, name) == 0) {
+            law->coeffs[i].value = value;
+            return TL_OK;
+        }
+    }
+    if (law->coeff_count >= TL_LAW_MAX_COEFFS) return TL_ERROR_ARGUMENT;
+    law->coeffs[law->coeff_count].name = name;
+    law->coeffs[law->coeff_count].value = value;
+    law->coeff_count++;
+    return TL_OK;
+}
+
+tl_particle_def tl_particle_default(void) {
+    tl_particle_def d;
+    memset(&d, 0, sizeof d);
+    d.material = 0;
+    d.shape = TL_SHAPE_SPHERE;
+    d.orientation.w = 1.0;
+    return d;
+}
+
+tl_wall_def tl_wall_default(void) {
+    tl_wall_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = TL_WALL_PLANE;
+    d.normal.z = 1.0;
+    d.axis.x = 1.0;
+    return d;
+}
+
+/* ---- errors ---- */
+
+tl_status tl_world_fail(tl_world *w, tl_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *tl_world_error(const tl_world *w) { return w ? w->error : "no world"; }
+
+size_t tl_world_bytes(const tl_world *w) { return w->mem.bytes; }
+
+/* ---- creation ---- */
+
+static bool finite3(tl_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
+    if (!def || !out) return TL_ERROR_ARGUMENT;
+    *out = NULL;
+    tl_mem mem;
+    tl_mem_init(&mem, &def->allocator);
+    tl_world *w = tl_mem_calloc(&mem, 1, sizeof *w);
+    if (!w) return TL_ERROR_MEMORY;
+    w->mem = mem; /* the block of the world itself is already counted */
+    w->def = *def;
+    tl_particles_init(&w->p);
+    tl_walls_init(&w->walls);
+    tl_candidates_init(&w->pp);
+    tl_candidates_init(&w->pw);
+    tl_contacts_init(&w->ct, 0);
+    tl_neighbors_init(&w->nb, def->skin);
+    tl_rng_seed(&w->rng, def->seed);
+    w->next_id = 1;
+    w->touch_step = -1;
+    *out = w;
+    /* validate after creation so that the message is retrievable */
+    tl_status s = TL_OK;
+    if (!finite3(def->gravity))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "gravity must be finite (m/s2)");
+    else if (!(def->dt >= 0.0) || !isfinite(def->dt))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "dt must be >= 0 s (0 = automatic), got %g", def->dt);
+    else if (!(def->steps_per_contact >= 1.0) || !isfinite(def->steps_per_contact))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "steps_per_contact must be >= 1, got %g",
+                          def->steps_per_contact);
+    else if (!(def->impact_speed >= 0.0) || !isfinite(def->impact_speed))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "impact_speed must be >= 0 m/s, got %g",
+                          def->impact_speed);
+    else if (!(def->skin >= 0.0) || !isfinite(def->skin))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "skin must be >= 0 m (0 = automatic), got %g",
+                          def->skin);
+    else if (def->integrator != TL_INTEGRATOR_VERLET && def->integrator != TL_INTEGRATOR_LEAPFROG)
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "unknown integrator %d", (int)def->integrator);
+    else if (def->has_domain &&
+             (!finite3(def->domain_min) || !finite3(def->domain_max) ||
+              !(def->domain_max.x > def->domain_min.x) || !(def->domain_max.y > def->domain_min.y) ||
+              !(def->domain_max.z > def->domain_min.z)))
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "the domain needs min < max in every axis (m)");
+    if (def->integrator == TL_INTEGRATOR_LEAPFROG) {
+        w->c_pred[0] = 0.5;
+        w->c_pred[1] = 0.0;
+    } else {
+        w->c_pred[0] = 1.5;
+        w->c_pred[1] = -0.5;
+    }
+    return s;
+}
+
+void tl_world_destroy(tl_world *w) {
+    if (!w) return;
+    tl_mem *m = &w->mem;
+    for (size_t i = 0; i < w->nmat; i++) tl_mem_strfree(m, w->mat[i].name);
+    tl_mem_free(m, w->mat, w->capmat * sizeof *w->mat);
+    tl_mem_free(m, w->laws, w->caplaws * sizeof *w->laws);
+    tl_mem_free(m, w->law_of, w->law_dim * w->law_dim * sizeof *w->law_of);
+    tl_mem_free(m, w->pair, w->law_dim * w->law_dim * sizeof *w->pair);
+    tl_particles_free(m, &w->p);
+    tl_walls_free(m, &w->walls);
+    tl_neighbors_free(m, &w->nb);
+    tl_candidates_free(m, &w->pp);
+    tl_candidates_free(m, &w->pw);
+    tl_contacts_free(m, &w->ct);
+    tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
+    tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);
+    tl_mem_free(m, w->touch_ref, w->captouch * sizeof *w->touch_ref);
+    tl_mem mem = w->mem;
+    tl_mem_free(&mem, w, sizeof *w);
+}
+
+/* ---- materials ---- */
+
+tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_index) {
+    if (!w || !d) return TL_ERROR_ARGUMENT;
+    if (!d->name || !d->name[0])
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "a material needs a name");
+    for (size_t i = 0; i < w->nmat; i++)
+        if (strcmp(w->mat[i].name, d->name) == 0)
+            return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s' is defined twice", d->name);
+    const char *n = d->name;
+    if (!(d->density >= 0.0) || !isfinite(d->density))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "material '%s': density must be > 0 kg/m3 (0 only for wall materials), got %g",
+                             n, d->density);
+    if (!(d->youngs_modulus >= 0.0) || !isfinite(d->youngs_modulus))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "material '%s': youngs_modulus must be > 0 Pa, got %g", n,
+                             d->youngs_modulus);
+    if (!(d->poisson_ratio > -1.0 && d->poisson_ratio < 0.5))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "material '%s': poisson_ratio must be in -1 < nu < 0.5, got %g", n,
+                             d->poisson_ratio);
+    if (!(d->k_n >= 0.0) || !isfinite(d->k_n) || !(d->k_t >= 0.0) || !isfinite(d->k_t))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s': k_n and k_t must be > 0 N/m", n);
+    if (!(d->yield_stress >= 0.0) || !isfinite(d->yield_stress))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s': yield_stress must be > 0 Pa", n);
+    if (tl_mem_reserve(&w->mem, (void **)&w->mat, &w->capmat, w->nmat + 1, sizeof *w->mat) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    /* grow the law tables to the new material count */
+    size_t dim = w->nmat + 1;
+    if (dim > w->law_dim) {
+        size_t nd = w->law_dim ? 2 * w->law_dim : 4;
+        int32_t *lo = tl_mem_alloc(&w->mem, nd * nd * sizeof *lo);
+        tl_pair_law *pl = tl_mem_calloc(&w->mem, nd * nd, sizeof *pl);
+        if (!lo || !pl) {
+            tl_mem_free(&w->mem, lo, nd * nd * sizeof *lo);
+            tl_mem_free(&w->mem, pl, nd * nd * sizeof *pl);
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+        }
+        for (size_t i = 0; i < nd * nd; i++) lo[i] = -1;
+        for (size_t a = 0; a < w->law_dim; a++)
+            for (size_t b = 0; b < w->law_dim; b++) {
+                lo[a * nd + b] = w->law_of[a * w->law_dim + b];
+                pl[a * nd + b] = w->pair[a * w->law_dim + b];
+            }
+        tl_mem_free(&w->mem, w->law_of, w->law_dim * w->law_dim * sizeof *w->law_of);
+        tl_mem_free(&w->mem, w->pair, w->law_dim * w->law_dim * sizeof *w->pair);
+        w->law_of = lo;
+        w->pair = pl;
+        w->law_dim = nd;
+    }
+    tl_material *m = &w->mat[w->nmat];
+    memset(m, 0, sizeof *m);
+    m->name = tl_mem_strdup(&w->mem, d->name);
+    if (!m->name) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    m->density = d->density;
+    m->youngs_modulus = d->youngs_modulus;
+    m->poisson_ratio = d->poisson_ratio;
+    m->shear_modulus = d->youngs_modulus > 0.0 ? d->youngs_modulus / (2.0 * (1.0 + d->poisson_ratio)) : 0.0;
+    m->k_n = d->k_n;
+    m->k_t = d->k_t;
+    m->yield_stress = d->yield_stress;
+    if (out_index) *out_index = (int)w->nmat;
+    w->nmat++;
+    return TL_OK;
+}
+
+int tl_world_material_count(const tl_world *w) { return (int)w->nmat; }
+
+const char *tl_world_material_name(const tl_world *w, int i) {
+    return (i >= 0 && (size_t)i < w->nmat) ? w->mat[i].name : NULL;
+}
+
+tl_status tl_world_find_material(const tl_world *w, const char *name, int *out) {
+    for (size_t i = 0; i < w->nmat; i++)
+        if (strcmp(w->mat[i].name, name) == 0) {
+            if (out) *out = (int)i;
+            return TL_OK;
+        }
+    return TL_ERROR_NOT_FOUND;
+}
+
+static bool valid_material(const tl_world *w, int m) { return m >= 0 && (size_t)m < w->nmat; }
+
+/* ---- laws ---- */
+
+static tl_status prepare_pair(tl_world *w, int a, int b) {
+    int32_t li = w->law_of[(size_t)a * w->law_dim + (size_t)b];
+    tl_pair_law *pl = &w->pair[(size_t)a * w->law_dim + (size_t)b];
+    pl->law = li;
+    if (li < 0) return TL_OK;
+    char msg[512];
+    tl_status s = tl_law_prepare(&w->laws[li], &w->mat[a], &w->mat[b], pl, msg, sizeof msg);
+    if (s != TL_OK)
+        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
+                             msg);
+    return TL_OK;
+}
+
+tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
+    if (!w || !def) return TL_ERROR_ARGUMENT;
+    if (!valid_material(w, a) || !valid_material(w, b))
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "set_law: unknown material index %d or %d", a, b);
+    tl_law law;
+    char msg[768];
+    tl_status s = tl_law_assemble(def, &law, msg, sizeof msg);
+    if (s != TL_OK)
+        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
+                             msg);
+    if (law.hist_count > TL_MAX_HIST)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "law history of %d values exceeds %d",
+                             law.hist_count, TL_MAX_HIST);
+    if (w->prepared && law.hist_count > w->ct.hist)
+        return tl_world_fail(w, TL_ERROR_STATE,
+                             "a law needing %d history values cannot replace one with %d after the "
+                             "first step",
+                             law.hist_count, w->ct.hist);
+    int32_t idx = w->law_of[(size_t)a * w->law_dim + (size_t)b];
+    if (idx < 0) {
+        if (tl_mem_reserve(&w->mem, (void **)&w->laws, &w->caplaws, w->nlaws + 1, sizeof *w->laws) != 0)
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+        idx = (int32_t)w->nlaws++;
+    }
+    w->laws[idx] = law;
+    w->law_of[(size_t)a * w->law_dim + (size_t)b] = idx;
+    w->law_of[(size_t)b * w->law_dim + (size_t)a] = idx;
+    if (w->prepared) {
+        s = prepare_pair(w, a, b);
+        if (s == TL_OK && a != b) s = prepare_pair(w, b, a);
+        return s;
+    }
+    return TL_OK;
+}
+
+bool tl_world_has_law(const tl_world *w, int a, int b) {
+    return valid_material(w, a) && valid_material(w, b) && w->law_of[(size_t)a * w->law_dim + (size_t)b] >= 0;
+}
+
+/* ---- particles ---- */
+
+tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t *out_id) {
+    if (!w || !d) return TL_ERROR_ARGUMENT;
+    if (!valid_material(w, d->material))
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
+    const tl_material *m = &w->mat[d->material];
+    if (!tl_shape_valid(d->shape))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: unknown shape %d", (int)d->shape);
+    if (!(d->radius > 0.0) || !isfinite(d->radius))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: radius must be > 0 m, got %g", d->radius);
+    if (!finite3(d->position) || !finite3(d->velocity) || !finite3(d->angular_velocity))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: position and velocities must be finite");
+    if (!(d->mass >= 0.0) || !isfinite(d->mass))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: mass must be > 0 kg (0 = from density)");
+    double mass = d->mass > 0.0 ? d->mass : m->density * tl_shape_volume(d->shape, d->radius);
+    if (!(mass > 0.0))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particle: material '%s' has no density, give the mass (kg)", m->name);
+    unsigned flags = d->flags;
+    if ((flags & TL_PARTICLE_FIXED) && (flags & TL_PARTICLE_PRESCRIBED))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: fixed and prescribed exclude each other");
+    uint32_t id = d->id ? d->id : w->next_id;
+    if (id >= 0x80000000u)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id must be below 2^31, got %u", id);
+    if (tl_particles_index(&w->p, id) >= 0)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id %u is already used", id);
+    int64_t i = tl_particles_push(&w->mem, &w->p, id);
+    if (i < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    tl_particles *p = &w->p;
+    v3_set(p->x[i], d->position.x, d->position.y, d->position.z);
+    v3_copy(p->x_ref[i], p->x[i]);
+    if (flags & TL_PARTICLE_FIXED) {
+        v3_zero(p->v[i]);
+        v3_zero(p->w[i]);
+    } else {
+        v3_set(p->v[i], d->velocity.x, d->velocity.y, d->velocity.z);
+        v3_set(p->w[i], d->angular_velocity.x, d->angular_velocity.y, d->angular_velocity.z);
+    }
+    double q[4] = {d->orientation.w, d->orientation.x, d->orientation.y, d->orientation.z};
+    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)) q[0] = 1.0;
+    q_normalize(q);
+    memcpy(p->q[i], q, sizeof q);
+    p->radius[i] = d->radius;
+    p->mass[i] = mass;
+    p->inertia[i] = tl_shape_inertia(d->shape, mass, d->radius);
+    bool constrained = (flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) != 0;
+    p->inv_mass[i] = constrained ? 0.0 : 1.0 / mass;
+    p->inv_inertia[i] = (constrained || (flags & TL_PARTICLE_LOCK_ROTATION)) ? 0.0 : 1.0 / p->inertia[i];
+    p->inv_mass_law[i] = (flags & TL_PARTICLE_FIXED) ? 0.0 : 1.0 / mass;
+    p->material[i] = d->material;
+    p->flags[i] = (uint8_t)flags;
+    p->shape[i] = (uint8_t)d->shape;
+    if (id >= w->next_id) w->next_id = id + 1;
+    w->neighbors_dirty = true;
+    if (out_id) *out_id = id;
+    return TL_OK;
+}
+
+/* ---- walls ---- */
+
+tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
+    if (!w || !d) return TL_ERROR_ARGUMENT;
+    if (!valid_material(w, d->material))
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "wall: unknown material index %d", d->material);
+    char msg[256];
+    tl_status s = tl_walls_add(&w->mem, &w->walls, d, msg, sizeof msg, out_index);
+    if (s != TL_OK) return tl_world_fail(w, s, "wall%s%s: %s", d->name ? " " : "", d->name ? d->name : "", msg);
+    w->neighbors_dirty = true;
+    return TL_OK;
+}
+
+/* ---- preparation ---- */
+
+tl_status tl_world_check_laws(tl_world *w) {
+    size_t nm = w->nmat;
+    uint8_t used[256] = {0}, wall_used[256] = {0};
+    if (nm > 256) return tl_world_fail(w, TL_ERROR_ARGUMENT, "at most 256 materials");
+    for (size_t i = 0; i < w->p.count; i++) used[w->p.material[i]] = 1;
+    for (size_t k = 0; k < w->walls.count; k++) wall_used[w->walls.w[k].material] = 1;
+    for (size_t a = 0; a < nm; a++) {
+        if (!used[a]) continue;
+        if (!(w->mat[a].density > 0.0)) {
+            /* particles may carry an explicit mass: nothing to check here */
+        }
+        for (size_t b = 0; b < nm; b++) {
+            if (!used[b] && !wall_used[b]) continue;
+            if (w->law_of[a * w->law_dim + b] < 0) {
+                if (used[b])
+                    return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                         "no contact law between materials '%s' and '%s' (both are "
+                                         "used by particles)",
+                                         w->mat[a].name, w->mat[b].name);
+                return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                     "no contact law between materials '%s' and '%s' (particles of "
+                                     "'%s' meet walls of '%s')",
+                                     w->mat[a].name, w->mat[b].name, w->mat[a].name, w->mat[b].name);
+            }
+        }
+    }
+    for (size_t a = 0; a < nm; a++)
+        for (size_t b = 0; b < nm; b++) {
+            tl_status s = prepare_pair(w, (int)a, (int)b);
+            if (s != TL_OK) return s;
+        }
+    return TL_OK;
+}
+
+tl_status tl_world_prepare(tl_world *w) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    if (w->prepared) return TL_OK;
+    tl_status s = tl_world_check_laws(w);
+    if (s != TL_OK) return s;
+    int hist = 0;
+    for (size_t i = 0; i < w->nlaws; i++)
+        if (w->laws[i].hist_count > hist) hist = w->laws[i].hist_count;
+    tl_contacts_free(&w->mem, &w->ct);
+    tl_contacts_init(&w->ct, hist);
+    if (w->def.skin > 0.0) {
+        w->nb.skin = w->def.skin;
+    } else {
+        double rmin = INFINITY;
+        for (size_t i = 0; i < w->p.count; i++) rmin = dmin(rmin, w->p.radius[i]);
+        w->nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
+    }
+    s = tl_timestep_compute(w);
+    if (s != TL_OK) return s;
+    w->prepared = true;
+    /* the forces at t = 0 (needed by the first predictor step) */
+    s = tl_world_compute_forces(w, false);
+    if (s != TL_OK) {
+        w->prepared = false;
+        return s;
+    }
+    /* the predictor of the first step takes a_-1 = a_0 */
+    for (size_t i = 0; i < w->p.count; i++) {
+        v3_copy(w->p.f_old[i], w->p.f[i]);
+        v3_copy(w->p.t_old[i], w->p.t[i]);
+    }
+    return TL_OK;
+}
+
+/* ---- queries ---- */
+
+double tl_world_time(const tl_world *w) { return w->time; }
+int64_t tl_world_step_count(const tl_world *w) { return w->steps; }
+double tl_world_dt(const tl_world *w) { return w->dt; }
+int64_t tl_world_neighbor_builds(const tl_world *w) { return w->nb.builds; }
+size_t tl_world_particles_removed(const tl_world *w) { return w->removed; }
+
+tl_status tl_world_timestep(const tl_world *w, tl_timestep_info *out) {
+    if (!w->prepared) return TL_ERROR_STATE;
+    *out = w->ts;
+    return TL_OK;
+}
+
+size_t tl_world_particle_count(const tl_world *w) { return w->p.count; }
+
+tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o) {
+    const tl_particles *p = &w->p;
+    if (i >= p->count) return TL_ERROR_NOT_FOUND;
+    o->id = p->id[i];
+    o->material = p->material[i];
+    o->flags = p->flags[i];
+    o->radius = p->radius[i];
+    o->mass = p->mass[i];
+    o->inertia = p->inertia[i];
+    o->position = (tl_vec3){p->x[i][0], p->x[i][1], p->x[i][2]};
+    o->velocity = (tl_vec3){p->v[i][0], p->v[i][1], p->v[i][2]};
+    o->angular_velocity = (tl_vec3){p->w[i][0], p->w[i][1], p->w[i][2]};
+    o->orientation = (tl_quat){p->q[i][0], p->q[i][1], p->q[i][2], p->q[i][3]};
+    o->force = (tl_vec3){p->f[i][0], p->f[i][1], p->f[i][2]};
+    o->torque = (tl_vec3){p->t[i][0], p->t[i][1], p->t[i][2]};
+    return TL_OK;
+}
+
+tl_status tl_world_get_particle(const tl_world *w, uint32_t id, tl_particle_state *o) {
+    int64_t i = tl_particles_index(&w->p, id);
+    if (i < 0) return TL_ERROR_NOT_FOUND;
+    return tl_world_particle_at(w, (size_t)i, o);
+}
+
+tl_status tl_world_set_particle_velocity(tl_world *w, uint32_t id, tl_vec3 v, tl_vec3 om) {
+    int64_t i = tl_particles_index(&w->p, id);
+    if (i < 0) return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no particle with id %u", id);
+    if (!finite3(v) || !finite3(om)) return tl_world_fail(w, TL_ERROR_ARGUMENT, "velocities must be finite");
+    if (w->p.flags[i] & TL_PARTICLE_FIXED)
+        return tl_world_fail(w, TL_ERROR_STATE, "particle %u is fixed", id);
+    v3_set(w->p.v[i], v.x, v.y, v.z);
+    v3_set(w->p.w[i], om.x, om.y, om.z);
+    return TL_OK;
+}
+
+int tl_world_wall_count(const tl_world *w) { return (int)w->walls.count; }
+
+tl_status tl_world_get_wall(const tl_world *w, int i, tl_wall_state *o) {
+    if (i < 0 || (size_t)i >= w->walls.count) return TL_ERROR_NOT_FOUND;
+    const tl_wall *wl = &w->walls.w[i];
+    o->index = i;
+    o->name = wl->name;
+    o->kind = wl->kind;
+    o->material = wl->material;
+    o->displacement = (tl_vec3){wl->disp[0], wl->disp[1], wl->disp[2]};
+    o->velocity = (tl_vec3){wl->vel[0], wl->vel[1], wl->vel[2]};
+    o->force = (tl_vec3){wl->force[0], wl->force[1], wl->force[2]};
+    return TL_OK;
+}
+
+tl_status tl_world_set_wall_velocity(tl_world *w, int i, tl_vec3 v) {
+    if (i < 0 || (size_t)i >= w->walls.count)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no wall with index %d", i);
+    if (!finite3(v)) return tl_world_fail(w, TL_ERROR_ARGUMENT, "wall velocity must be finite");
+    v3_set(w->walls.w[i].vel, v.x, v.y, v.z);
+    return TL_OK;
+}
+
+/* ---- collision log ---- */
+
+void tl_world_log_collisions(tl_world *w, bool enable) { w->log_collisions = enable; }
+size_t tl_world_collision_count(const tl_world *w) { return w->ncoll; }
+const tl_collision *tl_world_collisions(const tl_world *w) { return w->coll; }
+void tl_world_clear_collisions(tl_world *w) { w->ncoll = 0; }
