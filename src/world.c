@@ -320,6 +320,31 @@ bool tl_world_has_law(const tl_world *w, int a, int b) {
     return valid_material(w, a) && valid_material(w, b) && w->law_of[(size_t)a * w->law_dim + (size_t)b] >= 0;
 }
 
+tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
+    if (!tl_world_has_law(w, a, b)) return TL_ERROR_NOT_FOUND;
+    const tl_law *law = &w->laws[w->law_of[(size_t)a * w->law_dim + (size_t)b]];
+    memset(out, 0, sizeof *out);
+    out->normal = law->sub[TL_SLOT_NORMAL]->info.name;
+    out->damping = law->sub[TL_SLOT_DAMPING]->info.name;
+    out->tangential = law->sub[TL_SLOT_TANGENTIAL]->info.name;
+    out->history = law->sub[TL_SLOT_HISTORY]->info.name;
+    out->clamp_tensile = law->clamp_tensile;
+    out->coulomb_test = law->coulomb_test;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_submodel *m = law->sub[s];
+        for (int i = 0; i < m->info.coeff_count && out->coeff_count < TL_LAW_MAX_COEFFS; i++) {
+            bool seen = false;
+            for (int k = 0; k < out->coeff_count; k++)
+                if (strcmp(out->coeffs[k].name, m->info.coeffs[i].name) == 0) seen = true;
+            if (seen) continue;
+            out->coeffs[out->coeff_count].name = m->info.coeffs[i].name;
+            out->coeffs[out->coeff_count].value = law->coeff[s][i];
+            out->coeff_count++;
+        }
+    }
+    return TL_OK;
+}
+
 /* ---- particles ---- */
 
 tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t *out_id) {

@@ -61,6 +61,10 @@ tl_status tl_world_find_material(const tl_world *world, const char *name, int *o
  * materials that can meet needs one before the first step. */
 tl_status tl_world_set_law(tl_world *world, int material_a, int material_b, const tl_law_def *def);
 bool tl_world_has_law(const tl_world *world, int material_a, int material_b);
+/* The law between two materials as it is used: sub-model names, options, and
+ * every coefficient of its sub-models with defaults filled in (NAN = derived
+ * from the materials). Names point into the registry; valid for the world's life. */
+tl_status tl_world_get_law(const tl_world *world, int material_a, int material_b, tl_law_def *out);
 
 tl_status tl_world_add_particle(tl_world *world, const tl_particle_def *def, uint32_t *out_id);
 tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_index);
