@@ -67,6 +67,37 @@ static void drift_velocity(const tl_world *w, uint32_t i, double out[3]) {
     v3_axpy(out, -w->c_pred[1] * s, w->p.f_older[i]);
 }
 
+static void drift_angular(const tl_world *w, uint32_t i, double out[3]) {
+    double s = w->dt * w->p.inv_inertia[i];
+    v3_copy(out, w->p.w[i]);
+    v3_axpy(out, -(w->c_pred[0] - 0.5) * s, w->p.t_old[i]);
+    v3_axpy(out, -w->c_pred[1] * s, w->p.t_older[i]);
+}
+
+/* Tangential displacement of a's contact point relative to b's over this
+ * step's drift: what the tangential force works through. */
+static void drift_slip(const tl_world *w, uint32_t i, const tl_side_b *b, const tl_geometry *g,
+                       double out[3]) {
+    double va[3], wa[3], tmp[3];
+    drift_velocity(w, i, va);
+    drift_angular(w, i, wa);
+    v3_cross(tmp, wa, g->ra);
+    v3_add(va, va, tmp);
+    double vb[3];
+    if (!b->wall) {
+        double wb[3];
+        drift_velocity(w, b->index, vb);
+        drift_angular(w, b->index, wb);
+        v3_cross(tmp, wb, g->rb);
+        v3_add(vb, vb, tmp);
+    } else {
+        v3_copy(vb, b->v);
+    }
+    v3_sub(out, va, vb);
+    v3_reject(out, out, g->n);
+    v3_scale(out, out, w->dt);
+}
+
 /* Overlap at the start of this step's drift (to place a first touch in time). */
 static double previous_overlap(const tl_world *w, uint32_t i, const tl_side_b *b) {
     double xi[3], vh[3];
@@ -182,7 +213,7 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     v3_copy(c.vt, vt);
     c.r_eff = g.r_eff;
     c.m_eff = 1.0 / iml;
-    c.dt = dt;
+    c.dt = acc ? dt : 0.0; /* the evaluation before the first step adds no displacement */
 
     if (g.delta <= 0.0) {
         /* ---- the contact ended during the last drift ---- */
@@ -191,22 +222,27 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
         double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
         double *bk = rec + w->ct.hist;
         if (acc) {
-            double fn0, ft0[3];
+            double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
             touch_force(law, pl, &c, rec, &fn0, ft0);
             if (correct) {
-                double wgt = psi - 0.5, fa[3], ftw[3];
-                v3_scale(fa, g.n, -wgt * fn0);
-                v3_axpy(fa, wgt, ft0);
-                v3_scale(ftw, ft0, wgt);
-                apply(w, i, &b, &g, fa, ftw);
-                w->ledger.diss_normal += wgt * fn0 * rate * dt;
-                w->ledger.diss_tangential_damping -= wgt * v3_dot(ft0, vt) * dt;
+                double wgt = psi - 0.5, fa[3];
+                fn_app = wgt * fn0;
+                v3_scale(ft_app, ft0, wgt);
+                v3_scale(fa, g.n, -fn_app);
+                v3_add(fa, fa, ft_app);
+                apply(w, i, &b, &g, fa, ft_app);
             }
-            /* from the last sample to zero overlap; the stored energy is released */
-            w->ledger.diss_normal += 0.5 * (bk[TL_BK_FN] + fn0) * (0.0 - dprev) + bk[TL_BK_E_N];
-            double ftsum[3];
-            v3_add(ftsum, bk + TL_BK_FT, ft0);
-            w->ledger.diss_tangential_damping += -0.5 * v3_dot(ftsum, vt) * psi * dt + bk[TL_BK_E_T];
+            /* the force of the last contact sample and of this step's
+             * correction, over this step and (for the correction) half the
+             * next; the stored elastic energy is released */
+            double ds[3], ftsum[3];
+            drift_slip(w, i, &b, &g, ds);
+            v3_add(ftsum, bk + TL_BK_FT, ft_app);
+            w->ledger.diss_normal += 0.5 * (bk[TL_BK_FN] + fn_app) * (g.delta - dprev) + bk[TL_BK_E_N];
+            w->ledger.diss_tangential_damping += -0.5 * v3_dot(ftsum, ds) + bk[TL_BK_E_T];
+            /* the correction's second half-kick lands in the next step: so does its work */
+            w->ledger_next.diss_normal += 0.5 * fn_app * rate * dt;
+            w->ledger_next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
             if (w->log_collisions) {
                 tl_status s = add_pending(w, i, &b, g.n, bk, w->time + psi * dt);
                 if (s != TL_OK) return s;
@@ -220,19 +256,21 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     /* ---- touching ---- */
     bool first = slot < 0;
     double t_now = acc ? w->time + dt : w->time;
-    double phi = 0.5;
+    double phi = 0.5, d_first = 0.0;
     if (first) {
         uint64_t key = wall ? tl_key_pw(p->id[i], b.index) : tl_key_pp(p->id[i], p->id[b.index]);
         slot = tl_contacts_open(&w->mem, &w->ct, key);
         if (slot < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
         cl->slot[k] = slot;
         if (acc) {
-            double dprev = previous_overlap(w, i, &b);
-            if (dprev <= 0.0) phi = g.delta / (g.delta - dprev);
+            d_first = previous_overlap(w, i, &b);
+            if (d_first <= 0.0) phi = g.delta / (g.delta - d_first);
+            else d_first = g.delta; /* overlapping already (added that way): no entry */
         }
         double *bk = tl_contacts_record(&w->ct, slot) + w->ct.hist;
         bk[TL_BK_T_BEGIN] = acc ? t_now - phi * dt : t_now;
         bk[TL_BK_V_IN] = rate;
+        bk[TL_BK_DELTA] = d_first; /* the applied force of the previous step was zero */
     }
     c.first = first;
     double *rec = tl_contacts_record(&w->ct, slot);
@@ -240,45 +278,39 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     double fn_prev = bk[TL_BK_FN], d_prev = bk[TL_BK_DELTA];
     double ft_prev[3], en_prev = bk[TL_BK_E_N], et_prev = bk[TL_BK_E_T];
     v3_copy(ft_prev, bk + TL_BK_FT);
-    double fn0 = 0.0, ft0[3] = {0.0, 0.0, 0.0};
-    if (first && acc) {
-        touch_force(law, pl, &c, NULL, &fn0, ft0);
-        fn_prev = fn0;
-        v3_copy(ft_prev, ft0);
-        d_prev = 0.0;
-        en_prev = et_prev = 0.0;
-    }
 
     tl_law_eval(law, pl, &c, rec);
 
-    double fa[3], ftot[3];
-    v3_scale(fa, g.n, -c.fn);
-    v3_add(fa, fa, c.ft);
-    v3_copy(ftot, c.ft);
+    /* the force applied to a: the law's, plus the entry correction */
+    double fn_app = c.fn, ft_app[3];
+    v3_copy(ft_app, c.ft);
     if (first && correct && phi != 0.5) {
-        double wgt = phi - 0.5;
-        v3_axpy(fa, -wgt * fn0, g.n);
-        v3_axpy(fa, wgt, ft0);
-        v3_axpy(ftot, wgt, ft0);
-        w->ledger.diss_normal += wgt * fn0 * rate * dt;
-        w->ledger.diss_tangential_damping -= wgt * v3_dot(ft0, vt) * dt;
+        double fn0, ft0[3], wgt = phi - 0.5;
+        touch_force(law, pl, &c, NULL, &fn0, ft0);
+        fn_app += wgt * fn0;
+        v3_axpy(ft_app, wgt, ft0);
     }
-    apply(w, i, &b, &g, fa, ftot);
+    double fa[3];
+    v3_scale(fa, g.n, -fn_app);
+    v3_add(fa, fa, ft_app);
+    apply(w, i, &b, &g, fa, ft_app);
 
     if (acc) {
-        /* work absorbed by the contact over the step (trapezoid), minus its change of stored energy */
-        double absorbed_n = 0.5 * (fn_prev + c.fn) * (c.delta - d_prev);
+        /* work absorbed by the contact over the step (trapezoid of the applied
+         * forces over the relative displacement), minus its change of stored energy */
+        double absorbed_n = 0.5 * (fn_prev + fn_app) * (c.delta - d_prev);
         w->ledger.diss_normal += absorbed_n - (c.e_el_n - en_prev);
-        double ftsum[3];
-        v3_add(ftsum, ft_prev, c.ft);
-        double absorbed_t = -0.5 * v3_dot(ftsum, vt) * dt;
+        double ftsum[3], ds[3];
+        v3_add(ftsum, ft_prev, ft_app);
+        drift_slip(w, i, &b, &g, ds);
+        double absorbed_t = -0.5 * v3_dot(ftsum, ds);
         double diss_t = absorbed_t - (c.e_el_t - et_prev);
         w->ledger.diss_friction += c.slip_loss;
         w->ledger.diss_tangential_damping += diss_t - c.slip_loss;
     }
     bk[TL_BK_DELTA] = c.delta;
-    bk[TL_BK_FN] = c.fn;
-    v3_copy(bk + TL_BK_FT, c.ft);
+    bk[TL_BK_FN] = fn_app;
+    v3_copy(bk + TL_BK_FT, ft_app);
     bk[TL_BK_FN_DAMP] = c.fn_damp;
     bk[TL_BK_E_N] = c.e_el_n;
     bk[TL_BK_E_T] = c.e_el_t;
@@ -289,6 +321,11 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
 }
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {
+    if (accumulate) {
+        w->ledger.diss_normal += w->ledger_next.diss_normal;
+        w->ledger.diss_tangential_damping += w->ledger_next.diss_tangential_damping;
+        memset(&w->ledger_next, 0, sizeof w->ledger_next);
+    }
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(w->walls.w[k].force_prev, w->walls.w[k].force);
         v3_zero(w->walls.w[k].force);

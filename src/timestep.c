@@ -152,9 +152,11 @@ tl_status tl_timestep_compute(tl_world *w) {
     /* the smallest bodies of each material */
     size_t nm = w->nmat;
     double rmin[256], mmin[256];
+    size_t ndyn[256];
     bool dyn[256], fixed[256], wall[256];
     for (size_t m = 0; m < nm && m < 256; m++) {
         rmin[m] = mmin[m] = INFINITY;
+        ndyn[m] = 0;
         dyn[m] = fixed[m] = wall[m] = false;
     }
     const tl_particles *p = &w->p;
@@ -163,6 +165,7 @@ tl_status tl_timestep_compute(tl_world *w) {
         rmin[m] = dmin(rmin[m], p->radius[i]);
         if (p->inv_mass_law[i] > 0.0) {
             dyn[m] = true;
+            ndyn[m]++;
             mmin[m] = dmin(mmin[m], p->mass[i]);
         } else {
             fixed[m] = true;
@@ -175,7 +178,9 @@ tl_status tl_timestep_compute(tl_world *w) {
         if (!dyn[a]) continue;
         for (size_t b = 0; b < nm; b++) {
             /* partners: dynamic particles, fixed particles, walls */
-            double mb[3] = {dyn[b] ? mmin[b] : NAN, fixed[b] ? INFINITY : NAN, wall[b] ? INFINITY : NAN};
+            /* two moving bodies of one material need two of them */
+            bool pair_dyn = dyn[b] && (a != b || ndyn[a] >= 2);
+            double mb[3] = {pair_dyn ? mmin[b] : NAN, fixed[b] ? INFINITY : NAN, wall[b] ? INFINITY : NAN};
             double rbv[3] = {rmin[b], rmin[b], INFINITY};
             for (int kind = 0; kind < 3; kind++) {
                 if (isnan(mb[kind])) continue;

@@ -61,6 +61,7 @@ struct tl_world {
     double c_pred[2];     /* force-stage velocity v_n + dt (c0 a_n + c1 a_n-1), see step.c */
     tl_timestep_info ts;
     tl_energy_ledger ledger;
+    tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 
     bool log_collisions;
     tl_collision *coll;
