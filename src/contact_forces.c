@@ -58,38 +58,18 @@ static void geometry(const tl_world *w, uint32_t i, const tl_side_b *b, const do
     }
 }
 
-/* the half-step (drift) velocity of a particle in this step: v_n + dt/2 a_n,
- * recovered from the predicted v* = v_n + dt (c1 a_n + c2 a_n-1) */
-static void drift_velocity(const tl_world *w, uint32_t i, double out[3]) {
-    double s = w->dt * w->p.inv_mass[i];
-    v3_copy(out, w->p.v[i]);
-    v3_axpy(out, -(w->c_pred[0] - 0.5) * s, w->p.f_old[i]);
-    v3_axpy(out, -w->c_pred[1] * s, w->p.f_older[i]);
-}
-
-static void drift_angular(const tl_world *w, uint32_t i, double out[3]) {
-    double s = w->dt * w->p.inv_inertia[i];
-    v3_copy(out, w->p.w[i]);
-    v3_axpy(out, -(w->c_pred[0] - 0.5) * s, w->p.t_old[i]);
-    v3_axpy(out, -w->c_pred[1] * s, w->p.t_older[i]);
-}
-
 /* Tangential displacement of a's contact point relative to b's over this
  * step's drift: what the tangential force works through. */
 static void drift_slip(const tl_world *w, uint32_t i, const tl_side_b *b, const tl_geometry *g,
                        double out[3]) {
-    double va[3], wa[3], tmp[3];
-    drift_velocity(w, i, va);
-    drift_angular(w, i, wa);
-    v3_cross(tmp, wa, g->ra);
-    v3_add(va, va, tmp);
+    const tl_particles *p = &w->p;
+    double va[3], tmp[3];
+    v3_cross(tmp, p->wh[i], g->ra);
+    v3_add(va, p->vh[i], tmp);
     double vb[3];
     if (!b->wall) {
-        double wb[3];
-        drift_velocity(w, b->index, vb);
-        drift_angular(w, b->index, wb);
-        v3_cross(tmp, wb, g->rb);
-        v3_add(vb, vb, tmp);
+        v3_cross(tmp, p->wh[b->index], g->rb);
+        v3_add(vb, p->vh[b->index], tmp);
     } else {
         v3_copy(vb, b->v);
     }
@@ -100,16 +80,14 @@ static void drift_slip(const tl_world *w, uint32_t i, const tl_side_b *b, const 
 
 /* Overlap at the start of this step's drift (to place a first touch in time). */
 static double previous_overlap(const tl_world *w, uint32_t i, const tl_side_b *b) {
-    double xi[3], vh[3];
-    drift_velocity(w, i, vh);
+    double xi[3];
     v3_copy(xi, w->p.x[i]);
-    v3_axpy(xi, -w->dt, vh);
+    v3_axpy(xi, -w->dt, w->p.vh[i]);
     tl_geometry g;
     if (!b->wall) {
-        double xj[3], vj[3];
-        drift_velocity(w, b->index, vj);
+        double xj[3];
         v3_copy(xj, w->p.x[b->index]);
-        v3_axpy(xj, -w->dt, vj);
+        v3_axpy(xj, -w->dt, w->p.vh[b->index]);
         geometry(w, i, b, xi, xj, &g);
     } else {
         /* the face was where it is minus its own drift */
@@ -305,8 +283,9 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
         drift_slip(w, i, &b, &g, ds);
         double absorbed_t = -0.5 * v3_dot(ftsum, ds);
         double diss_t = absorbed_t - (c.e_el_t - et_prev);
-        w->ledger.diss_friction += c.slip_loss;
-        w->ledger.diss_tangential_damping += diss_t - c.slip_loss;
+        /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
+        if (c.sliding) w->ledger.diss_friction += diss_t;
+        else w->ledger.diss_tangential_damping += diss_t;
     }
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;

@@ -1,2 +1,226 @@
-/* placeholder: being written */
-typedef int tl_placeholder_io_file;
+/*
+ * Output files that appear whole or not at all: written as "<path>.part",
+ * flushed to disk and renamed onto the final name when complete. Directory
+ * creation with mkdir -p semantics.
+ */
+#include "io_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errsize, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_err(char *err, size_t errsize, const char *fmt, ...) {
+    if (!err || errsize == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsize, fmt, ap);
+    va_end(ap);
+}
+
+char *tl_strdup_printf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+char *tl_path_join(const char *a, const char *b) {
+    if (!a || !a[0] || b[0] == '/') return tl_strdup_printf("%s", b);
+    size_t la = strlen(a);
+    return tl_strdup_printf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+}
+
+/* ---- directories ---- */
+
+static tl_status make_one_dir(const char *path, char *err, size_t errsize) {
+    if (mkdir(path, 0777) == 0) return TL_OK;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST || e == EISDIR || e == EROFS || e == EACCES || e == EPERM) {
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) return TL_OK;
+            set_err(err, errsize, "cannot create directory '%s': a file of that name exists", path);
+            return TL_ERROR_IO;
+        }
+    }
+    set_err(err, errsize, "cannot create directory '%s': %s", path, strerror(e));
+    return TL_ERROR_IO;
+}
+
+tl_status tl_mkdir_p(const char *path, char *err, size_t errsize) {
+    if (!path || !path[0]) {
+        set_err(err, errsize, "empty directory name");
+        return TL_ERROR_ARGUMENT;
+    }
+    char *buf = tl_strdup_printf("%s", path);
+    if (!buf) {
+        set_err(err, errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0';
+    tl_status s = TL_OK;
+    /* every prefix ending before a '/', then the whole path */
+    for (size_t i = 1; i <= n && s == TL_OK; i++) {
+        if (i < n && buf[i] != '/') continue;
+        if (i < n && buf[i - 1] == '/') continue; /* "a//b" */
+        char keep = buf[i];
+        buf[i] = '\0';
+        if (!(buf[0] == '.' && buf[1] == '\0')) s = make_one_dir(buf, err, errsize);
+        buf[i] = keep;
+    }
+    free(buf);
+    return s;
+}
+
+tl_status tl_mkdir_parent(const char *path, char *err, size_t errsize) {
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return TL_OK;
+    char *dir = tl_strdup_printf("%.*s", (int)(slash - path), path);
+    if (!dir) {
+        set_err(err, errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    tl_status s = tl_mkdir_p(dir, err, errsize);
+    free(dir);
+    return s;
+}
+
+/* Makes a rename durable: fsync of the directory holding path (best effort;
+ * some file systems refuse it, which costs nothing but durability). */
+static void sync_parent_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? tl_strdup_printf("%.*s", slash == path ? 1 : (int)(slash - path), path)
+                      : tl_strdup_printf(".");
+    if (!dir) return;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        (void)close(fd);
+    }
+    free(dir);
+}
+
+/* ---- files ---- */
+
+static void free_names(tl_file *f) {
+    free(f->path);
+    free(f->part);
+    f->path = f->part = NULL;
+}
+
+tl_status tl_file_open(tl_file *f, const char *path, char *err, size_t errsize) {
+    memset(f, 0, sizeof *f);
+    f->path = tl_strdup_printf("%s", path);
+    f->part = tl_strdup_printf("%s.part", path);
+    if (!f->path || !f->part) {
+        free_names(f);
+        set_err(err, errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    f->fp = fopen(f->part, "wb");
+    if (!f->fp) {
+        set_err(err, errsize, "cannot create '%s': %s", f->part, strerror(errno));
+        free_names(f);
+        return TL_ERROR_IO;
+    }
+    return TL_OK;
+}
+
+tl_status tl_file_check(const tl_file *f, char *err, size_t errsize) {
+    if (f->fp && ferror(f->fp)) {
+        set_err(err, errsize, "cannot write '%s': %s", f->part,
+                errno ? strerror(errno) : "write error");
+        return TL_ERROR_IO;
+    }
+    return TL_OK;
+}
+
+tl_status tl_file_commit(tl_file *f, char *err, size_t errsize) {
+    if (!f->fp) {
+        set_err(err, errsize, "internal error: committing a file that is not open");
+        return TL_ERROR_STATE;
+    }
+    errno = 0;
+    int bad = ferror(f->fp);
+    int e = errno;
+    if (!bad && fflush(f->fp) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(f->fp) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    f->fp = NULL;
+    if (bad) {
+        set_err(err, errsize, "cannot write '%s': %s", f->part, e ? strerror(e) : "write error");
+        (void)unlink(f->part);
+        return TL_ERROR_IO;
+    }
+    if (rename(f->part, f->path) != 0) {
+        e = errno;
+        set_err(err, errsize, "cannot rename '%s' to '%s': %s", f->part, f->path, strerror(e));
+        (void)unlink(f->part);
+        return TL_ERROR_IO;
+    }
+    sync_parent_dir(f->path);
+    f->committed = true;
+    return TL_OK;
+}
+
+void tl_file_abort(tl_file *f) {
+    if (f->fp) {
+        (void)fclose(f->fp);
+        f->fp = NULL;
+        if (f->part) (void)unlink(f->part);
+    } else if (f->committed && f->path) {
+        (void)unlink(f->path);
+    }
+    f->committed = false;
+    free_names(f);
+}
+
+void tl_file_release(tl_file *f) {
+    if (f->fp) {
+        tl_file_abort(f);
+        return;
+    }
+    free_names(f);
+}
+
+tl_status tl_file_write_atomic(const char *path, const void *data, size_t size, char *err,
+                               size_t errsize) {
+    tl_file f;
+    tl_status s = tl_file_open(&f, path, err, errsize);
+    if (s != TL_OK) return s;
+    if (size && fwrite(data, 1, size, f.fp) != size) {
+        set_err(err, errsize, "cannot write '%s': %s", f.part, strerror(errno));
+        tl_file_abort(&f);
+        return TL_ERROR_IO;
+    }
+    s = tl_file_commit(&f, err, errsize);
+    free_names(&f);
+    return s;
+}

@@ -51,7 +51,6 @@ static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_cont
     c->area = 1.0;
     c->fn_damp = 0.0;
     c->e_el_t = 0.0;
-    c->slip_loss = 0.0;
     c->sliding = false;
     for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = 0.0;
     law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);

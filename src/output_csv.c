@@ -1,2 +1,277 @@
-/* placeholder: being written */
-typedef int tl_placeholder_output_csv;
+/*
+ * CSV outputs: the energy balance, particle fields, touching contacts (time
+ * series, one record per interval), and the log of collisions that ended
+ * (written after every chunk of steps). One header line, then rows; comma
+ * separated, '.' decimal point, SI units (docs/outputs.md lists them).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "outputs.h"
+#include "world.h"
+
+#define TIME_FMT "%.17g"   /* s: every digit, so that rows can be matched */
+#define ENERGY_FMT "%.15g" /* J: a balance subtracts totals */
+#define VALUE_FMT "%.12g"  /* particles, contacts, collisions */
+
+/* ---- columns ---- */
+
+static const char *const energy_columns[] = {
+    "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
+    "elastic_tangential", "dissipated_normal", "dissipated_tangential_damping",
+    "dissipated_friction", "boundary_work", "total", "balance_error", "contacts"};
+
+static const char *const contact_columns[] = {
+    "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
+    "pz", "fn", "fn_damping", "ftx", "fty", "ftz", "sliding"};
+
+static const char *const collision_columns[] = {
+    "id_a", "id_b", "with_wall", "t_begin", "t_end", "duration", "normal_speed_in",
+    "normal_speed_out", "restitution", "max_overlap", "max_normal_force"};
+
+/* particle fields in column order: the bit and its columns */
+typedef struct field_columns {
+    unsigned bit;
+    int count;
+    const char *names[4];
+} field_columns;
+
+static const field_columns particle_fields[] = {
+    {TL_FIELD_POSITION, 3, {"x", "y", "z"}},
+    {TL_FIELD_VELOCITY, 3, {"vx", "vy", "vz"}},
+    {TL_FIELD_ANGULAR_VELOCITY, 3, {"wx", "wy", "wz"}},
+    {TL_FIELD_FORCE, 3, {"fx", "fy", "fz"}},
+    {TL_FIELD_TORQUE, 3, {"tx", "ty", "tz"}},
+    {TL_FIELD_ORIENTATION, 4, {"qw", "qx", "qy", "qz"}},
+    {TL_FIELD_RADIUS, 1, {"radius"}},
+    {TL_FIELD_KINETIC_ENERGY, 1, {"kinetic_energy"}},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static size_t copy_names(const char *const *src, size_t n, const char **names, size_t max) {
+    size_t k = 0;
+    for (; k < n && k < max; k++) names[k] = src[k];
+    return k;
+}
+
+size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max) {
+    switch (spec->kind) {
+    case TL_OUTPUT_ENERGY: return copy_names(energy_columns, COUNT(energy_columns), names, max);
+    case TL_OUTPUT_CONTACTS: return copy_names(contact_columns, COUNT(contact_columns), names, max);
+    case TL_OUTPUT_COLLISIONS:
+        return copy_names(collision_columns, COUNT(collision_columns), names, max);
+    case TL_OUTPUT_PARTICLES: {
+        static const char *const lead[] = {"time", "step", "id"};
+        size_t k = copy_names(lead, COUNT(lead), names, max);
+        for (size_t f = 0; f < COUNT(particle_fields); f++) {
+            if (!(spec->fields & particle_fields[f].bit)) continue;
+            for (int c = 0; c < particle_fields[f].count && k < max; c++)
+                names[k++] = particle_fields[f].names[c];
+        }
+        return k;
+    }
+    default: return 0;
+    }
+}
+
+/* ---- common ---- */
+
+static tl_status fail_io(tl_output *o) {
+    return tl_file_check(&o->file, o->ctx->err, o->ctx->errsize) == TL_OK ? TL_OK : TL_ERROR_IO;
+}
+
+static tl_status csv_open(tl_output *o) {
+    tl_status s = tl_mkdir_parent(o->path, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
+    s = tl_file_open(&o->file, o->path, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
+    const char *names[TL_CSV_MAX_COLUMNS];
+    size_t n = tl_csv_columns(o->spec, names, TL_CSV_MAX_COLUMNS);
+    for (size_t k = 0; k < n; k++) fprintf(o->file.fp, "%s%s", k ? "," : "", names[k]);
+    fputc('\n', o->file.fp);
+    return fail_io(o);
+}
+
+static tl_status csv_commit(tl_output *o) {
+    tl_status s = tl_file_commit(&o->file, o->ctx->err, o->ctx->errsize);
+    if (s == TL_OK) o->files_written = 1;
+    return s;
+}
+
+static void csv_abort(tl_output *o) { tl_file_abort(&o->file); }
+
+static void csv_release(tl_output *o) { tl_file_release(&o->file); }
+
+static void row_start(tl_output *o) {
+    const tl_world *w = o->ctx->world;
+    fprintf(o->file.fp, TIME_FMT ",%lld", tl_world_time(w), (long long)tl_world_step_count(w));
+}
+
+/* + 0.0 writes -0 as 0 */
+static void put3(FILE *fp, tl_vec3 v) {
+    fprintf(fp, "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT, v.x + 0.0, v.y + 0.0, v.z + 0.0);
+}
+
+/* ---- energy ---- */
+
+static tl_status energy_record(tl_output *o) {
+    tl_world *w = o->ctx->world;
+    tl_energy e;
+    tl_status s = tl_world_energy(w, &e);
+    if (s != TL_OK) {
+        snprintf(o->ctx->err, o->ctx->errsize, "energy: %s", tl_world_error(w));
+        return s;
+    }
+    FILE *fp = o->file.fp;
+    const double v[] = {e.kinetic_translational,
+                        e.kinetic_rotational,
+                        e.potential,
+                        e.elastic_normal,
+                        e.elastic_tangential,
+                        e.dissipated_normal,
+                        e.dissipated_tangential_damping,
+                        e.dissipated_friction,
+                        e.boundary_work,
+                        e.total,
+                        (e.total - o->ctx->energy0.total) / o->ctx->energy_scale};
+    row_start(o);
+    for (size_t k = 0; k < COUNT(v); k++) fprintf(fp, "," ENERGY_FMT, v[k]);
+    fprintf(fp, ",%zu\n", tl_world_contact_count(w));
+    o->records++;
+    return fail_io(o);
+}
+
+/* ---- particles ---- */
+
+static void particle_row(tl_output *o, const tl_particle_state *p) {
+    FILE *fp = o->file.fp;
+    unsigned f = o->spec->fields;
+    row_start(o);
+    fprintf(fp, ",%lu", (unsigned long)p->id);
+    if (f & TL_FIELD_POSITION) put3(fp, p->position);
+    if (f & TL_FIELD_VELOCITY) put3(fp, p->velocity);
+    if (f & TL_FIELD_ANGULAR_VELOCITY) put3(fp, p->angular_velocity);
+    if (f & TL_FIELD_FORCE) put3(fp, p->force);
+    if (f & TL_FIELD_TORQUE) put3(fp, p->torque);
+    if (f & TL_FIELD_ORIENTATION)
+        fprintf(fp, "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT, p->orientation.w,
+                p->orientation.x, p->orientation.y, p->orientation.z);
+    if (f & TL_FIELD_RADIUS) fprintf(fp, "," VALUE_FMT, p->radius);
+    if (f & TL_FIELD_KINETIC_ENERGY) {
+        const tl_vec3 v = p->velocity, w = p->angular_velocity;
+        double ke = 0.5 * p->mass * (v.x * v.x + v.y * v.y + v.z * v.z) +
+                    0.5 * p->inertia * (w.x * w.x + w.y * w.y + w.z * w.z);
+        fprintf(fp, "," VALUE_FMT, ke);
+    }
+    fputc('\n', fp);
+}
+
+static tl_status particles_record(tl_output *o) {
+    const tl_world *w = o->ctx->world;
+    tl_particle_state p;
+    if (o->spec->ids) {
+        /* the listed ids in the listed order; one that left the domain is skipped */
+        for (size_t k = 0; k < o->spec->nids; k++)
+            if (tl_world_get_particle(w, o->spec->ids[k], &p) == TL_OK) particle_row(o, &p);
+    } else {
+        size_t n = tl_world_particle_count(w);
+        for (size_t i = 0; i < n; i++)
+            if (tl_world_particle_at(w, i, &p) == TL_OK) particle_row(o, &p);
+    }
+    o->records++;
+    return fail_io(o);
+}
+
+/* ---- contacts ---- */
+
+static tl_status contacts_record(tl_output *o) {
+    const tl_world *w = o->ctx->world;
+    FILE *fp = o->file.fp;
+    size_t n = tl_world_contact_count(w);
+    for (size_t i = 0; i < n; i++) {
+        tl_contact_info c;
+        tl_status s = tl_world_get_contact(w, i, &c);
+        if (s == TL_ERROR_NOT_FOUND) break;
+        if (s != TL_OK) {
+            snprintf(o->ctx->err, o->ctx->errsize, "contacts: cannot read contact %zu (%s)", i,
+                     tl_status_name(s));
+            return s;
+        }
+        row_start(o);
+        fprintf(fp, ",%lu,%lu,%d," VALUE_FMT, (unsigned long)c.id_a, (unsigned long)c.id_b,
+                c.with_wall ? 1 : 0, c.overlap);
+        put3(fp, c.normal);
+        put3(fp, c.point);
+        fprintf(fp, "," VALUE_FMT "," VALUE_FMT, c.normal_force, c.normal_damping_force);
+        put3(fp, c.tangential_force);
+        fprintf(fp, ",%d\n", c.sliding ? 1 : 0);
+    }
+    o->records++;
+    return fail_io(o);
+}
+
+/* ---- collisions ---- */
+
+static tl_status collisions_open(tl_output *o) {
+    tl_status s = csv_open(o);
+    if (s != TL_OK) return s;
+    tl_world *w = o->ctx->world;
+    o->log_was_enabled = w->log_collisions;
+    tl_world_clear_collisions(w);
+    tl_world_log_collisions(w, true);
+    return TL_OK;
+}
+
+static tl_status collisions_sync(tl_output *o) {
+    const tl_world *w = o->ctx->world;
+    FILE *fp = o->file.fp;
+    size_t n = tl_world_collision_count(w);
+    const tl_collision *c = tl_world_collisions(w);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(fp, "%lu,%lu,%d," TIME_FMT "," TIME_FMT "," VALUE_FMT, (unsigned long)c[i].id_a,
+                (unsigned long)c[i].id_b, c[i].with_wall ? 1 : 0, c[i].t_begin, c[i].t_end,
+                c[i].t_end - c[i].t_begin);
+        fprintf(fp, "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT "\n",
+                c[i].normal_speed_in, c[i].normal_speed_out, c[i].restitution, c[i].max_overlap,
+                c[i].max_normal_force);
+        o->records++;
+    }
+    return fail_io(o);
+}
+
+static void restore_log(tl_output *o) {
+    if (!o->log_was_enabled) tl_world_log_collisions(o->ctx->world, false);
+}
+
+static tl_status collisions_commit(tl_output *o) {
+    restore_log(o);
+    return csv_commit(o);
+}
+
+static void collisions_abort(tl_output *o) {
+    if (o->file.fp || o->file.committed) restore_log(o);
+    csv_abort(o);
+}
+
+/* ---- tables ---- */
+
+static const tl_output_ops energy_ops = {"energy", true, false, csv_open, energy_record, NULL,
+                                         csv_commit, csv_abort, csv_release};
+static const tl_output_ops particles_ops = {"particles", true, false, csv_open, particles_record,
+                                            NULL, csv_commit, csv_abort, csv_release};
+static const tl_output_ops contacts_ops = {"contacts", true, false, csv_open, contacts_record,
+                                           NULL, csv_commit, csv_abort, csv_release};
+static const tl_output_ops collisions_ops = {"collisions", false, false, collisions_open, NULL,
+                                             collisions_sync, collisions_commit,
+                                             collisions_abort, csv_release};
+
+const tl_output_ops *tl_csv_ops(tl_output_kind kind) {
+    switch (kind) {
+    case TL_OUTPUT_ENERGY: return &energy_ops;
+    case TL_OUTPUT_PARTICLES: return &particles_ops;
+    case TL_OUTPUT_CONTACTS: return &contacts_ops;
+    case TL_OUTPUT_COLLISIONS: return &collisions_ops;
+    default: return NULL;
+    }
+}

@@ -27,6 +27,8 @@ typedef struct tl_particles {
     double (*t_old)[3];
     double (*f_older)[3]; /* and of step n-1 (for the velocity predictor) */
     double (*t_older)[3];
+    double (*vh)[3];    /* drift (half-step) velocity and angular velocity of this step */
+    double (*wh)[3];
     double *radius;
     double *inv_mass;    /* 0 for fixed and prescribed particles: not moved by forces */
     double *inv_inertia; /* 0 when the rotation is fixed, prescribed or locked */

@@ -60,8 +60,7 @@ typedef struct tl_contact {
     double ft[3];      /* tangential force on a, N */
     double ft_damp[3]; /* its dashpot part, N */
     double e_el_t;     /* elastic energy in the tangential spring, J */
-    double slip_loss;  /* J dissipated by Coulomb sliding in this step */
-    bool sliding;
+    bool sliding;      /* at the Coulomb limit in this step */
 } tl_contact;
 
 typedef struct tl_law tl_law;

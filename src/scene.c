@@ -1,2 +1,1403 @@
-/* placeholder: being written */
-typedef int tl_placeholder_scene;
+/*
+ * Scene loading: a YAML file (docs/scene.md) becomes a world plus its plan.
+ *
+ * Everything is validated while loading, each problem reported at the line
+ * and column of the key or value it concerns; the world is filled through
+ * the public API only and prepared at the end, so that law, material and
+ * time-step problems surface at load too. Loading creates no file.
+ * Running the plan is in run.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "law.h"
+#include "rng.h"
+#include "scene_plan.h"
+#include "yaml_doc.h"
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_SCENE_BYTES ((size_t)64 << 20)
+#define MAX_LATTICE_PARTICLES 100000000.0
+#define MAX_MATERIALS 256
+
+/* ranges of numbers, with their units */
+#define ABOVE(lo, unit) (&(tl_yrange){(lo), INFINITY, true, false, (unit)})
+#define AT_LEAST(lo, unit) (&(tl_yrange){(lo), INFINITY, false, false, (unit)})
+
+/* one entry of `laws:` */
+typedef struct law_entry {
+    tl_law_def def;
+    int a, b;       /* material indices, -1 = any; a is the specific one when only one is */
+    int level;      /* 0 = [any, any], 1 = one `any`, 2 = two materials */
+    tl_yval at;     /* the entry */
+    tl_yval between;
+} law_entry;
+
+typedef struct loader {
+    tl_ydoc doc;
+    tl_yval root;
+    tl_status status;      /* TL_ERROR_SCENE, or TL_ERROR_MEMORY */
+    tl_scene *scene;
+    tl_world_def def;
+    tl_world *world;       /* = scene->world */
+    tl_yval integrator_at, dt_at, laws_at; /* where tl_world_prepare's complaints point */
+    law_entry *laws;
+    size_t nlaws;
+    int *pair_law;         /* per material pair: the entry that sets its law, -1 = none */
+    tl_rng rng;            /* lattice jitter */
+} loader;
+
+static const char *const top_keys[] = {"talus",      "name",      "units",     "seed",
+                                       "domain",     "gravity",   "integrator", "neighbor",
+                                       "materials",  "laws",      "particles", "walls",
+                                       "stages",     "outputs"};
+
+static int out_of_memory(loader *L) {
+    L->status = TL_ERROR_MEMORY;
+    return tl_yfail(&L->doc, NULL, "out of memory");
+}
+
+static char *copy_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c) memcpy(c, s, n);
+    return c;
+}
+
+/* ---- header: talus, units, name, seed ---- */
+
+static int read_version(loader *L) {
+    tl_yval v;
+    tl_ymap_get(&L->root, "talus", &v);
+    if (!v.node) return 0;
+    int64_t version;
+    if (tl_yint(&L->doc, &v, 1, INT64_MAX, &version)) return -1;
+    if (version != 1)
+        return tl_yfail(&L->doc, &v,
+                        "unsupported scene format version %lld; this build of Talus reads version 1",
+                        (long long)version);
+    return 0;
+}
+
+static int read_units(loader *L) {
+    tl_yval v;
+    tl_ymap_get(&L->root, "units", &v);
+    if (!v.node) return 0;
+    const char *units;
+    if (tl_ystring(&L->doc, &v, "SI", &units)) return -1;
+    if (strcmp(units, "SI") != 0)
+        return tl_yfail(&L->doc, &v,
+                        "only SI units are supported (m, kg, s, N, Pa, J), got '%.64s'; write "
+                        "units: SI and give every value in SI",
+                        units);
+    return 0;
+}
+
+/* the file's base name without its extension */
+static char *default_title(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base) n = (size_t)(dot - base);
+    if (n == 0) return copy_string("scene");
+    char *t = malloc(n + 1);
+    if (!t) return NULL;
+    memcpy(t, base, n);
+    t[n] = '\0';
+    return t;
+}
+
+/* lowercase, [a-z0-9-_] only, other runs become one '-' */
+static char *make_slug(const char *title) {
+    size_t n = strlen(title), k = 0;
+    char *s = malloc(n + 6);
+    if (!s) return NULL;
+    bool dash = false;
+    for (size_t i = 0; i < n; i++) {
+        int c = tolower((unsigned char)title[i]);
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        if (ok) {
+            s[k++] = (char)c;
+            dash = c == '-';
+        } else if (k > 0 && !dash) {
+            s[k++] = '-';
+            dash = true;
+        }
+    }
+    while (k > 0 && s[k - 1] == '-') k--;
+    if (k == 0) {
+        memcpy(s, "scene", 6);
+        return s;
+    }
+    s[k] = '\0';
+    return s;
+}
+
+static int read_title(loader *L) {
+    const char *title = NULL;
+    if (tl_ykey_string(&L->doc, &L->root, "name", false, "a scene title", &title)) return -1;
+    L->scene->title = title ? copy_string(title) : default_title(L->scene->path);
+    if (!L->scene->title) return out_of_memory(L);
+    L->scene->slug = make_slug(L->scene->title);
+    return L->scene->slug ? 0 : out_of_memory(L);
+}
+
+static int read_header(loader *L) {
+    if (read_version(L) || read_units(L) || read_title(L)) return -1;
+    tl_yval v;
+    tl_ymap_get(&L->root, "seed", &v);
+    if (v.node && tl_yuint64(&L->doc, &v, &L->def.seed)) return -1;
+    tl_rng_seed(&L->rng, L->def.seed ^ 0x6c61747469636521ull); /* "lattice!" */
+    return 0;
+}
+
+/* ---- world definition: domain, gravity, integrator, neighbor ---- */
+
+static int read_domain(loader *L) {
+    static const char *const keys[] = {"min", "max"};
+    tl_yval m;
+    tl_ymap_get(&L->root, "domain", &m);
+    if (!m.node) return 0;
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {min: [x, y, z], max: [x, y, z]} (m)") ||
+        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_vec3(&L->doc, &m, "min", true, "m", &L->def.domain_min) ||
+        tl_ykey_vec3(&L->doc, &m, "max", true, "m", &L->def.domain_max))
+        return -1;
+    const double lo[3] = {L->def.domain_min.x, L->def.domain_min.y, L->def.domain_min.z};
+    const double hi[3] = {L->def.domain_max.x, L->def.domain_max.y, L->def.domain_max.z};
+    for (int k = 0; k < 3; k++)
+        if (!(hi[k] > lo[k]))
+            return tl_yfail(&L->doc, &m, "min must be below max in every axis, but %c: %g >= %g",
+                            "xyz"[k], lo[k], hi[k]);
+    L->def.has_domain = true;
+    return 0;
+}
+
+static int read_dt(loader *L, const tl_yval *integrator) {
+    tl_yval v;
+    tl_ymap_get(integrator, "dt", &v);
+    L->dt_at = v;
+    if (!v.node) return 0;
+    const char *s = tl_yscalar(&v);
+    if (s && strcmp(s, "auto") == 0) {
+        L->def.dt = 0.0;
+        return 0;
+    }
+    if (tl_ynumber(&L->doc, &v, ABOVE(0.0, "s"), &L->def.dt))
+        return tl_yexpected(&L->doc, &v, "a number > 0 (s) or auto");
+    return 0;
+}
+
+static int read_integrator(loader *L) {
+    static const char *const keys[] = {"scheme",       "dt",
+                                       "steps_per_contact", "impact_speed",
+                                       "allow_unresolved_contacts", "contact_boundary_correction"};
+    static const char *const schemes[] = {"verlet", "leapfrog"};
+    tl_yval m, v;
+    tl_ymap_get(&L->root, "integrator", &m);
+    L->integrator_at = m;
+    if (!m.node) return 0;
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {scheme, dt, steps_per_contact, ...}") ||
+        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_ymap_get(&m, "scheme", &v);
+    int scheme = 0;
+    if (v.node && tl_ychoice(&L->doc, &v, schemes, COUNT_OF(schemes), &scheme)) return -1;
+    L->def.integrator = scheme == 1 ? TL_INTEGRATOR_LEAPFROG : TL_INTEGRATOR_VERLET;
+    if (read_dt(L, &m) ||
+        tl_ykey_number(&L->doc, &m, "steps_per_contact", false, AT_LEAST(1.0, ""),
+                       &L->def.steps_per_contact) ||
+        tl_ykey_number(&L->doc, &m, "impact_speed", false, AT_LEAST(0.0, "m/s"),
+                       &L->def.impact_speed) ||
+        tl_ykey_bool(&L->doc, &m, "allow_unresolved_contacts", &L->def.allow_unresolved_contacts) ||
+        tl_ykey_bool(&L->doc, &m, "contact_boundary_correction",
+                     &L->def.contact_boundary_correction))
+        return -1;
+    return 0;
+}
+
+static int read_neighbor(loader *L) {
+    static const char *const keys[] = {"skin"};
+    tl_yval m;
+    tl_ymap_get(&L->root, "neighbor", &m);
+    if (!m.node) return 0;
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>}") ||
+        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_number(&L->doc, &m, "skin", false, AT_LEAST(0.0, "m"), &L->def.skin))
+        return -1;
+    return 0;
+}
+
+static int create_world(loader *L) {
+    if (read_domain(L) || tl_ykey_vec3(&L->doc, &L->root, "gravity", false, "m/s2", &L->def.gravity) ||
+        read_integrator(L) || read_neighbor(L))
+        return -1;
+    tl_world *w = NULL;
+    tl_status s = tl_world_create(&L->def, &w);
+    L->scene->world = L->world = w;
+    if (!w) return out_of_memory(L);
+    if (s != TL_OK)
+        return tl_yfail(&L->doc, L->integrator_at.node ? &L->integrator_at : NULL, "%s",
+                        tl_world_error(w));
+    return 0;
+}
+
+/* ---- materials ---- */
+
+static int material_by_name(loader *L, const tl_yval *v, bool allow_any, int *out) {
+    const char *name;
+    if (tl_ystring(&L->doc, v, allow_any ? "a material name or any" : "a material name", &name))
+        return -1;
+    if (allow_any && strcmp(name, "any") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (tl_world_find_material(L->world, name, out) == TL_OK) return 0;
+    const char *names[MAX_MATERIALS];
+    size_t n = 0;
+    for (int i = 0; i < tl_world_material_count(L->world) && n < MAX_MATERIALS; i++)
+        names[n++] = tl_world_material_name(L->world, i);
+    return tl_yunknown_name(&L->doc, v, "material", name, names, n);
+}
+
+static int read_material(loader *L, const char *name, const tl_yval *v) {
+    static const char *const keys[] = {"density", "youngs_modulus", "poisson_ratio",
+                                       "k_n",     "k_t",            "yield_stress"};
+    if (strcmp(name, "any") == 0)
+        return tl_yfail(&L->doc, v, "'any' cannot name a material: in laws it matches every "
+                                    "material");
+    tl_material_def md = tl_material_default();
+    md.name = name;
+    if (tl_ymap_expect(&L->doc, v, "a mapping of material properties {density, youngs_modulus, ...}") ||
+        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_number(&L->doc, v, "density", false, ABOVE(0.0, "kg/m3"), &md.density) ||
+        tl_ykey_number(&L->doc, v, "youngs_modulus", false, ABOVE(0.0, "Pa"), &md.youngs_modulus) ||
+        tl_ykey_number(&L->doc, v, "poisson_ratio", false, &(tl_yrange){-1.0, 0.5, true, true, ""},
+                       &md.poisson_ratio) ||
+        tl_ykey_number(&L->doc, v, "k_n", false, ABOVE(0.0, "N/m"), &md.k_n) ||
+        tl_ykey_number(&L->doc, v, "k_t", false, ABOVE(0.0, "N/m"), &md.k_t) ||
+        tl_ykey_number(&L->doc, v, "yield_stress", false, ABOVE(0.0, "Pa"), &md.yield_stress))
+        return -1;
+    if (tl_world_add_material(L->world, &md, NULL) != TL_OK)
+        return tl_yfail(&L->doc, v, "%s", tl_world_error(L->world));
+    return 0;
+}
+
+static int read_materials(loader *L) {
+    const char *what = "a mapping of material names to their properties, e.g. sand: {density: "
+                       "2500, youngs_modulus: 5.0e6, poisson_ratio: 0.3}";
+    tl_yval m;
+    tl_ymap_get(&L->root, "materials", &m);
+    if (!m.node) return tl_ymissing(&L->doc, &m, what);
+    if (tl_ymap_expect(&L->doc, &m, what)) return -1;
+    size_t n = tl_ymap_count(&m);
+    if (n == 0) return tl_yexpected(&L->doc, &m, "at least one material");
+    if (n > MAX_MATERIALS) return tl_yfail(&L->doc, &m, "at most %d materials", MAX_MATERIALS);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        tl_yval key, value;
+        tl_ymap_entry(&m, i, &name, &key, &value);
+        if (!tl_yis_scalar(&key) || !name[0])
+            return tl_yexpected(&L->doc, &key, "material names as keys");
+        if (read_material(L, name, &value)) return -1;
+    }
+    return 0;
+}
+
+/* ---- laws: one entry ---- */
+
+static const char *const slot_keys[TL_SLOT_COUNT] = {"normal", "damping", "tangential", "history"};
+static const char *const law_option_keys[] = {"between", "normal",        "damping",     "tangential",
+                                              "history", "clamp_tensile", "coulomb_test"};
+
+static size_t slot_model_names(tl_slot slot, const char **names, size_t cap) {
+    size_t n = 0;
+    for (int i = 0; i < tl_registry_count() && n < cap; i++) {
+        const tl_submodel_info *info = tl_registry_get(i);
+        if (info && info->slot == slot) names[n++] = info->name;
+    }
+    return n;
+}
+
+static const char *material_label(const loader *L, int m) {
+    return m < 0 ? "any" : tl_world_material_name(L->world, m);
+}
+
+static int read_between(loader *L, const tl_yval *entry, law_entry *le) {
+    const char *what = "a sequence of two material names, e.g. [sand, steel] (any matches every "
+                       "material)";
+    tl_yval b;
+    tl_ymap_get(entry, "between", &b);
+    le->between = b;
+    if (!b.node) return tl_ymissing(&L->doc, &b, what);
+    if (!tl_yis_seq(&b) || tl_yseq_count(&b) != 2) return tl_yexpected(&L->doc, &b, what);
+    int m[2];
+    for (size_t k = 0; k < 2; k++) {
+        tl_yval e;
+        tl_yseq_at(&b, k, &e);
+        if (material_by_name(L, &e, true, &m[k])) return -1;
+    }
+    bool swap = m[0] < 0 || (m[1] >= 0 && m[1] < m[0]);
+    le->a = swap ? m[1] : m[0];
+    le->b = swap ? m[0] : m[1];
+    le->level = (le->a >= 0) + (le->b >= 0);
+    return 0;
+}
+
+static int check_pair_unique(loader *L, size_t i) {
+    const law_entry *le = &L->laws[i];
+    for (size_t j = 0; j < i; j++) {
+        const law_entry *o = &L->laws[j];
+        if (o->a != le->a || o->b != le->b) continue;
+        return tl_yfail(&L->doc, &le->between,
+                        "the pair [%s, %s] already has a law: laws[%zu] (line %d); give each pair "
+                        "one entry",
+                        material_label(L, le->a), material_label(L, le->b), j, o->at.line);
+    }
+    return 0;
+}
+
+/* history: true / false (none) / pseudo / none */
+static const char *history_alias(const char *s) {
+    if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "yes") == 0) return "true";
+    if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0 || strcmp(s, "no") == 0) return "none";
+    return s;
+}
+
+static int read_model(loader *L, const tl_yval *entry, tl_slot slot, const char **out) {
+    const char *names[64];
+    size_t n = slot_model_names(slot, names, COUNT_OF(names));
+    tl_yval v;
+    tl_ymap_get(entry, slot_keys[slot], &v);
+    *out = NULL;
+    if (!v.node) {
+        if (slot != TL_SLOT_NORMAL) return 0;
+        char what[256], list[200];
+        size_t used = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+            int k = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+            if (k < 0 || (size_t)k >= sizeof list - used) break;
+            used += (size_t)k;
+        }
+        snprintf(what, sizeof what, "a normal model, one of: %s", list);
+        return tl_ymissing(&L->doc, &v, what);
+    }
+    const char *name;
+    if (tl_ystring(&L->doc, &v, "a model name", &name)) return -1;
+    if (slot == TL_SLOT_HISTORY) name = history_alias(name);
+    const tl_submodel_info *info = tl_registry_find(slot, name);
+    if (!info) {
+        char what[32];
+        snprintf(what, sizeof what, "%s model", tl_slot_name(slot));
+        return tl_yunknown_name(&L->doc, &v, what, name, names, n);
+    }
+    *out = info->name; /* the registry's string outlives the document */
+    return 0;
+}
+
+/* the sub-models a law definition resolves to, defaults as in law.c */
+static void law_models(const tl_law_def *d, const tl_submodel_info *sub[TL_SLOT_COUNT]) {
+    const char *tangential = d->tangential ? d->tangential : "none";
+    const char *history = d->history ? d->history
+                                     : (strcmp(tangential, "none") != 0 ? "true" : "none");
+    const char *names[TL_SLOT_COUNT] = {d->normal, d->damping ? d->damping : "none", tangential,
+                                        history};
+    for (int s = 0; s < TL_SLOT_COUNT; s++) sub[s] = tl_registry_find((tl_slot)s, names[s]);
+}
+
+/* the keys a law takes: its options, then the coefficients of its sub-models */
+static size_t law_keys(const tl_submodel_info *const sub[TL_SLOT_COUNT], const char **keys,
+                       size_t cap, size_t *first_coeff) {
+    size_t n = 0;
+    for (size_t i = 0; i < COUNT_OF(law_option_keys) && n < cap; i++) keys[n++] = law_option_keys[i];
+    *first_coeff = n;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        for (int c = 0; sub[s] && c < sub[s]->coeff_count && n < cap; c++) {
+            const char *name = sub[s]->coeffs[c].name;
+            bool seen = false;
+            for (size_t k = *first_coeff; k < n; k++) seen = seen || strcmp(keys[k], name) == 0;
+            if (!seen) keys[n++] = name;
+        }
+    }
+    return n;
+}
+
+static bool coeff_in_range(const tl_coeff_info *ci, double v) {
+    if (ci->min_open ? !(v > ci->min) : !(v >= ci->min)) return false;
+    if (ci->max_open ? !(v < ci->max) : !(v <= ci->max)) return false;
+    return true;
+}
+
+static int read_coeff(loader *L, const tl_yval *entry, const tl_submodel_info *const sub[],
+                      const char *name, tl_law_def *def) {
+    tl_yval v;
+    tl_ymap_get(entry, name, &v);
+    if (!v.node) return 0;
+    double x;
+    if (tl_ynumber(&L->doc, &v, NULL, &x)) return -1;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        for (int c = 0; c < sub[s]->coeff_count; c++) {
+            const tl_coeff_info *ci = &sub[s]->coeffs[c];
+            if (strcmp(ci->name, name) != 0 || coeff_in_range(ci, x)) continue;
+            char range[192];
+            tl_coeff_range_text(ci, range, sizeof range);
+            return tl_yfail(&L->doc, &v, "%s is out of range: %s (%s)", tl_yscalar(&v), range,
+                            ci->meaning);
+        }
+    }
+    if (tl_law_set(def, name, x) != TL_OK)
+        return tl_yfail(&L->doc, &v, "too many coefficients (at most %d)", TL_LAW_MAX_COEFFS);
+    return 0;
+}
+
+static int read_law_options(loader *L, const tl_yval *entry, tl_law_def *def) {
+    static const char *const tests[] = {"total", "spring"};
+    if (tl_ykey_bool(&L->doc, entry, "clamp_tensile", &def->clamp_tensile)) return -1;
+    tl_yval v;
+    tl_ymap_get(entry, "coulomb_test", &v);
+    int test = 0;
+    if (v.node && tl_ychoice(&L->doc, &v, tests, COUNT_OF(tests), &test)) return -1;
+    def->coulomb_test = test == 1 ? TL_COULOMB_SPRING : TL_COULOMB_TOTAL;
+    return 0;
+}
+
+static int read_law_keys(loader *L, const tl_yval *entry, tl_law_def *def) {
+    const tl_submodel_info *sub[TL_SLOT_COUNT];
+    law_models(def, sub);
+    const char *keys[COUNT_OF(law_option_keys) + TL_SLOT_COUNT * TL_MAX_SUB_COEFFS];
+    size_t first, n = law_keys(sub, keys, COUNT_OF(keys), &first);
+    char extra[512];
+    int k = snprintf(extra, sizeof extra, "; %s + %s + %s + %s take %s", sub[0]->name,
+                     sub[1]->name, sub[2]->name, sub[3]->name,
+                     n == first ? "no coefficients" : "the coefficients ");
+    size_t used = k > 0 ? (size_t)k : 0;
+    for (size_t i = first; i < n && used < sizeof extra; i++) {
+        k = snprintf(extra + used, sizeof extra - used, "%s%s", i > first ? ", " : "", keys[i]);
+        if (k < 0 || (size_t)k >= sizeof extra - used) break;
+        used += (size_t)k;
+    }
+    if (tl_ymap_check_keys(&L->doc, entry, keys, n, extra) || read_law_options(L, entry, def))
+        return -1;
+    for (size_t i = first; i < n; i++)
+        if (read_coeff(L, entry, sub, keys[i], def)) return -1;
+    return 0;
+}
+
+static int read_law(loader *L, const tl_yval *entry, law_entry *le) {
+    if (tl_ymap_expect(&L->doc, entry, "a law mapping {between: [a, b], normal: <model>, ...}"))
+        return -1;
+    le->at = *entry;
+    le->def = tl_law_default();
+    if (read_between(L, entry, le) ||
+        read_model(L, entry, TL_SLOT_NORMAL, &le->def.normal) ||
+        read_model(L, entry, TL_SLOT_DAMPING, &le->def.damping) ||
+        read_model(L, entry, TL_SLOT_TANGENTIAL, &le->def.tangential) ||
+        read_model(L, entry, TL_SLOT_HISTORY, &le->def.history))
+        return -1;
+    return read_law_keys(L, entry, &le->def);
+}
+
+static int read_laws(loader *L) {
+    const char *what = "a sequence of contact laws, e.g. - {between: [sand, sand], normal: hertz, "
+                       "damping: tsuji, e: 0.5}";
+    tl_yval s;
+    tl_ymap_get(&L->root, "laws", &s);
+    L->laws_at = s;
+    if (!s.node) return tl_ymissing(&L->doc, &s, what);
+    if (tl_yseq_expect(&L->doc, &s, what)) return -1;
+    size_t n = tl_yseq_count(&s);
+    if (n == 0) return tl_yexpected(&L->doc, &s, "at least one contact law");
+    L->laws = calloc(n, sizeof *L->laws);
+    if (!L->laws) return out_of_memory(L);
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&s, &it, &e)) {
+        size_t i = it.index;
+        if (read_law(L, &e, &L->laws[i])) return -1;
+        L->nlaws = i + 1;
+        if (check_pair_unique(L, i)) return -1;
+    }
+    return 0;
+}
+
+/* ---- laws: applying them to material pairs ---- */
+
+static bool law_covers(const law_entry *le, int a, int b) {
+    bool fwd = (le->a < 0 || le->a == a) && (le->b < 0 || le->b == b);
+    bool rev = (le->a < 0 || le->a == b) && (le->b < 0 || le->b == a);
+    return fwd || rev;
+}
+
+/* the most specific entry covering a pair; two of that specificity tie */
+static int pair_entry(loader *L, int a, int b, int *out) {
+    int best = -1, tie = -1;
+    for (size_t i = 0; i < L->nlaws; i++) {
+        const law_entry *le = &L->laws[i];
+        if (!law_covers(le, a, b)) continue;
+        if (best < 0 || le->level > L->laws[best].level) {
+            best = (int)i;
+            tie = -1;
+        } else if (le->level == L->laws[best].level && tie < 0) {
+            tie = (int)i;
+        }
+    }
+    *out = best;
+    if (tie < 0) return 0;
+    const char *na = material_label(L, a), *nb = material_label(L, b);
+    return tl_yfail(&L->doc, &L->laws[tie].between,
+                    "laws[%d] and laws[%d] both cover the pair [%s, %s] and neither is more "
+                    "specific; add an entry with between: [%s, %s]",
+                    best, tie, na, nb, na, nb);
+}
+
+static int resolve_pairs(loader *L, int nm) {
+    L->pair_law = malloc((size_t)nm * (size_t)nm * sizeof *L->pair_law);
+    if (!L->pair_law) return out_of_memory(L);
+    for (int a = 0; a < nm; a++)
+        for (int b = a; b < nm; b++) {
+            int e;
+            if (pair_entry(L, a, b, &e)) return -1;
+            L->pair_law[a * nm + b] = L->pair_law[b * nm + a] = e;
+        }
+    return 0;
+}
+
+/* every entry is given to the world for all its pairs, least specific first,
+ * so that each is checked even when a more specific one overrides it */
+static int apply_laws(loader *L) {
+    int nm = tl_world_material_count(L->world);
+    if (resolve_pairs(L, nm)) return -1;
+    for (int level = 0; level <= 2; level++)
+        for (size_t i = 0; i < L->nlaws; i++) {
+            const law_entry *le = &L->laws[i];
+            if (le->level != level) continue;
+            for (int a = 0; a < nm; a++)
+                for (int b = a; b < nm; b++) {
+                    if (!law_covers(le, a, b)) continue;
+                    if (tl_world_set_law(L->world, a, b, &le->def) != TL_OK)
+                        return tl_yfail(&L->doc, &le->at, "%s", tl_world_error(L->world));
+                }
+        }
+    return 0;
+}
+
+/* ---- particles ---- */
+
+static int add_particle(loader *L, const tl_yval *at, const tl_particle_def *pd) {
+    if (tl_world_add_particle(L->world, pd, NULL) == TL_OK) return 0;
+    return tl_yfail(&L->doc, at, "%s", tl_world_error(L->world));
+}
+
+static int read_flag(loader *L, const tl_yval *e, const char *key, unsigned bit, unsigned *flags) {
+    bool on = false;
+    if (tl_ykey_bool(&L->doc, e, key, &on)) return -1;
+    if (on) *flags |= bit;
+    return 0;
+}
+
+static int read_material_key(loader *L, const tl_yval *e, int *material) {
+    tl_yval v;
+    tl_ymap_get(e, "material", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "a material name");
+    return material_by_name(L, &v, false, material);
+}
+
+static int read_particle(loader *L, const tl_yval *e) {
+    static const char *const keys[] = {"id",       "material",         "radius", "position",
+                                       "velocity", "angular_velocity", "mass",   "fixed",
+                                       "prescribed", "lock_rotation"};
+    tl_particle_def pd = tl_particle_default();
+    if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), "; or {lattice: {...}}")) return -1;
+    tl_yval v;
+    tl_ymap_get(e, "id", &v);
+    int64_t id = 0;
+    if (v.node && tl_yint(&L->doc, &v, 1, 0x7fffffff, &id)) return -1;
+    pd.id = (uint32_t)id;
+    if (read_material_key(L, e, &pd.material) ||
+        tl_ykey_number(&L->doc, e, "radius", true, ABOVE(0.0, "m"), &pd.radius) ||
+        tl_ykey_vec3(&L->doc, e, "position", true, "m", &pd.position) ||
+        tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &pd.velocity) ||
+        tl_ykey_vec3(&L->doc, e, "angular_velocity", false, "rad/s", &pd.angular_velocity) ||
+        tl_ykey_number(&L->doc, e, "mass", false, ABOVE(0.0, "kg"), &pd.mass) ||
+        read_flag(L, e, "fixed", TL_PARTICLE_FIXED, &pd.flags) ||
+        read_flag(L, e, "prescribed", TL_PARTICLE_PRESCRIBED, &pd.flags) ||
+        read_flag(L, e, "lock_rotation", TL_PARTICLE_LOCK_ROTATION, &pd.flags))
+        return -1;
+    return add_particle(L, e, &pd);
+}
+
+typedef struct lattice {
+    tl_particle_def pd;       /* material, radius, velocity */
+    tl_vec3 min, max;
+    double spacing;           /* 0 = from count */
+    int64_t count[3];
+    double jitter, velocity_jitter;
+    /* per axis: how many, the first centre, the distance, the jitter
+     * amplitude, and where centres may go */
+    int64_t n[3];
+    double start[3], step[3], amp[3], lo[3], hi[3];
+} lattice;
+
+static int read_count(loader *L, const tl_yval *m, lattice *lt) {
+    tl_yval v;
+    tl_ymap_get(m, "count", &v);
+    if (!v.node) return 0;
+    if (tl_ymap_has(m, "spacing"))
+        return tl_yfail(&L->doc, &v, "give either spacing (m) or count [nx, ny, nz], not both");
+    if (!tl_yis_seq(&v) || tl_yseq_count(&v) != 3)
+        return tl_yexpected(&L->doc, &v, "a sequence of 3 integers [nx, ny, nz]");
+    for (size_t k = 0; k < 3; k++) {
+        tl_yval e;
+        tl_yseq_at(&v, k, &e);
+        if (tl_yint(&L->doc, &e, 1, 1000000, &lt->count[k])) return -1;
+    }
+    return 0;
+}
+
+static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
+    static const char *const keys[] = {"material", "radius", "min",      "max",
+                                       "spacing",  "count",  "jitter",   "velocity",
+                                       "velocity_jitter"};
+    memset(lt, 0, sizeof *lt);
+    lt->pd = tl_particle_default();
+    if (tl_ymap_expect(&L->doc, m, "a mapping {material, radius, min, max, spacing or count, ...}") ||
+        tl_ymap_check_keys(&L->doc, m, keys, COUNT_OF(keys), NULL) ||
+        read_material_key(L, m, &lt->pd.material) ||
+        tl_ykey_number(&L->doc, m, "radius", true, ABOVE(0.0, "m"), &lt->pd.radius) ||
+        tl_ykey_vec3(&L->doc, m, "min", true, "m", &lt->min) ||
+        tl_ykey_vec3(&L->doc, m, "max", true, "m", &lt->max) ||
+        tl_ykey_number(&L->doc, m, "spacing", false, ABOVE(0.0, "m"), &lt->spacing) ||
+        read_count(L, m, lt) ||
+        tl_ykey_number(&L->doc, m, "jitter", false, &(tl_yrange){0.0, 0.5, false, false, ""},
+                       &lt->jitter) ||
+        tl_ykey_vec3(&L->doc, m, "velocity", false, "m/s", &lt->pd.velocity) ||
+        tl_ykey_number(&L->doc, m, "velocity_jitter", false, AT_LEAST(0.0, "m/s"),
+                       &lt->velocity_jitter))
+        return -1;
+    return 0;
+}
+
+/* the centres along axis k: as many as fit at the spacing (or count of them,
+ * spread over the room), centred in the box. Each centre moves by up to
+ * jitter x (spacing - 2 radius), drawn uniformly within that and the room:
+ * with jitter <= 1/2 the spheres never overlap, and never leave the box */
+static int layout_axis(loader *L, const tl_yval *m, lattice *lt, int k, double lo, double room) {
+    double r = lt->pd.radius;
+    double fit = lt->spacing > 0.0 ? floor(room / lt->spacing + 1e-9) + 1.0 : 0.0;
+    if (fit > MAX_LATTICE_PARTICLES)
+        return tl_yfail(&L->doc, m, "the lattice would hold %.3g particles along %c; at most %.0f",
+                        fit, "xyz"[k], MAX_LATTICE_PARTICLES);
+    int64_t n = lt->spacing > 0.0 ? (int64_t)fit : lt->count[k];
+    if (lt->spacing == 0.0 && room < 2.0 * r * (double)(n - 1) * (1.0 - 1e-12)) {
+        tl_yval at;
+        tl_ymap_get(m, "count", &at);
+        return tl_yfail(&L->doc, &at,
+                        "%lld spheres of radius %g m do not fit along %c: the box holds at most "
+                        "%lld",
+                        (long long)n, r, "xyz"[k], (long long)(room / (2.0 * r) + 1e-9) + 1);
+    }
+    double s = lt->spacing > 0.0 ? lt->spacing : (n > 1 ? room / (double)(n - 1) : 0.0);
+    lt->n[k] = n;
+    lt->step[k] = s;
+    lt->start[k] = lo + r + 0.5 * (room - (double)(n - 1) * s);
+    lt->amp[k] = lt->jitter * (n > 1 ? s - 2.0 * r : room);
+    lt->lo[k] = lo + r;
+    lt->hi[k] = lo + r + room;
+    return 0;
+}
+
+static int layout_lattice(loader *L, const tl_yval *m, lattice *lt) {
+    double r = lt->pd.radius;
+    if (lt->spacing == 0.0 && lt->count[0] == 0) lt->spacing = 2.0 * r;
+    if (lt->spacing > 0.0 && lt->spacing < 2.0 * r * (1.0 - 1e-12)) {
+        tl_yval at;
+        tl_ymap_get(m, "spacing", &at);
+        return tl_yfail(&L->doc, &at,
+                        "spacing %g m is below the diameter %g m: the spheres would overlap",
+                        lt->spacing, 2.0 * r);
+    }
+    const double lo[3] = {lt->min.x, lt->min.y, lt->min.z}, hi[3] = {lt->max.x, lt->max.y, lt->max.z};
+    double total = 1.0;
+    for (int k = 0; k < 3; k++) {
+        double room = hi[k] - lo[k] - 2.0 * r; /* where centres may go */
+        if (!(room >= -1e-12 * r))
+            return tl_yfail(&L->doc, m,
+                            "the box from min to max is narrower than one sphere (diameter %g m) "
+                            "along %c",
+                            2.0 * r, "xyz"[k]);
+        if (layout_axis(L, m, lt, k, lo[k], fmax(room, 0.0))) return -1;
+        total *= (double)lt->n[k];
+    }
+    if (total > MAX_LATTICE_PARTICLES)
+        return tl_yfail(&L->doc, m, "the lattice would hold %.0f particles; at most %.0f", total,
+                        MAX_LATTICE_PARTICLES);
+    return 0;
+}
+
+static double jitter(tl_rng *rng, double amplitude) {
+    return amplitude > 0.0 ? tl_rng_range(rng, -amplitude, amplitude) : 0.0;
+}
+
+/* centre i along axis k, displaced uniformly within the amplitude and the room */
+static double lattice_coord(tl_rng *rng, const lattice *lt, int k, int64_t i) {
+    double c = lt->start[k] + (double)i * lt->step[k];
+    double lo = fmax(c - lt->amp[k], lt->lo[k]), hi = fmin(c + lt->amp[k], lt->hi[k]);
+    if (lt->amp[k] > 0.0 && hi > lo) c = tl_rng_range(rng, lo, hi);
+    return fmin(fmax(c, lt->lo[k]), lt->hi[k]);
+}
+
+static int fill_lattice(loader *L, const tl_yval *m, const lattice *lt) {
+    tl_particle_def pd = lt->pd;
+    double vj = lt->velocity_jitter;
+    for (int64_t iz = 0; iz < lt->n[2]; iz++)
+        for (int64_t iy = 0; iy < lt->n[1]; iy++)
+            for (int64_t ix = 0; ix < lt->n[0]; ix++) {
+                pd.position.x = lattice_coord(&L->rng, lt, 0, ix);
+                pd.position.y = lattice_coord(&L->rng, lt, 1, iy);
+                pd.position.z = lattice_coord(&L->rng, lt, 2, iz);
+                pd.velocity.x = lt->pd.velocity.x + jitter(&L->rng, vj);
+                pd.velocity.y = lt->pd.velocity.y + jitter(&L->rng, vj);
+                pd.velocity.z = lt->pd.velocity.z + jitter(&L->rng, vj);
+                if (add_particle(L, m, &pd)) return -1;
+            }
+    return 0;
+}
+
+static int read_lattice(loader *L, const tl_yval *e) {
+    static const char *const keys[] = {"lattice"};
+    if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys),
+                           "; a lattice entry holds only its lattice mapping"))
+        return -1;
+    tl_yval m;
+    tl_ymap_get(e, "lattice", &m);
+    lattice lt;
+    if (read_lattice_keys(L, &m, &lt) || layout_lattice(L, &m, &lt)) return -1;
+    return fill_lattice(L, &m, &lt);
+}
+
+static int read_particles(loader *L) {
+    tl_yval s;
+    tl_ymap_get(&L->root, "particles", &s);
+    if (!s.node) return 0;
+    if (tl_yseq_expect(&L->doc, &s, "a sequence of particles and lattices")) return -1;
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&s, &it, &e)) {
+        if (tl_ymap_expect(&L->doc, &e,
+                           "a particle {material, radius, position, ...} or {lattice: {...}}"))
+            return -1;
+        if (tl_ymap_has(&e, "lattice") ? read_lattice(L, &e) : read_particle(L, &e)) return -1;
+    }
+    return 0;
+}
+
+/* ---- walls ---- */
+
+static const char *const wall_types[] = {"plane", "rectangle", "box"};
+static const char *const box_faces[] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+
+static int read_open_faces(loader *L, const tl_yval *wall, unsigned *faces) {
+    tl_yval v;
+    tl_ymap_get(wall, "open", &v);
+    if (!v.node) return 0;
+    if (tl_yis_scalar(&v)) {
+        int f;
+        if (tl_ychoice(&L->doc, &v, box_faces, COUNT_OF(box_faces), &f)) return -1;
+        *faces |= 1u << f;
+        return 0;
+    }
+    if (tl_yseq_expect(&L->doc, &v, "a sequence of faces from -x +x -y +y -z +z")) return -1;
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&v, &it, &e)) {
+        int f;
+        if (tl_ychoice(&L->doc, &e, box_faces, COUNT_OF(box_faces), &f)) return -1;
+        *faces |= 1u << f;
+    }
+    return 0;
+}
+
+static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
+    static const char *const plane_keys[] = {"name", "type", "material", "velocity", "point",
+                                             "normal"};
+    static const char *const rect_keys[] = {"name",   "type", "material",    "velocity",
+                                            "center", "normal", "axis", "half_length",
+                                            "half_width"};
+    static const char *const box_keys[] = {"name", "type", "material", "velocity",
+                                           "min",  "max",  "open"};
+    switch (wd->kind) {
+    case TL_WALL_PLANE:
+        wd->point = (tl_vec3){0, 0, 0};
+        return tl_ymap_check_keys(&L->doc, e, plane_keys, COUNT_OF(plane_keys), NULL) ||
+                       tl_ykey_vec3(&L->doc, e, "point", false, "m", &wd->point) ||
+                       tl_ykey_vec3(&L->doc, e, "normal", true, "", &wd->normal)
+                   ? -1
+                   : 0;
+    case TL_WALL_RECTANGLE:
+        return tl_ymap_check_keys(&L->doc, e, rect_keys, COUNT_OF(rect_keys), NULL) ||
+                       tl_ykey_vec3(&L->doc, e, "center", true, "m", &wd->point) ||
+                       tl_ykey_vec3(&L->doc, e, "normal", true, "", &wd->normal) ||
+                       tl_ykey_vec3(&L->doc, e, "axis", true, "", &wd->axis) ||
+                       tl_ykey_number(&L->doc, e, "half_length", true, ABOVE(0.0, "m"),
+                                      &wd->half_length) ||
+                       tl_ykey_number(&L->doc, e, "half_width", true, ABOVE(0.0, "m"),
+                                      &wd->half_width)
+                   ? -1
+                   : 0;
+    case TL_WALL_BOX:
+        return tl_ymap_check_keys(&L->doc, e, box_keys, COUNT_OF(box_keys), NULL) ||
+                       tl_ykey_vec3(&L->doc, e, "min", true, "m", &wd->box_min) ||
+                       tl_ykey_vec3(&L->doc, e, "max", true, "m", &wd->box_max) ||
+                       read_open_faces(L, e, &wd->open_faces)
+                   ? -1
+                   : 0;
+    }
+    return -1;
+}
+
+static int check_wall_name(loader *L, const tl_yval *e, const char *name) {
+    for (int i = 0; i < tl_world_wall_count(L->world); i++) {
+        tl_wall_state st;
+        if (tl_world_get_wall(L->world, i, &st) == TL_OK && st.name && strcmp(st.name, name) == 0) {
+            tl_yval at;
+            tl_ymap_get(e, "name", &at);
+            return tl_yfail(&L->doc, &at, "the wall name '%s' is already used by walls[%d]", name, i);
+        }
+    }
+    return 0;
+}
+
+static int read_wall(loader *L, const tl_yval *e) {
+    if (tl_ymap_expect(&L->doc, e, "a wall mapping {type, material, ...}")) return -1;
+    tl_wall_def wd = tl_wall_default();
+    tl_yval v;
+    tl_ymap_get(e, "type", &v);
+    int type;
+    if (!v.node) return tl_ymissing(&L->doc, &v, "one of: plane, rectangle, box");
+    if (tl_ychoice(&L->doc, &v, wall_types, COUNT_OF(wall_types), &type)) return -1;
+    wd.kind = type == 0 ? TL_WALL_PLANE : (type == 1 ? TL_WALL_RECTANGLE : TL_WALL_BOX);
+    if (read_wall_shape(L, e, &wd) ||
+        tl_ykey_string(&L->doc, e, "name", false, "a wall name", &wd.name) ||
+        read_material_key(L, e, &wd.material) ||
+        tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity))
+        return -1;
+    if (wd.name && check_wall_name(L, e, wd.name)) return -1;
+    if (tl_world_add_wall(L->world, &wd, NULL) != TL_OK)
+        return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
+    return 0;
+}
+
+static int read_walls(loader *L) {
+    tl_yval s;
+    tl_ymap_get(&L->root, "walls", &s);
+    if (!s.node) return 0;
+    if (tl_yseq_expect(&L->doc, &s, "a sequence of walls")) return -1;
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&s, &it, &e))
+        if (read_wall(L, &e)) return -1;
+    return 0;
+}
+
+/* ---- stages ---- */
+
+static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *st) {
+    static const char *const keys[] = {"name", "duration"};
+    const char *name = NULL;
+    if (tl_ymap_expect(&L->doc, e, "a stage {name, duration}") ||
+        tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_string(&L->doc, e, "name", false, "a stage name", &name) ||
+        tl_ykey_number(&L->doc, e, "duration", true, ABOVE(0.0, "s"), &st->duration))
+        return -1;
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "stage%zu", index + 1);
+    st->name = copy_string(name ? name : fallback);
+    return st->name ? 0 : out_of_memory(L);
+}
+
+static int read_stages(loader *L) {
+    const char *what = "a non-empty sequence of stages, e.g. - {name: settle, duration: 0.5}";
+    tl_yval s;
+    tl_ymap_get(&L->root, "stages", &s);
+    if (!s.node) return tl_ymissing(&L->doc, &s, what);
+    if (tl_yseq_expect(&L->doc, &s, what)) return -1;
+    size_t n = tl_yseq_count(&s);
+    if (n == 0) return tl_yexpected(&L->doc, &s, what);
+    L->scene->stages = calloc(n, sizeof *L->scene->stages);
+    if (!L->scene->stages) return out_of_memory(L);
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&s, &it, &e)) {
+        size_t i = it.index;
+        L->scene->nstages = i + 1;
+        if (read_stage(L, &e, i, &L->scene->stages[i])) return -1;
+    }
+    return 0;
+}
+
+/* ---- outputs ---- */
+
+static const char *const output_kinds[] = {"energy", "particles",  "contacts",
+                                           "vtk",    "collisions", "plot"};
+static const char *const default_files[] = {"energy.csv", "particles.csv",  "contacts.csv",
+                                            "frames",     "collisions.csv", "energy.png"};
+static const char *const field_names[] = {"position", "velocity", "angular_velocity",
+                                          "force",    "torque",   "orientation",
+                                          "radius",   "kinetic_energy"};
+
+static bool output_is_csv(tl_output_kind k) {
+    return k == TL_OUTPUT_ENERGY || k == TL_OUTPUT_PARTICLES || k == TL_OUTPUT_CONTACTS ||
+           k == TL_OUTPUT_COLLISIONS;
+}
+
+static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
+    static const char *const series_keys[] = {"type", "file", "every", "every_steps"};
+    static const char *const particle_keys[] = {"type",        "file", "every",
+                                                "every_steps", "ids",  "fields"};
+    static const char *const collision_keys[] = {"type", "file"};
+    static const char *const plot_keys[] = {"type", "file", "of"};
+    switch (kind) {
+    case TL_OUTPUT_PARTICLES:
+        return tl_ymap_check_keys(&L->doc, e, particle_keys, COUNT_OF(particle_keys), NULL);
+    case TL_OUTPUT_COLLISIONS:
+        return tl_ymap_check_keys(&L->doc, e, collision_keys, COUNT_OF(collision_keys), NULL);
+    case TL_OUTPUT_PLOT: return tl_ymap_check_keys(&L->doc, e, plot_keys, COUNT_OF(plot_keys), NULL);
+    default: return tl_ymap_check_keys(&L->doc, e, series_keys, COUNT_OF(series_keys), NULL);
+    }
+}
+
+static int check_file_name(loader *L, const tl_yval *v, const char *file) {
+    size_t n = strlen(file);
+    if (file[0] == '/')
+        return tl_yfail(&L->doc, v, "'%s' must be relative to the output directory", file);
+    if (file[n - 1] == '/') return tl_yfail(&L->doc, v, "'%s' must name a file, not a folder", file);
+    for (const char *p = file; *p;) {
+        const char *q = strchr(p, '/');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == 0 || (len == 2 && p[0] == '.' && p[1] == '.'))
+            return tl_yfail(&L->doc, v,
+                            "'%s' must stay inside the output directory (no '..' and no empty "
+                            "path parts)",
+                            file);
+        p += len + (q ? 1 : 0);
+    }
+    return 0;
+}
+
+static int read_output_file(loader *L, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    tl_ymap_get(e, "file", &v);
+    const char *file = default_files[o->kind];
+    if (v.node && (tl_ystring(&L->doc, &v, "a file name relative to the output directory", &file) ||
+                   check_file_name(L, &v, file)))
+        return -1;
+    o->file = copy_string(file);
+    return o->file ? 0 : out_of_memory(L);
+}
+
+static int read_output_every(loader *L, const tl_yval *e, tl_output_spec *o) {
+    tl_yval steps;
+    tl_ymap_get(e, "every_steps", &steps);
+    if (steps.node && tl_ymap_has(e, "every"))
+        return tl_yfail(&L->doc, &steps, "give either every (s of simulated time) or every_steps, "
+                                         "not both");
+    if (tl_ykey_number(&L->doc, e, "every", false, ABOVE(0.0, "s"), &o->every)) return -1;
+    return steps.node ? tl_yint(&L->doc, &steps, 1, INT64_MAX, &o->every_steps) : 0;
+}
+
+static int read_output_ids(loader *L, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    tl_ymap_get(e, "ids", &v);
+    if (!v.node) return 0;
+    size_t n = tl_yseq_count(&v);
+    if (!tl_yis_seq(&v) || n == 0)
+        return tl_yexpected(&L->doc, &v, "a non-empty sequence of particle ids");
+    o->ids = malloc(n * sizeof *o->ids);
+    if (!o->ids) return out_of_memory(L);
+    tl_yiter it = {0};
+    tl_yval item;
+    while (tl_yseq_next(&v, &it, &item)) {
+        size_t i = it.index;
+        int64_t id;
+        tl_particle_state st;
+        if (tl_yint(&L->doc, &item, 1, 0x7fffffff, &id)) return -1;
+        if (tl_world_get_particle(L->world, (uint32_t)id, &st) != TL_OK)
+            return tl_yfail(&L->doc, &item, "no particle has id %lld", (long long)id);
+        o->ids[i] = (uint32_t)id;
+        o->nids = i + 1;
+    }
+    return 0;
+}
+
+static int read_output_fields(loader *L, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    tl_ymap_get(e, "fields", &v);
+    o->fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY;
+    if (!v.node) return 0;
+    size_t n = tl_yseq_count(&v);
+    if (!tl_yis_seq(&v) || n == 0)
+        return tl_yexpected(&L->doc, &v, "a non-empty sequence of fields, e.g. [position, velocity]");
+    o->fields = 0;
+    tl_yiter it = {0};
+    tl_yval item;
+    while (tl_yseq_next(&v, &it, &item)) {
+        int f;
+        if (tl_ychoice(&L->doc, &item, field_names, COUNT_OF(field_names), &f)) return -1;
+        o->fields |= 1u << f;
+    }
+    return 0;
+}
+
+static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
+    if (tl_ymap_expect(&L->doc, e, "an output mapping {type, file, ...}")) return -1;
+    o->plot_of = -1;
+    o->line = e->line;
+    tl_yval v;
+    tl_ymap_get(e, "type", &v);
+    int kind;
+    if (!v.node)
+        return tl_ymissing(&L->doc, &v, "one of: energy, particles, contacts, vtk, collisions, plot");
+    if (tl_ychoice(&L->doc, &v, output_kinds, COUNT_OF(output_kinds), &kind)) return -1;
+    o->kind = (tl_output_kind)kind;
+    if (check_output_keys(L, e, o->kind) || read_output_file(L, e, o) ||
+        read_output_every(L, e, o))
+        return -1;
+    if (o->kind == TL_OUTPUT_PARTICLES && (read_output_ids(L, e, o) || read_output_fields(L, e, o)))
+        return -1;
+    return 0;
+}
+
+/* the names an output claims under the output directory: its file, and the
+ * collection of a vtk series or the gnuplot script of a plot */
+static size_t output_claims(const tl_output_spec *o, char claims[2][600]) {
+    snprintf(claims[0], 600, "%.512s", o->file);
+    if (o->kind != TL_OUTPUT_VTK && o->kind != TL_OUTPUT_PLOT) return 1;
+    snprintf(claims[1], 600, "%.512s%s", o->file, o->kind == TL_OUTPUT_VTK ? ".pvd" : ".gp");
+    return 2;
+}
+
+static bool claims_clash(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (strcmp(a, b) == 0) return true;
+    if (la < lb && strncmp(a, b, la) == 0 && b[la] == '/') return true; /* a is b's folder */
+    return lb < la && strncmp(a, b, lb) == 0 && a[lb] == '/';
+}
+
+static void output_value(const tl_yval *outputs, size_t i, const char *key, tl_yval *out) {
+    tl_yval e;
+    tl_yseq_at(outputs, i, &e);
+    tl_ymap_get(&e, key, out);
+    if (!out->node) *out = e;
+}
+
+static int check_output_files(loader *L, const tl_yval *outputs) {
+    const tl_scene *sc = L->scene;
+    for (size_t j = 1; j < sc->noutputs; j++) {
+        char cj[2][600];
+        size_t nj = output_claims(&sc->outputs[j], cj);
+        for (size_t i = 0; i < j; i++) {
+            char ci[2][600];
+            size_t ni = output_claims(&sc->outputs[i], ci);
+            for (size_t a = 0; a < ni; a++)
+                for (size_t b = 0; b < nj; b++) {
+                    if (!claims_clash(ci[a], cj[b])) continue;
+                    tl_yval at;
+                    output_value(outputs, j, "file", &at);
+                    return tl_yfail(&L->doc, &at,
+                                    "file '%s' clashes with outputs[%zu] (line %d, file '%s'); "
+                                    "give each output its own file",
+                                    sc->outputs[j].file, i, sc->outputs[i].line, sc->outputs[i].file);
+                }
+        }
+    }
+    return 0;
+}
+
+static int resolve_plot(loader *L, const tl_yval *outputs, size_t i) {
+    tl_scene *sc = L->scene;
+    tl_yval v;
+    tl_yseq_at(outputs, i, &v);
+    tl_ymap_get(&v, "of", &v);
+    if (!v.node) {
+        for (size_t j = 0; j < sc->noutputs; j++)
+            if (sc->outputs[j].kind == TL_OUTPUT_ENERGY) {
+                sc->outputs[i].plot_of = (int)j;
+                return 0;
+            }
+        output_value(outputs, i, "type", &v);
+        return tl_yfail(&L->doc, &v, "a plot draws a CSV output of this scene: give of: <its file>, "
+                                     "or add an energy output");
+    }
+    const char *of;
+    if (tl_ystring(&L->doc, &v, "the file name of a CSV output of this scene", &of)) return -1;
+    const char *csv[256];
+    size_t n = 0;
+    for (size_t j = 0; j < sc->noutputs; j++) {
+        if (!output_is_csv(sc->outputs[j].kind)) continue;
+        if (strcmp(sc->outputs[j].file, of) == 0) {
+            sc->outputs[i].plot_of = (int)j;
+            return 0;
+        }
+        if (n < COUNT_OF(csv)) csv[n++] = sc->outputs[j].file;
+    }
+    return tl_yunknown_name(&L->doc, &v, "CSV output", of, csv, n);
+}
+
+static int read_outputs(loader *L) {
+    tl_yval s;
+    tl_ymap_get(&L->root, "outputs", &s);
+    if (!s.node) return 0;
+    if (tl_yseq_expect(&L->doc, &s, "a sequence of outputs")) return -1;
+    size_t n = tl_yseq_count(&s);
+    if (n == 0) return 0;
+    L->scene->outputs = calloc(n, sizeof *L->scene->outputs);
+    if (!L->scene->outputs) return out_of_memory(L);
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&s, &it, &e)) {
+        size_t i = it.index;
+        L->scene->noutputs = i + 1;
+        if (read_output(L, &e, &L->scene->outputs[i])) return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (L->scene->outputs[i].kind == TL_OUTPUT_PLOT && resolve_plot(L, &s, i)) return -1;
+    return check_output_files(L, &s);
+}
+
+/* ---- preparation ---- */
+
+/* the entry whose law cannot be prepared for its pair of materials, or -1 */
+static int failing_law_entry(loader *L) {
+    int nm = tl_world_material_count(L->world);
+    if (!L->pair_law) return -1;
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < nm; b++) {
+            int e = L->pair_law[a * nm + b];
+            tl_pair_estimate est;
+            if (e >= 0 &&
+                tl_world_estimate_pair(L->world, a, b, 1.0, 1.0, 1.0, 1.0, 1.0, &est) != TL_OK)
+                return e;
+        }
+    return -1;
+}
+
+static int prepare_world(loader *L) {
+    tl_status s = tl_world_prepare(L->world);
+    if (s == TL_OK) return 0;
+    char msg[sizeof L->doc.err->message];
+    snprintf(msg, sizeof msg, "%s", tl_world_error(L->world));
+    const tl_yval *at = L->integrator_at.node ? &L->integrator_at : NULL;
+    if (s == TL_ERROR_UNRESOLVED) {
+        if (L->dt_at.node) at = &L->dt_at;
+    } else {
+        int e = failing_law_entry(L);
+        if (e >= 0)
+            at = &L->laws[e].at;
+        else if (strncmp(msg, "no contact law", 14) == 0)
+            at = &L->laws_at;
+    }
+    return tl_yfail(&L->doc, at, "%s", msg);
+}
+
+/* ---- loading ---- */
+
+static int load(loader *L) {
+    tl_ydoc_root(&L->doc, &L->root);
+    if (tl_ymap_expect(&L->doc, &L->root, "a mapping with at least materials, laws and stages") ||
+        tl_ymap_check_keys(&L->doc, &L->root, top_keys, COUNT_OF(top_keys), NULL))
+        return -1;
+    tl_yval v;
+    static const char *const required[] = {"materials", "laws", "stages"};
+    for (size_t i = 0; i < COUNT_OF(required); i++) {
+        tl_ymap_get(&L->root, required[i], &v);
+        if (!v.node)
+            return tl_ymissing(&L->doc, &v,
+                               i == 0 ? "a mapping of material names to their properties"
+                                      : (i == 1 ? "a sequence of contact laws"
+                                                : "a non-empty sequence of stages"));
+    }
+    if (read_header(L) || create_world(L) || read_materials(L) || read_laws(L) ||
+        read_particles(L) || read_walls(L) || apply_laws(L) || read_stages(L) || read_outputs(L))
+        return -1;
+    return prepare_world(L);
+}
+
+static tl_status load_text(const char *text, size_t len, const char *path, tl_scene **out,
+                           tl_scene_error *err) {
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.status = TL_ERROR_SCENE;
+    L.def = tl_world_default();
+    L.doc.err = err;
+    L.scene = calloc(1, sizeof *L.scene);
+    if (L.scene) L.scene->path = copy_string(path);
+    if (!L.scene || !L.scene->path) {
+        free(L.scene);
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    int rc = tl_ydoc_parse(&L.doc, text, len, err);
+    if (rc == 0) rc = load(&L);
+    tl_ydoc_free(&L.doc);
+    free(L.laws);
+    free(L.pair_law);
+    if (rc != 0) {
+        tl_scene_destroy(L.scene);
+        return L.status;
+    }
+    *out = L.scene;
+    return TL_OK;
+}
+
+static void error_begin(tl_scene_error *err, const char *file) {
+    memset(err, 0, sizeof *err);
+    snprintf(err->file, sizeof err->file, "%s", file);
+}
+
+tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
+                               tl_scene_error *err) {
+    tl_scene_error local;
+    if (!err) err = &local;
+    if (!name) name = "<string>";
+    error_begin(err, name);
+    if (out) *out = NULL;
+    if (!text || !out) {
+        snprintf(err->message, sizeof err->message, "no scene text, or nowhere to put the scene");
+        return TL_ERROR_ARGUMENT;
+    }
+    return load_text(text, strlen(text), name, out, err);
+}
+
+/* the whole file, NUL-terminated; 0 or an errno-style message */
+static int read_whole_file(const char *path, char **text, size_t *len, char *msg, size_t size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(msg, size, "cannot open the scene file: %s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    int rc = buf ? 0 : -1;
+    if (!buf) snprintf(msg, size, "out of memory");
+    while (rc == 0) {
+        if (n + 1 >= cap) {
+            char *nb = cap < MAX_SCENE_BYTES ? realloc(buf, 2 * cap) : NULL;
+            if (!nb) {
+                snprintf(msg, size, cap < MAX_SCENE_BYTES ? "out of memory"
+                                                          : "the scene file is larger than 64 MiB");
+                rc = -1;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got > 0) continue;
+        if (ferror(f)) {
+            snprintf(msg, size, "cannot read the scene file: %s", strerror(errno));
+            rc = -1;
+        }
+        break;
+    }
+    fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err) {
+    tl_scene_error local;
+    if (!err) err = &local;
+    error_begin(err, path ? path : "<no file>");
+    if (out) *out = NULL;
+    if (!path || !out) {
+        snprintf(err->message, sizeof err->message, "no scene file, or nowhere to put the scene");
+        return TL_ERROR_ARGUMENT;
+    }
+    char *text;
+    size_t len;
+    if (read_whole_file(path, &text, &len, err->message, sizeof err->message) != 0)
+        return TL_ERROR_IO;
+    tl_status s = load_text(text, len, path, out, err);
+    free(text);
+    return s;
+}
+
+/* ---- the scene ---- */
+
+void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
+    if (!buf || size == 0) return;
+    if (!err) {
+        snprintf(buf, size, "no error");
+        return;
+    }
+    const char *key = err->key, *sep = err->key[0] ? ": " : "";
+    if (err->line > 0 && err->column > 0)
+        snprintf(buf, size, "%s:%d:%d: %s%s%s", err->file, err->line, err->column, key, sep,
+                 err->message);
+    else if (err->line > 0)
+        snprintf(buf, size, "%s:%d: %s%s%s", err->file, err->line, key, sep, err->message);
+    else if (err->file[0])
+        snprintf(buf, size, "%s: %s%s%s", err->file, key, sep, err->message);
+    else
+        snprintf(buf, size, "%s%s%s", key, sep, err->message);
+}
+
+void tl_scene_destroy(tl_scene *scene) {
+    if (!scene) return;
+    tl_world_destroy(scene->world);
+    for (size_t i = 0; i < scene->nstages; i++) free(scene->stages[i].name);
+    free(scene->stages);
+    for (size_t i = 0; i < scene->noutputs; i++) {
+        free(scene->outputs[i].file);
+        free(scene->outputs[i].ids);
+    }
+    free(scene->outputs);
+    free(scene->path);
+    free(scene->title);
+    free(scene->slug);
+    free(scene);
+}
+
+tl_world *tl_scene_world(tl_scene *scene) { return scene ? scene->world : NULL; }
+const char *tl_scene_name(const tl_scene *scene) { return scene ? scene->path : NULL; }
+const char *tl_scene_title(const tl_scene *scene) { return scene ? scene->title : NULL; }
+int tl_scene_stage_count(const tl_scene *scene) { return scene ? (int)scene->nstages : 0; }
+
+const char *tl_scene_stage_name(const tl_scene *scene, int index) {
+    if (!scene || index < 0 || (size_t)index >= scene->nstages) return NULL;
+    return scene->stages[index].name;
+}
+
+double tl_scene_stage_duration(const tl_scene *scene, int index) {
+    if (!scene || index < 0 || (size_t)index >= scene->nstages) return 0.0;
+    return scene->stages[index].duration;
+}
+
+double tl_scene_duration(const tl_scene *scene) {
+    double t = 0.0;
+    for (size_t i = 0; scene && i < scene->nstages; i++) t += scene->stages[i].duration;
+    return t;
+}
+
+int tl_scene_output_count(const tl_scene *scene) { return scene ? (int)scene->noutputs : 0; }
+
+tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file) {
+    if (!scene || index < 0 || (size_t)index >= scene->noutputs) return TL_ERROR_NOT_FOUND;
+    const tl_output_spec *o = &scene->outputs[index];
+    if (kind) *kind = (unsigned)o->kind < COUNT_OF(output_kinds) ? output_kinds[o->kind] : "?";
+    if (file) *file = o->file;
+    return TL_OK;
+}

@@ -33,12 +33,14 @@ static void stage_predict(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
     for (size_t i = 0; i < p->count; i++) {
-        double im = p->inv_mass[i], ii = p->inv_inertia[i], wh[3];
+        double im = p->inv_mass[i], ii = p->inv_inertia[i];
+        double *vh = p->vh[i], *wh = p->wh[i];
         for (int k = 0; k < 3; k++) {
             double a = p->f[i][k] * im, al = p->t[i][k] * ii;
             double a1 = p->f_old[i][k] * im, al1 = p->t_old[i][k] * ii;
-            p->x[i][k] += dt * (p->v[i][k] + 0.5 * dt * a);
+            vh[k] = p->v[i][k] + 0.5 * dt * a;
             wh[k] = p->w[i][k] + 0.5 * dt * al;
+            p->x[i][k] += dt * vh[k];
             p->v[i][k] += dt * (c1 * a + c2 * a1);
             p->w[i][k] += dt * (c1 * al + c2 * al1);
         }

@@ -31,7 +31,6 @@ static void spring_dashpot_coulomb(tl_contact *c, double k, double eta, double m
     v3_scale(fs, c->xi, -k);
     v3_scale(fd, c->vt, -eta);
     double limit = mu * dmax(c->fn, 0.0);
-    double e_before = 0.5 * k * v3_norm2(c->xi);
     if (test == TL_COULOMB_SPRING) {
         double fsn = v3_norm(fs);
         if (fsn >= limit) {
@@ -67,7 +66,6 @@ static void spring_dashpot_coulomb(tl_contact *c, double k, double eta, double m
         }
     }
     c->e_el_t = 0.5 * k * v3_norm2(c->xi);
-    if (c->sliding) c->slip_loss = e_before - c->e_el_t;
 }
 
 /* ---- none ---- */

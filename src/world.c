@@ -26,6 +26,7 @@ const char *tl_status_name(tl_status s) {
     case TL_ERROR_SCENE: return "invalid scene";
     case TL_ERROR_UNRESOLVED: return "time step does not resolve the contacts";
     case TL_ERROR_STATE: return "not allowed now";
+    case TL_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }
@@ -308,11 +309,7 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     w->laws[idx] = law;
     w->law_of[(size_t)a * w->law_dim + (size_t)b] = idx;
     w->law_of[(size_t)b * w->law_dim + (size_t)a] = idx;
-    if (w->prepared) {
-        s = prepare_pair(w, a, b);
-        if (s == TL_OK && a != b) s = prepare_pair(w, b, a);
-        return s;
-    }
+    if (w->prepared) return tl_world_check_laws(w); /* re-derive the pair constants in use */
     return TL_OK;
 }
 
@@ -419,17 +416,24 @@ tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
 
 /* ---- preparation ---- */
 
+/* which materials particles and walls use */
+static void materials_in_use(const tl_world *w, uint8_t *particle, uint8_t *wall) {
+    memset(particle, 0, w->nmat);
+    memset(wall, 0, w->nmat);
+    for (size_t i = 0; i < w->p.count; i++) particle[w->p.material[i]] = 1;
+    for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = 1;
+}
+
 tl_status tl_world_check_laws(tl_world *w) {
     size_t nm = w->nmat;
-    uint8_t used[256] = {0}, wall_used[256] = {0};
+    uint8_t used[256], wall_used[256];
     if (nm > 256) return tl_world_fail(w, TL_ERROR_ARGUMENT, "at most 256 materials");
-    for (size_t i = 0; i < w->p.count; i++) used[w->p.material[i]] = 1;
-    for (size_t k = 0; k < w->walls.count; k++) wall_used[w->walls.w[k].material] = 1;
+    materials_in_use(w, used, wall_used);
+    /* every pair that can meet needs a law, prepared for its materials; the
+     * other pairs are left alone (a law for a pair that never meets may lack
+     * properties it would need) */
     for (size_t a = 0; a < nm; a++) {
         if (!used[a]) continue;
-        if (!(w->mat[a].density > 0.0)) {
-            /* particles may carry an explicit mass: nothing to check here */
-        }
         for (size_t b = 0; b < nm; b++) {
             if (!used[b] && !wall_used[b]) continue;
             if (w->law_of[a * w->law_dim + b] < 0) {
@@ -443,13 +447,11 @@ tl_status tl_world_check_laws(tl_world *w) {
                                      "'%s' meet walls of '%s')",
                                      w->mat[a].name, w->mat[b].name, w->mat[a].name, w->mat[b].name);
             }
-        }
-    }
-    for (size_t a = 0; a < nm; a++)
-        for (size_t b = 0; b < nm; b++) {
             tl_status s = prepare_pair(w, (int)a, (int)b);
+            if (s == TL_OK && a != b) s = prepare_pair(w, (int)b, (int)a);
             if (s != TL_OK) return s;
         }
+    }
     return TL_OK;
 }
 

@@ -1,2 +1,554 @@
-/* placeholder: being written */
-typedef int tl_placeholder_yaml_doc;
+/*
+ * The typed layer over libfyaml's document tree: parsing with libfyaml's
+ * diagnostics collected (not printed), node places, key paths, and getters
+ * that refuse a value with a message naming where it is and what was
+ * expected. See yaml_doc.h.
+ */
+#include "yaml_doc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libfyaml.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "names.h"
+
+/* ---- errors ---- */
+
+int tl_yfail(const tl_ydoc *doc, const tl_yval *at, const char *fmt, ...) {
+    tl_scene_error *err = doc->err;
+    err->line = at ? at->line : 0;
+    err->column = at ? at->column : 0;
+    snprintf(err->key, sizeof err->key, "%s", at ? at->path : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- parsing ---- */
+
+/* libfyaml's own printed diagnostics go nowhere: the errors are collected */
+static void diag_sink(struct fy_diag *diag, void *user, const char *buf, size_t len) {
+    (void)diag;
+    (void)user;
+    (void)buf;
+    (void)len;
+}
+
+/* the key text at a 1-based line and column of the source, for "duplicate key" */
+static void key_at(const char *text, size_t len, int line, int column, char *buf, size_t size) {
+    buf[0] = '\0';
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (text[i] == '\n') l++;
+    i += column > 0 ? (size_t)(column - 1) : 0;
+    size_t n = 0;
+    while (i < len && n + 1 < size && n < 64 && text[i] != ':' && text[i] != '\n' &&
+           text[i] != ',' && text[i] != '}') {
+        buf[n++] = text[i++];
+    }
+    while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
+    buf[n] = '\0';
+}
+
+static int syntax_error(tl_ydoc *doc, struct fy_diag *diag, const char *text, size_t len) {
+    void *iter = NULL;
+    struct fy_diag_error *e;
+    while ((e = fy_diag_errors_iterate(diag, &iter)) != NULL) {
+        if (e->type < FYET_ERROR) continue;
+        tl_yval at;
+        memset(&at, 0, sizeof at);
+        at.line = e->line > 0 ? e->line : 0;
+        at.column = e->line > 0 && e->column > 0 ? e->column : 0;
+        const char *msg = e->msg ? e->msg : "invalid YAML";
+        if (strncmp(msg, "duplicate key", 13) == 0 && at.line > 0) {
+            char key[80];
+            key_at(text, len, at.line, at.column, key, sizeof key);
+            if (key[0])
+                return tl_yfail(doc, &at, "YAML syntax error: duplicate key '%s' (each key may "
+                                          "appear once in a mapping)", key);
+        }
+        return tl_yfail(doc, &at, "YAML syntax error: %s", msg);
+    }
+    return tl_yfail(doc, NULL, "the scene is empty: expected a mapping with at least materials, "
+                               "laws and stages");
+}
+
+int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *err) {
+    doc->fyd = NULL;
+    doc->err = err;
+    struct fy_diag_cfg dc;
+    fy_diag_cfg_default(&dc);
+    dc.fp = NULL;
+    dc.output_fn = diag_sink;
+    dc.user = NULL;
+    dc.colorize = false;
+    struct fy_diag *diag = fy_diag_create(&dc);
+    if (!diag) return tl_yfail(doc, NULL, "out of memory");
+    fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg pc;
+    memset(&pc, 0, sizeof pc);
+    pc.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;
+    pc.diag = diag;
+    doc->fyd = fy_document_build_from_string(&pc, text, len);
+    int rc = 0;
+    if (!doc->fyd || !fy_document_root(doc->fyd)) {
+        rc = syntax_error(doc, diag, text, len);
+        tl_ydoc_free(doc);
+    }
+    fy_diag_destroy(diag);
+    return rc;
+}
+
+void tl_ydoc_free(tl_ydoc *doc) {
+    if (doc->fyd) fy_document_destroy(doc->fyd);
+    doc->fyd = NULL;
+}
+
+/* ---- places and paths ---- */
+
+/* the place of a node: a scalar's own, else its first scalar inside */
+static bool node_place(struct fy_node *n, int *line, int *column) {
+    if (!n) return false;
+    if (fy_node_is_scalar(n)) {
+        struct fy_token *t = fy_node_get_scalar_token(n);
+        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+        if (!m) return false;
+        *line = m->line + 1;
+        *column = m->column + 1;
+        return true;
+    }
+    void *iter = NULL;
+    if (fy_node_is_sequence(n)) {
+        struct fy_node *c;
+        while ((c = fy_node_sequence_iterate(n, &iter)) != NULL)
+            if (node_place(c, line, column)) return true;
+        return false;
+    }
+    struct fy_node_pair *p;
+    while ((p = fy_node_mapping_iterate(n, &iter)) != NULL)
+        if (node_place(fy_node_pair_key(p), line, column) ||
+            node_place(fy_node_pair_value(p), line, column))
+            return true;
+    return false;
+}
+
+static bool scalar_place(struct fy_node *n, int *line, int *column) {
+    return n && fy_node_is_scalar(n) && node_place(n, line, column);
+}
+
+void tl_ydoc_root(const tl_ydoc *doc, tl_yval *out) {
+    memset(out, 0, sizeof *out);
+    out->node = fy_document_root(doc->fyd);
+    out->line = out->column = 1;
+    node_place(out->node, &out->line, &out->column);
+}
+
+static void child_path(const tl_yval *parent, const char *key, char *path, size_t size) {
+    char buf[sizeof parent->path];
+    if (parent->path[0])
+        snprintf(buf, sizeof buf, "%.120s.%.120s", parent->path, key);
+    else
+        snprintf(buf, sizeof buf, "%.200s", key);
+    snprintf(path, size, "%s", buf);
+}
+
+/* a value under a key: its own place if a scalar, else the key's */
+static void keyed_value(const tl_yval *map, const char *name, struct fy_node *key,
+                        struct fy_node *value, tl_yval *out) {
+    tl_yval v;
+    memset(&v, 0, sizeof v);
+    v.node = value;
+    child_path(map, name, v.path, sizeof v.path);
+    v.line = map->line;
+    v.column = map->column;
+    if (!scalar_place(value, &v.line, &v.column)) node_place(key, &v.line, &v.column);
+    *out = v;
+}
+
+/* ---- shape ---- */
+
+bool tl_yis_map(const tl_yval *v) { return v->node && fy_node_is_mapping(v->node); }
+bool tl_yis_seq(const tl_yval *v) { return v->node && fy_node_is_sequence(v->node); }
+bool tl_yis_scalar(const tl_yval *v) { return v->node && fy_node_is_scalar(v->node); }
+
+const char *tl_yscalar(const tl_yval *v) {
+    if (!tl_yis_scalar(v)) return NULL;
+    const char *s = fy_node_get_scalar0(v->node);
+    return s ? s : "";
+}
+
+static bool is_plain(const tl_yval *v) {
+    return tl_yis_scalar(v) && fy_node_get_style(v->node) == FYNS_PLAIN;
+}
+
+static bool is_nothing(const tl_yval *v) {
+    if (!v->node) return true;
+    if (!is_plain(v)) return false;
+    const char *s = tl_yscalar(v);
+    return !s[0] || strcmp(s, "~") == 0 || strcasecmp(s, "null") == 0;
+}
+
+void tl_ydescribe(const tl_yval *v, char *buf, size_t size) {
+    if (is_nothing(v))
+        snprintf(buf, size, "nothing");
+    else if (tl_yis_map(v))
+        snprintf(buf, size, "%s", tl_ymap_count(v) ? "a mapping" : "an empty mapping");
+    else if (tl_yis_seq(v))
+        snprintf(buf, size, "%s", tl_yseq_count(v) ? "a sequence" : "an empty sequence");
+    else {
+        const char *s = tl_yscalar(v);
+        const char *more = strlen(s) > 48 ? "..." : "";
+        snprintf(buf, size, "%s'%.48s%s'", is_plain(v) ? "" : "the quoted string ", s, more);
+    }
+}
+
+int tl_yexpected(const tl_ydoc *doc, const tl_yval *v, const char *what) {
+    char got[96];
+    tl_ydescribe(v, got, sizeof got);
+    return tl_yfail(doc, v, "expected %s, got %s", what, got);
+}
+
+int tl_ymissing(const tl_ydoc *doc, const tl_yval *absent, const char *what) {
+    return tl_yfail(doc, absent, "required key is missing: expected %s", what);
+}
+
+/* ---- mappings ---- */
+
+int tl_ymap_expect(const tl_ydoc *doc, const tl_yval *v, const char *what) {
+    return tl_yis_map(v) ? 0 : tl_yexpected(doc, v, what);
+}
+
+static void join(const char *const *names, size_t count, char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[i]);
+        if (n < 0 || (size_t)n >= size - used) break;
+        used += (size_t)n;
+    }
+}
+
+static bool listed(const char *name, const char *const *names, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0) return true;
+    return false;
+}
+
+int tl_ymap_check_keys(const tl_ydoc *doc, const tl_yval *map, const char *const *allowed,
+                       size_t count, const char *extra) {
+    if (tl_ymap_expect(doc, map, "a mapping")) return -1;
+    size_t n = tl_ymap_count(map);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        tl_yval key, value;
+        tl_ymap_entry(map, i, &name, &key, &value);
+        tl_yval at = *map;
+        at.line = key.line;
+        at.column = key.column;
+        if (!is_plain(&key) || is_nothing(&key)) {
+            char got[96];
+            tl_ydescribe(&key, got, sizeof got);
+            return tl_yfail(doc, &at, "keys must be plain names, got %s", got);
+        }
+        if (listed(name, allowed, count)) continue;
+        const char *sug = tl_closest_name(name, allowed, count);
+        char list[640];
+        join(allowed, count, list, sizeof list);
+        return tl_yfail(doc, &at, "unknown key '%s'%s%s%s (allowed: %s)%s", name,
+                        sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "", list,
+                        extra ? extra : "");
+    }
+    return 0;
+}
+
+size_t tl_ymap_count(const tl_yval *map) {
+    if (!tl_yis_map(map)) return 0;
+    int n = fy_node_mapping_item_count(map->node);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void pair_entry(const tl_yval *map, struct fy_node_pair *p, const char **name, tl_yval *key,
+                       tl_yval *value) {
+    struct fy_node *k = p ? fy_node_pair_key(p) : NULL;
+    const char *s = k && fy_node_is_scalar(k) ? fy_node_get_scalar0(k) : NULL;
+    *name = s ? s : "";
+    tl_yval kv = *map;
+    kv.node = k;
+    node_place(k, &kv.line, &kv.column);
+    keyed_value(map, *name, k, p ? fy_node_pair_value(p) : NULL, value);
+    *key = kv;
+}
+
+void tl_ymap_entry(const tl_yval *map, size_t i, const char **name, tl_yval *key, tl_yval *value) {
+    pair_entry(map, fy_node_mapping_get_by_index(map->node, (int)i), name, key, value);
+}
+
+void tl_ymap_get(const tl_yval *map, const char *key, tl_yval *out) {
+    if (tl_yis_map(map)) {
+        void *iter = NULL;
+        struct fy_node_pair *p;
+        while ((p = fy_node_mapping_iterate(map->node, &iter)) != NULL) {
+            struct fy_node *k = fy_node_pair_key(p);
+            const char *s = k && fy_node_is_scalar(k) ? fy_node_get_scalar0(k) : NULL;
+            if (!s || strcmp(s, key) != 0) continue;
+            const char *name;
+            tl_yval kv;
+            pair_entry(map, p, &name, &kv, out);
+            return;
+        }
+    }
+    tl_yval absent;
+    memset(&absent, 0, sizeof absent);
+    child_path(map, key, absent.path, sizeof absent.path);
+    absent.line = map->line;
+    absent.column = map->column;
+    *out = absent;
+}
+
+bool tl_ymap_has(const tl_yval *map, const char *key) {
+    tl_yval v;
+    tl_ymap_get(map, key, &v);
+    return v.node != NULL;
+}
+
+/* ---- sequences ---- */
+
+int tl_yseq_expect(const tl_ydoc *doc, const tl_yval *v, const char *what) {
+    return tl_yis_seq(v) ? 0 : tl_yexpected(doc, v, what);
+}
+
+size_t tl_yseq_count(const tl_yval *seq) {
+    if (!tl_yis_seq(seq)) return 0;
+    int n = fy_node_sequence_item_count(seq->node);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void seq_item(const tl_yval *seq, struct fy_node *node, size_t i, tl_yval *out) {
+    tl_yval v;
+    memset(&v, 0, sizeof v);
+    v.node = node;
+    snprintf(v.path, sizeof v.path, "%.240s[%zu]", seq->path, i);
+    v.line = seq->line;
+    v.column = seq->column;
+    node_place(v.node, &v.line, &v.column);
+    *out = v;
+}
+
+void tl_yseq_at(const tl_yval *seq, size_t i, tl_yval *out) {
+    seq_item(seq, tl_yis_seq(seq) ? fy_node_sequence_get_by_index(seq->node, (int)i) : NULL, i, out);
+}
+
+bool tl_yseq_next(const tl_yval *seq, tl_yiter *it, tl_yval *out) {
+    if (!tl_yis_seq(seq)) return false;
+    struct fy_node *n = fy_node_sequence_iterate(seq->node, &it->cursor);
+    if (!n) return false;
+    it->index = it->next++;
+    seq_item(seq, n, it->index, out);
+    return true;
+}
+
+/* ---- numbers ---- */
+
+void tl_yrange_text(const tl_yrange *r, char *buf, size_t size) {
+    char lo[48] = "", hi[48] = "";
+    if (isfinite(r->min)) snprintf(lo, sizeof lo, "%s %g", r->min_open ? ">" : ">=", r->min);
+    if (isfinite(r->max)) snprintf(hi, sizeof hi, "%s %g", r->max_open ? "<" : "<=", r->max);
+    snprintf(buf, size, "%s%s%s", lo, lo[0] && hi[0] ? " and " : "", hi);
+}
+
+static void number_text(const tl_yrange *r, char *buf, size_t size) {
+    char range[112] = "";
+    if (r) tl_yrange_text(r, range, sizeof range);
+    const char *unit = r && r->unit && r->unit[0] ? r->unit : NULL;
+    snprintf(buf, size, "a number%s%s%s%s%s", range[0] ? " " : "", range, unit ? " (" : "",
+             unit ? unit : "", unit ? ")" : "");
+}
+
+static bool in_range(const tl_yrange *r, double v) {
+    if (!r) return true;
+    if (r->min_open ? !(v > r->min) : !(v >= r->min)) return false;
+    if (r->max_open ? !(v < r->max) : !(v <= r->max)) return false;
+    return true;
+}
+
+static bool parse_double(const char *s, double *out) {
+    if (!s || !s[0] || isspace((unsigned char)s[0])) return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end) return false;
+    *out = v;
+    return true;
+}
+
+int tl_ynumber(const tl_ydoc *doc, const tl_yval *v, const tl_yrange *range, double *out) {
+    char what[160];
+    number_text(range, what, sizeof what);
+    double x;
+    if (!is_plain(v) || is_nothing(v) || !parse_double(tl_yscalar(v), &x))
+        return tl_yexpected(doc, v, what);
+    if (!isfinite(x))
+        return tl_yfail(doc, v, "expected %s, got '%s' (numbers must be finite)", what,
+                        tl_yscalar(v));
+    if (!in_range(range, x)) return tl_yfail(doc, v, "expected %s, got %s", what, tl_yscalar(v));
+    *out = x;
+    return 0;
+}
+
+static bool parse_int(const char *s, long long *out) {
+    if (!s || !s[0] || isspace((unsigned char)s[0])) return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE) return false;
+    *out = v;
+    return true;
+}
+
+int tl_yint(const tl_ydoc *doc, const tl_yval *v, int64_t min, int64_t max, int64_t *out) {
+    char what[128];
+    if (max == INT64_MAX)
+        snprintf(what, sizeof what, "an integer >= %lld", (long long)min);
+    else
+        snprintf(what, sizeof what, "an integer from %lld to %lld", (long long)min, (long long)max);
+    long long x;
+    if (!is_plain(v) || is_nothing(v) || !parse_int(tl_yscalar(v), &x) || x < min || x > max)
+        return tl_yexpected(doc, v, what);
+    *out = (int64_t)x;
+    return 0;
+}
+
+int tl_yuint64(const tl_ydoc *doc, const tl_yval *v, uint64_t *out) {
+    const char *what = "an integer from 0 to 18446744073709551615";
+    const char *s = is_plain(v) && !is_nothing(v) ? tl_yscalar(v) : NULL;
+    if (!s || !isdigit((unsigned char)s[0])) return tl_yexpected(doc, v, what);
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE) return tl_yexpected(doc, v, what);
+    *out = (uint64_t)x;
+    return 0;
+}
+
+/* ---- other scalars ---- */
+
+int tl_ybool(const tl_ydoc *doc, const tl_yval *v, bool *out) {
+    const char *s = is_plain(v) ? tl_yscalar(v) : NULL;
+    if (s && (strcasecmp(s, "true") == 0 || strcasecmp(s, "yes") == 0)) {
+        *out = true;
+        return 0;
+    }
+    if (s && (strcasecmp(s, "false") == 0 || strcasecmp(s, "no") == 0)) {
+        *out = false;
+        return 0;
+    }
+    return tl_yexpected(doc, v, "true or false");
+}
+
+int tl_ystring(const tl_ydoc *doc, const tl_yval *v, const char *what, const char **out) {
+    if (!tl_yis_scalar(v) || is_nothing(v) || !tl_yscalar(v)[0]) return tl_yexpected(doc, v, what);
+    *out = tl_yscalar(v);
+    return 0;
+}
+
+static void vec3_text(const char *unit, char *buf, size_t size) {
+    bool u = unit && unit[0];
+    snprintf(buf, size, "a sequence of 3 numbers [x, y, z]%s%s%s", u ? " (" : "", u ? unit : "",
+             u ? ")" : "");
+}
+
+int tl_yvec3(const tl_ydoc *doc, const tl_yval *v, const char *unit, tl_vec3 *out) {
+    char what[128];
+    vec3_text(unit, what, sizeof what);
+    if (!tl_yis_seq(v) || tl_yseq_count(v) != 3) {
+        if (tl_yis_seq(v))
+            return tl_yfail(doc, v, "expected %s, got a sequence of %zu", what, tl_yseq_count(v));
+        return tl_yexpected(doc, v, what);
+    }
+    tl_yrange any = {-INFINITY, INFINITY, false, false, unit};
+    double c[3];
+    for (size_t i = 0; i < 3; i++) {
+        tl_yval e;
+        tl_yseq_at(v, i, &e);
+        if (tl_ynumber(doc, &e, &any, &c[i])) return -1;
+    }
+    *out = (tl_vec3){c[0], c[1], c[2]};
+    return 0;
+}
+
+int tl_yunknown_name(const tl_ydoc *doc, const tl_yval *v, const char *what, const char *name,
+                     const char *const *candidates, size_t count) {
+    const char *sug = tl_closest_name(name, candidates, count);
+    char list[640];
+    join(candidates, count, list, sizeof list);
+    return tl_yfail(doc, v, "unknown %s '%s'%s%s%s (known: %s)", what, name,
+                    sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "",
+                    count ? list : "none");
+}
+
+int tl_ychoice(const tl_ydoc *doc, const tl_yval *v, const char *const *names, size_t count,
+               int *out) {
+    char list[512], what[560];
+    join(names, count, list, sizeof list);
+    snprintf(what, sizeof what, "one of: %s", list);
+    if (!tl_yis_scalar(v) || is_nothing(v)) return tl_yexpected(doc, v, what);
+    const char *s = tl_yscalar(v);
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (int)i;
+            return 0;
+        }
+    const char *sug = tl_closest_name(s, names, count);
+    return tl_yfail(doc, v, "expected %s, got '%.64s'%s%s%s", what, s, sug ? "; did you mean '" : "",
+                    sug ? sug : "", sug ? "'?" : "");
+}
+
+/* ---- keyed shortcuts ---- */
+
+int tl_ykey_number(const tl_ydoc *doc, const tl_yval *map, const char *key, bool required,
+                   const tl_yrange *range, double *out) {
+    tl_yval v;
+    tl_ymap_get(map, key, &v);
+    if (!v.node) {
+        if (!required) return 0;
+        char what[160];
+        number_text(range, what, sizeof what);
+        return tl_ymissing(doc, &v, what);
+    }
+    return tl_ynumber(doc, &v, range, out);
+}
+
+int tl_ykey_bool(const tl_ydoc *doc, const tl_yval *map, const char *key, bool *out) {
+    tl_yval v;
+    tl_ymap_get(map, key, &v);
+    return v.node ? tl_ybool(doc, &v, out) : 0;
+}
+
+int tl_ykey_vec3(const tl_ydoc *doc, const tl_yval *map, const char *key, bool required,
+                 const char *unit, tl_vec3 *out) {
+    tl_yval v;
+    tl_ymap_get(map, key, &v);
+    if (!v.node) {
+        if (!required) return 0;
+        char what[128];
+        vec3_text(unit, what, sizeof what);
+        return tl_ymissing(doc, &v, what);
+    }
+    return tl_yvec3(doc, &v, unit, out);
+}
+
+int tl_ykey_string(const tl_ydoc *doc, const tl_yval *map, const char *key, bool required,
+                   const char *what, const char **out) {
+    tl_yval v;
+    tl_ymap_get(map, key, &v);
+    if (!v.node) return required ? tl_ymissing(doc, &v, what) : 0;
+    return tl_ystring(doc, &v, what, out);
+}

@@ -9,6 +9,7 @@
 #ifndef TALUS_SCENE_H
 #define TALUS_SCENE_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "types.h"
@@ -66,6 +67,10 @@ typedef struct tl_run_options {
     void *progress_user;
     double progress_interval;     /* s of wall time, default 0.5 */
     bool write_outputs;           /* false: run without writing files */
+    /* When set and *interrupt becomes non-zero (e.g. from a SIGINT handler), the
+     * run stops after the current chunk of steps, records every output at that
+     * time, commits the files and returns TL_INTERRUPTED. */
+    volatile sig_atomic_t *interrupt;
 } tl_run_options;
 
 tl_run_options tl_run_options_default(void);

@@ -26,7 +26,8 @@ typedef enum tl_status {
     TL_ERROR_IO,         /* a file could not be read or written */
     TL_ERROR_SCENE,      /* a scene file is invalid */
     TL_ERROR_UNRESOLVED, /* the time step does not resolve the contacts */
-    TL_ERROR_STATE       /* the call is not allowed in the current state */
+    TL_ERROR_STATE,      /* the call is not allowed in the current state */
+    TL_INTERRUPTED       /* a run was interrupted on request; its outputs hold what was done */
 } tl_status;
 
 /* ---- handles ---- */

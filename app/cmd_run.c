@@ -1,0 +1,109 @@
+/* talus run: loads a scene (or the built-in one), runs every stage with a
+ * progress bar, writes the outputs and prints a summary. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "progress.h"
+
+static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt) {
+    char steps[32], wall[32], rate[32];
+    app_format_count(s->steps, steps, sizeof steps);
+    app_format_duration(s->wall_seconds, wall, sizeof wall);
+    snprintf(rate, sizeof rate, "%.3g", s->particle_steps_per_second);
+    printf("done: %s\n", tl_scene_title(scene));
+    printf("  simulated    %.6g s in %s steps of %.4g s\n", s->simulated_time, steps, dt);
+    printf("  wall time    %s (%s particle-steps/s)\n", wall, rate);
+    printf("  particles    %zu", s->particles);
+    if (s->particles_removed) printf(" (%zu left the domain and were removed)", s->particles_removed);
+    printf("\n  contacts     %zu at the end, %lld neighbor-list builds\n", s->contacts,
+           (long long)s->neighbor_builds);
+    printf("  energy       balance error %.2e of %.4g J\n", s->energy_balance_error, s->energy_scale);
+    if (s->files_written > 0) printf("  outputs      %d files in %s/\n", s->files_written, s->output_dir);
+}
+
+/* The one piece of static state in the program: a signal handler can only
+ * talk to the run through it. Ctrl-C stops the run after the current chunk of
+ * steps; the outputs are committed with the records made up to then. */
+static volatile sig_atomic_t interrupt_requested = 0;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupt_requested = 1;
+}
+
+int cmd_run(int argc, char **argv) {
+    const char *path = NULL, *outdir = NULL;
+    bool quiet = false, no_output = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
+            if (++i >= argc) {
+                fprintf(stderr, "talus run: -o needs a directory\n");
+                return 2;
+            }
+            outdir = argv[i];
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            quiet = true;
+        } else if (strcmp(argv[i], "--no-output") == 0) {
+            no_output = true;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "talus run: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "talus run: one scene at a time ('%s' and '%s')\n", path, argv[i]);
+            return 2;
+        }
+    }
+    tl_scene *scene = app_load_scene(path);
+    if (!scene) return 1;
+    tl_world *w = tl_scene_world(scene);
+    tl_timestep_info ts;
+    tl_world_timestep(w, &ts);
+    if (!quiet) {
+        char steps[32];
+        app_format_count((long long)(tl_scene_duration(scene) / ts.dt + 0.5), steps, sizeof steps);
+        printf("talus %s: %s (%s)\n", tl_version(), tl_scene_title(scene),
+               path ? path : "built-in default scene");
+        printf("  %zu particles, %d walls; dt = %.4g s (%.1f steps per shortest contact); %.6g s "
+               "in about %s steps\n",
+               tl_world_particle_count(w), tl_world_wall_count(w), ts.dt, ts.steps_per_contact,
+               tl_scene_duration(scene), steps);
+        fflush(stdout);
+    }
+    app_progress bar;
+    app_progress_init(&bar, quiet);
+    tl_run_options opt = tl_run_options_default();
+    opt.output_dir = outdir;
+    opt.write_outputs = !no_output;
+    opt.progress = app_progress_draw;
+    opt.progress_user = &bar;
+    opt.interrupt = &interrupt_requested;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    tl_run_summary sum;
+    tl_status s = tl_scene_run(scene, &opt, &sum);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    app_progress_end(&bar);
+    if (s == TL_INTERRUPTED) {
+        fprintf(stderr, "talus: %s; the outputs hold the records up to then\n", tl_scene_run_error(scene));
+        if (!quiet) print_summary(scene, &sum, ts.dt);
+        tl_scene_destroy(scene);
+        return 130;
+    }
+    if (s != TL_OK) {
+        fprintf(stderr, "talus: run failed: %s\n", tl_scene_run_error(scene));
+        tl_scene_destroy(scene);
+        return 1;
+    }
+    if (!quiet) print_summary(scene, &sum, ts.dt);
+    tl_scene_destroy(scene);
+    return 0;
+}

@@ -1,0 +1,68 @@
+/* talus: runs DEM scenes and the tools around the contact laws. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "talus %s: a soft-sphere DEM engine with verified contact laws\n"
+            "\n"
+            "usage: talus <command> [options]\n"
+            "\n"
+            "  run [SCENE.yaml] [-o DIR] [--quiet] [--no-output]\n"
+            "                     run a scene (without a file: the built-in demo scene)\n"
+            "  check SCENE.yaml   validate a scene and print what its laws derive:\n"
+            "                     stiffness, damping, contact duration, critical and chosen dt\n"
+            "  models             list the contact sub-models and their coefficients\n"
+            "  version            print the version\n"
+            "\n"
+            "Outputs go to out/<scene name>/ unless -o is given. See README.md and docs/.\n",
+            tl_version());
+}
+
+tl_scene *app_load_scene(const char *path) {
+    tl_scene *scene = NULL;
+    tl_scene_error err;
+    tl_status s;
+    if (path) {
+        s = tl_scene_load_file(path, &scene, &err);
+    } else {
+        char *text = malloc(talus_default_scene_size + 1);
+        if (!text) return NULL;
+        memcpy(text, talus_default_scene, talus_default_scene_size);
+        text[talus_default_scene_size] = '\0';
+        s = tl_scene_load_string(text, "<built-in default scene>", &scene, &err);
+        free(text);
+    }
+    if (s != TL_OK) {
+        char buf[2048];
+        tl_scene_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "talus: %s\n", buf);
+        return NULL;
+    }
+    return scene;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "models") == 0) return cmd_models(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("talus %s\n", tl_version());
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "talus: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return 2;
+}

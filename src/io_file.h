@@ -1,0 +1,68 @@
+/*
+ * Output files that appear whole or not at all.
+ *
+ * A file is written under "<path>.part" in the directory of its final name
+ * and renamed onto the final name only when it is complete (after fflush and
+ * fsync), so that an interrupted run never leaves a truncated file under a
+ * final name; aborting closes and removes the .part. Messages name the path
+ * and the system's reason (strerror).
+ */
+#ifndef TL_IO_FILE_H
+#define TL_IO_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "talus/types.h"
+
+typedef struct tl_file {
+    FILE *fp;        /* open on part while writing */
+    char *path;      /* the final name */
+    char *part;      /* path + ".part" */
+    bool committed;  /* renamed onto path */
+} tl_file;
+
+/* Opens "<path>.part" for writing (binary mode, truncated). The directory
+ * must exist. On failure f is left closed and err says why. */
+tl_status tl_file_open(tl_file *f, const char *path, char *err, size_t errsize);
+
+/* Reports a write error met so far (ferror) as TL_ERROR_IO. */
+tl_status tl_file_check(const tl_file *f, char *err, size_t errsize);
+
+/* fflush + fsync + fclose, then renames the .part onto the final name. On
+ * failure the .part is removed and nothing appears under the final name. */
+tl_status tl_file_commit(tl_file *f, char *err, size_t errsize);
+
+/* Closes and removes the .part; after a commit, removes the final file. Then
+ * frees the names. Safe on a zeroed or already released tl_file. */
+void tl_file_abort(tl_file *f);
+
+/* Frees the names of a committed (or never opened) file, keeping it on disk. */
+void tl_file_release(tl_file *f);
+
+/* Writes a whole (small) file atomically: data to "<path>.part", fsync,
+ * rename. Used for files rewritten during a run (the .pvd index). */
+tl_status tl_file_write_atomic(const char *path, const void *data, size_t size, char *err,
+                               size_t errsize);
+
+/* Creates a directory and its missing parents (mkdir -p). An existing
+ * directory is fine; an existing non-directory is an error. */
+tl_status tl_mkdir_p(const char *path, char *err, size_t errsize);
+
+/* Creates the directory that holds the file `path` (nothing when path has
+ * no directory part). */
+tl_status tl_mkdir_parent(const char *path, char *err, size_t errsize);
+
+/* "a/b" from a and b (b alone when a is empty or b is absolute); malloc'd,
+ * NULL when out of memory. */
+char *tl_path_join(const char *a, const char *b);
+
+/* A malloc'd printf; NULL when out of memory. */
+char *tl_strdup_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

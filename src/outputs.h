@@ -1,0 +1,98 @@
+/*
+ * The outputs of a run: one tl_output per tl_output_spec of the scene, each
+ * driven by run.c through the table of operations of its kind.
+ *
+ *   open    create what the output needs (every file as a .part)
+ *   record  write one snapshot of the world now (time-series kinds)
+ *   sync    after every chunk of steps (collisions: write the log)
+ *   commit  make the files final (rename), at the end of a successful run
+ *   abort   leave nothing under a final name and no .part (also after a
+ *           commit, when a later output fails), and free
+ *   release free, keeping the files (after every output committed)
+ *
+ * Kinds: energy, particles, contacts, collisions (output_csv.c), vtk
+ * (output_vtk.c), plot (output_plot.c). See docs/outputs.md for the files.
+ */
+#ifndef TL_OUTPUTS_H
+#define TL_OUTPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "io_file.h"
+#include "scene_plan.h"
+
+typedef struct tl_output tl_output;
+
+/* What every output of a run shares. */
+typedef struct tl_output_context {
+    tl_world *world;
+    const char *dir;         /* the output directory */
+    const char *title;       /* the scene's title (plot titles) */
+    tl_output *outputs;      /* every output of the run */
+    size_t noutputs;
+    tl_energy energy0;       /* at the start of the run */
+    double energy_scale;     /* see tl_energy_scale */
+    char *err;               /* where a failure is described */
+    size_t errsize;
+} tl_output_context;
+
+typedef struct tl_output_ops {
+    const char *name;        /* "energy", "particles", ... */
+    bool time_series;        /* recorded at its intervals (and at t = 0 and the end) */
+    bool after_commit;       /* committed after every other output (plot) */
+    tl_status (*open)(tl_output *o);
+    tl_status (*record)(tl_output *o);   /* NULL: none */
+    tl_status (*sync)(tl_output *o);     /* NULL: none */
+    tl_status (*commit)(tl_output *o);
+    void (*abort)(tl_output *o);         /* also frees; safe after a failed open */
+    void (*release)(tl_output *o);       /* frees, keeping the files */
+} tl_output_ops;
+
+struct tl_output {
+    const tl_output_spec *spec;
+    const tl_output_ops *ops;
+    tl_output_context *ctx;
+    int index;               /* in the scene's list */
+    char *path;              /* full path of the file (vtk: of the .pvd; plot: of the .png) */
+    tl_file file;            /* the CSV being written */
+    int64_t records;         /* records (CSV: rows) written */
+    int files_written;       /* final files it made (after commit) */
+    bool log_was_enabled;    /* collisions: the world's log state before the run */
+    struct tl_vtk_state *vtk; /* vtk: frames written so far */
+};
+
+/* The operations of an output kind (NULL for an unknown kind). */
+const tl_output_ops *tl_csv_ops(tl_output_kind kind); /* energy, particles, contacts, collisions */
+const tl_output_ops *tl_vtk_ops(void);
+const tl_output_ops *tl_plot_ops(void);
+
+static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
+    switch (kind) {
+    case TL_OUTPUT_VTK: return tl_vtk_ops();
+    case TL_OUTPUT_PLOT: return tl_plot_ops();
+    default: return tl_csv_ops(kind);
+    }
+}
+
+/* The energy against which the balance is measured: the largest of
+ * |total|, the kinetic energy and |potential| at the start (and 1e-300). */
+static inline double tl_energy_scale(const tl_energy *e0) {
+    double s = 1e-300;
+    double kin = e0->kinetic_translational + e0->kinetic_rotational;
+    double t = e0->total < 0.0 ? -e0->total : e0->total;
+    double p = e0->potential < 0.0 ? -e0->potential : e0->potential;
+    if (t > s) s = t;
+    if (kin > s) s = kin;
+    if (p > s) s = p;
+    return s;
+}
+
+/* Column names of a CSV output as written in its header, in order (the
+ * plot reads them); count in *n. NULL for a kind without CSV. The particles
+ * columns depend on spec->fields, so the caller gives a buffer of at least
+ * TL_CSV_MAX_COLUMNS names. */
+#define TL_CSV_MAX_COLUMNS 40
+size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max);
+
+#endif

@@ -1,0 +1,377 @@
+/* Scene loading: a valid scene becomes the expected world and plan; bad
+ * scenes are refused with the line, the key path and the words that say
+ * what is wrong; loading creates no file. Reaches into src/scene_plan.h
+ * for the plan's fields. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scene_plan.h"
+#include "talus/talus.h"
+#include "test.h"
+
+/* ---- a valid scene ---- */
+
+static const char *const valid_scene =
+    "talus: 1\n"                                                            /* 1 */
+    "name: Falling Particle (demo)!\n"                                      /* 2 */
+    "units: SI\n"                                                           /* 3 */
+    "seed: 42\n"                                                            /* 4 */
+    "gravity: [0, 0, -9.81]\n"                                              /* 5 */
+    "integrator:\n"                                                         /* 6 */
+    "  scheme: leapfrog\n"                                                  /* 7 */
+    "  dt: 1.0e-6\n"                                                        /* 8 */
+    "  steps_per_contact: 20\n"                                             /* 9 */
+    "neighbor: {skin: 1.0e-4}\n"                                            /* 10 */
+    "materials:\n"                                                          /* 11 */
+    "  sand: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.3}\n"  /* 12 */
+    "  steel: {density: 7800, youngs_modulus: 2.0e8}\n"                     /* 13 */
+    "laws:\n"                                                               /* 14 */
+    "  - between: [any, any]\n"                                             /* 15 */
+    "    normal: hertz\n"                                                   /* 16 */
+    "    damping: tsuji\n"                                                  /* 17 */
+    "    e: 0.9\n"                                                          /* 18 */
+    "  - between: [sand, any]\n"                                            /* 19 */
+    "    normal: hertz\n"                                                   /* 20 */
+    "    damping: tsuji\n"                                                  /* 21 */
+    "    tangential: mindlin\n"                                             /* 22 */
+    "    history: true\n"                                                   /* 23 */
+    "    coulomb_test: spring\n"                                            /* 24 */
+    "    e: 0.5\n"                                                          /* 25 */
+    "    mu: 0.4\n"                                                         /* 26 */
+    "particles:\n"                                                          /* 27 */
+    "  - {id: 7, material: sand, radius: 5.0e-4, position: [0, 0, 0.01],\n" /* 28 */
+    "     velocity: [0, 0, -1], fixed: false, lock_rotation: yes}\n"        /* 29 */
+    "  - lattice:\n"                                                        /* 30 */
+    "      material: sand\n"                                                /* 31 */
+    "      radius: 1.0e-3\n"                                                /* 32 */
+    "      min: [0, 0, 0.02]\n"                                             /* 33 */
+    "      max: [0.01, 0.01, 0.03]\n"                                       /* 34 */
+    "      jitter: 0.5\n"                                                   /* 35 */
+    "      spacing: 2.4e-3\n"                                               /* 36 */
+    "      velocity_jitter: 0.01\n"                                         /* 37 */
+    "  - lattice: {material: sand, radius: 1.0e-3, min: [0.1, 0, 0], max: [0.11, 0.01, 0.01],\n"
+    "              count: [3, 2, 1]}\n"                                     /* 39 */
+    "walls:\n"                                                              /* 40 */
+    "  - {name: floor, type: plane, material: steel, point: [0, 0, 0], normal: [0, 0, 1]}\n"
+    "  - {name: box, type: box, material: steel, min: [-1, -1, -1], max: [1, 1, 1], open: [+z]}\n"
+    "stages:\n"                                                             /* 43 */
+    "  - {name: settle, duration: 0.5}\n"                                   /* 44 */
+    "  - {duration: 0.25}\n"                                                /* 45 */
+    "outputs:\n"                                                            /* 46 */
+    "  - {type: energy, every: 1.0e-3}\n"                                   /* 47 */
+    "  - {type: particles, file: p/grain.csv, every_steps: 50, ids: [7], fields: [position, force]}\n"
+    "  - {type: vtk}\n"                                                     /* 49 */
+    "  - {type: collisions}\n"                                              /* 50 */
+    "  - {type: plot, file: grain.png, of: p/grain.csv}\n"                  /* 51 */
+    "  - {type: plot}\n";                                                   /* 52 */
+
+static void check_lattice(tl_world *w) {
+    /* particles 2..: the spacing lattice, 4 x 4 x 4 in its box; then 3 x 2 x 1 */
+    size_t n = tl_world_particle_count(w);
+    ENSURE(n == 1 + 64 + 6);
+    bool displaced = false;
+    for (size_t i = 1; i < 65 && i < n; i++) {
+        tl_particle_state a;
+        tl_world_particle_at(w, i, &a);
+        ENSURE(a.position.x >= 1e-3 - 1e-12 && a.position.x <= 9e-3 + 1e-12);
+        ENSURE(a.position.y >= 1e-3 - 1e-12 && a.position.y <= 9e-3 + 1e-12);
+        ENSURE(a.position.z >= 0.021 - 1e-12 && a.position.z <= 0.029 + 1e-12);
+        ENSURE(fabs(a.velocity.x) <= 0.01 && fabs(a.velocity.z) <= 0.01);
+        double lx = fmod(a.position.x - 1.4e-3, 2.4e-3);
+        if (fabs(lx) > 1e-9 && fabs(lx - 2.4e-3) > 1e-9) displaced = true;
+        for (size_t j = 1; j < i; j++) {
+            tl_particle_state b;
+            tl_world_particle_at(w, j, &b);
+            double dx = a.position.x - b.position.x, dy = a.position.y - b.position.y,
+                   dz = a.position.z - b.position.z;
+            ENSURE(sqrt(dx * dx + dy * dy + dz * dz) >= 2e-3 - 1e-12);
+        }
+    }
+    ENSURE(displaced);
+    tl_particle_state p;
+    /* count [3, 2, 1] in [0.1, 0.11] x [0, 0.01] x [0, 0.01] */
+    tl_world_particle_at(w, 65, &p);
+    ENSURE_NEAR(p.position.x, 0.101, 1e-12);
+    ENSURE_NEAR(p.position.y, 0.001, 1e-12);
+    ENSURE_NEAR(p.position.z, 0.005, 1e-12);
+    tl_world_particle_at(w, 70, &p);
+    ENSURE_NEAR(p.position.x, 0.109, 1e-12);
+    ENSURE_NEAR(p.position.y, 0.009, 1e-12);
+}
+
+static void check_plan(const tl_scene *s) {
+    ENSURE(s->noutputs == 6);
+    if (s->noutputs != 6) return;
+    const tl_output_spec *o = s->outputs;
+    ENSURE(o[0].kind == TL_OUTPUT_ENERGY && o[0].every == 1e-3 && o[0].line == 47);
+    ENSURE(o[1].kind == TL_OUTPUT_PARTICLES && o[1].every_steps == 50 && o[1].nids == 1);
+    ENSURE(o[1].ids && o[1].ids[0] == 7);
+    ENSURE(o[1].fields == (TL_FIELD_POSITION | TL_FIELD_FORCE));
+    ENSURE(o[2].kind == TL_OUTPUT_VTK && o[2].every == 0.0 && o[2].every_steps == 0);
+    ENSURE(o[4].kind == TL_OUTPUT_PLOT && o[4].plot_of == 1);
+    ENSURE(o[5].plot_of == 0);
+    ENSURE(strcmp(s->slug, "falling-particle-demo") == 0);
+}
+
+static void test_valid_scene(void) {
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    tl_status st = tl_scene_load_string(valid_scene, "demo.yaml", &s, &err);
+    char msg[2048];
+    tl_scene_error_format(&err, msg, sizeof msg);
+    if (st != TL_OK) fprintf(stderr, "valid scene refused: %s\n", msg);
+    ENSURE(st == TL_OK);
+    if (!s) return;
+    tl_world *w = tl_scene_world(s);
+    ENSURE(strcmp(tl_scene_name(s), "demo.yaml") == 0);
+    ENSURE(strcmp(tl_scene_title(s), "Falling Particle (demo)!") == 0);
+    ENSURE(tl_world_dt(w) == 1e-6);
+    ENSURE(tl_world_wall_count(w) == 2);
+    ENSURE(tl_scene_stage_count(s) == 2);
+    ENSURE(strcmp(tl_scene_stage_name(s, 0), "settle") == 0);
+    ENSURE(strcmp(tl_scene_stage_name(s, 1), "stage2") == 0);
+    ENSURE_NEAR(tl_scene_stage_duration(s, 1), 0.25, 0.0);
+    ENSURE_NEAR(tl_scene_duration(s), 0.75, 1e-15);
+    ENSURE(tl_scene_stage_name(s, 2) == NULL);
+    ENSURE(tl_scene_output_count(s) == 6);
+    const char *kind = NULL, *file = NULL;
+    ENSURE_OK(tl_scene_output(s, 1, &kind, &file));
+    ENSURE(strcmp(kind, "particles") == 0 && strcmp(file, "p/grain.csv") == 0);
+    ENSURE_OK(tl_scene_output(s, 2, &kind, &file));
+    ENSURE(strcmp(kind, "vtk") == 0 && strcmp(file, "frames") == 0);
+    ENSURE_OK(tl_scene_output(s, 3, &kind, &file));
+    ENSURE(strcmp(kind, "collisions") == 0 && strcmp(file, "collisions.csv") == 0);
+    ENSURE_OK(tl_scene_output(s, 5, &kind, &file));
+    ENSURE(strcmp(kind, "plot") == 0 && strcmp(file, "energy.png") == 0);
+    ENSURE(tl_scene_output(s, 6, &kind, &file) == TL_ERROR_NOT_FOUND);
+
+    tl_particle_state p;
+    ENSURE_OK(tl_world_get_particle(w, 7, &p));
+    ENSURE(p.flags == TL_PARTICLE_LOCK_ROTATION);
+    ENSURE_NEAR(p.velocity.z, -1.0, 0.0);
+    check_lattice(w);
+    check_plan(s);
+
+    /* the more specific [sand, any] wins over [any, any] for sand, whatever the order */
+    int sand, steel;
+    ENSURE_OK(tl_world_find_material(w, "sand", &sand));
+    ENSURE_OK(tl_world_find_material(w, "steel", &steel));
+    tl_law_def law;
+    ENSURE_OK(tl_world_get_law(w, sand, steel, &law));
+    ENSURE(strcmp(law.tangential, "mindlin") == 0 && law.coulomb_test == TL_COULOMB_SPRING);
+    ENSURE_OK(tl_world_get_law(w, steel, steel, &law));
+    ENSURE(strcmp(law.tangential, "none") == 0 && strcmp(law.history, "none") == 0);
+
+    /* the same file gives the same particles */
+    tl_scene *again = NULL;
+    ENSURE_OK(tl_scene_load_string(valid_scene, "demo.yaml", &again, NULL));
+    if (again) {
+        tl_particle_state a, b;
+        tl_world_particle_at(w, 40, &a);
+        tl_world_particle_at(tl_scene_world(again), 40, &b);
+        ENSURE(a.position.x == b.position.x && a.position.z == b.position.z &&
+               a.velocity.y == b.velocity.y);
+    }
+    tl_scene_destroy(again);
+    tl_scene_destroy(s);
+}
+
+/* ---- bad scenes ---- */
+
+#define HEAD                                                                                       \
+    "gravity: [0, 0, -9.81]\n"                                                   /* 1 */          \
+    "materials:\n"                                                               /* 2 */          \
+    "  sand: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.3}\n"       /* 3 */
+#define LAW "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5}\n" /* 4-5 */
+#define GRAIN "particles:\n  - {material: sand, radius: 1.0e-3, position: [0, 0, 0.01]}\n" /* 6-7 */
+#define STAGE "stages:\n  - {duration: 0.1}\n" /* 8-9 */
+
+typedef struct bad_case {
+    const char *text;
+    int line;                /* expected line, 0 = none */
+    const char *words[3];    /* each must appear in the formatted message */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {HEAD "  steel:\n    density: 7800\n    desnity: 7800\n" LAW GRAIN STAGE, 6,
+     {"materials.steel: unknown key 'desnity'", "did you mean 'density'?", "allowed: density, "}},
+    {"materials:\n  sand: {density: abc}\n" LAW STAGE, 2,
+     {"scene.yaml:2:19: materials.sand.density:", "expected a number > 0 (kg/m3)", "got 'abc'"}},
+    {"materials:\n  sand: {density: -3}\n" LAW STAGE, 2, {"materials.sand.density", "got -3", NULL}},
+    {"materials:\n  sand: {density: .nan}\n" LAW STAGE, 2, {"expected a number", NULL, NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 1.5}\n" GRAIN STAGE,
+     5, {"laws[0].e: 1.5 is out of range: 0 < e <= 1", "restitution", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, tangential: mindlin,\n"
+          "     e: 0.5, muu: 0.3}\n" GRAIN STAGE,
+     6, {"laws[0]: unknown key 'muu'", "did you mean 'mu'?", "mu, e_t"}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, tangential: mindlin,\n"
+          "     e: 0.5}\n" GRAIN STAGE,
+     5, {"laws[0]:", "needs coefficient 'mu'", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: restitution, e: 0.5}\n" GRAIN
+         STAGE,
+     5, {"laws[0]:", "does not fit normal 'hertz'", NULL}},
+    {HEAD "laws:\n  - {between: [sand, snad], normal: hertz}\n" GRAIN STAGE, 5,
+     {"laws[0].between[1]: unknown material 'snad'", "did you mean 'sand'?", "known: sand"}},
+    {HEAD LAW "particles:\n  - {material: snd, radius: 1.0e-3, position: [0, 0, 0]}\n" STAGE, 7,
+     {"particles[0].material: unknown material 'snd'", "did you mean 'sand'?", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: herz}\n" GRAIN STAGE, 5,
+     {"laws[0].normal: unknown normal model 'herz'", "did you mean 'hertz'?", "hertz-stiffness"}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5,\n"
+          "     tangential: mindlen, mu: 0.3}\n" GRAIN STAGE,
+     6, {"laws[0].tangential: unknown tangential model", "did you mean 'mindlin'?", NULL}},
+    {HEAD LAW "particles:\n  - {material: sand, position: [0, 0, 0]}\n" STAGE, 7,
+     {"particles[0].radius: required key is missing", "a number > 0 (m)", NULL}},
+    {"gravity: [0, 0, -9.81]\n" LAW GRAIN STAGE, 1,
+     {"scene.yaml:1:1: materials: required key is missing", NULL, NULL}},
+    {HEAD GRAIN STAGE, 1, {"laws: required key is missing", NULL, NULL}},
+    {HEAD LAW GRAIN, 1, {"stages: required key is missing", NULL, NULL}},
+    {HEAD LAW GRAIN "stages: []\n", 8, {"stages: expected a non-empty sequence", NULL, NULL}},
+    {HEAD LAW GRAIN "stages:\n  - {name: settle, duration: 0.1]\n", 9,
+     {"scene.yaml:9:", "YAML syntax error", NULL}},
+    {HEAD "  sand: {density: 1}\n" LAW GRAIN STAGE, 4,
+     {"YAML syntax error: duplicate key 'sand'", NULL, NULL}},
+    {"integrator:\n  dt: 1.0e-3\n" HEAD LAW GRAIN
+     "  - {material: sand, radius: 1.0e-3, position: [0, 0, 0]}\n" STAGE,
+     2,
+     {"integrator.dt: dt = 0.001 s", "allow_unresolved_contacts: true", NULL}},
+    {"integrator: {dt: soon}\n" HEAD LAW GRAIN STAGE, 1,
+     {"integrator.dt: expected a number > 0 (s) or auto, got 'soon'", NULL, NULL}},
+    {"integrator: {scheme: verlett}\n" HEAD LAW GRAIN STAGE, 1,
+     {"integrator.scheme", "did you mean 'verlet'?", NULL}},
+    {"units: mm\n" HEAD LAW GRAIN STAGE, 1, {"units: only SI units are supported", NULL, NULL}},
+    {"talus: 2\n" HEAD LAW GRAIN STAGE, 1, {"talus: unsupported scene format version 2", NULL, NULL}},
+    {"gravyty: [0, 0, 0]\n" HEAD LAW GRAIN STAGE, 1,
+     {"unknown key 'gravyty'", "did you mean 'gravity'?", NULL}},
+    {"gravity: [0, -9.81]\n" "materials:\n  sand: {density: 1}\n" LAW STAGE, 1,
+     {"gravity: expected a sequence of 3 numbers [x, y, z] (m/s2)", NULL, NULL}},
+    {HEAD LAW "particles:\n  - {material: sand, radius: 1.0e-3, position: [0, 0, 0], fixed: maybe}\n"
+         STAGE,
+     7, {"particles[0].fixed: expected true or false, got 'maybe'", NULL, NULL}},
+    {HEAD LAW GRAIN STAGE "outputs:\n  - {type: particles, ids: [9]}\n", 11,
+     {"outputs[0].ids[0]: no particle has id 9", NULL, NULL}},
+    {HEAD LAW GRAIN STAGE "outputs:\n  - {type: energy, file: ../energy.csv}\n", 11,
+     {"outputs[0].file", "must stay inside the output directory", NULL}},
+    {HEAD LAW GRAIN STAGE "outputs:\n  - {type: energy}\n  - {type: energy, every: 1}\n", 12,
+     {"outputs[1]: file 'energy.csv' clashes with outputs[0]", NULL, NULL}},
+    {HEAD LAW GRAIN STAGE "outputs:\n  - {type: energy}\n  - {type: plot, of: enrgy.csv}\n", 12,
+     {"outputs[1].of: unknown CSV output 'enrgy.csv'", "did you mean 'energy.csv'?", NULL}},
+    {HEAD LAW GRAIN STAGE "outputs:\n  - {type: collisions, every: 1.0e-3}\n", 11,
+     {"outputs[0]: unknown key 'every'", "(allowed: type, file)", NULL}},
+    {HEAD LAW "  - {between: [sand, sand], normal: linear}\n" GRAIN STAGE, 6,
+     {"laws[1].between: the pair [sand, sand] already has a law: laws[0]", NULL, NULL}},
+    {HEAD "  steel: {density: 7800}\n" LAW
+     "walls:\n  - {type: plane, material: steel, normal: [0, 0, 1]}\n" GRAIN STAGE,
+     5, {"laws: no contact law between materials 'sand' and 'steel'", NULL, NULL}},
+    {HEAD LAW "particles:\n  - lattice: {material: sand, radius: 1.0e-3, min: [0, 0, 0],\n"
+              "      max: [1.0e-2, 1.0e-2, 1.0e-2], spacing: 1.0e-3}\n" STAGE,
+     8, {"particles[0].lattice.spacing", "below the diameter", NULL}},
+    {HEAD LAW GRAIN "walls:\n  - {type: plain, material: sand, normal: [0, 0, 1]}\n" STAGE, 9,
+     {"walls[0].type", "did you mean 'plane'?", NULL}},
+    {"", 0, {"scene.yaml: the scene is empty", NULL, NULL}},
+    {"- 1\n- 2\n", 1, {"expected a mapping", "got a sequence", NULL}},
+};
+
+static bool contains(const char *text, const char *word) { return !word || strstr(text, word); }
+
+static void test_bad_scenes(void) {
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *c = &bad_cases[i];
+        tl_scene *s = (tl_scene *)&s; /* must be reset to NULL */
+        tl_scene_error err;
+        tl_status st = tl_scene_load_string(c->text, "scene.yaml", &s, &err);
+        char msg[2048];
+        tl_scene_error_format(&err, msg, sizeof msg);
+        bool ok = st == TL_ERROR_SCENE && s == NULL && err.line == c->line &&
+                  contains(msg, c->words[0]) && contains(msg, c->words[1]) &&
+                  contains(msg, c->words[2]);
+        if (!ok)
+            fprintf(stderr, "bad case %zu (expected line %d): status %d, got: %s\n", i, c->line,
+                    (int)st, msg);
+        ENSURE(ok);
+        if (st == TL_OK) tl_scene_destroy(s);
+    }
+}
+
+/* ---- files ---- */
+
+static size_t dir_entries(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) return (size_t)-1;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ENSURE(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_files(void) {
+    char home[4096], src[] = "/tmp/talus_scene_src_XXXXXX", cwd[] = "/tmp/talus_scene_cwd_XXXXXX";
+    ENSURE(getcwd(home, sizeof home) != NULL);
+    ENSURE(mkdtemp(src) != NULL && mkdtemp(cwd) != NULL);
+    char bad[256], good[256];
+    snprintf(bad, sizeof bad, "%s/bad.yaml", src);
+    snprintf(good, sizeof good, "%s/good.yaml", src);
+    write_text(bad, HEAD LAW GRAIN STAGE "outputs:\n  - {type: energy, every: -1}\n");
+    write_text(good, valid_scene);
+    ENSURE(chdir(cwd) == 0);
+
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    char msg[2048];
+    ENSURE(tl_scene_load_file(bad, &s, &err) == TL_ERROR_SCENE && s == NULL);
+    tl_scene_error_format(&err, msg, sizeof msg);
+    ENSURE(strstr(msg, "bad.yaml:11:") && strstr(msg, "outputs[0].every"));
+    ENSURE(tl_scene_load_file(good, &s, &err) == TL_OK);
+    ENSURE(s && strcmp(tl_scene_name(s), good) == 0);
+    tl_scene_destroy(s);
+    snprintf(msg, sizeof msg, "%s/missing.yaml", src);
+    ENSURE(tl_scene_load_file(msg, &s, &err) == TL_ERROR_IO && s == NULL);
+    ENSURE(strstr(err.message, "cannot open") != NULL);
+
+    /* loading wrote nothing, neither where we stand nor next to the scene */
+    ENSURE(dir_entries(cwd) == 0);
+    ENSURE(dir_entries(src) == 2);
+    ENSURE(chdir(home) == 0);
+    remove(bad);
+    remove(good);
+    rmdir(src);
+    rmdir(cwd);
+}
+
+static void test_defaults(void) {
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    const char *text =
+        HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, normal: [0, 0, 1]}\n";
+    ENSURE_OK(tl_scene_load_string(text, "dir/my scene.v2.yaml", &s, &err));
+    if (!s) return;
+    ENSURE(strcmp(tl_scene_title(s), "my scene.v2") == 0);
+    ENSURE(strcmp(s->slug, "my-scene-v2") == 0);
+    ENSURE(strcmp(tl_scene_stage_name(s, 0), "stage1") == 0);
+    ENSURE(tl_scene_output_count(s) == 0);
+    ENSURE(tl_world_dt(tl_scene_world(s)) > 0.0); /* dt: auto */
+    tl_scene_destroy(s);
+    tl_scene_error_format(NULL, NULL, 0);
+    ENSURE(tl_scene_load_string(NULL, NULL, &s, &err) == TL_ERROR_ARGUMENT && s == NULL);
+}
+
+int main(void) {
+    test_valid_scene();
+    test_bad_scenes();
+    test_files();
+    test_defaults();
+    return tl_test_report("test_scene");
+}
