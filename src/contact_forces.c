@@ -247,7 +247,12 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
         }
         double *bk = tl_contacts_record(&w->ct, slot) + w->ct.hist;
         bk[TL_BK_T_BEGIN] = acc ? t_now - phi * dt : t_now;
-        bk[TL_BK_V_IN] = rate;
+        /* the approach speed at the instant of touch: back from now by the
+         * accelerations of the step before (which did not include this contact) */
+        double arel[3];
+        v3_scale(arel, p->f_old[i], p->inv_mass[i]);
+        if (!wall) v3_axpy(arel, -p->inv_mass[b.index], p->f_old[b.index]);
+        bk[TL_BK_V_IN] = rate - (acc ? phi * dt : 0.0) * v3_dot(arel, g.n);
         bk[TL_BK_DELTA] = d_first; /* the applied force of the previous step was zero */
     }
     c.first = first;

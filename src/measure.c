@@ -112,6 +112,12 @@ void tl_measure_finish_exits(tl_world *w) {
         else v3_copy(vb, p->v[ib]);
         double vrel[3];
         v3_sub(vrel, p->v[ia], vb);
+        /* the separation speed at the instant the contact ended: back from now
+         * by the current (contact-free) accelerations */
+        double arel[3];
+        v3_scale(arel, p->f[ia], p->inv_mass[ia]);
+        if (!e->wall) v3_axpy(arel, -p->inv_mass[ib], p->f[ib]);
+        v3_axpy(vrel, -(w->time - e->t_end), arel);
         tl_collision c;
         memset(&c, 0, sizeof c);
         c.id_a = e->a;
