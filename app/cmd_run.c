@@ -20,7 +20,18 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
     printf("\n  contacts     %zu at the end, %lld neighbor-list builds\n", s->contacts,
            (long long)s->neighbor_builds);
     printf("  energy       balance error %.2e of %.4g J\n", s->energy_balance_error, s->energy_scale);
-    if (s->files_written > 0) printf("  outputs      %d files in %s/\n", s->files_written, s->output_dir);
+    if (s->files_written <= 0) return;
+    printf("  outputs      %d files in %s/\n", s->files_written, s->output_dir);
+    for (int i = 0; i < tl_scene_output_count(scene); i++) {
+        const char *kind, *file;
+        if (tl_scene_output(scene, i, &kind, &file) != TL_OK) continue;
+        if (strcmp(kind, "vtk") == 0)
+            printf("    %s/%s.pvd  (VTK frames: open in ParaView)\n", s->output_dir, file);
+        else if (strcmp(kind, "plot") == 0)
+            printf("    %s/%s  (plot of the energies)\n", s->output_dir, file);
+        else
+            printf("    %s/%s  (%s)\n", s->output_dir, file, kind);
+    }
 }
 
 /* The one piece of static state in the program: a signal handler can only

@@ -124,6 +124,7 @@ static tl_status energy_record(tl_output *o) {
         return s;
     }
     FILE *fp = o->file.fp;
+    o->ctx->energy_scale = tl_energy_scale_update(o->ctx->energy_scale, &e);
     const double v[] = {e.kinetic_translational,
                         e.kinetic_rotational,
                         e.potential,

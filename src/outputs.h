@@ -32,7 +32,7 @@ typedef struct tl_output_context {
     tl_output *outputs;      /* every output of the run */
     size_t noutputs;
     tl_energy energy0;       /* at the start of the run */
-    double energy_scale;     /* see tl_energy_scale */
+    double energy_scale;     /* see tl_energy_scale_update */
     char *err;               /* where a failure is described */
     size_t errsize;
 } tl_output_context;
@@ -77,15 +77,21 @@ static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
 
 /* The energy against which the balance is measured: the largest of
  * |total|, the kinetic energy and |potential| at the start (and 1e-300). */
-static inline double tl_energy_scale(const tl_energy *e0) {
-    double s = 1e-300;
-    double kin = e0->kinetic_translational + e0->kinetic_rotational;
-    double t = e0->total < 0.0 ? -e0->total : e0->total;
-    double p = e0->potential < 0.0 ? -e0->potential : e0->potential;
-    if (t > s) s = t;
-    if (kin > s) s = kin;
-    if (p > s) s = p;
-    return s;
+/* The scale the energy balance error is measured against: the largest
+ * magnitude any term of the balance has reached (the running maximum over
+ * the records, starting from the initial state). */
+static inline double tl_energy_scale_update(double scale, const tl_energy *e) {
+    const double terms[] = {e->total, e->kinetic_translational + e->kinetic_rotational, e->potential,
+                            e->elastic_normal + e->elastic_tangential,
+                            e->dissipated_normal + e->dissipated_tangential_damping +
+                                e->dissipated_friction,
+                            e->boundary_work};
+    if (!(scale > 1e-300)) scale = 1e-300;
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        double a = terms[i] < 0.0 ? -terms[i] : terms[i];
+        if (a > scale) scale = a;
+    }
+    return scale;
 }
 
 /* Column names of a CSV output as written in its header, in order (the

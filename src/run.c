@@ -440,7 +440,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.ctx.err = scene->run_error;
     r.ctx.errsize = sizeof scene->run_error;
     tl_world_energy(r.world, &r.ctx.energy0);
-    r.ctx.energy_scale = tl_energy_scale(&r.ctx.energy0);
+    r.ctx.energy_scale = tl_energy_scale_update(0.0, &r.ctx.energy0);
     if (r.opt.write_outputs && scene->noutputs) {
         r.nout = scene->noutputs;
         r.out = calloc(r.nout, sizeof *r.out);
@@ -503,6 +503,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         summary->neighbor_builds = tl_world_neighbor_builds(r.world);
         summary->energy_initial = r.ctx.energy0.total;
         summary->energy_final = e1.total;
+        r.ctx.energy_scale = tl_energy_scale_update(r.ctx.energy_scale, &e1);
         summary->energy_scale = r.ctx.energy_scale;
         summary->energy_balance_error = fabs(e1.total - r.ctx.energy0.total) / r.ctx.energy_scale;
         summary->particles_removed = tl_world_particles_removed(r.world);

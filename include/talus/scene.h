@@ -85,7 +85,7 @@ typedef struct tl_run_summary {
     int64_t neighbor_builds;
     double energy_initial;        /* J, tl_energy.total at the start */
     double energy_final;          /* J */
-    double energy_scale;          /* J, largest of the initial total / kinetic / potential magnitudes */
+    double energy_scale;          /* J, the largest magnitude a term of the balance reached */
     double energy_balance_error;  /* |final - initial| / energy_scale */
     size_t particles_removed;
     char output_dir[1024];
