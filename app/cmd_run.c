@@ -78,9 +78,10 @@ int cmd_run(int argc, char **argv) {
         app_format_count((long long)(tl_scene_duration(scene) / ts.dt + 0.5), steps, sizeof steps);
         printf("talus %s: %s (%s)\n", tl_version(), tl_scene_title(scene),
                path ? path : "built-in default scene");
-        printf("  %zu particles, %d walls; dt = %.4g s (%.1f steps per shortest contact); %.6g s "
+        int nw = tl_world_wall_count(w);
+        printf("  %zu particles, %d wall%s; dt = %.4g s (%.1f steps per shortest contact); %.6g s "
                "in about %s steps\n",
-               tl_world_particle_count(w), tl_world_wall_count(w), ts.dt, ts.steps_per_contact,
+               tl_world_particle_count(w), nw, nw == 1 ? "" : "s", ts.dt, ts.steps_per_contact,
                tl_scene_duration(scene), steps);
         fflush(stdout);
     }
