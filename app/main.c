@@ -16,6 +16,9 @@ static void usage(FILE *f) {
             "  check SCENE.yaml   validate a scene and print what its laws derive:\n"
             "                     stiffness, damping, contact duration, critical and chosen dt\n"
             "  models             list the contact sub-models and their coefficients\n"
+            "  collide [options]  the collision lab: two bodies, one collision, any law\n"
+            "  calibrate [options]\n"
+            "                     from what you know to what a law needs (k, d, e, dt)\n"
             "  version            print the version\n"
             "\n"
             "Outputs go to out/<scene name>/ unless -o is given. See README.md and docs/.\n",
@@ -54,6 +57,8 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "models") == 0) return cmd_models(argc - 1, argv + 1);
+    if (strcmp(cmd, "collide") == 0) return cmd_collide(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0) return cmd_calibrate(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("talus %s\n", tl_version());
         return 0;

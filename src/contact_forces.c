@@ -182,6 +182,7 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     const tl_pair_law *pl = tl_world_pair(w, p->material[i], b.material);
     const double dt = w->dt;
     bool correct = acc && w->def.contact_boundary_correction;
+    bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
 
     tl_contact c;
     memset(&c, 0, sizeof c);
@@ -199,6 +200,7 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
         double dprev = rec[w->ct.hist + TL_BK_DELTA];
         double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
         double *bk = rec + w->ct.hist;
+        c.v_impact = bk[TL_BK_V_IN];
         if (acc) {
             double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
             touch_force(law, pl, &c, rec, &fn0, ft0);
@@ -216,7 +218,12 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
             double ds[3], ftsum[3];
             drift_slip(w, i, &b, &g, ds);
             v3_add(ftsum, bk + TL_BK_FT, ft_app);
-            w->ledger.diss_normal += 0.5 * (bk[TL_BK_FN] + fn_app) * (g.delta - dprev) + bk[TL_BK_E_N];
+            /* the elastic part of the last sample ends at zero; the stored energy is released */
+            double dd = g.delta - dprev, fel_prev = bk[TL_BK_FN_EL];
+            double spring = 0.5 * fel_prev * dd + bk[TL_BK_E_N];
+            w->ledger.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+            if (plastic) w->ledger.diss_plastic += spring;
+            else w->ledger.diss_normal += spring;
             w->ledger.diss_tangential_damping += -0.5 * v3_dot(ftsum, ds) + bk[TL_BK_E_T];
             /* the correction's second half-kick lands in the next step: so does its work */
             w->ledger_next.diss_normal += 0.5 * fn_app * rate * dt;
@@ -258,7 +265,8 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     c.first = first;
     double *rec = tl_contacts_record(&w->ct, slot);
     double *bk = rec + w->ct.hist;
-    double fn_prev = bk[TL_BK_FN], d_prev = bk[TL_BK_DELTA];
+    c.v_impact = bk[TL_BK_V_IN];
+    double fn_prev = bk[TL_BK_FN], fel_prev = bk[TL_BK_FN_EL], d_prev = bk[TL_BK_DELTA];
     double ft_prev[3], en_prev = bk[TL_BK_E_N], et_prev = bk[TL_BK_E_T];
     v3_copy(ft_prev, bk + TL_BK_FT);
 
@@ -281,8 +289,14 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     if (acc) {
         /* work absorbed by the contact over the step (trapezoid of the applied
          * forces over the relative displacement), minus its change of stored energy */
-        double absorbed_n = 0.5 * (fn_prev + fn_app) * (c.delta - d_prev);
-        w->ledger.diss_normal += absorbed_n - (c.e_el_n - en_prev);
+        double dd = c.delta - d_prev;
+        double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c.fn_el)) * dd;
+        double spring = 0.5 * (fel_prev + c.fn_el) * dd - (c.e_el_n - en_prev);
+        w->ledger.diss_normal += damper;
+        /* a conservative spring returns what it took (to integration accuracy);
+         * the hysteresis of an elastoplastic one is plastic work */
+        if (plastic) w->ledger.diss_plastic += spring;
+        else w->ledger.diss_normal += spring;
         double ftsum[3], ds[3];
         v3_add(ftsum, ft_prev, ft_app);
         drift_slip(w, i, &b, &g, ds);
@@ -295,7 +309,7 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
     v3_copy(bk + TL_BK_FT, ft_app);
-    bk[TL_BK_FN_DAMP] = c.fn_damp;
+    bk[TL_BK_FN_EL] = c.fn_el;
     bk[TL_BK_E_N] = c.e_el_n;
     bk[TL_BK_E_T] = c.e_el_t;
     bk[TL_BK_SLIDING] = c.sliding ? 1.0 : 0.0;

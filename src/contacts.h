@@ -24,7 +24,7 @@ enum tl_book {
     TL_BK_DELTA = 0, /* overlap at the last evaluation, m */
     TL_BK_FN,        /* normal force applied in the last step (law + boundary correction), N */
     TL_BK_FT,        /* tangential force applied on a (3 values), N */
-    TL_BK_FN_DAMP = TL_BK_FT + 3, /* normal damping force, N */
+    TL_BK_FN_EL = TL_BK_FT + 3, /* elastic part of the normal force (the rest is damping), N */
     TL_BK_E_N,       /* elastic energy, normal, J */
     TL_BK_E_T,       /* elastic energy, tangential, J */
     TL_BK_T_BEGIN,   /* time of first touch, s */

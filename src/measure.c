@@ -27,12 +27,13 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
         e->elastic_tangential += bk[TL_BK_E_T];
     }
     e->dissipated_normal = w->ledger.diss_normal;
+    e->dissipated_plastic = w->ledger.diss_plastic;
     e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
     e->dissipated_friction = w->ledger.diss_friction;
     e->boundary_work = w->ledger.boundary_work;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
-               e->elastic_tangential + e->dissipated_normal + e->dissipated_tangential_damping +
-               e->dissipated_friction - e->boundary_work;
+               e->elastic_tangential + e->dissipated_normal + e->dissipated_plastic +
+               e->dissipated_tangential_damping + e->dissipated_friction - e->boundary_work;
     return TL_OK;
 }
 
@@ -78,7 +79,7 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     o->normal = (tl_vec3){g.n[0], g.n[1], g.n[2]};
     o->point = (tl_vec3){p->x[i][0] + g.ra[0], p->x[i][1] + g.ra[1], p->x[i][2] + g.ra[2]};
     o->normal_force = bk[TL_BK_FN];
-    o->normal_damping_force = bk[TL_BK_FN_DAMP];
+    o->normal_damping_force = bk[TL_BK_FN] - bk[TL_BK_FN_EL];
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
     o->sliding = bk[TL_BK_SLIDING] != 0.0;
     o->history = rec;

@@ -18,7 +18,7 @@
 
 static const char *const energy_columns[] = {
     "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-    "elastic_tangential", "dissipated_normal", "dissipated_tangential_damping",
+    "elastic_tangential", "dissipated_normal", "dissipated_plastic", "dissipated_tangential_damping",
     "dissipated_friction", "boundary_work", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
@@ -131,6 +131,7 @@ static tl_status energy_record(tl_output *o) {
                         e.elastic_normal,
                         e.elastic_tangential,
                         e.dissipated_normal,
+                        e.dissipated_plastic,
                         e.dissipated_tangential_damping,
                         e.dissipated_friction,
                         e.boundary_work,

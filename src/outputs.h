@@ -83,7 +83,8 @@ static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
 static inline double tl_energy_scale_update(double scale, const tl_energy *e) {
     const double terms[] = {e->total, e->kinetic_translational + e->kinetic_rotational, e->potential,
                             e->elastic_normal + e->elastic_tangential,
-                            e->dissipated_normal + e->dissipated_tangential_damping +
+                            e->dissipated_normal + e->dissipated_plastic +
+                                e->dissipated_tangential_damping +
                                 e->dissipated_friction,
                             e->boundary_work};
     if (!(scale > 1e-300)) scale = 1e-300;

@@ -29,6 +29,8 @@
 enum tl_normal_kind {
     TL_NORMAL_KIND_LINEAR = 1u << 0,   /* F = k delta; c->k = k (N/m) */
     TL_NORMAL_KIND_HERTZIAN = 1u << 1, /* F = K delta^3/2; c->k = K (N/m^1.5) */
+    TL_NORMAL_KIND_ADAPTIVE = 1u << 2, /* stiffness and dashpot set per collision (c->eta) */
+    TL_NORMAL_KIND_PLASTIC = 1u << 3,  /* loading and unloading differ: its hysteresis is plastic work */
     TL_NORMAL_KIND_ANY = 0xffu
 };
 
@@ -45,12 +47,14 @@ typedef struct tl_contact {
     double m_eff;      /* m* = ma mb / (ma + mb); ma for a wall or a fixed partner, kg */
     double dt;         /* s */
     bool first;        /* the contact began in this step */
+    double v_impact;   /* approach speed at first touch, m/s (>= 0 approaching) */
 
     /* normal slot */
     double fn_el;      /* elastic normal force, N (> 0 repulsive) */
     double k;          /* linear: k (N/m); Hertzian: K in F = K delta^3/2 (N/m^1.5) */
     double area;       /* the factor f of Fleischmann et al. 2015 eq. 1: 1 or sqrt(R* delta) */
-    double e_el_n;     /* elastic energy stored in the normal spring, J */
+    double e_el_n;     /* elastic energy stored in the normal spring (recoverable), J */
+    double eta;        /* dashpot coefficient chosen by an adaptive normal model, N s/m */
     /* damping slot */
     double fn_damp;    /* N (> 0 opposing approach) */
     /* after the clamp */

@@ -30,6 +30,7 @@ typedef struct tl_pending_exit {
 /* Energy accumulated over the run (see tl_energy). */
 typedef struct tl_energy_ledger {
     double diss_normal;
+    double diss_plastic;
     double diss_tangential_damping;
     double diss_friction;
     double boundary_work;

@@ -77,7 +77,8 @@ static int run_bounce(bounce_case *c) {
         tl_world_energy(w, &e);
         c->max_error = fmax(c->max_error, fabs(e.total - e0.total) / c->scale);
     }
-    c->dissipated = e.dissipated_normal + e.dissipated_tangential_damping + e.dissipated_friction;
+    c->dissipated = e.dissipated_normal + e.dissipated_plastic + e.dissipated_tangential_damping +
+                    e.dissipated_friction;
     c->boundary = e.boundary_work;
     c->bounces = tl_world_collision_count(w);
     tl_world_destroy(w);

@@ -114,6 +114,24 @@ tl_status tl_world_estimate_pair(tl_world *world, int material_a, int material_b
                                  double mass_a, double radius_b, double mass_b, double impact_speed,
                                  tl_pair_estimate *out);
 
+/* ---- the damped Hertz collision and the adaptive collision time model ----
+ * (Ray, Kempe & Fröhlich 2015; Kempe & Fröhlich 2012). m: the mass of the
+ * particle (particle-wall) or the reduced mass, u_in the impact speed. */
+
+/* e(lambda) and tau_c(lambda) by integrating eq. 6 (about 1e-11). */
+tl_status tl_hertz_damped_solve(double lambda, tl_hertz_damped *out);
+/* The lambda that gives restitution e, exactly (e in (0, 1]). */
+tl_status tl_hertz_damped_from_restitution(double e, tl_hertz_damped *out);
+/* The paper's approximations, eq. 43 and 44. */
+void tl_hertz_damped_approx(double lambda, double *e, double *tau_c);
+/* Stiffness k (N/m^1.5) and damping d (N s/m) giving restitution e and
+ * collision time T_c at impact speed u_in: by the paper's direct formulas
+ * (eq. 51-54, its fitted constants) or exactly (the inverse of eq. 6). */
+tl_status tl_actm_direct(double e, double T_c, double m, double u_in, double *k, double *d,
+                         double *lambda);
+tl_status tl_actm_exact(double e, double T_c, double m, double u_in, double *k, double *d,
+                        double *lambda);
+
 /* ---- the registry of contact sub-models ---- */
 int tl_registry_count(void);
 const tl_submodel_info *tl_registry_get(int index);
@@ -124,6 +142,7 @@ const char *tl_slot_name(tl_slot slot);
 }
 #endif
 
+#include "lab.h"
 #include "scene.h"
 
 #endif /* TALUS_TALUS_H */

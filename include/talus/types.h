@@ -230,11 +230,12 @@ typedef struct tl_energy {
     double potential;             /* J, gravity, relative to the origin */
     double elastic_normal;        /* J stored in contacts */
     double elastic_tangential;    /* J */
-    double dissipated_normal;     /* J so far by normal damping (and plastic work) */
+    double dissipated_normal;     /* J so far by normal damping */
+    double dissipated_plastic;    /* J so far by plastic deformation (elastoplastic normal laws) */
     double dissipated_tangential_damping; /* J so far by the tangential dashpot */
     double dissipated_friction;   /* J so far by Coulomb sliding */
     double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
-    double total; /* kinetic + potential + elastic + dissipated - boundary_work: conserved */
+    double total; /* kinetic + potential + elastic + dissipated (all four) - boundary_work: conserved */
 } tl_energy;
 
 /* A contact that ended, with its measured outcome (for restitution checks). */
@@ -271,6 +272,15 @@ typedef struct tl_timestep_info {
     bool wall;             /* material_b is a wall material */
     double steps_per_contact; /* contact_time / dt */
 } tl_timestep_info;
+
+/* The damped Hertz collision in dimensionless form, z'' + 2 lambda z' + z^3/2 = 0
+ * (Ray, Kempe & Fröhlich 2015 eq. 6). */
+typedef struct tl_hertz_damped {
+    double lambda;      /* d t* / (2 m), t* = (m^2 / (k^2 u_in))^(1/5) */
+    double restitution; /* -z'(tau_c) */
+    double tau_c;       /* dimensionless duration (3.2180655 at lambda = 0) */
+    double z_max;       /* dimensionless deepest overlap */
+} tl_hertz_damped;
 
 /* ---- registry --------------------------------------------------------------------------- */
 

@@ -1,0 +1,85 @@
+/*
+ * Talus: the collision lab. Two bodies (sphere-sphere or sphere-wall), one
+ * collision, run by the same engine as a scene (a world built through the
+ * public API), with a step fine enough to resolve the contact, and measured:
+ * restitution, duration, peaks, energy split, rebound velocity and spin,
+ * rebound angles (Li et al. 2022 eq. 20-23).
+ *
+ * Geometry: body b sits at the origin (a sphere at rest, or the plane z = 0
+ * with normal +z); body a arrives with speed `speed` at `angle` from the
+ * normal, in the x-z plane: v_in = speed (sin angle, 0, -cos angle). It is
+ * placed so that it touches b first with the contact normal along z.
+ */
+#ifndef TALUS_LAB_H
+#define TALUS_LAB_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_collide_def {
+    tl_material_def material_a;
+    tl_material_def material_b;   /* of the sphere b or of the wall; ignored when same_material */
+    bool same_material;           /* b uses material_a */
+    tl_law_def law;               /* the law between a and b */
+    bool wall;                    /* b is a flat wall (else a sphere) */
+    double radius_a, radius_b;    /* m */
+    double mass_a, mass_b;        /* kg; 0 = density x volume */
+    double speed;                 /* impact speed, m/s (> 0) */
+    double angle;                 /* impact angle from the normal, rad, in [0, pi/2) */
+    tl_vec3 spin_a, spin_b;       /* initial angular velocities, rad/s */
+    double steps_per_contact;     /* resolution of the collision (default 1000) */
+    double dt;                    /* s; 0 = from steps_per_contact */
+    tl_integrator integrator;
+    bool contact_boundary_correction;
+    bool record;                  /* keep the time series (tl_collide_result.samples) */
+} tl_collide_def;
+
+/* One row of the time series, taken at the end of every step in contact. */
+typedef struct tl_collide_sample {
+    double t;            /* s since first touch */
+    double overlap;      /* m */
+    double overlap_rate; /* m/s, > 0 approaching */
+    double fn;           /* N, total normal force (> 0 repulsive) */
+    double fn_elastic;   /* N */
+    double fn_damping;   /* N */
+    double ft;           /* N, tangential force along the impact's tangential direction t */
+    double ft_normal;    /* N, tangential force across it (zero in plane impacts) */
+} tl_collide_sample;
+
+typedef struct tl_collide_result {
+    /* Li et al. 2022 eq. 20-23; n = contact normal (from b to a), t = tangential
+     * direction of the incoming velocity */
+    double e_n, e_t;           /* normal and tangential restitution */
+    double duration;           /* s, from first touch to separation */
+    double max_overlap;        /* m */
+    double max_normal_force;   /* N */
+    tl_vec3 v_in, v_out;       /* velocity of a relative to b, before and after, m/s */
+    tl_vec3 omega_out;         /* angular velocity of a after, rad/s */
+    tl_vec3 omega_out_b;       /* and of b (sphere-sphere) */
+    tl_vec3 vc_out;            /* velocity of a's contact point after (eq. 21), m/s */
+    double alpha_v, alpha_c;   /* rebound angles of the centre and the contact point, rad */
+    double psi1, psi2;         /* Maw's dimensionless angles (eq. 22, kappa from compliances) */
+    double kappa;
+    double energy_in;          /* J, kinetic energy before (relative motion and spins) */
+    double energy_out_translational, energy_out_rotational; /* J, after */
+    double diss_normal, diss_plastic, diss_tangential_damping, diss_friction; /* J */
+    double energy_error;       /* J, energy_in - out - dissipated */
+    double dt;
+    int64_t steps;
+    tl_collide_sample *samples;
+    size_t nsamples;
+} tl_collide_result;
+
+tl_collide_def tl_collide_default(void);
+/* Runs the collision. On failure writes a message into err. */
+tl_status tl_collide(const tl_collide_def *def, tl_collide_result *out, char *err, size_t err_size);
+void tl_collide_result_free(tl_collide_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
