@@ -21,8 +21,8 @@ int cmd_models(int argc, char **argv) {
         for (int i = 0; i < tl_registry_count(); i++) {
             const tl_submodel_info *m = tl_registry_get(i);
             if ((int)m->slot != slot) continue;
-            printf("  %-18s %s\n", m->name, m->summary);
-            printf("  %-18s source: %s", "", m->source);
+            printf("  %-22s %s\n", m->name, m->summary);
+            printf("  %-22s source: %s", "", m->source);
             if (m->history_count) printf("; %d history values per contact", m->history_count);
             printf("\n");
             for (int k = 0; k < m->coeff_count; k++) {
@@ -32,7 +32,7 @@ int cmd_models(int argc, char **argv) {
                 if (c->required) snprintf(def, sizeof def, "required");
                 else if (isnan(c->default_value)) snprintf(def, sizeof def, "derived if absent");
                 else snprintf(def, sizeof def, "default %g", c->default_value);
-                printf("  %-18s   %-8s %-30s %-8s %s; %s\n", "", c->name, range,
+                printf("  %-22s   %-8s %-30s %-8s %s; %s\n", "", c->name, range,
                        c->unit[0] ? c->unit : "-", def, c->meaning);
             }
         }

@@ -12,11 +12,20 @@
  *   viscous            F_d = d delta_rate, constant d
  *   mass-proportional  F_d = f gamma_n m* delta_rate (Fleischmann et al. 2015 eq. 1)
  *
+ *   hunt-crossley      F_d = 3/2 (1 - e) F_el delta_rate / v_in, v_in the impact speed at first
+ *                      touch (at least v_min): Hunt & Crossley 1975; Wang et al. 2025 eq. 27
+ *                      with the standard exponent 3/2 (ERRATA)
+ *   viscous-adaptive   F_d = d delta_rate with d chosen per collision by an adaptive
+ *                      normal model (hertz-adaptive)
+ *   wang-kv            g2 sqrt(K_h m*) delta^1/4 delta_rate below the yield overlap, g1
+ *                      sqrt(K_p m*) delta_rate above (Wang et al. 2025 eq. 11, 23, 25)
+ *
  * beta(e) = -ln e / sqrt(ln^2 e + pi^2).
  */
 #include <math.h>
 
 #include "registry.h"
+#include "vec.h"
 
 static tl_status beta_prepare(const tl_prep *in, double *p) {
     p[0] = tl_damping_ratio(in->coeff[0]);
@@ -55,6 +64,56 @@ static void mass_proportional_force(const double *p, tl_contact *c, double *hist
     c->fn_damp = p[0] * c->m_eff * c->area * c->delta_rate;
 }
 
+/* ---- hunt-crossley ---- */
+/* p: 0 3/2 (1 - e), 1 v_min */
+
+static tl_status hunt_crossley_prepare(const tl_prep *in, double *p) {
+    p[0] = 1.5 * (1.0 - in->coeff[0]);
+    p[1] = in->coeff[1];
+    return TL_OK;
+}
+
+static void hunt_crossley_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    c->fn_damp = p[0] * c->fn_el * c->delta_rate / dmax(c->v_impact, p[1]);
+}
+
+/* ---- viscous-adaptive ---- */
+
+static void viscous_adaptive_force(const double *p, tl_contact *c, double *hist) {
+    (void)p;
+    (void)hist;
+    c->fn_damp = c->eta * c->delta_rate;
+}
+
+/* ---- wang-kv ---- */
+/* p: 0 g2(e) (eq. 23), 1 g1(e_p) (eq. 11) */
+
+static tl_status wang_prepare(const tl_prep *in, double *p) {
+    double e = in->coeff[0], ep = in->coeff[1];
+    p[0] = 9.0 * sqrt(5.0) * (1.0 - e * e) / (e * (e * (9.0 * TL_PI - 16.0) + 16.0));
+    p[1] = 2.0 * tl_damping_ratio(ep);
+    return TL_OK;
+}
+
+static void wang_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    double s = sqrt(c->k * c->m_eff);
+    if (c->yielded) c->fn_damp = p[1] * s * c->delta_rate;
+    else c->fn_damp = p[0] * s * sqrt(sqrt(dmax(c->delta, 0.0))) * c->delta_rate;
+}
+
+static const tl_coeff_info hunt_crossley_coeffs[] = {
+    {"e", "", NAN, true, 0.0, 1.0, true, false, "coefficient of restitution in 3/2 (1 - e)"},
+    {"v_min", "m/s", 1e-3, false, 0.0, INFINITY, true, false,
+     "impact speeds below it are taken as v_min (contacts that start at rest)"},
+};
+static const tl_coeff_info wang_coeffs[] = {
+    {"e", "", NAN, true, 0.0, 1.0, true, false, "restitution of the elastic phase (g2, eq. 23)"},
+    {"e_p", "", NAN, true, 0.0, 1.0, true, false,
+     "restitution of the elastoplastic phase (g1, eq. 11)"},
+};
+
 static const tl_coeff_info e_coeffs[] = {
     {"e", "", NAN, true, 0.0, 1.0, true, false, "normal coefficient of restitution"},
 };
@@ -83,5 +142,15 @@ const tl_submodel tl_damping_models[] = {
     {{TL_SLOT_DAMPING, "mass-proportional", "dashpot f gamma_n m* (Chrono/LIGGGHTS form)",
       "Fleischmann et al. 2015 eq. 1", mass_coeffs, 1, 0},
      TL_NORMAL_KIND_ANY, coeff_prepare, mass_proportional_force, NULL},
+    {{TL_SLOT_DAMPING, "hunt-crossley", "hysteretic dashpot 3/2 (1 - e) F_el / v_in",
+      "Hunt & Crossley 1975; Wang et al. 2025 eq. 27 (exponent 3/2)", hunt_crossley_coeffs, 2, 0},
+     TL_NORMAL_KIND_HERTZIAN, hunt_crossley_prepare, hunt_crossley_force, NULL},
+    {{TL_SLOT_DAMPING, "viscous-adaptive", "dashpot d chosen per collision by hertz-adaptive",
+      "Kempe & Fröhlich 2012; Ray et al. 2015 eq. 1", NULL, 0, 0},
+     TL_NORMAL_KIND_ADAPTIVE, NULL, viscous_adaptive_force, NULL},
+    {{TL_SLOT_DAMPING, "wang-kv",
+      "g2 sqrt(K_h m*) delta^1/4 below delta_y, g1 sqrt(K_p m*) above (frequency-dependent)",
+      "Wang et al. 2025 eq. 5, 11, 14, 23, 25", wang_coeffs, 2, 0},
+     TL_NORMAL_KIND_YIELDING, wang_prepare, wang_force, NULL},
     {{TL_SLOT_DAMPING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL},
 };

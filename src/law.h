@@ -49,6 +49,8 @@ double tl_law_coeff(const tl_law *law, const char *name);
 static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
                                double *hist) {
     c->area = 1.0;
+    c->eta = 0.0;
+    c->yielded = false;
     c->fn_damp = 0.0;
     c->e_el_t = 0.0;
     c->sliding = false;

@@ -31,6 +31,7 @@ enum tl_normal_kind {
     TL_NORMAL_KIND_HERTZIAN = 1u << 1, /* F = K delta^3/2; c->k = K (N/m^1.5) */
     TL_NORMAL_KIND_ADAPTIVE = 1u << 2, /* stiffness and dashpot set per collision (c->eta) */
     TL_NORMAL_KIND_PLASTIC = 1u << 3,  /* loading and unloading differ: its hysteresis is plastic work */
+    TL_NORMAL_KIND_YIELDING = 1u << 4, /* Hertzian below a yield overlap, linear above (c->yielded) */
     TL_NORMAL_KIND_ANY = 0xffu
 };
 
@@ -55,6 +56,7 @@ typedef struct tl_contact {
     double area;       /* the factor f of Fleischmann et al. 2015 eq. 1: 1 or sqrt(R* delta) */
     double e_el_n;     /* elastic energy stored in the normal spring (recoverable), J */
     double eta;        /* dashpot coefficient chosen by an adaptive normal model, N s/m */
+    bool yielded;      /* a yielding normal model is beyond its yield overlap */
     /* damping slot */
     double fn_damp;    /* N (> 0 opposing approach) */
     /* after the clamp */

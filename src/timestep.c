@@ -75,12 +75,14 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no contact law between '%s' and '%s'",
                              w->mat[ma].name, w->mat[mb].name);
     const tl_law *law = &w->laws[li];
-    tl_pair_law pl;
-    char msg[512];
-    tl_status s = tl_law_prepare(law, &w->mat[ma], &w->mat[mb], &pl, msg, sizeof msg);
-    if (s != TL_OK)
-        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[ma].name,
-                             w->mat[mb].name, msg);
+    tl_pair_law pl = *tl_world_pair(w, ma, mb);
+    if (pl.law != li) { /* not prepared yet */
+        char msg[512];
+        tl_status s = tl_law_prepare(law, &w->mat[ma], &w->mat[mb], &pl, msg, sizeof msg);
+        if (s != TL_OK)
+            return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[ma].name,
+                                 w->mat[mb].name, msg);
+    }
     if (!(ra > 0.0) || !(rb > 0.0) || !(mass_a > 0.0) || !(mass_b > 0.0))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "estimate: radii and masses must be > 0");
     memset(out, 0, sizeof *out);
@@ -96,6 +98,7 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
     c.m_eff = out->m_eff;
     c.r_eff = out->r_eff;
     c.delta = 1e-6 * out->r_eff;
+    c.v_impact = v;
     c.fn = 0.0;
     probe(law, &pl, &c);
     unsigned kind = law->sub[TL_SLOT_NORMAL]->normal_kind;
@@ -121,6 +124,7 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
     c.r_eff = out->r_eff;
     c.delta = dpk;
     c.delta_rate = 1.0;
+    c.v_impact = v;
     probe(law, &pl, &c);
     out->damping = c.fn_damp;
     memset(&c, 0, sizeof c);
@@ -128,7 +132,10 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
     c.r_eff = out->r_eff;
     c.delta = dpk;
     c.dt = 0.0;
-    law->sub[TL_SLOT_NORMAL]->force(pl.p[TL_SLOT_NORMAL], &c, NULL);
+    c.v_impact = v;
+    double nscratch[TL_MAX_HIST];
+    memset(nscratch, 0, sizeof nscratch);
+    law->sub[TL_SLOT_NORMAL]->force(pl.p[TL_SLOT_NORMAL], &c, nscratch + law->hist_offset[TL_SLOT_NORMAL]);
     c.fn = 1e300; /* keep the probe away from the Coulomb limit */
     double xi0 = 1e-12 * out->r_eff;
     c.xi[0] = xi0;
