@@ -11,6 +11,11 @@
  *                  eta_t = 2 sqrt(5/6) beta(e_t) sqrt(K_t0 m*) (Li et al. 2022 eq. 4-6)
  *   mindlin-renzo  as mindlin with K_tA = 2/3 K_t0 (Di Renzo & Di Maio 2005; Li et al. 2022
  *                  eq. 13, 17); the dashpot keeps eta_t of eq. 6
+ *   mindlin-deresiewicz  the complete incremental Mindlin-Deresiewicz force f_MD (virgin
+ *                  loading with normal-force changes as eq. 3, Masing unloading/reloading,
+ *                  gross slip at mu P), kept in its own history; F_t = f_MD - eta_t vt below
+ *                  the limit, mu F_n along f_MD at it (Li et al. 2022 eq. 2-4, 14, 18;
+ *                  Thornton & Yin 1991). It ignores xi and the coulomb_test option.
  *
  * The Coulomb test (law option coulomb_test):
  *   total   the trial force spring + dashpot is scaled onto mu F_n and the
@@ -20,6 +25,7 @@
  *           is mu F_n along -xi, without dashpot (Li et al. 2022 eq. 1, 5, 17).
  */
 #include <math.h>
+#include <string.h>
 
 #include "law.h"
 #include "vec.h"
@@ -145,6 +151,299 @@ static void mindlin_force(const double *p, tl_contact *c, double *hist) {
     spring_dashpot_coulomb(c, p[4] * kt0, eta, p[0], (int)p[3]);
 }
 
+/* ---- mindlin-deresiewicz ---- */
+/* The complete incremental Mindlin-Deresiewicz force (Li et al. 2022 model M4, eq. 2-3, 18;
+ * Thornton & Yin 1991; Vu-Quoc & Zhang 1999): a 1D hysteretic law along an axis in the
+ * contact plane, an elastic K_t0 spring across it, Coulomb on top. docs/models.md derives it.
+ * p: as mindlin (0 mu, 1 8 G*, 2 beta(e_t)); history: md_slot. */
+
+#define MD_DEPTH 4 /* turning points remembered: two nested loops */
+
+enum md_slot {
+    MD_AXIS = 0,      /* unit axis of the 1D law (3 values); zero until the first displacement */
+    MD_FP = 3,        /* force on a across the axis (3 values), N */
+    MD_T = 6,         /* force along the axis resisting the displacement, N (on a: -T axis) */
+    MD_P,             /* elastic normal force P of the last advancing evaluation, N */
+    MD_N,             /* turning points in use */
+    MD_TP,            /* the turning points T*, T**, ... (MD_DEPTH values), N */
+    MD_HIST = MD_TP + MD_DEPTH
+};
+
+typedef struct md_state {
+    double axis[3], fp[3], t, p;
+    int n;
+    double tp[MD_DEPTH];
+} md_state;
+
+static void md_load(md_state *s, const double *h) {
+    v3_copy(s->axis, h + MD_AXIS);
+    v3_copy(s->fp, h + MD_FP);
+    s->t = h[MD_T];
+    s->p = h[MD_P];
+    s->n = (int)h[MD_N];
+    for (int i = 0; i < MD_DEPTH; i++) s->tp[i] = h[MD_TP + i];
+}
+
+static void md_store(const md_state *s, double *h) {
+    v3_copy(h + MD_AXIS, s->axis);
+    v3_copy(h + MD_FP, s->fp);
+    h[MD_T] = s->t;
+    h[MD_P] = s->p;
+    h[MD_N] = (double)s->n;
+    for (int i = 0; i < MD_DEPTH; i++) h[MD_TP + i] = s->tp[i];
+}
+
+static double md_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+
+/* Branch directions alternate: d1 for the odd branches, -d1 for the even ones. */
+static double md_alt(double d1, int i) { return (i % 2) ? d1 : -d1; }
+
+/* Direction of the Masing branch leaving turning point i (1-based): the first reverses the
+ * virgin loading that reached T*, the next ones alternate. */
+static double md_dir(const md_state *s, int i) { return md_alt(s->tp[0] > 0.0 ? -1.0 : 1.0, i); }
+
+/* Where branch i ends: at -T* the first meets the virgin curve of the other direction; the
+ * others close their loop at the turning point before them (Masing memory). */
+static double md_target(const md_state *s, int i) { return i == 1 ? -s->tp[0] : s->tp[i - 2]; }
+
+/* One branch at constant normal force: s (>= 0) is the distance of the force from the
+ * branch's origin, len its scale (mu P virgin, 2 mu P Masing), ds/dd = K (1 - s/len)^(1/3).
+ * u = (1 - s/len)^(2/3) falls linearly, du/dd = -2/3 K / len: the displacement d is taken
+ * exactly. Stops at s_end (<= len); returns true when it got there, with the displacement
+ * left over in *left. */
+static bool md_advance(double *s, double len, double s_end, double k, double d, double *left) {
+    double rate = 2.0 / 3.0 * k / len;
+    double u0 = pow(1.0 - dmin(*s / len, 1.0), 2.0 / 3.0);
+    double u_end = pow(1.0 - dmin(s_end / len, 1.0), 2.0 / 3.0);
+    double u1 = u0 - rate * d;
+    *left = 0.0;
+    if (u1 > u_end) {
+        *s = -len * expm1(1.5 * log(u1)); /* len (1 - u1^3/2), accurate for small s */
+        return false;
+    }
+    *s = s_end;
+    *left = dmax(d - (u0 - u_end) / rate, 0.0);
+    return true;
+}
+
+/* Virgin loading (|T| grows) with the normal-force change of the step (Li et al. eq. 3 =
+ * Thornton & Yin 1991): the first mu dP / K_t0 of displacement sticks (slope K_t0), the rest
+ * follows the virgin curve of the new P from |T'| + mu dP. A decrease (dP < 0) lowers the
+ * start to |T'| - mu |dP| (not below zero) and lengthens the rest by as much. */
+static void md_virgin(md_state *s, double k, double m, double mu_dp, double d, double dir,
+                      bool *slid) {
+    double dv = s->t != 0.0 ? md_sign(s->t) : dir;
+    double sv = fabs(s->t), rest, left;
+    if (mu_dp > 0.0 && k * d < mu_dp) {
+        s->t = dv * (sv + k * d);
+        return;
+    }
+    if (mu_dp >= 0.0) {
+        sv += mu_dp;
+        rest = d - mu_dp / k;
+    } else {
+        double e = dmin(-mu_dp, sv);
+        sv -= e;
+        rest = d + e / k;
+    }
+    sv = dmin(sv, m);
+    /* the virgin curve exhausted: gross slip */
+    if (md_advance(&sv, m, m, k, rest, &left)) *slid = true;
+    s->t = dv * sv;
+}
+
+/* The Masing branches: unloading from T* (scale 2 mu P), reloading from T**, ...; a branch
+ * that reaches its target hands the rest of the displacement to the branch below it. */
+static void md_masing(md_state *s, double k, double m, double d, bool *slid) {
+    while (s->n > 0) {
+        int n = s->n;
+        double dir = md_dir(s, n), o = s->tp[n - 1], len = 2.0 * m, left;
+        double send = dclamp(dir * (md_target(s, n) - o), 0.0, len);
+        double sv = dclamp(dir * (s->t - o), 0.0, send);
+        if (!md_advance(&sv, len, send, k, d, &left)) {
+            s->t = o + dir * sv;
+            return;
+        }
+        s->t = md_target(s, n);
+        s->n = n == 1 ? 0 : n - 2;
+        d = left;
+    }
+    md_virgin(s, k, m, 0.0, d, 0.0, slid);
+}
+
+static bool md_reversed(const md_state *s, double dir) {
+    if (dir == 0.0) return false;
+    if (s->n == 0) return s->t != 0.0 && dir * s->t < 0.0;
+    return dir != md_dir(s, s->n);
+}
+
+static void md_reverse(md_state *s) {
+    if (s->n == MD_DEPTH) s->n -= 2; /* too deep: forget the innermost loop */
+    s->tp[s->n++] = s->t;
+}
+
+/* A change of normal force moves the turning points (Thornton & Yin 1991: T* += mu dP,
+ * T** -= mu dP, i.e. each one along the direction that reached it). A decrease shrinks
+ * the loops: a loop that closes is forgotten, a turning point passed by the force is
+ * moved onto it, a target passed ends its branch. */
+static void md_normal_change(md_state *s, double m, double mu_dp) {
+    if (s->n == 0 || mu_dp == 0.0) return;
+    double sg = md_sign(s->tp[0]), d1 = -sg;
+    for (int i = 1; i <= s->n; i++)
+        s->tp[i - 1] = dclamp(s->tp[i - 1] - md_alt(d1, i) * mu_dp, -m, m);
+    if (sg * s->tp[0] <= 0.0) {
+        s->n = 0;
+        return;
+    }
+    for (int i = 1; i < s->n; i++)
+        if (md_alt(d1, i) * (s->tp[i] - s->tp[i - 1]) <= 0.0) {
+            s->n = i - 1;
+            break;
+        }
+    while (s->n > 0) {
+        int n = s->n;
+        double dn = md_dir(s, n);
+        if (dn * (s->t - s->tp[n - 1]) < 0.0) s->tp[n - 1] = s->t;
+        if (dn * (s->t - md_target(s, n)) < 0.0) break;
+        s->n = n == 1 ? 0 : n - 2;
+    }
+}
+
+/* The 1D law along the axis for the signed displacement da. */
+static void md_axis_step(md_state *s, double k, double m, double mu_dp, double da, bool *slid) {
+    double dir = md_sign(da), d = fabs(da);
+    if (s->n == 0 && !md_reversed(s, dir)) {
+        md_virgin(s, k, m, mu_dp, d, dir, slid);
+        return;
+    }
+    if (s->n == 0) {
+        bool ignored = false; /* the normal-force change, then the turn */
+        md_virgin(s, k, m, mu_dp, 0.0, 0.0, &ignored);
+    } else {
+        md_normal_change(s, m, mu_dp);
+        if (fabs(s->t) > m) { /* P fell below the force: it slips down to the new limit */
+            s->t = copysign(m, s->t);
+            s->n = 0;
+        }
+    }
+    if (md_reversed(s, dir)) md_reverse(s);
+    if (s->n == 0) md_virgin(s, k, m, 0.0, d, dir, slid);
+    else md_masing(s, k, m, d, slid);
+}
+
+/* Carries the axis and the cross force into the current contact plane (a rotation). */
+static void md_carry(md_state *s, const double n[3]) {
+    double a[3], f[3];
+    v3_reject(a, s->axis, n);
+    double l = v3_norm(a);
+    if (l > 1e-6) {
+        v3_scale(s->axis, a, 1.0 / l);
+    } else { /* unset, or the plane turned through a right angle: the 1D law restarts */
+        v3_zero(s->axis);
+        s->t = 0.0;
+        s->n = 0;
+    }
+    double f0 = v3_norm(s->fp);
+    v3_reject(f, s->fp, n);
+    if (l > 1e-6) v3_reject(f, f, s->axis);
+    double f1 = v3_norm(f);
+    v3_scale(s->fp, f, f1 > 0.0 ? f0 / f1 : 0.0);
+}
+
+static void md_scale(md_state *s, double sc) {
+    s->t *= sc;
+    v3_scale(s->fp, s->fp, sc);
+    s->n = 0; /* gross slip erases the memory */
+}
+
+static void md_vector(const md_state *s, double f[3]) {
+    v3_scale(f, s->axis, -s->t);
+    v3_add(f, f, s->fp);
+}
+
+/* Advances the state over the step's displacement vt dt. */
+static void md_step(md_state *s, const tl_contact *c, double k, double m, double mu_dp,
+                    bool *slid) {
+    double dx[3], dp[3];
+    v3_scale(dx, c->vt, c->dt);
+    v3_reject(dx, dx, c->n);
+    if (!(m > 0.0) || !(k > 0.0)) { /* no normal force: no tangential force */
+        s->t = 0.0;
+        s->n = 0;
+        v3_zero(s->fp);
+        *slid = true;
+        return;
+    }
+    double l = v3_norm(dx);
+    if (v3_norm2(s->axis) == 0.0 && l > 0.0) v3_scale(s->axis, dx, 1.0 / l);
+    double da = v3_dot(dx, s->axis);
+    v3_copy(dp, dx);
+    v3_axpy(dp, -da, s->axis);
+    md_axis_step(s, k, m, mu_dp, da, slid);
+    v3_axpy(s->fp, -k, dp); /* across the axis: elastic */
+}
+
+/* The energy released by unloading the force f to zero along a Masing branch (scale 2 mu P):
+ * (2 mu P)^2 / K [3/5 - 3/2 w + 9/10 w^5/3], w = 1 - f / (2 mu P); f^2 / (2 K) for small f. */
+static double md_energy(double f, double m, double k) {
+    if (!(f > 0.0) || !(m > 0.0) || !(k > 0.0)) return 0.0;
+    double len = 2.0 * m, e = dmin(f / len, 1.0), b;
+    if (e < 1e-2) {
+        b = 0.5 * e * e * (1.0 + e / 9.0 + e * e / 27.0 + 7.0 * e * e * e / 405.0);
+    } else {
+        double w = 1.0 - e;
+        b = 0.6 - 1.5 * w + 0.9 * pow(w, 5.0 / 3.0);
+    }
+    return len * len / k * b;
+}
+
+static tl_status md_prepare(const tl_prep *in, double *p) {
+    return mindlin_prepare_factor(in, p, 1.0, "mindlin-deresiewicz");
+}
+
+/* Li et al. eq. 18: F_t = f_MD - eta_t vt below the limit; mu F_n along f_MD at it. */
+static void md_coulomb(md_state *s, tl_contact *c, double mu, double eta, bool slid) {
+    double f[3];
+    md_vector(s, f);
+    double fnorm = v3_norm(f), limit = mu * dmax(c->fn, 0.0);
+    if (slid || fnorm >= limit) {
+        c->sliding = true;
+        v3_scale(c->ft, f, fnorm > 0.0 ? limit / fnorm : 0.0);
+        v3_zero(c->ft_damp);
+        if (fnorm > limit) md_scale(s, limit / fnorm);
+    } else {
+        v3_scale(c->ft_damp, c->vt, -eta);
+        v3_add(c->ft, f, c->ft_damp);
+    }
+}
+
+static void md_force(const double *p, tl_contact *c, double *hist) {
+    const double two_sqrt_5_6 = 1.8257418583505538; /* 2 sqrt(5/6) */
+    double k = p[1] * sqrt(c->r_eff * dmax(c->delta, 0.0));
+    double pn = dmax(c->fn_el, 0.0), m = p[0] * pn;
+    md_state s;
+    memset(&s, 0, sizeof s);
+    if (!c->first) md_load(&s, hist);
+    bool slid = false;
+    md_carry(&s, c->n);
+    if (c->dt > 0.0) md_step(&s, c, k, m, p[0] * (pn - s.p), &slid);
+    s.p = pn;
+    /* the MD force never exceeds mu P, whatever the cross part added */
+    double f[3];
+    md_vector(&s, f);
+    double fnorm = v3_norm(f);
+    if (fnorm > m) {
+        md_scale(&s, fnorm > 0.0 ? m / fnorm : 0.0);
+        slid = true;
+    }
+    md_coulomb(&s, c, p[0], two_sqrt_5_6 * p[2] * sqrt(k * c->m_eff), slid);
+    md_vector(&s, f);
+    c->e_el_t = md_energy(v3_norm(f), m, k);
+    /* evaluations without a step (dt = 0) change nothing, except that a contact
+     * opened by one records its normal force, so that its first step sees no jump */
+    if (c->dt > 0.0 || c->first) md_store(&s, hist);
+}
+
 static const tl_coeff_info linear_coeffs[] = {
     {"mu", "", NAN, true, 0.0, INFINITY, false, false, "Coulomb friction coefficient"},
     {"k_t", "N/m (N/m^2 with hertz-stiffness)", NAN, false, 0.0, INFINITY, true, false,
@@ -174,5 +473,10 @@ const tl_submodel tl_tangential_models[] = {
     {{TL_SLOT_TANGENTIAL, "mindlin-renzo", "Di Renzo-Di Maio spring K_tA = 2/3 K_t0 + dashpot",
       "Di Renzo & Di Maio 2005; Li et al. 2022 eq. 13, 17", mindlin_coeffs, 2, 0},
      0, renzo_prepare, mindlin_force, NULL},
+    {{TL_SLOT_TANGENTIAL, "mindlin-deresiewicz",
+      "complete incremental Mindlin-Deresiewicz (loading, Masing unloading/reloading) + dashpot",
+      "Mindlin & Deresiewicz 1953; Thornton & Yin 1991; Li et al. 2022 eq. 2-4, 14, 18",
+      mindlin_coeffs, 2, MD_HIST},
+     0, md_prepare, md_force, NULL},
     {{TL_SLOT_TANGENTIAL, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL},
 };

@@ -222,7 +222,10 @@ tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_
             tl_mem_free(&w->mem, pl, nd * nd * sizeof *pl);
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         }
-        for (size_t i = 0; i < nd * nd; i++) lo[i] = -1;
+        for (size_t i = 0; i < nd * nd; i++) {
+            lo[i] = -1;
+            pl[i].law = -1; /* not prepared */
+        }
         for (size_t a = 0; a < w->law_dim; a++)
             for (size_t b = 0; b < w->law_dim; b++) {
                 lo[a * nd + b] = w->law_of[a * w->law_dim + b];

@@ -84,5 +84,56 @@ last=$(tail -n 1 demo/energy.csv | awk -F, '{print NF}')
 first=$(head -n 1 demo/energy.csv | awk -F, '{print NF}')
 [ "$last" = "$first" ] || fail "truncated last row after an interrupt"
 
+# ---- the collision lab: talus collide and talus calibrate ----
+
+# a sweep writes one CSV row per value (plus the header)
+"$TALUS" collide --wall --sweep angle=0:60:7 > sweep.csv 2> err.txt || fail "collide --sweep: $(cat err.txt)"
+[ "$(wc -l < sweep.csv)" -eq 8 ] || fail "collide --sweep angle=0:60:7 gave $(wc -l < sweep.csv) lines"
+head -n 1 sweep.csv | grep -q "^angle,e_n,e_t,duration,max_overlap,max_normal_force,v_out_n,v_out_t,omega_out,alpha_v,alpha_c,psi1,psi2,diss_normal,diss_plastic,diss_tangential_damping,diss_friction,energy_error$" \
+  || fail "collide --sweep header: $(head -n 1 sweep.csv)"
+"$TALUS" collide --law linear,restitution --coef k_n=1e6 --sweep e=0.1,0.5,0.9 --csv e.csv > /dev/null 2> err.txt \
+  || fail "collide --sweep e --csv: $(cat err.txt)"
+[ "$(wc -l < e.csv)" -eq 4 ] || fail "collide --sweep e=0.1,0.5,0.9 gave $(wc -l < e.csv) lines"
+awk -F, 'NR > 1 { d = $2 - $1; if (d < 0) d = -d; if (d > 1e-4) bad = 1 } END { exit bad }' e.csv \
+  || fail "linear + restitution: e_n differs from e: $(cat e.csv)"
+"$TALUS" collide --wall --sweep model=hertz/tsuji,linear/restitution --coef e=0.5 --coef k_n=1e6 > m.csv 2> err.txt \
+  || fail "collide --sweep model: $(cat err.txt)"
+[ "$(wc -l < m.csv)" -eq 3 ] || fail "collide --sweep model gave $(wc -l < m.csv) lines"
+
+# a plain run, JSON, and the time series through a temporary name
+"$TALUS" collide --wall --angle 30 > plain.txt 2> err.txt || fail "collide: $(cat err.txt)"
+grep -q "e_n = 0.89999" plain.txt || fail "collide summary: $(cat plain.txt)"
+"$TALUS" collide --json --csv series.csv > one.json 2> err.txt || fail "collide --json: $(cat err.txt)"
+[ "$(wc -l < one.json)" -eq 1 ] && grep -q '^{.*"e_n": 0.89999' one.json || fail "collide --json: $(cat one.json)"
+[ -s series.csv ] && [ ! -e series.csv.part ] || fail "collide --csv: $(ls)"
+head -n 1 series.csv | grep -q "^t,overlap,overlap_rate,fn,fn_elastic,fn_damping,ft,ft_normal$" || fail "series header"
+
+# errors: usage 2, refused law 1, nothing written
+"$TALUS" collide --bogus > /dev/null 2> err.txt; [ $? -eq 2 ] || fail "collide --bogus exit status"
+grep -q "unknown option '--bogus'" err.txt || fail "collide --bogus: $(cat err.txt)"
+"$TALUS" collide --speed fast > /dev/null 2> err.txt; [ $? -eq 2 ] || fail "collide --speed fast exit status"
+"$TALUS" collide --law hertz,tsujii > /dev/null 2> err.txt; [ $? -eq 2 ] || fail "collide unknown model exit status"
+grep -q "unknown damping model 'tsujii'" err.txt || fail "unknown model: $(cat err.txt)"
+"$TALUS" collide --law hertz,restitution --coef e=0.5 --csv refused.csv > out.txt 2> err.txt
+[ $? -eq 1 ] || fail "collide refused law exit status"
+grep -q "does not fit normal 'hertz'" err.txt || fail "refused law: $(cat err.txt)"
+[ ! -e refused.csv ] && [ ! -e refused.csv.part ] && [ ! -s out.txt ] || fail "a refused collide wrote something"
+
+# calibrate timestep: the step grows as c^(-2/5) when E is softened by c (Li et al. 2022: 2.5, 6.3, 15.9)
+"$TALUS" calibrate timestep --soften 0.1,0.01,0.001 > ts.txt 2> err.txt || fail "calibrate timestep: $(cat err.txt)"
+for ratio in 2.512 6.310 15.849; do
+  grep -q " $ratio " ts.txt || fail "calibrate timestep: no step ratio $ratio in $(cat ts.txt)"
+done
+
+# calibrate actm: Ray et al. 2015 Table 1, e = 0.95 (direct method): k = 61491.7, d = 0.30165
+"$TALUS" calibrate actm --e 0.95 --tc 0.01 --density 7800 --radius 0.01 --speed 1 --direct > actm.txt 2> err.txt \
+  || fail "calibrate actm: $(cat err.txt)"
+grep -q "k = 61491.7 N/m^1.5   d = 0.30165 N s/m" actm.txt || fail "calibrate actm: $(cat actm.txt)"
+"$TALUS" calibrate actm --e 0.95 > /dev/null 2> err.txt; [ $? -eq 2 ] || fail "calibrate actm without --tc"
+"$TALUS" calibrate lambda --lambda 0:0.2:3 > lambda.txt 2> err.txt || fail "calibrate lambda: $(cat err.txt)"
+grep -q "3.2180655" lambda.txt || fail "calibrate lambda: $(cat lambda.txt)"
+"$TALUS" calibrate restitution --e 0.5 --clamp > rest.txt 2> err.txt || fail "calibrate restitution: $(cat err.txt)"
+grep -q "achieved e_n             0.5000" rest.txt || fail "calibrate restitution: $(cat rest.txt)"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures

@@ -59,9 +59,12 @@ typedef struct tl_collide_result {
     tl_vec3 v_in, v_out;       /* velocity of a relative to b, before and after, m/s */
     tl_vec3 omega_out;         /* angular velocity of a after, rad/s */
     tl_vec3 omega_out_b;       /* and of b (sphere-sphere) */
-    tl_vec3 vc_out;            /* velocity of a's contact point after (eq. 21), m/s */
+    tl_vec3 vc_out;            /* velocity of a's contact point after (eq. 21), m/s; for two
+                                * spheres, relative to b's contact point (the slip velocity) */
     double alpha_v, alpha_c;   /* rebound angles of the centre and the contact point, rad */
-    double psi1, psi2;         /* Maw's dimensionless angles (eq. 22, kappa from compliances) */
+    double psi1, psi2;         /* Maw's dimensionless angles (eq. 22, kappa from compliances);
+                                * psi1 from the incoming contact-point velocity (= v_in
+                                * without initial spin) */
     double kappa;
     double energy_in;          /* J, kinetic energy before (relative motion and spins) */
     double energy_out_translational, energy_out_rotational; /* J, after */
