@@ -18,9 +18,14 @@
  *                  Thornton & Yin 1991). It ignores xi and the coulomb_test option.
  *
  * The Coulomb test (law option coulomb_test):
- *   total   the trial force spring + dashpot is scaled onto mu F_n and the
- *           spring displacement set so that spring + dashpot equals it
- *           (Fleischmann et al. 2015 eq. 6, LAMMPS, LIGGGHTS);
+ *   total   the trial force spring + dashpot is tested; when it exceeds mu F_n the
+ *           force is mu F_n along it and the spring is relaxed to carry that force
+ *           alone, |k xi| = mu F_n (Fleischmann et al. 2015 eq. 6 with the test on the
+ *           whole force). LAMMPS and LIGGGHTS instead store xi so that spring plus
+ *           dashpot equals the capped force; with a spring that stiffens as the overlap
+ *           grows (Mindlin) that stored dashpot part turns the force against the
+ *           sliding direction for some steps after an oblique impact, which this
+ *           reading avoids;
  *   spring  the spring force alone is tested; when it reaches mu F_n the force
  *           is mu F_n along -xi, without dashpot (Li et al. 2022 eq. 1, 5, 17).
  */
@@ -61,12 +66,9 @@ static void spring_dashpot_coulomb(tl_contact *c, double k, double eta, double m
             c->sliding = true;
             double s = fnorm > 0.0 ? limit / fnorm : 0.0;
             v3_scale(c->ft, f, s);
-            /* the spring carries the capped force minus the dashpot's part */
-            if (k > 0.0) {
-                double spring[3];
-                v3_sub(spring, c->ft, fd);
-                v3_scale(c->xi, spring, -1.0 / k);
-            }
+            /* the spring alone carries the capped force */
+            if (k > 0.0) v3_scale(c->xi, c->ft, -1.0 / k);
+            v3_zero(c->ft_damp);
         } else {
             v3_copy(c->ft, f);
         }
