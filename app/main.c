@@ -19,6 +19,8 @@ static void usage(FILE *f) {
             "  collide [options]  the collision lab: two bodies, one collision, any law\n"
             "  calibrate [options]\n"
             "                     from what you know to what a law needs (k, d, e, dt)\n"
+            "  validate [--quick] [-o DIR]\n"
+            "                     run the source papers' cases, compare, write a report\n"
             "  version            print the version\n"
             "\n"
             "Outputs go to out/<scene name>/ unless -o is given. See README.md and docs/.\n",
@@ -59,6 +61,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "models") == 0) return cmd_models(argc - 1, argv + 1);
     if (strcmp(cmd, "collide") == 0) return cmd_collide(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0) return cmd_calibrate(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("talus %s\n", tl_version());
         return 0;

@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int app_placeholder_options;
