@@ -1,0 +1,23 @@
+/* The cases of `talus validate`, one function per source paper. Each writes
+ * its section of the report and returns 0, or -1 when it could not run. */
+#ifndef TALUS_APP_VALIDATE_H
+#define TALUS_APP_VALIDATE_H
+
+#include <stdbool.h>
+
+#include "report.h"
+#include "talus/talus.h"
+
+typedef struct validate_opts {
+    bool quick; /* a short subset (what `make test` runs) */
+} validate_opts;
+
+int validate_ray_table1(report *r, const validate_opts *o);
+int validate_ray_lambda(report *r, const validate_opts *o);
+int validate_wang_spheres(report *r, const validate_opts *o);
+
+/* A steel-like material definition for the lab. */
+tl_material_def validate_material(const char *name, double density, double E, double nu,
+                                  double yield);
+
+#endif
