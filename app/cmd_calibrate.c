@@ -8,17 +8,15 @@
  *                corrected), the step, and what softening E by c does to both
  *
  * See docs/lab.md. */
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 
 #define PI 3.14159265358979323846
-#define NAME_LEN 64
 #define MAX_SOFTEN 32
 #define MAX_LAMBDA 10000
 
@@ -50,32 +48,12 @@ typedef struct calib_opts {
     int nsoften;
     tl_material_def mat_a, mat_b; /* b: the keys given for it, NAN elsewhere, until resolved */
     bool b_given;
-    char name_a[NAME_LEN], name_b[NAME_LEN];
-    char normal[NAME_LEN], damping[NAME_LEN];
-    char coef_names[TL_LAW_MAX_COEFFS][NAME_LEN];
-    double coef_values[TL_LAW_MAX_COEFFS];
-    int ncoef;
+    char name_a[APP_NAME_LEN], name_b[APP_NAME_LEN];
+    char normal[APP_NAME_LEN], damping[APP_NAME_LEN];
+    app_coefs coefs;
 } calib_opts;
 
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "talus calibrate: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(talus calibrate --help lists the modes and their options)\n");
-    va_end(ap);
-    return 2;
-}
-
-static bool parse_number(const char *s, double *out) {
-    if (!s || !*s) return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v)) return false;
-    *out = v;
-    return true;
-}
+static const app_cli CLI = {"talus calibrate", "talus calibrate --help lists the modes and their options"};
 
 static double sphere_volume(double r) { return 4.0 / 3.0 * PI * r * r * r; }
 
@@ -83,7 +61,7 @@ static double sphere_volume(double r) { return 4.0 / 3.0 * PI * r * r * r; }
 
 static int opt_value(calib_opts *o, const char *opt, const char *value) {
     double v;
-    if (!parse_number(value, &v)) return usage_error("%s needs a number, got '%s'", opt, value);
+    if (app_number_option(&CLI, opt, value, &v)) return 2;
     if (strcmp(opt, "--e") == 0) { o->e = v; o->has_e = true; }
     else if (strcmp(opt, "--tc") == 0) { o->tc = v; o->has_tc = true; }
     else if (strcmp(opt, "--mass") == 0) { o->mass = v; o->has_mass = true; }
@@ -115,17 +93,20 @@ static int opt_lambda(calib_opts *o, const char *opt, const char *value) {
     double n = 1.0;
     o->has_lambda = true;
     if (!b) {
-        if (!parse_number(buf, &o->lambda_from)) return usage_error("%s needs a number, got '%s'", opt, value);
+        if (!app_parse_number(buf, &o->lambda_from))
+            return app_usage_error(&CLI, "%s needs a number, got '%s'", opt, value);
         o->lambda_to = o->lambda_from;
     } else {
-        if (!c) return usage_error("%s: a range is FROM:TO:N, got '%s'", opt, value);
+        if (!c) return app_usage_error(&CLI, "%s: a range is FROM:TO:N, got '%s'", opt, value);
         *b++ = '\0';
         *c++ = '\0';
-        if (!parse_number(buf, &o->lambda_from) || !parse_number(b, &o->lambda_to) ||
-            !parse_number(c, &n) || n < 1 || n > MAX_LAMBDA || n != floor(n))
-            return usage_error("%s: bad range '%s' (FROM:TO:N, N a whole number >= 1)", opt, value);
+        if (!app_parse_number(buf, &o->lambda_from) || !app_parse_number(b, &o->lambda_to) ||
+            !app_parse_number(c, &n) || n < 1 || n > MAX_LAMBDA || n != floor(n))
+            return app_usage_error(&CLI, "%s: bad range '%s' (FROM:TO:N, N a whole number >= 1)", opt,
+                                   value);
     }
-    if (!(o->lambda_from >= 0.0) || !(o->lambda_to >= 0.0)) return usage_error("%s must be >= 0", opt);
+    if (!(o->lambda_from >= 0.0) || !(o->lambda_to >= 0.0))
+        return app_usage_error(&CLI, "%s must be >= 0", opt);
     o->lambda_n = (int)n;
     return 0;
 }
@@ -136,8 +117,9 @@ static int opt_soften(calib_opts *o, const char *opt, const char *value) {
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         double c;
-        if (!parse_number(tok, &c) || !(c > 0.0)) return usage_error("%s: '%s' is not a factor > 0", opt, tok);
-        if (o->nsoften >= MAX_SOFTEN) return usage_error("%s: at most %d factors", opt, MAX_SOFTEN);
+        if (!app_parse_number(tok, &c) || !(c > 0.0))
+            return app_usage_error(&CLI, "%s: '%s' is not a factor > 0", opt, tok);
+        if (o->nsoften >= MAX_SOFTEN) return app_usage_error(&CLI, "%s: at most %d factors", opt, MAX_SOFTEN);
         o->soften[o->nsoften++] = c;
     }
     return 0;
@@ -147,68 +129,34 @@ static int opt_soften(calib_opts *o, const char *opt, const char *value) {
 static int opt_law(calib_opts *o, const char *opt, const char *value) {
     const char *comma = strchr(value, ',');
     size_t len = comma ? (size_t)(comma - value) : strlen(value);
-    if (len == 0 || len >= NAME_LEN || (comma && (strlen(comma + 1) >= NAME_LEN || strchr(comma + 1, ','))))
-        return usage_error("%s needs NORMAL[,DAMPING], got '%s'", opt, value);
-    snprintf(o->normal, NAME_LEN, "%.*s", (int)len, value);
-    snprintf(o->damping, NAME_LEN, "%s", comma ? comma + 1 : "none");
+    if (len == 0 || len >= APP_NAME_LEN ||
+        (comma && (strlen(comma + 1) >= APP_NAME_LEN || strchr(comma + 1, ','))))
+        return app_usage_error(&CLI, "%s needs NORMAL[,DAMPING], got '%s'", opt, value);
+    snprintf(o->normal, APP_NAME_LEN, "%.*s", (int)len, value);
+    snprintf(o->damping, APP_NAME_LEN, "%s", comma ? comma + 1 : "none");
     if (!tl_registry_find(TL_SLOT_NORMAL, o->normal))
-        return usage_error("unknown normal model '%s' (talus models lists them)", o->normal);
+        return app_usage_error(&CLI, "unknown normal model '%s' (talus models lists them)", o->normal);
     if (!tl_registry_find(TL_SLOT_DAMPING, o->damping))
-        return usage_error("unknown damping model '%s' (talus models lists them)", o->damping);
+        return app_usage_error(&CLI, "unknown damping model '%s' (talus models lists them)", o->damping);
     return 0;
 }
 
+/* NAME=VALUE; a VALUE that is no number is refused as not NAME=VALUE */
 static int opt_coef(calib_opts *o, const char *opt, const char *value) {
     const char *eq = strchr(value, '=');
     double v;
-    if (!eq || eq == value || (size_t)(eq - value) >= NAME_LEN || !parse_number(eq + 1, &v))
-        return usage_error("%s needs NAME=VALUE, got '%s'", opt, value);
-    if (o->ncoef >= TL_LAW_MAX_COEFFS) return usage_error("too many coefficients");
-    snprintf(o->coef_names[o->ncoef], NAME_LEN, "%.*s", (int)(eq - value), value);
-    o->coef_values[o->ncoef++] = v;
-    return 0;
+    if (eq && !app_parse_number(eq + 1, &v))
+        return app_usage_error(&CLI, "%s needs NAME=VALUE, got '%s'", opt, value);
+    return app_coef_option(&CLI, &o->coefs, opt, value);
 }
 
-/* [NAME=]KEY:VALUE,... with keys density, E, nu, yield */
-static int set_material_key(tl_material_def *m, const char *key, double v) {
-    if (strcmp(key, "density") == 0) m->density = v;
-    else if (strcmp(key, "E") == 0 || strcmp(key, "youngs_modulus") == 0) m->youngs_modulus = v;
-    else if (strcmp(key, "nu") == 0 || strcmp(key, "poisson_ratio") == 0) m->poisson_ratio = v;
-    else if (strcmp(key, "yield") == 0 || strcmp(key, "yield_stress") == 0) m->yield_stress = v;
-    else if (strcmp(key, "k_n") == 0) m->k_n = v;
-    else if (strcmp(key, "k_t") == 0) m->k_t = v;
-    else return -1;
-    return 0;
-}
-
-static int parse_material(const char *opt, const char *value, char *name, tl_material_def *m) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", value);
-    char *list = buf, *eq = strchr(buf, '=');
-    if (eq) {
-        *eq = '\0';
-        if (!buf[0] || strlen(buf) >= NAME_LEN) return usage_error("%s: bad material name in '%s'", opt, value);
-        snprintf(name, NAME_LEN, "%.*s", NAME_LEN - 1, buf);
-        list = eq + 1;
-    }
-    char *save = NULL;
-    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        double v;
-        if (!colon) return usage_error("%s: '%s' is not KEY:VALUE", opt, tok);
-        *colon = '\0';
-        if (!parse_number(colon + 1, &v)) return usage_error("%s: '%s' is not a number", opt, colon + 1);
-        if (set_material_key(m, tok, v))
-            return usage_error("%s: unknown material key '%s' (density, E, nu, k_n, k_t, yield)", opt, tok);
-    }
-    return 0;
-}
-
+/* [NAME=]KEY:VALUE,... */
 static int opt_material(calib_opts *o, const char *opt, const char *value) {
     bool b = strcmp(opt, "--material-b") == 0;
     o->b_given |= b;
     if (!b && strstr(value, "density:")) o->has_density = true;
-    return parse_material(opt, value, b ? o->name_b : o->name_a, b ? &o->mat_b : &o->mat_a);
+    return app_material_option(&CLI, opt, value, b ? o->name_b : o->name_a, b ? &o->mat_b : &o->mat_a,
+                               NULL);
 }
 
 typedef int (*opt_fn)(calib_opts *o, const char *opt, const char *value);
@@ -299,11 +247,10 @@ static void opts_init(calib_opts *o) {
     o->mat_a.density = 2500.0;
     o->mat_a.youngs_modulus = 70e9;
     o->mat_a.poisson_ratio = 0.25;
-    o->mat_b.density = o->mat_b.youngs_modulus = o->mat_b.poisson_ratio = NAN;
-    o->mat_b.k_n = o->mat_b.k_t = o->mat_b.yield_stress = NAN;
-    snprintf(o->name_a, NAME_LEN, "glass");
-    snprintf(o->normal, NAME_LEN, "hertz");
-    snprintf(o->damping, NAME_LEN, "tsuji");
+    app_material_unset(&o->mat_b);
+    snprintf(o->name_a, APP_NAME_LEN, "glass");
+    snprintf(o->normal, APP_NAME_LEN, "hertz");
+    snprintf(o->damping, APP_NAME_LEN, "tsuji");
 }
 
 static int parse_mode(calib_opts *o, const char *name) {
@@ -313,7 +260,7 @@ static int parse_mode(calib_opts *o, const char *name) {
             o->mode_name = MODES[i].name;
             return 0;
         }
-    return usage_error("unknown mode '%s' (actm, lambda, restitution, timestep)", name);
+    return app_usage_error(&CLI, "unknown mode '%s' (actm, lambda, restitution, timestep)", name);
 }
 
 /* returns -1 to go on, else the exit status */
@@ -328,42 +275,26 @@ static int parse_args(calib_opts *o, int argc, char **argv) {
     }
     if (parse_mode(o, argv[1])) return 2;
     for (int i = 2; i < argc; i++) {
-        char name[NAME_LEN];
-        const char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - argv[i]) : (int)strlen(argv[i]), argv[i]);
-        const option *op = find_option(name);
-        if (!op) return usage_error("unknown option '%s'", argv[i]);
-        if (!(op->modes & o->mode)) return usage_error("%s does not apply to '%s'", name, o->mode_name);
-        const char *value = eq ? eq + 1 : NULL;
-        if (op->has_value && !value) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", name);
-            value = argv[++i];
-        } else if (!op->has_value && value) {
-            return usage_error("%s takes no value", name);
-        }
-        if (op->fn(o, name, value)) return 2;
+        app_arg a;
+        app_arg_split(argv[i], &a);
+        const option *op = find_option(a.name);
+        if (!op) return app_usage_error(&CLI, "unknown option '%s'", argv[i]);
+        if (!(op->modes & o->mode))
+            return app_usage_error(&CLI, "%s does not apply to '%s'", a.name, o->mode_name);
+        if (app_arg_value(&CLI, &a, op->has_value, argc, argv, &i) || op->fn(o, a.name, a.value)) return 2;
     }
     return -1;
 }
 
 /* ---- collisions through the lab ---- */
 
-static double given_or(double given, double otherwise) { return isnan(given) ? otherwise : given; }
-
 /* names, and b's material: a copy of a's with the keys given for b */
 static void resolve_materials(calib_opts *o) {
     o->mat_a.name = o->name_a;
     if (!o->b_given) return;
-    const tl_material_def *a = &o->mat_a;
-    tl_material_def *b = &o->mat_b;
-    b->density = given_or(b->density, a->density);
-    b->youngs_modulus = given_or(b->youngs_modulus, a->youngs_modulus);
-    b->poisson_ratio = given_or(b->poisson_ratio, a->poisson_ratio);
-    b->k_n = given_or(b->k_n, a->k_n);
-    b->k_t = given_or(b->k_t, a->k_t);
-    b->yield_stress = given_or(b->yield_stress, a->yield_stress);
+    app_material_fill(&o->mat_b, &o->mat_a);
     if (!o->name_b[0] || strcmp(o->name_b, o->name_a) == 0)
-        snprintf(o->name_b, NAME_LEN, "%s", o->wall ? "wall" : "b");
+        snprintf(o->name_b, APP_NAME_LEN, "%s", o->wall ? "wall" : "b");
     o->mat_b.name = o->name_b;
 }
 
@@ -471,12 +402,13 @@ static void actm_json(const actm_way *w, bool comma) {
 }
 
 static int mode_actm(calib_opts *o) {
-    if (!o->has_e || !o->has_tc) return usage_error("actm needs --e and --tc");
-    if (!o->has_mass && !o->has_density) return usage_error("actm needs --mass, or --density (and --radius)");
+    if (!o->has_e || !o->has_tc) return app_usage_error(&CLI, "actm needs --e and --tc");
+    if (!o->has_mass && !o->has_density)
+        return app_usage_error(&CLI, "actm needs --mass, or --density (and --radius)");
     if (!(o->e > 0.0 && o->e <= 1.0) || !(o->tc > 0.0) || !(o->speed > 0.0) || !(o->radius > 0.0))
-        return usage_error("actm needs 0 < e <= 1, T_c > 0 s, speed > 0 m/s, radius > 0 m");
+        return app_usage_error(&CLI, "actm needs 0 < e <= 1, T_c > 0 s, speed > 0 m/s, radius > 0 m");
     double m = o->has_mass ? o->mass : o->mat_a.density * sphere_volume(o->radius);
-    if (!(m > 0.0)) return usage_error("the mass must be > 0 kg");
+    if (!(m > 0.0)) return app_usage_error(&CLI, "the mass must be > 0 kg");
     actm_way ways[2] = {{.name = "direct",
                          .what = "Ray et al. eq. 51-54, fitted constants",
                          .model = "hertz-adaptive-direct",
@@ -486,7 +418,7 @@ static int mode_actm(calib_opts *o) {
                          .model = "hertz-adaptive",
                          .inverse = tl_actm_exact}};
     int first = o->exact_only ? 1 : 0, last = o->direct_only ? 0 : 1;
-    if (first > last) return usage_error("--direct and --exact exclude each other");
+    if (first > last) return app_usage_error(&CLI, "--direct and --exact exclude each other");
     for (int i = first; i <= last; i++)
         if (actm_solve(o, m, &ways[i]) || actm_run(o, m, &ways[i])) return 1;
     if (o->json) {
@@ -522,7 +454,7 @@ static void lambda_eval(double lambda, lambda_row *r) {
 static double rel(double approx, double exact) { return exact != 0.0 ? approx / exact - 1.0 : NAN; }
 
 static int mode_lambda(const calib_opts *o) {
-    if (!o->has_lambda) return usage_error("lambda needs --lambda L or --lambda FROM:TO:N");
+    if (!o->has_lambda) return app_usage_error(&CLI, "lambda needs --lambda L or --lambda FROM:TO:N");
     int n = o->lambda_n;
     if (o->json) printf("[\n");
     else
@@ -561,7 +493,7 @@ static int restitution_run(const calib_opts *o, bool clamp, double *e_n) {
     d.law.damping = o->damping;
     d.law.clamp_tensile = clamp;
     tl_law_set(&d.law, "e", o->e);
-    for (int i = 0; i < o->ncoef; i++) tl_law_set(&d.law, o->coef_names[i], o->coef_values[i]);
+    for (int i = 0; i < o->coefs.count; i++) tl_law_set(&d.law, o->coefs.names[i], o->coefs.values[i]);
     tl_collide_result r;
     if (!collide(&d, &r)) return 1;
     *e_n = r.e_n;
@@ -570,8 +502,8 @@ static int restitution_run(const calib_opts *o, bool clamp, double *e_n) {
 }
 
 static int mode_restitution(calib_opts *o) {
-    if (!o->has_e) return usage_error("restitution needs --e (the requested restitution)");
-    if (!(o->speed > 0.0) || !(o->radius > 0.0)) return usage_error("speed and radius must be > 0");
+    if (!o->has_e) return app_usage_error(&CLI, "restitution needs --e (the requested restitution)");
+    if (!(o->speed > 0.0) || !(o->radius > 0.0)) return app_usage_error(&CLI, "speed and radius must be > 0");
     double e_free = NAN, e_clamp = NAN;
     if (restitution_run(o, false, &e_free)) return 1;
     if (o->clamp && restitution_run(o, true, &e_clamp)) return 1;
@@ -685,10 +617,10 @@ static void timestep_json(const calib_opts *o, const soften_row *rows, int n) {
 static int mode_timestep(calib_opts *o) {
     if (o->steps == 0.0) o->steps = 20.0;
     if (!(o->steps >= 1.0) || !(o->speed > 0.0) || !(o->radius > 0.0))
-        return usage_error("timestep needs --steps >= 1, speed > 0 m/s, radius > 0 m");
+        return app_usage_error(&CLI, "timestep needs --steps >= 1, speed > 0 m/s, radius > 0 m");
     const tl_material_def *b = mat_b_of(o);
     if (!(o->mat_a.youngs_modulus > 0.0) || !(b->youngs_modulus > 0.0))
-        return usage_error("timestep needs the Young's moduli (--E or E: in --material)");
+        return app_usage_error(&CLI, "timestep needs the Young's moduli (--E or E: in --material)");
     soften_row rows[MAX_SOFTEN + 1];
     int n = 0;
     double cs[MAX_SOFTEN + 1] = {1.0};

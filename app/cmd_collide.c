@@ -3,17 +3,16 @@
  * split, a time series, and sweeps over a parameter. See docs/lab.md. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "progress.h"
 
 #define PI 3.14159265358979323846
-#define NAME_LEN 64
-#define MAX_B_KEYS 16
+#define MAX_MATERIAL_KEYS 16 /* pairs in one --material, in all --material-b */
 #define MAX_SWEEP 10000
 #define SPEC_LEN 512
 
@@ -23,247 +22,72 @@ static const char *const CSV_COLUMNS =
 
 /* ---- options ---- */
 
-typedef enum mat_field { MF_DENSITY, MF_E, MF_NU, MF_KN, MF_KT, MF_YIELD } mat_field;
-
-typedef struct mat_key {
-    mat_field field;
-    double value;
-} mat_key;
+static const app_cli CLI = {"talus collide", "talus collide --help lists the options"};
 
 typedef struct sweep {
-    char param[NAME_LEN];
+    char param[APP_NAME_LEN];
     bool model;               /* values are law specs */
     double *values;           /* numeric sweeps */
     char (*specs)[SPEC_LEN];  /* model sweeps */
     size_t count;
 } sweep;
 
-/* the sub-model names of a law, as named on the command line */
-typedef struct law_names {
-    char slot[TL_SLOT_COUNT][NAME_LEN];
-    bool given[TL_SLOT_COUNT];
-} law_names;
-
 typedef struct collide_opts {
     tl_collide_def def;
-    char name_a[NAME_LEN], name_b[NAME_LEN];
-    mat_key b_keys[MAX_B_KEYS];
-    int nb_keys;
+    char name_a[APP_NAME_LEN], name_b[APP_NAME_LEN];
+    tl_material_def mat_b; /* the keys given for b, NAN elsewhere */
+    int b_keys_left;
     bool b_given, radius_b_given;
-    law_names law;
-    char coef_names[TL_LAW_MAX_COEFFS][NAME_LEN];
-    double coef_values[TL_LAW_MAX_COEFFS];
-    int ncoef;
+    app_law_names law;
+    app_coefs coefs;
     bool json;
     const char *csv;
     bool has_sweep;
     sweep sw;
 } collide_opts;
 
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "talus collide: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(talus collide --help lists the options)\n");
-    va_end(ap);
-    return 2;
-}
-
-static bool parse_number(const char *s, double *out) {
-    if (!s || !*s) return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(v)) return false;
-    *out = v;
-    return true;
-}
-
-static int number_option(const char *opt, const char *value, double *out) {
-    if (!parse_number(value, out)) return usage_error("%s needs a number, got '%s'", opt, value);
-    return 0;
-}
-
-static int vector_option(const char *opt, const char *value, tl_vec3 *out) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", value);
-    double v[3];
-    char *save = NULL, *tok = strtok_r(buf, ",", &save);
-    int n = 0;
-    for (; tok && n < 3; tok = strtok_r(NULL, ",", &save)) {
-        if (!parse_number(tok, &v[n++])) tok = NULL;
-        if (!tok) break;
-    }
-    if (n != 3 || tok || strtok_r(NULL, ",", &save))
-        return usage_error("%s needs three numbers X,Y,Z (rad/s), got '%s'", opt, value);
-    *out = (tl_vec3){v[0], v[1], v[2]};
-    return 0;
-}
-
 /* ---- materials ---- */
 
-static const struct {
-    const char *name;
-    mat_field field;
-} MATERIAL_KEYS[] = {
-    {"density", MF_DENSITY}, {"E", MF_E},        {"youngs_modulus", MF_E}, {"nu", MF_NU},
-    {"poisson_ratio", MF_NU}, {"k_n", MF_KN},    {"k_t", MF_KT},           {"yield", MF_YIELD},
-    {"yield_stress", MF_YIELD},
-};
-
-static bool material_key(const char *name, mat_field *f) {
-    for (size_t i = 0; i < sizeof MATERIAL_KEYS / sizeof MATERIAL_KEYS[0]; i++)
-        if (strcmp(MATERIAL_KEYS[i].name, name) == 0) {
-            *f = MATERIAL_KEYS[i].field;
-            return true;
-        }
-    return false;
-}
-
-static void material_set(tl_material_def *m, mat_field f, double v) {
-    switch (f) {
-    case MF_DENSITY: m->density = v; break;
-    case MF_E: m->youngs_modulus = v; break;
-    case MF_NU: m->poisson_ratio = v; break;
-    case MF_KN: m->k_n = v; break;
-    case MF_KT: m->k_t = v; break;
-    case MF_YIELD: m->yield_stress = v; break;
-    }
-}
-
-/* [NAME=]KEY:VALUE,...: each pair is handed to set(); the name copied into name */
-static int parse_material(const char *opt, const char *value, char *name, mat_key *keys, int *nkeys,
-                          int max_keys) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", value);
-    char *list = buf, *eq = strchr(buf, '=');
-    if (eq) {
-        *eq = '\0';
-        if (!buf[0] || strlen(buf) >= NAME_LEN) return usage_error("%s: bad material name in '%s'", opt, value);
-        snprintf(name, NAME_LEN, "%.*s", NAME_LEN - 1, buf);
-        list = eq + 1;
-    }
-    char *save = NULL;
-    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        mat_field f;
-        double v;
-        if (!colon) return usage_error("%s: '%s' is not KEY:VALUE", opt, tok);
-        *colon = '\0';
-        if (!material_key(tok, &f))
-            return usage_error("%s: unknown material key '%s' (density, E, nu, k_n, k_t, yield)", opt, tok);
-        if (!parse_number(colon + 1, &v)) return usage_error("%s: '%s' is not a number", opt, colon + 1);
-        if (*nkeys >= max_keys) return usage_error("%s: too many keys in '%s'", opt, value);
-        keys[*nkeys].field = f;
-        keys[*nkeys].value = v;
-        (*nkeys)++;
-    }
-    return 0;
-}
-
 static int opt_material(collide_opts *o, const char *opt, const char *value) {
-    mat_key keys[MAX_B_KEYS];
-    int n = 0;
-    int rc = parse_material(opt, value, o->name_a, keys, &n, MAX_B_KEYS);
-    for (int i = 0; i < n; i++) material_set(&o->def.material_a, keys[i].field, keys[i].value);
-    return rc;
+    int keys_left = MAX_MATERIAL_KEYS;
+    return app_material_option(&CLI, opt, value, o->name_a, &o->def.material_a, &keys_left);
 }
 
 static int opt_material_b(collide_opts *o, const char *opt, const char *value) {
     o->b_given = true;
-    return parse_material(opt, value, o->name_b, o->b_keys, &o->nb_keys, MAX_B_KEYS);
+    return app_material_option(&CLI, opt, value, o->name_b, &o->mat_b, &o->b_keys_left);
 }
 
 static int opt_material_field(collide_opts *o, const char *opt, const char *value) {
-    mat_field f = MF_DENSITY;
+    app_mat_field f = APP_MAT_DENSITY;
     double v = 0.0;
-    if (!material_key(opt + 2, &f) || number_option(opt, value, &v)) return 2;
-    material_set(&o->def.material_a, f, v);
+    if (!app_material_key(opt + 2, &f) || app_number_option(&CLI, opt, value, &v)) return 2;
+    app_material_set(&o->def.material_a, f, v);
     return 0;
 }
 
 /* ---- the law ---- */
 
-static void list_models(tl_slot slot, char *buf, size_t size) {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < tl_registry_count(); i++) {
-        const tl_submodel_info *m = tl_registry_get(i);
-        if (m->slot != slot) continue;
-        int k = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", m->name);
-        if (k < 0 || (size_t)k >= size - used) break;
-        used += (size_t)k;
-    }
-}
-
-static int set_slot(law_names *ln, tl_slot slot, const char *name) {
-    if (!tl_registry_find(slot, name)) {
-        char known[1024];
-        list_models(slot, known, sizeof known);
-        fprintf(stderr, "talus collide: unknown %s model '%s' (known: %s)\n", tl_slot_name(slot), name,
-                known);
-        return 2;
-    }
-    snprintf(ln->slot[slot], NAME_LEN, "%s", name);
-    ln->given[slot] = true;
-    return 0;
-}
-
-/* NORMAL[<sep>DAMPING[<sep>TANGENTIAL[<sep>HISTORY]]] */
-static int parse_law_spec(law_names *ln, const char *spec, const char *sep) {
-    char buf[SPEC_LEN];
-    snprintf(buf, sizeof buf, "%s", spec);
-    memset(ln, 0, sizeof *ln);
-    char *save = NULL;
-    int s = 0;
-    for (char *tok = strtok_r(buf, sep, &save); tok; tok = strtok_r(NULL, sep, &save), s++) {
-        if (s >= TL_SLOT_COUNT) return usage_error("law '%s' has more than four parts", spec);
-        if (set_slot(ln, (tl_slot)s, tok)) return 2;
-    }
-    if (s == 0) return usage_error("empty law '%s'", spec);
-    return 0;
-}
-
 static int opt_law(collide_opts *o, const char *opt, const char *value) {
     (void)opt;
-    return parse_law_spec(&o->law, value, ",");
+    return app_law_spec(&CLI, &o->law, value, ",");
 }
 
 static int opt_slot(collide_opts *o, const char *opt, const char *value) {
     static const char *const names[TL_SLOT_COUNT] = {"--normal", "--damping", "--tangential", "--history"};
     for (int s = 0; s < TL_SLOT_COUNT; s++)
-        if (strcmp(opt, names[s]) == 0) return set_slot(&o->law, (tl_slot)s, value);
+        if (strcmp(opt, names[s]) == 0) return app_law_slot(&CLI, &o->law, (tl_slot)s, value);
     return 2;
 }
 
-static int add_coef(collide_opts *o, const char *name, double value) {
-    for (int i = 0; i < o->ncoef; i++)
-        if (strcmp(o->coef_names[i], name) == 0) {
-            o->coef_values[i] = value;
-            return 0;
-        }
-    if (o->ncoef >= TL_LAW_MAX_COEFFS) return usage_error("too many coefficients");
-    snprintf(o->coef_names[o->ncoef], NAME_LEN, "%s", name);
-    o->coef_values[o->ncoef++] = value;
-    return 0;
-}
-
 static int opt_coef(collide_opts *o, const char *opt, const char *value) {
-    const char *eq = strchr(value, '=');
-    double v;
-    if (!eq || eq == value || (size_t)(eq - value) >= NAME_LEN)
-        return usage_error("%s needs NAME=VALUE, got '%s'", opt, value);
-    if (!parse_number(eq + 1, &v)) return usage_error("%s: '%s' is not a number", opt, eq + 1);
-    char name[NAME_LEN];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - value), value);
-    return add_coef(o, name, v);
+    return app_coef_option(&CLI, &o->coefs, opt, value);
 }
 
 static int opt_coulomb(collide_opts *o, const char *opt, const char *value) {
     if (strcmp(value, "total") == 0) o->def.law.coulomb_test = TL_COULOMB_TOTAL;
     else if (strcmp(value, "spring") == 0) o->def.law.coulomb_test = TL_COULOMB_SPRING;
-    else return usage_error("%s is 'total' or 'spring', got '%s'", opt, value);
+    else return app_usage_error(&CLI, "%s is 'total' or 'spring', got '%s'", opt, value);
     return 0;
 }
 
@@ -271,7 +95,7 @@ static int opt_coulomb(collide_opts *o, const char *opt, const char *value) {
 
 static int opt_number(collide_opts *o, const char *opt, const char *value) {
     double v = 0.0;
-    if (number_option(opt, value, &v)) return 2;
+    if (app_number_option(&CLI, opt, value, &v)) return 2;
     tl_collide_def *d = &o->def;
     if (strcmp(opt, "--radius") == 0) d->radius_a = v;
     else if (strcmp(opt, "--radius-b") == 0) { d->radius_b = v; o->radius_b_given = true; }
@@ -285,7 +109,8 @@ static int opt_number(collide_opts *o, const char *opt, const char *value) {
 }
 
 static int opt_spin(collide_opts *o, const char *opt, const char *value) {
-    return vector_option(opt, value, strcmp(opt, "--spin") == 0 ? &o->def.spin_a : &o->def.spin_b);
+    tl_vec3 *spin = strcmp(opt, "--spin") == 0 ? &o->def.spin_a : &o->def.spin_b;
+    return app_vector_option(&CLI, opt, value, "rad/s", spin);
 }
 
 static int opt_flag(collide_opts *o, const char *opt, const char *value) {
@@ -311,15 +136,16 @@ static int sweep_range(sweep *sw, const char *spec) {
     snprintf(buf, sizeof buf, "%s", spec);
     char *a = buf, *b = strchr(a, ':'), *c = b ? strchr(b + 1, ':') : NULL;
     double from, to, n;
-    if (!b || !c) return usage_error("--sweep %s: a range is FROM:TO:N, got '%s'", sw->param, spec);
+    if (!b || !c) return app_usage_error(&CLI, "--sweep %s: a range is FROM:TO:N, got '%s'", sw->param, spec);
     *b++ = '\0';
     *c++ = '\0';
-    if (!parse_number(a, &from) || !parse_number(b, &to) || !parse_number(c, &n) || n < 1 ||
+    if (!app_parse_number(a, &from) || !app_parse_number(b, &to) || !app_parse_number(c, &n) || n < 1 ||
         n > MAX_SWEEP || n != floor(n))
-        return usage_error("--sweep %s: bad range '%s' (FROM:TO:N, N a whole number >= 1)", sw->param, spec);
+        return app_usage_error(&CLI, "--sweep %s: bad range '%s' (FROM:TO:N, N a whole number >= 1)",
+                               sw->param, spec);
     sw->count = (size_t)n;
     sw->values = calloc(sw->count, sizeof *sw->values);
-    if (!sw->values) return usage_error("out of memory");
+    if (!sw->values) return app_usage_error(&CLI, "out of memory");
     for (size_t i = 0; i < sw->count; i++)
         sw->values[i] = sw->count == 1 ? from : from + (to - from) * (double)i / (double)(sw->count - 1);
     return 0;
@@ -333,20 +159,21 @@ static size_t count_items(const char *list) {
 
 static int sweep_list(sweep *sw, const char *spec) {
     size_t n = count_items(spec);
-    if (n > MAX_SWEEP) return usage_error("--sweep %s: more than 10000 values", sw->param);
+    if (n > MAX_SWEEP) return app_usage_error(&CLI, "--sweep %s: more than 10000 values", sw->param);
     if (sw->model) sw->specs = calloc(n, sizeof *sw->specs);
     else sw->values = calloc(n, sizeof *sw->values);
-    if (!sw->specs && !sw->values) return usage_error("out of memory");
+    if (!sw->specs && !sw->values) return app_usage_error(&CLI, "out of memory");
     const char *p = spec;
     for (size_t i = 0; i < n; i++) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char item[SPEC_LEN];
-        if (len == 0 || len >= SPEC_LEN) return usage_error("--sweep %s: empty or too long item in '%s'", sw->param, spec);
+        if (len == 0 || len >= SPEC_LEN)
+            return app_usage_error(&CLI, "--sweep %s: empty or too long item in '%s'", sw->param, spec);
         snprintf(item, sizeof item, "%.*s", (int)len, p);
         if (sw->model) snprintf(sw->specs[i], SPEC_LEN, "%s", item);
-        else if (!parse_number(item, &sw->values[i]))
-            return usage_error("--sweep: '%s' is not a number (%s)", item, sw->param);
+        else if (!app_parse_number(item, &sw->values[i]))
+            return app_usage_error(&CLI, "--sweep: '%s' is not a number (%s)", item, sw->param);
         p += len + 1;
     }
     sw->count = n;
@@ -355,11 +182,11 @@ static int sweep_list(sweep *sw, const char *spec) {
 
 static int opt_sweep(collide_opts *o, const char *opt, const char *value) {
     const char *eq = strchr(value, '=');
-    if (o->has_sweep) return usage_error("%s: one sweep at a time ('%s')", opt, value);
-    if (!eq || eq == value || (size_t)(eq - value) >= NAME_LEN || !eq[1])
-        return usage_error("%s needs PARAM=FROM:TO:N or PARAM=V1,V2,..., got '%s'", opt, value);
+    if (o->has_sweep) return app_usage_error(&CLI, "%s: one sweep at a time ('%s')", opt, value);
+    if (!eq || eq == value || (size_t)(eq - value) >= APP_NAME_LEN || !eq[1])
+        return app_usage_error(&CLI, "%s needs PARAM=FROM:TO:N or PARAM=V1,V2,..., got '%s'", opt, value);
     sweep *sw = &o->sw;
-    snprintf(sw->param, NAME_LEN, "%.*s", (int)(eq - value), value);
+    snprintf(sw->param, APP_NAME_LEN, "%.*s", (int)(eq - value), value);
     sw->model = strcmp(sw->param, "model") == 0;
     o->has_sweep = true;
     if (!sw->model && strchr(eq + 1, ':')) return sweep_range(sw, eq + 1);
@@ -448,10 +275,9 @@ static void help(FILE *f) {
             CSV_COLUMNS);
 }
 
-static const option *find_option(const char *name, size_t len) {
+static const option *find_option(const char *name) {
     for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++)
-        if (strlen(OPTIONS[i].name) == len && strncmp(OPTIONS[i].name, name, len) == 0)
-            return &OPTIONS[i];
+        if (strcmp(OPTIONS[i].name, name) == 0) return &OPTIONS[i];
     return NULL;
 }
 
@@ -463,20 +289,11 @@ static int parse_args(collide_opts *o, int argc, char **argv) {
             help(stdout);
             return 0;
         }
-        const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        const option *op = find_option(arg, len);
-        if (!op) return usage_error("unknown option '%s'", arg);
-        char name[NAME_LEN];
-        snprintf(name, sizeof name, "%.*s", (int)len, arg);
-        const char *value = eq ? eq + 1 : NULL;
-        if (op->has_value && !value) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", name);
-            value = argv[++i];
-        } else if (!op->has_value && value) {
-            return usage_error("%s takes no value", name);
-        }
-        if (op->fn(o, name, value)) return 2;
+        app_arg a;
+        app_arg_split(arg, &a);
+        const option *op = find_option(a.name);
+        if (!op) return app_usage_error(&CLI, "unknown option '%s'", arg);
+        if (app_arg_value(&CLI, &a, op->has_value, argc, argv, &i) || op->fn(o, a.name, a.value)) return 2;
     }
     return -1;
 }
@@ -489,7 +306,9 @@ static void opts_init(collide_opts *o) {
     o->def.material_a.density = 2500.0;
     o->def.material_a.youngs_modulus = 70e9;
     o->def.material_a.poisson_ratio = 0.25;
-    snprintf(o->name_a, NAME_LEN, "glass");
+    app_material_unset(&o->mat_b);
+    o->b_keys_left = MAX_MATERIAL_KEYS;
+    snprintf(o->name_a, APP_NAME_LEN, "glass");
 }
 
 /* the history a law gets when none is named: true with a tangential model */
@@ -497,21 +316,21 @@ static const char *default_history(const char *tangential) {
     return strcmp(tangential, "none") == 0 ? "none" : "true";
 }
 
-static bool any_slot_given(const law_names *ln) {
+static bool any_slot_given(const app_law_names *ln) {
     for (int s = 0; s < TL_SLOT_COUNT; s++)
         if (ln->given[s]) return true;
     return false;
 }
 
 /* slots not named: none, and the history that goes with the tangential model */
-static void complete_law(law_names *ln) {
+static void complete_law(app_law_names *ln) {
     for (int s = TL_SLOT_DAMPING; s < TL_SLOT_HISTORY; s++)
-        if (!ln->given[s]) snprintf(ln->slot[s], NAME_LEN, "none");
+        if (!ln->given[s]) snprintf(ln->slot[s], APP_NAME_LEN, "none");
     if (!ln->given[TL_SLOT_HISTORY])
-        snprintf(ln->slot[TL_SLOT_HISTORY], NAME_LEN, "%s", default_history(ln->slot[TL_SLOT_TANGENTIAL]));
+        snprintf(ln->slot[TL_SLOT_HISTORY], APP_NAME_LEN, "%s", default_history(ln->slot[TL_SLOT_TANGENTIAL]));
 }
 
-static void point_law(tl_law_def *law, const law_names *ln) {
+static void point_law(tl_law_def *law, const app_law_names *ln) {
     law->normal = ln->slot[TL_SLOT_NORMAL];
     law->damping = ln->slot[TL_SLOT_DAMPING];
     law->tangential = ln->slot[TL_SLOT_TANGENTIAL];
@@ -519,8 +338,8 @@ static void point_law(tl_law_def *law, const law_names *ln) {
 }
 
 static bool has_coef(const collide_opts *o, const char *name) {
-    for (int i = 0; i < o->ncoef; i++)
-        if (strcmp(o->coef_names[i], name) == 0) return true;
+    for (int i = 0; i < o->coefs.count; i++)
+        if (strcmp(o->coefs.names[i], name) == 0) return true;
     return false;
 }
 
@@ -528,11 +347,11 @@ static bool has_coef(const collide_opts *o, const char *name) {
  * unless given */
 static int default_law(collide_opts *o) {
     if (any_slot_given(&o->law) || (o->has_sweep && o->sw.model)) return 0;
-    set_slot(&o->law, TL_SLOT_NORMAL, "hertz");
-    set_slot(&o->law, TL_SLOT_DAMPING, "tsuji");
-    set_slot(&o->law, TL_SLOT_TANGENTIAL, "mindlin");
-    if (!has_coef(o, "e") && add_coef(o, "e", 0.9)) return 2;
-    if (!has_coef(o, "mu") && add_coef(o, "mu", 0.3)) return 2;
+    app_law_slot(&CLI, &o->law, TL_SLOT_NORMAL, "hertz");
+    app_law_slot(&CLI, &o->law, TL_SLOT_DAMPING, "tsuji");
+    app_law_slot(&CLI, &o->law, TL_SLOT_TANGENTIAL, "mindlin");
+    if (!has_coef(o, "e") && app_coef_add(&CLI, &o->coefs, "e", 0.9)) return 2;
+    if (!has_coef(o, "mu") && app_coef_add(&CLI, &o->coefs, "mu", 0.3)) return 2;
     return 0;
 }
 
@@ -554,9 +373,9 @@ static bool law_declares(const tl_law_def *law, const char *coef) {
 /* the coefficients into the law; with only_declared, those its sub-models take */
 static void fill_coeffs(const collide_opts *o, tl_law_def *law, bool only_declared) {
     law->coeff_count = 0;
-    for (int i = 0; i < o->ncoef; i++)
-        if (!only_declared || law_declares(law, o->coef_names[i]))
-            tl_law_set(law, o->coef_names[i], o->coef_values[i]);
+    for (int i = 0; i < o->coefs.count; i++)
+        if (!only_declared || law_declares(law, o->coefs.names[i]))
+            tl_law_set(law, o->coefs.names[i], o->coefs.values[i]);
 }
 
 static int finish_materials(collide_opts *o) {
@@ -565,11 +384,11 @@ static int finish_materials(collide_opts *o) {
     if (!o->radius_b_given) d->radius_b = d->radius_a;
     d->same_material = !o->b_given;
     if (!o->b_given) return 0;
-    d->material_b = d->material_a;
-    for (int i = 0; i < o->nb_keys; i++) material_set(&d->material_b, o->b_keys[i].field, o->b_keys[i].value);
-    if (!o->name_b[0]) snprintf(o->name_b, NAME_LEN, "%s", d->wall ? "wall" : "b");
+    d->material_b = o->mat_b;
+    app_material_fill(&d->material_b, &d->material_a);
+    if (!o->name_b[0]) snprintf(o->name_b, APP_NAME_LEN, "%s", d->wall ? "wall" : "b");
     if (strcmp(o->name_b, o->name_a) == 0)
-        return usage_error("--material-b: '%s' is the name of the first material", o->name_b);
+        return app_usage_error(&CLI, "--material-b: '%s' is the name of the first material", o->name_b);
     d->material_b.name = o->name_b;
     return 0;
 }
@@ -577,29 +396,30 @@ static int finish_materials(collide_opts *o) {
 static int check_ranges(const collide_opts *o) {
     const tl_collide_def *d = &o->def;
     if (!(d->speed > 0.0)) {
-        return usage_error("--speed must be > 0 m/s, got %g", d->speed);
+        return app_usage_error(&CLI, "--speed must be > 0 m/s, got %g", d->speed);
     }
     if (!(d->angle >= 0.0 && d->angle < 0.5 * PI)) {
-        return usage_error("--angle must be in 0 <= angle < 90 degrees, got %g", d->angle * 180.0 / PI);
+        return app_usage_error(&CLI, "--angle must be in 0 <= angle < 90 degrees, got %g",
+                               d->angle * 180.0 / PI);
     }
-    if (!(d->radius_a > 0.0) || !(d->radius_b > 0.0)) return usage_error("the radii must be > 0 m");
-    if (!(d->steps_per_contact >= 1.0)) return usage_error("--steps must be >= 1");
-    if (!(d->dt >= 0.0)) return usage_error("--dt must be > 0 s");
-    if (o->has_sweep && o->csv && o->json) return usage_error("--sweep writes either --csv or --json");
+    if (!(d->radius_a > 0.0) || !(d->radius_b > 0.0)) return app_usage_error(&CLI, "the radii must be > 0 m");
+    if (!(d->steps_per_contact >= 1.0)) return app_usage_error(&CLI, "--steps must be >= 1");
+    if (!(d->dt >= 0.0)) return app_usage_error(&CLI, "--dt must be > 0 s");
+    if (o->has_sweep && o->csv && o->json) return app_usage_error(&CLI, "--sweep writes either --csv or --json");
     return 0;
 }
 
 static bool is_sweep_name(const char *param) {
-    mat_field f;
+    app_mat_field f;
     return strcmp(param, "speed") == 0 || strcmp(param, "angle") == 0 ||
            strcmp(param, "radius") == 0 || strcmp(param, "model") == 0 ||
-           (material_key(param, &f) && f != MF_KN && f != MF_KT);
+           (app_material_key(param, &f) && f != APP_MAT_KN && f != APP_MAT_KT);
 }
 
 static int check_sweep(const collide_opts *o) {
     const char *p = o->sw.param;
     if (!o->has_sweep || is_sweep_name(p) || law_declares(&o->def.law, p)) return 0;
-    return usage_error("--sweep: '%s' is none of speed, angle, radius, model, E, nu, density, yield, "
+    return app_usage_error(&CLI, "--sweep: '%s' is none of speed, angle, radius, model, E, nu, density, yield, "
                        "and no coefficient of the law (%s + %s + %s + %s)",
                        p, o->def.law.normal, o->def.law.damping, o->def.law.tangential, o->def.law.history);
 }
@@ -796,13 +616,13 @@ typedef struct sweep_rows {
 } sweep_rows;
 
 /* a value of the sweep into a copy of the definition; a swept law's names are kept in ln */
-static int apply_value(const collide_opts *o, size_t i, tl_collide_def *d, law_names *ln) {
+static int apply_value(const collide_opts *o, size_t i, tl_collide_def *d, app_law_names *ln) {
     const sweep *sw = &o->sw;
     *d = o->def;
     if (sw->model) {
-        if (parse_law_spec(ln, sw->specs[i], "/")) return 2;
+        if (app_law_spec(&CLI, ln, sw->specs[i], "/")) return 2;
         if (o->law.given[TL_SLOT_HISTORY]) {
-            snprintf(ln->slot[TL_SLOT_HISTORY], NAME_LEN, "%s", o->law.slot[TL_SLOT_HISTORY]);
+            snprintf(ln->slot[TL_SLOT_HISTORY], APP_NAME_LEN, "%s", o->law.slot[TL_SLOT_HISTORY]);
             ln->given[TL_SLOT_HISTORY] = true;
         }
         complete_law(ln);
@@ -811,15 +631,15 @@ static int apply_value(const collide_opts *o, size_t i, tl_collide_def *d, law_n
         return 0;
     }
     double v = sw->values[i];
-    mat_field f;
+    app_mat_field f;
     if (strcmp(sw->param, "speed") == 0) d->speed = v;
     else if (strcmp(sw->param, "angle") == 0) d->angle = v * PI / 180.0;
     else if (strcmp(sw->param, "radius") == 0) {
         d->radius_a = v;
         if (!o->radius_b_given) d->radius_b = v;
-    } else if (material_key(sw->param, &f) && f != MF_KN && f != MF_KT) {
-        material_set(&d->material_a, f, v);
-        if (!d->same_material) material_set(&d->material_b, f, v);
+    } else if (app_material_key(sw->param, &f) && f != APP_MAT_KN && f != APP_MAT_KT) {
+        app_material_set(&d->material_a, f, v);
+        if (!d->same_material) app_material_set(&d->material_b, f, v);
     } else {
         tl_law_set(&d->law, sw->param, v);
     }
@@ -855,19 +675,19 @@ static void write_sweep_json(FILE *f, const sweep_rows *rows) {
 
 /* every --coef must be taken by at least one of the swept models */
 static int check_model_coeffs(const collide_opts *o, const tl_collide_def *defs) {
-    for (int c = 0; c < o->ncoef; c++) {
+    for (int c = 0; c < o->coefs.count; c++) {
         bool used = false;
-        for (size_t i = 0; i < o->sw.count && !used; i++) used = law_declares(&defs[i].law, o->coef_names[c]);
+        for (size_t i = 0; i < o->sw.count && !used; i++) used = law_declares(&defs[i].law, o->coefs.names[c]);
         if (!used) {
             fprintf(stderr, "talus collide: coefficient '%s' is taken by none of the swept models\n",
-                    o->coef_names[c]);
+                    o->coefs.names[c]);
             return 1;
         }
     }
     return 0;
 }
 
-static int run_rows(const collide_opts *o, sweep_rows *rows, law_names *laws) {
+static int run_rows(const collide_opts *o, sweep_rows *rows, app_law_names *laws) {
     for (size_t i = 0; i < rows->count; i++)
         if (apply_value(o, i, &rows->defs[i], &laws[i])) return 2;
     if (o->sw.model && check_model_coeffs(o, rows->defs)) return 1;
@@ -884,7 +704,7 @@ static int run_rows(const collide_opts *o, sweep_rows *rows, law_names *laws) {
 static int run_sweep(collide_opts *o) {
     sweep_rows rows = {o, calloc(o->sw.count, sizeof(tl_collide_def)),
                        calloc(o->sw.count, sizeof(tl_collide_result)), o->sw.count};
-    law_names *laws = calloc(o->sw.count, sizeof *laws);
+    app_law_names *laws = calloc(o->sw.count, sizeof *laws);
     int rc = 1;
     if (!rows.defs || !rows.res || !laws) fprintf(stderr, "talus collide: out of memory\n");
     else rc = run_rows(o, &rows, laws);
