@@ -32,13 +32,9 @@
 /* ---- small vector helpers on tl_vec3 ---- */
 
 static tl_vec3 vec(double x, double y, double z) { return (tl_vec3){x, y, z}; }
-static tl_vec3 vadd(tl_vec3 a, tl_vec3 b) { return vec(a.x + b.x, a.y + b.y, a.z + b.z); }
 static tl_vec3 vsub(tl_vec3 a, tl_vec3 b) { return vec(a.x - b.x, a.y - b.y, a.z - b.z); }
 static tl_vec3 vscale(tl_vec3 a, double s) { return vec(s * a.x, s * a.y, s * a.z); }
 static double vdot(tl_vec3 a, tl_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static tl_vec3 vcross(tl_vec3 a, tl_vec3 b) {
-    return vec(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
 
 /* the lab frame: n from b to a at first touch, t along the incoming tangential velocity,
  * s = n x t across it */
@@ -343,19 +339,6 @@ static tl_status run_contact(const tl_collide_def *d, lab *lb, double t_contact,
 
 /* ---- measuring ---- */
 
-static double kappa_of(const tl_collide_def *d) {
-    const tl_material_def *a = &d->material_a, *b = material_b_of(d);
-    if (a->youngs_modulus > 0.0 && b->youngs_modulus > 0.0) {
-        double ga = a->youngs_modulus / (2.0 * (1.0 + a->poisson_ratio));
-        double gb = b->youngs_modulus / (2.0 * (1.0 + b->poisson_ratio));
-        double num = (1.0 - a->poisson_ratio) / ga + (1.0 - b->poisson_ratio) / gb;
-        double den = (1.0 - 0.5 * a->poisson_ratio) / ga + (1.0 - 0.5 * b->poisson_ratio) / gb;
-        return num / den;
-    }
-    if (d->same_material) return (1.0 - a->poisson_ratio) / (1.0 - 0.5 * a->poisson_ratio);
-    return NAN;
-}
-
 /* the friction coefficient of the law as it is used; NAN without one */
 static double mu_of(const lab *lb) {
     tl_law_def law;
@@ -365,45 +348,38 @@ static double mu_of(const lab *lb) {
     return NAN;
 }
 
-/* velocity of a's contact point relative to b's: r_s = -R_a n on a, +R_b n on b */
-static tl_vec3 contact_point_velocity(const tl_collide_def *d, tl_vec3 v_rel, tl_vec3 wa,
-                                      tl_vec3 wb) {
-    tl_vec3 vc = vadd(v_rel, vcross(wa, vscale(LAB_N, -d->radius_a)));
-    if (!d->wall) vc = vsub(vc, vcross(wb, vscale(LAB_N, d->radius_b)));
-    return vc;
-}
-
-/* the angle of w from the normal: signed along t (eq. 21), or unsigned when head-on */
-static double rebound_angle(tl_vec3 w, bool head_on) {
-    double wn = vdot(w, LAB_N);
-    if (!head_on) return atan2(vdot(w, LAB_T), wn);
-    tl_vec3 wt = vsub(w, vscale(LAB_N, wn));
-    return atan2(sqrt(vdot(wt, wt)), wn);
-}
-
 static void measure_kinematics(const tl_collide_def *d, const lab *lb, tl_collide_result *r) {
     body_states bs;
     get_states(lb, d->wall, &bs);
-    bool head_on = d->angle == 0.0;
-    r->v_in = lb->v_in;
-    r->v_out = vsub(bs.a.velocity, bs.b.velocity);
+    tl_impact_input in;
+    memset(&in, 0, sizeof in);
+    in.normal = LAB_N;
+    in.v_in = lb->v_in;
+    in.v_out = vsub(bs.a.velocity, bs.b.velocity);
+    in.omega_in = d->spin_a;
+    in.omega_out = bs.a.angular_velocity;
+    in.omega_b_in = d->wall ? vec(0, 0, 0) : d->spin_b;
+    in.omega_b_out = bs.b.angular_velocity;
+    in.radius_a = d->radius_a;
+    in.radius_b = d->wall ? INFINITY : d->radius_b;
+    in.mass_a = bs.a.mass;
+    in.inertia_a = bs.a.inertia;
+    in.kappa = tl_kappa(&d->material_a, material_b_of(d));
+    in.mu = mu_of(lb);
+    tl_impact_indicators ind;
+    tl_impact_measure(&in, &ind);
+    r->v_in = in.v_in;
+    r->v_out = in.v_out;
     r->omega_out = bs.a.angular_velocity;
     r->omega_out_b = bs.b.angular_velocity;
-    double vn_in = fabs(vdot(r->v_in, LAB_N));
-    r->e_n = fabs(vdot(r->v_out, LAB_N)) / vn_in;
-    r->e_t = head_on ? 0.0 : fabs(vdot(r->v_out, LAB_T)) / fabs(vdot(r->v_in, LAB_T));
-    r->vc_out = contact_point_velocity(d, r->v_out, r->omega_out, r->omega_out_b);
-    r->alpha_v = rebound_angle(r->v_out, head_on);
-    r->alpha_c = rebound_angle(r->vc_out, head_on);
-    r->kappa = kappa_of(d);
-    double mu = mu_of(lb);
-    tl_vec3 vc_in = contact_point_velocity(d, r->v_in, d->spin_a, d->wall ? vec(0, 0, 0) : d->spin_b);
-    if (mu > 0.0 && isfinite(r->kappa)) {
-        r->psi1 = r->kappa / mu * vdot(vc_in, LAB_T) / vn_in;
-        r->psi2 = r->kappa / mu * vdot(r->vc_out, LAB_T) / vn_in;
-    } else {
-        r->psi1 = r->psi2 = NAN;
-    }
+    r->e_n = ind.e_n;
+    r->e_t = ind.e_t;
+    r->vc_out = ind.vc_out;
+    r->alpha_v = ind.alpha_v;
+    r->alpha_c = ind.alpha_c;
+    r->kappa = in.kappa;
+    r->psi1 = ind.psi1;
+    r->psi2 = ind.psi2;
 }
 
 static void measure_energy(const lab *lb, double energy_in, tl_collide_result *r) {

@@ -76,6 +76,36 @@ typedef struct tl_collide_result {
     size_t nsamples;
 } tl_collide_result;
 
+/* ---- impact indicators (Li et al. 2022 eq. 20-23), for the lab and for scenes ---- */
+
+typedef struct tl_impact_input {
+    tl_vec3 normal;               /* unit contact normal, from b towards a */
+    tl_vec3 v_in, v_out;          /* velocity of a's centre relative to b, before and after, m/s */
+    tl_vec3 omega_in, omega_out;  /* a's angular velocity before and after, rad/s */
+    tl_vec3 omega_b_in, omega_b_out; /* b's (zero for a wall) */
+    double radius_a, radius_b;    /* m; radius_b = INFINITY (or 0) for a wall */
+    double mass_a, inertia_a;     /* kg, kg m2: for eq. 23 */
+    double kappa;                 /* tangential/normal compliance ratio (tl_kappa); NAN: no psi */
+    double mu;                    /* friction coefficient; <= 0 or NAN: no psi */
+} tl_impact_input;
+
+typedef struct tl_impact_indicators {
+    tl_vec3 t;                 /* unit tangential direction of the incoming velocity (eq. 20) */
+    double e_n, e_t;           /* eq. 20; e_t = 0 for a head-on impact */
+    tl_vec3 vc_out;            /* velocity of a's contact point after, relative to b's (eq. 21) */
+    double alpha_v, alpha_c;   /* rebound angles of the centre and the contact point, rad (eq. 21) */
+    double psi1, psi2;         /* eq. 22 (NAN without kappa and mu) */
+    double omega_roll;         /* a's spin after about n x t, rad/s (> 0: rolling along t) */
+    double energy_out_translational; /* 1/2 m |v_out|^2, J */
+    double energy_out_rotational;    /* 1/2 I |omega_out|^2, J (eq. 23) */
+    double energy_out_paper;         /* 1/2 m |VC_out|^2 as eq. 23 prints it, J */
+} tl_impact_indicators;
+
+void tl_impact_measure(const tl_impact_input *in, tl_impact_indicators *out);
+/* kappa = [sum (1 - nu)/G] / [sum (1 - nu/2)/G] over the two materials (Li et al. 2022 eq. 3;
+ * compliances, per ERRATA). NAN when a Young's modulus is missing. */
+double tl_kappa(const tl_material_def *a, const tl_material_def *b);
+
 tl_collide_def tl_collide_default(void);
 /* Runs the collision. On failure writes a message into err. */
 tl_status tl_collide(const tl_collide_def *def, tl_collide_result *out, char *err, size_t err_size);
