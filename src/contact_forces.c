@@ -165,6 +165,12 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     tl_geometry g;
     geometry(w, i, &b, p->x[i], wall ? NULL : p->x[b.index], &g);
     if (g.delta <= 0.0 && slot < 0) return TL_OK;
+    int32_t li = w->law_of[(size_t)p->material[i] * w->law_dim + (size_t)b.material];
+    const tl_law *law = &w->laws[li];
+    const tl_pair_law *pl = tl_world_pair(w, p->material[i], b.material);
+    /* the contact point divides the overlap in proportion to the bodies' compliances */
+    v3_scale(g.ra, g.n, p->radius[i] - pl->split * g.delta);
+    if (!wall) v3_scale(g.rb, g.n, -(p->radius[b.index] - (1.0 - pl->split) * g.delta));
 
     /* kinematics at the contact point: velocity of a relative to b */
     double va[3], vb[3], tmp[3], vrel[3], vt[3];
@@ -177,9 +183,6 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     v3_copy(vt, vrel);
     v3_axpy(vt, -rate, g.n);
 
-    int32_t li = w->law_of[(size_t)p->material[i] * w->law_dim + (size_t)b.material];
-    const tl_law *law = &w->laws[li];
-    const tl_pair_law *pl = tl_world_pair(w, p->material[i], b.material);
     const double dt = w->dt;
     bool correct = acc && w->def.contact_boundary_correction;
     bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;

@@ -29,6 +29,10 @@ struct tl_law {
 typedef struct tl_pair_law {
     int law;                              /* index into the world's laws, -1 = none */
     double p[TL_SLOT_COUNT][TL_PARAMS];
+    /* body a's share of the overlap: the contact point lies (R_a - split delta) from a's
+     * centre. Each body takes the share of its compliance: (1 - nu^2)/E (Hertz's
+     * approach), else 1/k_n; 1/2 when neither is known. */
+    double split;
 } tl_pair_law;
 
 /* Resolves names, fills defaults and checks every coefficient against its

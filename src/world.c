@@ -272,6 +272,18 @@ static bool valid_material(const tl_world *w, int m) { return m >= 0 && (size_t)
 
 /* ---- laws ---- */
 
+static double overlap_split(const tl_material *a, const tl_material *b) {
+    double ca = 0.0, cb = 0.0;
+    if (a->youngs_modulus > 0.0 && b->youngs_modulus > 0.0) {
+        ca = (1.0 - a->poisson_ratio * a->poisson_ratio) / a->youngs_modulus;
+        cb = (1.0 - b->poisson_ratio * b->poisson_ratio) / b->youngs_modulus;
+    } else if (a->k_n > 0.0 && b->k_n > 0.0) {
+        ca = 1.0 / a->k_n;
+        cb = 1.0 / b->k_n;
+    }
+    return ca + cb > 0.0 ? ca / (ca + cb) : 0.5;
+}
+
 static tl_status prepare_pair(tl_world *w, int a, int b) {
     int32_t li = w->law_of[(size_t)a * w->law_dim + (size_t)b];
     tl_pair_law *pl = &w->pair[(size_t)a * w->law_dim + (size_t)b];
@@ -282,6 +294,7 @@ static tl_status prepare_pair(tl_world *w, int a, int b) {
     if (s != TL_OK)
         return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
                              msg);
+    pl->split = overlap_split(&w->mat[a], &w->mat[b]);
     return TL_OK;
 }
 
