@@ -57,7 +57,7 @@ int cmd_validate(int argc, char **argv) {
                     "see the source papers' ERRATA and docs/models.md), **FAIL** otherwise.\n\n",
                     o.quick ? " --quick" : "", tl_version(), when);
     int (*const cases[])(report *, const validate_opts *) = {validate_ray_table1, validate_ray_lambda,
-                                                             validate_wang_spheres};
+                                                             validate_wang_spheres, validate_li_kharaz};
     int status = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         if (cases[k](&r, &o) != 0) status = 1;

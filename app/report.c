@@ -205,6 +205,25 @@ void report_compare(report *r, const char *quantity, const char *unit, double pa
     report_text(r, "| %s | %s | %s | %s | %s | %s |\n", quantity, unit, p, t, d, status);
 }
 
+void report_bound(report *r, const char *quantity, const char *unit, double bound, double talus,
+                  const char *reason) {
+    char p[64], t[64], status[512];
+    snprintf(p, sizeof p, "≤ %.6g", bound);
+    number(t, sizeof t, talus);
+    if (talus <= bound) {
+        snprintf(status, sizeof status, "ok");
+        r->ok++;
+    } else if (reason && *reason) {
+        snprintf(status, sizeof status, "explained: %s", reason);
+        r->explained++;
+    } else {
+        snprintf(status, sizeof status, "**FAIL**");
+        r->failed++;
+        fprintf(stderr, "talus validate: FAIL: %s: bound %s, Talus %s\n", quantity, p, t);
+    }
+    report_text(r, "| %s | %s | %s | %s | – | %s |\n", quantity, unit, p, t, status);
+}
+
 void report_compare_end(report *r) { report_text(r, "\n"); }
 
 /* ---- data files and figures ---- */

@@ -59,6 +59,9 @@ void report_compare_begin(report *r);
  * paper may be NAN (no value in the text): the row only reports Talus's. */
 void report_compare(report *r, const char *quantity, const char *unit, double paper, double talus,
                     double tol_rel, double tol_abs, const char *reason);
+/* A bound the paper states (value <= bound): ok, or explained by reason (NULL: fails). */
+void report_bound(report *r, const char *quantity, const char *unit, double bound, double talus,
+                  const char *reason);
 void report_compare_end(report *r);
 
 /* A data file next to the report (atomic); returns the FILE to write, NULL on error. */

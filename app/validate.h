@@ -15,6 +15,7 @@ typedef struct validate_opts {
 int validate_ray_table1(report *r, const validate_opts *o);
 int validate_ray_lambda(report *r, const validate_opts *o);
 int validate_wang_spheres(report *r, const validate_opts *o);
+int validate_li_kharaz(report *r, const validate_opts *o);
 
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,
