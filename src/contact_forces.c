@@ -104,6 +104,7 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     tl_contact c = *c0;
     c.delta = 0.0;
     c.dt = 0.0; /* no displacement is added at the instant of touch */
+    v3_zero(c.dxi);
     double scratch[TL_MAX_HIST];
     if (hist) memcpy(scratch, hist, (size_t)law->hist_count * sizeof *scratch);
     else memset(scratch, 0, sizeof scratch);
@@ -272,6 +273,13 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
     double fn_prev = bk[TL_BK_FN], fel_prev = bk[TL_BK_FN_EL], d_prev = bk[TL_BK_DELTA];
     double ft_prev[3], en_prev = bk[TL_BK_E_N], et_prev = bk[TL_BK_E_T];
     v3_copy(ft_prev, bk + TL_BK_FT);
+    /* the tangential displacement the bodies made in this step's drift (only its part in
+     * contact on the first step): what the tangential spring takes */
+    double ds[3] = {0.0, 0.0, 0.0};
+    if (acc) {
+        drift_slip(w, i, &b, &g, ds);
+        v3_scale(c.dxi, ds, first ? phi : 1.0);
+    }
 
     tl_law_eval(law, pl, &c, rec);
 
@@ -300,9 +308,8 @@ static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, b
          * the hysteresis of an elastoplastic one is plastic work */
         if (plastic) w->ledger.diss_plastic += spring;
         else w->ledger.diss_normal += spring;
-        double ftsum[3], ds[3];
+        double ftsum[3];
         v3_add(ftsum, ft_prev, ft_app);
-        drift_slip(w, i, &b, &g, ds);
         double absorbed_t = -0.5 * v3_dot(ftsum, ds);
         double diss_t = absorbed_t - (c.e_el_t - et_prev);
         /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */

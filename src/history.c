@@ -2,10 +2,11 @@
  * History slot: how the tangential displacement xi is kept
  * (Fleischmann et al. 2015, section 2).
  *
- *   true    accumulated over the contact's life: xi* = xi_old + vt dt, then
+ *   true    accumulated over the contact's life: xi* = xi_old + dxi (the tangential
+ *           displacement of the step, vt dt at the step's half-step velocity), then
  *           projected onto the current contact plane, xi = xi* - (n . xi*) n
  *           (eq. 4); rescaled by the tangential model at the Coulomb limit (eq. 6)
- *   pseudo  a single step, xi = vt dt (eq. 5); nothing is stored
+ *   pseudo  a single step, xi = vt dt = dxi (eq. 5); nothing is stored
  *   none    xi = 0: only the tangential dashpot acts
  */
 #include "registry.h"
@@ -20,14 +21,14 @@ static void none_force(const double *p, tl_contact *c, double *hist) {
 static void pseudo_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     (void)hist;
-    v3_scale(c->xi, c->vt, c->dt);
+    v3_copy(c->xi, c->dxi);
 }
 
 static void true_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     double x[3];
     v3_copy(x, hist);
-    v3_axpy(x, c->dt, c->vt);
+    v3_add(x, x, c->dxi);
     v3_reject(c->xi, x, c->n);
 }
 

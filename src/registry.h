@@ -43,7 +43,10 @@ typedef struct tl_contact {
     double delta;      /* overlap, m (> 0 touching) */
     double delta_rate; /* d delta / dt, m/s (> 0 approaching) */
     double n[3];       /* unit normal from body a to body b */
-    double vt[3];      /* tangential velocity of a relative to b at the contact point, m/s */
+    double vt[3];      /* tangential velocity of a relative to b at the contact point, m/s
+                        * (the predicted end-of-step one: what the dashpots see) */
+    double dxi[3];     /* tangential displacement of the contact points over this step's
+                        * drift, m (zero when the evaluation must not move the history) */
     double r_eff;      /* R* = Ra Rb / (Ra + Rb); Ra for a wall, m */
     double m_eff;      /* m* = ma mb / (ma + mb); ma for a wall or a fixed partner, kg */
     double dt;         /* s */

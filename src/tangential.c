@@ -363,12 +363,11 @@ static void md_vector(const md_state *s, double f[3]) {
     v3_add(f, f, s->fp);
 }
 
-/* Advances the state over the step's displacement vt dt. */
+/* Advances the state over the step's tangential displacement dxi. */
 static void md_step(md_state *s, const tl_contact *c, double k, double m, double mu_dp,
                     bool *slid) {
     double dx[3], dp[3];
-    v3_scale(dx, c->vt, c->dt);
-    v3_reject(dx, dx, c->n);
+    v3_reject(dx, c->dxi, c->n);
     if (!(m > 0.0) || !(k > 0.0)) { /* no normal force: no tangential force */
         s->t = 0.0;
         s->n = 0;

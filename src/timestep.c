@@ -138,8 +138,8 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
     law->sub[TL_SLOT_NORMAL]->force(pl.p[TL_SLOT_NORMAL], &c, nscratch + law->hist_offset[TL_SLOT_NORMAL]);
     c.fn = 1e300; /* keep the probe away from the Coulomb limit */
     double xi0 = 1e-12 * out->r_eff;
-    c.xi[0] = xi0; /* history-based springs read xi, incremental ones vt dt */
-    c.vt[0] = xi0;
+    c.xi[0] = xi0; /* history-based springs read xi, incremental ones dxi */
+    c.dxi[0] = xi0;
     c.dt = 1.0;
     c.m_eff = 0.0; /* no tangential dashpot in the probe */
     double scratch[TL_MAX_HIST];

@@ -1,0 +1,9 @@
+set terminal pngcairo size 900,600 noenhanced
+set output 'kharaz_en.png.part'
+set title "Kharaz: normal restitution"
+set xlabel "anvil angle theta (deg)"
+set ylabel "e_n"
+set grid
+set key outside right
+
+plot 'kharaz_sweep.dat' u 1:2 w lp pt 7 ps 0.5 t 'M1', '' u 1:9 w lp pt 5 ps 0.5 t 'M2', '' u 1:16 w l lw 2 dt 2 t 'M3', '' u 1:23 w l lw 2 t 'M4'
