@@ -10,6 +10,7 @@ int cmd_models(int argc, char **argv);
 int cmd_collide(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* The embedded default scene (examples/default.yaml, built in). */
 extern const unsigned char talus_default_scene[];

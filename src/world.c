@@ -38,6 +38,8 @@ tl_world_def tl_world_default(void) {
     d.integrator = TL_INTEGRATOR_VERLET;
     d.contact_boundary_correction = true;
     d.seed = 1;
+    d.track_energy = true;
+    d.threads = 1;
     return d;
 }
 
@@ -585,3 +587,10 @@ void tl_world_log_collisions(tl_world *w, bool enable) { w->log_collisions = ena
 size_t tl_world_collision_count(const tl_world *w) { return w->ncoll; }
 const tl_collision *tl_world_collisions(const tl_world *w) { return w->coll; }
 void tl_world_clear_collisions(tl_world *w) { w->ncoll = 0; }
+
+tl_status tl_world_set_threads(tl_world *w, int threads) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    if (threads < 0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "threads must be >= 0, got %d", threads);
+    w->def.threads = threads;
+    return TL_OK;
+}

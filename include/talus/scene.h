@@ -71,6 +71,7 @@ typedef struct tl_run_options {
      * run stops after the current chunk of steps, records every output at that
      * time, commits the files and returns TL_INTERRUPTED. */
     volatile sig_atomic_t *interrupt;
+    int threads;                  /* > 0: overrides the scene's thread count */
 } tl_run_options;
 
 tl_run_options tl_run_options_default(void);

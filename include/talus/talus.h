@@ -73,6 +73,8 @@ tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_in
  * by the first tl_world_step; call it earlier to read tl_world_timestep. */
 tl_status tl_world_prepare(tl_world *world);
 tl_status tl_world_step(tl_world *world, int64_t steps);
+/* Worker threads for the following steps (0 = all available, 1 = serial). */
+tl_status tl_world_set_threads(tl_world *world, int threads);
 
 /* ---- queries ---- */
 double tl_world_time(const tl_world *world);

@@ -78,6 +78,13 @@ typedef struct tl_world_def {
     double skin;                    /* m, neighbor-list skin; 0 = automatic */
     bool has_domain;                /* particles leaving the domain are removed */
     tl_vec3 domain_min, domain_max; /* m */
+    bool periodic[3];               /* periodic along x, y, z (needs the domain: its extent
+                                     * is the period); positions are wrapped into it */
+    int threads;                    /* worker threads for the step; 0 = all available, 1 = serial.
+                                     * Results are bit-identical for any thread count. */
+    bool track_energy;              /* keep the energy ledger (default true); off saves time */
+    int reorder_every;              /* neighbor builds between reorderings of the particles along
+                                     * a space-filling curve; 0 = automatic, < 0 = never */
     uint64_t seed;                  /* random generator seed */
     tl_allocator allocator;         /* all zero = the C library's */
 } tl_world_def;

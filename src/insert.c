@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int tl_placeholder_insert;
