@@ -6,7 +6,7 @@ BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES := cmake make gcc pkg-config libfyaml-dev gnuplot-nox
 
-.PHONY: all demo test build deps asan clean
+.PHONY: all demo test build deps asan clean bench
 
 all: build
 
@@ -36,6 +36,12 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Talus against LIGGGHTS and LAMMPS on the same settled bed (not part of `test`; long: see
+# docs/bench.md). bench/run.sh installs the peers when run as root; SIZES, REPS, STEPS, ... pass
+# through (make exports command-line variables), e.g. `make bench SIZES=10k REPS=1 STEPS=200`.
+bench: build
+	TALUS=$(BUILD)/talus bash bench/run.sh
 
 # the test suite under AddressSanitizer and UndefinedBehaviorSanitizer
 asan: deps

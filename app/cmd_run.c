@@ -2,6 +2,7 @@
  * progress bar, writes the outputs and prints a summary. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -19,7 +20,33 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
     if (s->particles_removed) printf(" (%zu left the domain and were removed)", s->particles_removed);
     printf("\n  contacts     %zu at the end, %lld neighbor-list builds\n", s->contacts,
            (long long)s->neighbor_builds);
+    if (s->particles_inserted) {
+        char n[32];
+        app_format_count((long long)s->particles_inserted, n, sizeof n);
+        printf("  inserted     %s particles by inflows (%.4g J brought in)\n", n, s->energy_inserted);
+    }
     printf("  energy       balance error %.2e of %.4g J\n", s->energy_balance_error, s->energy_scale);
+    for (int i = 0; i < tl_scene_stage_count(scene); i++) {
+        tl_stage_result r;
+        if (tl_scene_stage_result(scene, i, &r) != TL_OK || strcmp(r.ended_by, "not run") == 0)
+            continue;
+        char n[32];
+        app_format_count(r.steps, n, sizeof n);
+        printf("  %-12s %s: %s steps to t = %.6g s, ended by %s", i == 0 ? "stages" : "", r.name, n,
+               r.time_end, r.ended_by);
+        if (r.kinetic_energy == r.kinetic_energy) /* not NAN: a condition was checked */
+            printf(" (kinetic energy %.3g J)", r.kinetic_energy);
+        printf("\n");
+    }
+    if (s->warnings[0]) {
+        const char *p = s->warnings;
+        while (*p) {
+            const char *e = strchr(p, '\n');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            printf("  warning:     %.*s\n", len, p);
+            p += len + (e ? 1 : 0);
+        }
+    }
     if (s->files_written <= 0) return;
     printf("  outputs      %d files in %s/\n", s->files_written, s->output_dir);
     for (int i = 0; i < tl_scene_output_count(scene); i++) {
@@ -47,6 +74,7 @@ static void on_interrupt(int sig) {
 int cmd_run(int argc, char **argv) {
     const char *path = NULL, *outdir = NULL;
     bool quiet = false, no_output = false;
+    int threads = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
             if (++i >= argc) {
@@ -54,6 +82,15 @@ int cmd_run(int argc, char **argv) {
                 return 2;
             }
             outdir = argv[i];
+        } else if (strcmp(argv[i], "--threads") == 0) {
+            char *end = NULL;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 1 || v > 4096) {
+                fprintf(stderr, "talus run: --threads needs a count from 1 to 4096\n");
+                return 2;
+            }
+            threads = (int)v;
+            i++;
         } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
             quiet = true;
         } else if (strcmp(argv[i], "--no-output") == 0) {
@@ -90,6 +127,7 @@ int cmd_run(int argc, char **argv) {
     tl_run_options opt = tl_run_options_default();
     opt.output_dir = outdir;
     opt.write_outputs = !no_output;
+    opt.threads = threads;
     opt.progress = app_progress_draw;
     opt.progress_user = &bar;
     opt.interrupt = &interrupt_requested;

@@ -11,7 +11,7 @@ static void usage(FILE *f) {
             "\n"
             "usage: talus <command> [options]\n"
             "\n"
-            "  run [SCENE.yaml] [-o DIR] [--quiet] [--no-output]\n"
+            "  run [SCENE.yaml] [-o DIR] [--quiet] [--no-output] [--threads N]\n"
             "                     run a scene (without a file: the built-in demo scene)\n"
             "  check SCENE.yaml   validate a scene and print what its laws derive:\n"
             "                     stiffness, damping, contact duration, critical and chosen dt\n"
@@ -21,6 +21,8 @@ static void usage(FILE *f) {
             "                     from what you know to what a law needs (k, d, e, dt)\n"
             "  validate [--quick] [-o DIR]\n"
             "                     run the source papers' cases, compare, write a report\n"
+            "  bench SCENE.yaml [--data FILE] [--steps N] [--threads N] [--json]\n"
+            "                     time the steps of a scene (bench/ compares with LIGGGHTS, LAMMPS)\n"
             "  version            print the version\n"
             "\n"
             "Outputs go to out/<scene name>/ unless -o is given. See README.md and docs/.\n",

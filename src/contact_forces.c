@@ -2,10 +2,19 @@
  * The contact stage of the time step. Every candidate pair (particle-particle,
  * then particle-wall, in list order) is measured:
  *
- *   - touching: its record is found or opened, the law is evaluated, the
+ *   - touching: its record is opened if it was not, the law is evaluated, the
  *     force and torque are applied to both bodies (the wall's force is summed
  *     for reporting), and the energy ledger is updated;
- *   - no longer touching: the record is closed and the collision logged.
+ *   - no longer touching: the record is closed (the collision log reads it
+ *     first).
+ *
+ * Threads. The candidates are processed in fixed blocks of TL_BLOCK, in any
+ * order and on any thread; each block sums its energy terms separately and
+ * the blocks are added in order. With one thread the forces are added to the
+ * particles as they are computed, in list order. With more, each candidate
+ * writes its force to its own slot and each particle then gathers its slots
+ * in list order: the same additions in the same order, so the result is
+ * bit-identical for any number of threads.
  *
  * Contact-boundary correction. A force sampled once per step stands for the
  * impulse of the whole step around it. In the step where a contact starts
@@ -20,36 +29,73 @@
 #include <math.h>
 #include <string.h>
 
+#include "fused.h"
+#include "parallel.h"
 #include "vec.h"
 #include "world.h"
 
+/* force slot of a candidate for the gather: force on a (3), n x ft (3), lever arms of a and b */
+enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7 };
+
+/* what stays the same for every candidate of one contact stage */
+typedef struct stage {
+    tl_world *w;
+    const tl_rec_layout *lay;
+    double dt;
+    bool acc;        /* a real step (not the evaluation before the first step) */
+    bool correct;    /* contact-boundary correction */
+    bool gather;     /* forces go to slots, gathered per particle afterwards */
+    bool energy;     /* keep the ledger */
+    bool half_is_v;  /* the force-stage velocity is the drift velocity (leapfrog) */
+    bool lean;       /* no energy ledger, no impact bookkeeping: steady contacts take steady() */
+    double b1, b2;   /* drift velocity = v - dt (b1 a_n + b2 a_n-1) otherwise */
+    size_t npp;      /* particle-particle candidates (offset of the walls' slots) */
+} stage;
+
 /* the two sides of a contact: body a is always a particle; b a particle or a wall face */
-typedef struct tl_side_b {
+typedef struct side_b {
     bool wall;
     uint32_t index;   /* particle index or face index */
-    double v[3], w[3];
+    double x[3];      /* particle: its centre in a's image */
+    const double *v, *w;
     double inv_mass_law;
     int material;
-} tl_side_b;
+} side_b;
 
-static void side_b_of(const tl_world *w, bool wall, uint32_t j, tl_side_b *b) {
+static const double zero3[3] = {0.0, 0.0, 0.0};
+
+static inline void side_b_of(const tl_world *w, const tl_pairs *l, size_t k, bool wall, side_b *b) {
+    uint32_t j = l->b[k];
     b->wall = wall;
     b->index = j;
     if (!wall) {
-        v3_copy(b->v, w->p.v[j]);
-        v3_copy(b->w, w->p.w[j]);
+        const double *s = w->nb.shift[l->img[k]];
+        for (int d = 0; d < 3; d++) b->x[d] = w->p.x[j][d] + s[d];
+        b->v = w->p.v[j];
+        b->w = w->p.w[j];
         b->inv_mass_law = w->p.inv_mass_law[j];
         b->material = w->p.material[j];
     } else {
         const tl_wall *wl = &w->walls.w[w->walls.f[j].wall];
-        v3_copy(b->v, wl->vel);
-        v3_zero(b->w);
+        b->v = wl->vel;
+        b->w = zero3;
         b->inv_mass_law = 0.0;
         b->material = wl->material;
     }
 }
 
-static void geometry(const tl_world *w, uint32_t i, const tl_side_b *b, const double xi[3],
+/* Velocity of a's contact point relative to b's: v_a - v_b + (la w_a + lb w_b) x n,
+ * the contact point lying la from a's centre and lb from b's along n. */
+static inline void contact_velocity(const double va[3], const double wa[3], const double vb[3],
+                                    const double wb[3], const double n[3], double la, double lb,
+                                    double out[3]) {
+    double om[3], t[3];
+    for (int q = 0; q < 3; q++) om[q] = la * wa[q] + lb * wb[q];
+    v3_cross(t, om, n);
+    for (int q = 0; q < 3; q++) out[q] = va[q] - vb[q] + t[q];
+}
+
+static inline void geometry(const tl_world *w, uint32_t i, const side_b *b, const double xi[3],
                      const double xj[3], tl_geometry *g) {
     if (!b->wall) {
         tl_geometry_sphere_sphere(xi, w->p.radius[i], xj, w->p.radius[b->index], g);
@@ -58,40 +104,61 @@ static void geometry(const tl_world *w, uint32_t i, const tl_side_b *b, const do
     }
 }
 
-/* Tangential displacement of a's contact point relative to b's over this
- * step's drift: what the tangential force works through. */
-static void drift_slip(const tl_world *w, uint32_t i, const tl_side_b *b, const tl_geometry *g,
-                       double out[3]) {
-    const tl_particles *p = &w->p;
-    double va[3], tmp[3];
-    v3_cross(tmp, p->wh[i], g->ra);
-    v3_add(va, p->vh[i], tmp);
-    double vb[3];
-    if (!b->wall) {
-        v3_cross(tmp, p->wh[b->index], g->rb);
-        v3_add(vb, p->vh[b->index], tmp);
-    } else {
-        v3_copy(vb, b->v);
+/* The drift (half-step) velocities of particle i in this step. */
+static void drift_velocity(const stage *s, uint32_t i, double vh[3], double wh[3]) {
+    const tl_particles *p = &s->w->p;
+    if (s->half_is_v) {
+        v3_copy(vh, p->v[i]);
+        v3_copy(wh, p->w[i]);
+        return;
     }
-    v3_sub(out, va, vb);
-    v3_reject(out, out, g->n);
-    v3_scale(out, out, w->dt);
+    double im = p->inv_mass[i], ii = p->inv_inertia[i];
+    for (int k = 0; k < 3; k++) {
+        vh[k] = p->v[i][k] - s->dt * (s->b1 * p->f_old[i][k] + s->b2 * p->f_older[i][k]) * im;
+        wh[k] = p->w[i][k] - s->dt * (s->b1 * p->t_old[i][k] + s->b2 * p->t_older[i][k]) * ii;
+    }
+}
+
+/* Tangential displacement of a's contact point relative to b's over this
+ * step's drift: what the tangential force works through. la, lb: lever arms. */
+static void drift_slip(const stage *s, uint32_t i, const side_b *b, const double n[3], double la,
+                       double lb, double out[3]) {
+    const tl_particles *p = &s->w->p;
+    double vrel[3];
+    if (s->half_is_v) {
+        /* the force-stage velocities are the drift velocities */
+        contact_velocity(p->v[i], p->w[i], b->v, b->w, n, la, lb, vrel);
+    } else {
+        double vha[3], wha[3], vhb[3], whb[3];
+        drift_velocity(s, i, vha, wha);
+        if (!b->wall) drift_velocity(s, b->index, vhb, whb);
+        else {
+            v3_copy(vhb, b->v);
+            v3_zero(whb);
+        }
+        contact_velocity(vha, wha, vhb, whb, n, la, lb, vrel);
+    }
+    v3_reject(out, vrel, n);
+    v3_scale(out, out, s->dt);
 }
 
 /* Overlap at the start of this step's drift (to place a first touch in time). */
-static double previous_overlap(const tl_world *w, uint32_t i, const tl_side_b *b) {
-    double xi[3];
+static double previous_overlap(const stage *s, uint32_t i, const side_b *b) {
+    const tl_world *w = s->w;
+    double xi[3], vh[3], wh[3];
+    drift_velocity(s, i, vh, wh);
     v3_copy(xi, w->p.x[i]);
-    v3_axpy(xi, -w->dt, w->p.vh[i]);
+    v3_axpy(xi, -s->dt, vh);
     tl_geometry g;
     if (!b->wall) {
         double xj[3];
-        v3_copy(xj, w->p.x[b->index]);
-        v3_axpy(xj, -w->dt, w->p.vh[b->index]);
+        drift_velocity(s, b->index, vh, wh);
+        v3_copy(xj, b->x);
+        v3_axpy(xj, -s->dt, vh);
         geometry(w, i, b, xi, xj, &g);
     } else {
         /* the face was where it is minus its own drift */
-        v3_axpy(xi, w->dt, b->v);
+        v3_axpy(xi, s->dt, b->v);
         geometry(w, i, b, xi, NULL, &g);
     }
     return g.delta;
@@ -113,238 +180,536 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     v3_copy(ft, c.ft);
 }
 
-static void apply(tl_world *w, uint32_t i, const tl_side_b *b, const tl_geometry *g,
-                  const double fa[3], const double ft[3]) {
-    tl_particles *p = &w->p;
+/* Applies the force fa (on a; -fa on b) and the torques of the tangential
+ * force ft at lever arms la (a) and lb (b) along the normal n: to the bodies
+ * at once, or to the candidate's slot for the gather (the caller then sets
+ * TL_PAIR_FORCE). */
+static inline void apply(const stage *s, size_t k, uint32_t i, const side_b *b, const double n[3],
+                         double la, double lb, const double fa[3], const double ft[3]) {
+    tl_world *w = s->w;
+    double c[3];
+    v3_cross(c, n, ft);
+    if (s->gather) {
+        double *o = w->out + ((b->wall ? s->npp : 0) + k) * TL_OUT;
+        v3_copy(o + OUT_F, fa);
+        v3_copy(o + OUT_C, c);
+        o[OUT_LA] = la;
+        o[OUT_LB] = lb;
+        return;
+    }
+    double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
     double tq[3];
-    v3_add(p->f[i], p->f[i], fa);
-    v3_cross(tq, g->ra, ft);
-    v3_add(p->t[i], p->t[i], tq);
+    v3_add(f[i], f[i], fa);
+    v3_scale(tq, c, la);
+    v3_add(t[i], t[i], tq);
     if (!b->wall) {
         uint32_t j = b->index;
-        v3_sub(p->f[j], p->f[j], fa);
-        v3_cross(tq, g->rb, ft);
-        v3_sub(p->t[j], p->t[j], tq);
+        v3_sub(f[j], f[j], fa);
+        v3_scale(tq, c, lb);
+        v3_add(t[j], t[j], tq);
     } else {
         tl_wall *wl = &w->walls.w[w->walls.f[b->index].wall];
         v3_sub(wl->force, wl->force, fa);
     }
 }
 
-static tl_status add_pending(tl_world *w, uint32_t i, const tl_side_b *b, const double n[3],
-                             const double *rec, double t_end) {
-    if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    tl_pending_exit *e = &w->pend[w->npend++];
-    e->a = w->p.id[i];
-    e->b = b->wall ? b->index : w->p.id[b->index];
-    e->wall = b->wall;
-    v3_copy(e->n, n);
-    e->t_begin = rec[TL_BK_T_BEGIN];
-    e->t_end = t_end;
-    e->v_in = rec[TL_BK_V_IN];
-    e->max_delta = rec[TL_BK_MAX_DELTA];
-    e->max_fn = rec[TL_BK_MAX_FN];
-    e->step = w->steps;
-    return TL_OK;
+/* The kinematics of a touching (or just separated) pair. */
+typedef struct pair_kin {
+    tl_geometry g;
+    double la, lb;    /* lever arms: the contact point lies la from a, lb from b along n */
+    double vt[3];     /* tangential velocity of a relative to b at the contact point */
+    double rate;      /* normal approach rate */
+} pair_kin;
+
+/* A contact that ended during the last drift: the boundary correction, the
+ * energy its record still holds, the collision log. Returns the new state. */
+static uint8_t contact_exit(const stage *s, tl_pairs *l, size_t k, uint32_t i, const side_b *b,
+                            const pair_kin *q, const tl_law *law, const tl_pair_law *pl,
+                            tl_contact *c, tl_block_sum *bs) {
+    if (!s->acc) return 0;
+    const tl_rec_layout *lay = s->lay;
+    double *rec = tl_pair_record(l, k);
+    double *bk = rec + lay->hist;
+    double dprev = bk[TL_BK_DELTA];
+    double psi = dprev > 0.0 ? dprev / (dprev - q->g.delta) : 0.5;
+    uint8_t next = 0;
+    double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
+    touch_force(law, pl, c, rec, &fn0, ft0);
+    if (s->correct) {
+        double wgt = psi - 0.5, fa[3];
+        fn_app = wgt * fn0;
+        v3_scale(ft_app, ft0, wgt);
+        v3_scale(fa, q->g.n, -fn_app);
+        v3_add(fa, fa, ft_app);
+        apply(s, k, i, b, q->g.n, q->la, q->lb, fa, ft_app);
+        next |= TL_PAIR_FORCE;
+    }
+    if (s->energy) {
+        /* the force of the last contact sample and of this step's correction,
+         * over this step and (for the correction) half the next; the stored
+         * elastic energy is released */
+        const double *be = rec + lay->energy;
+        bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
+        double ds[3], ftsum[3];
+        drift_slip(s, i, b, q->g.n, q->la, q->lb, ds);
+        v3_add(ftsum, bk + TL_BK_FT, ft_app);
+        double dd = q->g.delta - dprev, fel_prev = be[TL_BE_FN_EL];
+        double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
+        bs->cur.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        if (plastic) bs->cur.diss_plastic += spring;
+        else bs->cur.diss_normal += spring;
+        bs->cur.diss_tangential_damping += -0.5 * v3_dot(ftsum, ds) + be[TL_BE_E_T];
+        /* the correction's second half-kick lands in the next step: so does its work */
+        bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
+        bs->next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
+    }
+    if (s->w->log_collisions && lay->impact >= 0) {
+        /* the collision log reads the record after the stage */
+        next |= TL_PAIR_EXIT;
+        bs->exits++;
+    }
+    return next;
 }
 
-static tl_status interact(tl_world *w, tl_candidates *cl, size_t k, bool wall, bool acc) {
-    tl_particles *p = &w->p;
-    uint32_t i = cl->a[k];
-    int32_t slot = cl->slot[k];
-    tl_side_b b;
-    side_b_of(w, wall, cl->b[k], &b);
-    double iml = p->inv_mass_law[i] + b.inv_mass_law;
-    if (iml == 0.0) { /* two immovable bodies do not interact */
-        if (slot >= 0) {
-            tl_contacts_close(&w->ct, slot);
-            cl->slot[k] = -1;
+/* A contact that starts in this step: a fresh record, the fraction phi of the
+ * drift spent in contact (1 when the bodies already overlapped before it:
+ * added that way, no entry), the impact speed. Returns phi. */
+static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, const side_b *b,
+                           const pair_kin *q, bool *entered) {
+    tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    const tl_rec_layout *lay = s->lay;
+    double *rec = tl_pair_record(l, k);
+    memset(rec, 0, (size_t)lay->stride * sizeof *rec);
+    double phi = 0.5, d_first = 0.0;
+    *entered = false;
+    if (s->acc) {
+        d_first = previous_overlap(s, i, b);
+        if (d_first <= 0.0) {
+            phi = q->g.delta / (q->g.delta - d_first);
+            *entered = true;
+        } else {
+            phi = 1.0;
+            d_first = q->g.delta; /* overlapping already (added that way): no entry */
         }
-        return TL_OK;
     }
-    tl_geometry g;
-    geometry(w, i, &b, p->x[i], wall ? NULL : p->x[b.index], &g);
-    if (g.delta <= 0.0 && slot < 0) return TL_OK;
-    int32_t li = w->law_of[(size_t)p->material[i] * w->law_dim + (size_t)b.material];
-    const tl_law *law = &w->laws[li];
-    const tl_pair_law *pl = tl_world_pair(w, p->material[i], b.material);
-    /* the contact point divides the overlap in proportion to the bodies' compliances */
-    v3_scale(g.ra, g.n, p->radius[i] - pl->split * g.delta);
-    if (!wall) v3_scale(g.rb, g.n, -(p->radius[b.index] - (1.0 - pl->split) * g.delta));
+    if (lay->impact >= 0) {
+        double *bi = rec + lay->impact;
+        double t_now = s->acc ? w->time + s->dt : w->time;
+        bi[TL_BI_T_BEGIN] = s->acc ? t_now - phi * s->dt : t_now;
+        /* the approach speed at the instant of touch: back from now by the
+         * accelerations of the step before (which did not include this contact) */
+        double arel[3];
+        v3_scale(arel, p->f_old[i], p->inv_mass[i]);
+        if (!b->wall) v3_axpy(arel, -p->inv_mass[b->index], p->f_old[b->index]);
+        bi[TL_BI_V_IN] = q->rate - (s->acc ? phi * s->dt : 0.0) * v3_dot(arel, q->g.n);
+    }
+    rec[lay->hist + TL_BK_DELTA] = d_first; /* the applied force of the previous step was zero */
+    return phi;
+}
 
-    /* kinematics at the contact point: velocity of a relative to b */
-    double va[3], vb[3], tmp[3], vrel[3], vt[3];
-    v3_cross(tmp, p->w[i], g.ra);
-    v3_add(va, p->v[i], tmp);
-    v3_cross(tmp, b.w, g.rb);
-    v3_add(vb, b.v, tmp);
-    v3_sub(vrel, va, vb);
+/* The energy the contact absorbed over the step (trapezoid of the applied
+ * forces over the relative displacement) minus its change of stored energy. */
+static void contact_energy(const stage *s, const tl_law *law, const tl_contact *c, double *rec,
+                           const double ds[3], double fn_app, const double ft_app[3],
+                           tl_block_sum *bs) {
+    const tl_rec_layout *lay = s->lay;
+    double *bk = rec + lay->hist, *be = rec + lay->energy;
+    if (s->acc) {
+        bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
+        double fn_prev = bk[TL_BK_FN], fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
+        double dd = c->delta - d_prev;
+        double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c->fn_el)) * dd;
+        double spring = 0.5 * (fel_prev + c->fn_el) * dd - (c->e_el_n - be[TL_BE_E_N]);
+        bs->cur.diss_normal += damper;
+        /* a conservative spring returns what it took (to integration accuracy);
+         * the hysteresis of an elastoplastic one is plastic work */
+        if (plastic) bs->cur.diss_plastic += spring;
+        else bs->cur.diss_normal += spring;
+        double ftsum[3];
+        v3_add(ftsum, bk + TL_BK_FT, ft_app);
+        double absorbed_t = -0.5 * v3_dot(ftsum, ds);
+        double diss_t = absorbed_t - (c->e_el_t - be[TL_BE_E_T]);
+        /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
+        if (c->sliding) bs->cur.diss_friction += diss_t;
+        else bs->cur.diss_tangential_damping += diss_t;
+    }
+    be[TL_BE_FN_EL] = c->fn_el;
+    be[TL_BE_E_N] = c->e_el_n;
+    be[TL_BE_E_T] = c->e_el_t;
+}
+
+/* The bulk's common case: a particle-particle contact that was touching and
+ * still is, under a law with an inlined fused kernel, without energy ledger
+ * or impact bookkeeping. It runs the same helpers as interact, in the same
+ * order, without interact's other branches (which make the compiler keep
+ * much more state): the numbers are identical (test_threads compares both
+ * paths). Returns false, having changed nothing, when the contact is not of
+ * this kind. */
+static inline bool steady(const stage *s, tl_pairs *l, size_t k) {
+    tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    const uint32_t i = l->a[k], j = l->b[k];
+    const double *sh = w->nb.shift[l->img[k]];
+    double xj[3];
+    for (int q = 0; q < 3; q++) xj[q] = p->x[j][q] + sh[q];
+    tl_geometry g;
+    tl_geometry_sphere_sphere(p->x[i], p->radius[i], xj, p->radius[j], &g);
+    if (!(g.delta > 0.0)) return false;
+    const int ma = p->material[i], mb = p->material[j];
+    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
+    if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN) return false;
+    double iml = p->inv_mass_law[i] + p->inv_mass_law[j];
+    if (iml == 0.0) return false;
+    const tl_pair_law *pl = tl_world_pair(w, ma, mb);
+    double la = p->radius[i] - pl->split * g.delta;
+    double lb = p->radius[j] - (1.0 - pl->split) * g.delta;
+    double vrel[3], vt[3];
+    contact_velocity(p->v[i], p->w[i], p->v[j], p->w[j], g.n, la, lb, vrel);
     double rate = v3_dot(vrel, g.n);
     v3_copy(vt, vrel);
     v3_axpy(vt, -rate, g.n);
-
-    const double dt = w->dt;
-    bool correct = acc && w->def.contact_boundary_correction;
-    bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
-
+    double *rec = tl_pair_record(l, k);
     tl_contact c;
-    memset(&c, 0, sizeof c);
     c.delta = g.delta;
     c.delta_rate = rate;
     v3_copy(c.n, g.n);
     v3_copy(c.vt, vt);
     c.r_eff = g.r_eff;
     c.m_eff = 1.0 / iml;
-    c.dt = acc ? dt : 0.0; /* the evaluation before the first step adds no displacement */
+    c.dt = s->dt;
+    c.first = false;
+    c.v_impact = 0.0;
+    if (s->half_is_v) {
+        v3_scale(c.dxi, vt, s->dt);
+    } else {
+        side_b b;
+        b.wall = false;
+        b.index = j;
+        b.v = p->v[j];
+        b.w = p->w[j];
+        drift_slip(s, i, &b, g.n, la, lb, c.dxi);
+    }
+    tl_fused_hertz_mindlin(law, pl, &c, rec);
+    double fa[3];
+    v3_scale(fa, g.n, -c.fn);
+    v3_add(fa, fa, c.ft);
+    double cn[3];
+    v3_cross(cn, g.n, c.ft);
+    if (s->gather) {
+        double *o = w->out + k * TL_OUT;
+        v3_copy(o + OUT_F, fa);
+        v3_copy(o + OUT_C, cn);
+        o[OUT_LA] = la;
+        o[OUT_LB] = lb;
+    } else {
+        double (*f)[3] = w->p.f, (*t)[3] = w->p.t, tq[3];
+        v3_add(f[i], f[i], fa);
+        v3_scale(tq, cn, la);
+        v3_add(t[i], t[i], tq);
+        v3_sub(f[j], f[j], fa);
+        v3_scale(tq, cn, lb);
+        v3_add(t[j], t[j], tq);
+    }
+    double *bk = rec + s->lay->hist;
+    bk[TL_BK_DELTA] = c.delta;
+    bk[TL_BK_FN] = c.fn;
+    v3_copy(bk + TL_BK_FT, c.ft);
+    l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
+                            (s->gather ? TL_PAIR_FORCE : 0));
+    return true;
+}
 
-    if (g.delta <= 0.0) {
-        /* ---- the contact ended during the last drift ---- */
-        double *rec = tl_contacts_record(&w->ct, slot);
-        double dprev = rec[w->ct.hist + TL_BK_DELTA];
-        double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
-        double *bk = rec + w->ct.hist;
-        c.v_impact = bk[TL_BK_V_IN];
-        if (acc) {
-            double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
-            touch_force(law, pl, &c, rec, &fn0, ft0);
-            if (correct) {
-                double wgt = psi - 0.5, fa[3];
-                fn_app = wgt * fn0;
-                v3_scale(ft_app, ft0, wgt);
-                v3_scale(fa, g.n, -fn_app);
-                v3_add(fa, fa, ft_app);
-                apply(w, i, &b, &g, fa, ft_app);
-            }
-            /* the force of the last contact sample and of this step's
-             * correction, over this step and (for the correction) half the
-             * next; the stored elastic energy is released */
-            double ds[3], ftsum[3];
-            drift_slip(w, i, &b, &g, ds);
-            v3_add(ftsum, bk + TL_BK_FT, ft_app);
-            /* the elastic part of the last sample ends at zero; the stored energy is released */
-            double dd = g.delta - dprev, fel_prev = bk[TL_BK_FN_EL];
-            double spring = 0.5 * fel_prev * dd + bk[TL_BK_E_N];
-            w->ledger.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
-            if (plastic) w->ledger.diss_plastic += spring;
-            else w->ledger.diss_normal += spring;
-            w->ledger.diss_tangential_damping += -0.5 * v3_dot(ftsum, ds) + bk[TL_BK_E_T];
-            /* the correction's second half-kick lands in the next step: so does its work */
-            w->ledger_next.diss_normal += 0.5 * fn_app * rate * dt;
-            w->ledger_next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
-            if (w->log_collisions) {
-                tl_status s = add_pending(w, i, &b, g.n, bk, w->time + psi * dt);
-                if (s != TL_OK) return s;
-            }
+static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_sum *bs) {
+    tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    double(*X)[3] = p->x;
+    const double *R = p->radius;
+    const uint32_t i = l->a[k];
+    const uint8_t st0 = l->state[k];
+    const bool touching = (st0 & TL_PAIR_TOUCH) != 0;
+    if (!wall && !touching) {
+        /* cheap rejection before anything else: most candidates do not touch */
+        uint32_t j = l->b[k];
+        const double *sh = w->nb.shift[l->img[k]];
+        double d[3];
+        for (int q = 0; q < 3; q++) d[q] = (X[j][q] + sh[q]) - X[i][q];
+        double r = R[i] + R[j];
+        if (v3_norm2(d) >= r * r) {
+            if (st0) l->state[k] = 0;
+            return;
         }
-        tl_contacts_close(&w->ct, slot);
-        cl->slot[k] = -1;
-        return TL_OK;
+    }
+    side_b b;
+    side_b_of(w, l, k, wall, &b);
+    double iml = p->inv_mass_law[i] + b.inv_mass_law;
+    if (iml == 0.0) { /* two immovable bodies do not interact */
+        l->state[k] = 0;
+        return;
+    }
+    pair_kin q;
+    geometry(w, i, &b, X[i], wall ? NULL : b.x, &q.g);
+    if (q.g.delta <= 0.0 && !touching) {
+        if (st0) l->state[k] = 0;
+        return;
+    }
+    const int ma = p->material[i];
+    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)b.material]];
+    const tl_pair_law *pl = tl_world_pair(w, ma, b.material);
+    /* the contact point divides the overlap in proportion to the bodies' compliances */
+    q.la = R[i] - pl->split * q.g.delta;
+    q.lb = wall ? 0.0 : R[b.index] - (1.0 - pl->split) * q.g.delta;
+    /* kinematics at the contact point: velocity of a relative to b */
+    double vrel[3];
+    contact_velocity(p->v[i], p->w[i], b.v, b.w, q.g.n, q.la, q.lb, vrel);
+    q.rate = v3_dot(vrel, q.g.n);
+    v3_copy(q.vt, vrel);
+    v3_axpy(q.vt, -q.rate, q.g.n);
+
+    const tl_rec_layout *lay = s->lay;
+    double *rec = tl_pair_record(l, k);
+    tl_contact c;
+    c.delta = q.g.delta;
+    c.delta_rate = q.rate;
+    v3_copy(c.n, q.g.n);
+    v3_copy(c.vt, q.vt);
+    v3_zero(c.dxi);
+    c.r_eff = q.g.r_eff;
+    c.m_eff = 1.0 / iml;
+    c.dt = s->acc ? s->dt : 0.0; /* the evaluation before the first step adds no displacement */
+    c.first = false;
+    c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
+
+    if (q.g.delta <= 0.0) {
+        l->state[k] = contact_exit(s, l, k, i, &b, &q, law, pl, &c, bs);
+        return;
     }
 
     /* ---- touching ---- */
-    bool first = slot < 0;
-    double t_now = acc ? w->time + dt : w->time;
-    double phi = 0.5, d_first = 0.0;
-    if (first) {
-        uint64_t key = wall ? tl_key_pw(p->id[i], b.index) : tl_key_pp(p->id[i], p->id[b.index]);
-        slot = tl_contacts_open(&w->mem, &w->ct, key);
-        if (slot < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
-        cl->slot[k] = slot;
-        if (acc) {
-            d_first = previous_overlap(w, i, &b);
-            if (d_first <= 0.0) phi = g.delta / (g.delta - d_first);
-            else d_first = g.delta; /* overlapping already (added that way): no entry */
-        }
-        double *bk = tl_contacts_record(&w->ct, slot) + w->ct.hist;
-        bk[TL_BK_T_BEGIN] = acc ? t_now - phi * dt : t_now;
-        /* the approach speed at the instant of touch: back from now by the
-         * accelerations of the step before (which did not include this contact) */
-        double arel[3];
-        v3_scale(arel, p->f_old[i], p->inv_mass[i]);
-        if (!wall) v3_axpy(arel, -p->inv_mass[b.index], p->f_old[b.index]);
-        bk[TL_BK_V_IN] = rate - (acc ? phi * dt : 0.0) * v3_dot(arel, g.n);
-        bk[TL_BK_DELTA] = d_first; /* the applied force of the previous step was zero */
+    double phi = 0.5;
+    bool entered = false;
+    if (!touching) {
+        phi = contact_open(s, l, k, i, &b, &q, &entered);
+        c.first = true;
+        if (lay->impact >= 0) c.v_impact = rec[lay->impact + TL_BI_V_IN];
     }
-    c.first = first;
-    double *rec = tl_contacts_record(&w->ct, slot);
-    double *bk = rec + w->ct.hist;
-    c.v_impact = bk[TL_BK_V_IN];
-    double fn_prev = bk[TL_BK_FN], fel_prev = bk[TL_BK_FN_EL], d_prev = bk[TL_BK_DELTA];
-    double ft_prev[3], en_prev = bk[TL_BK_E_N], et_prev = bk[TL_BK_E_T];
-    v3_copy(ft_prev, bk + TL_BK_FT);
     /* the tangential displacement the bodies made in this step's drift (only its part in
      * contact on the first step): what the tangential spring takes */
     double ds[3] = {0.0, 0.0, 0.0};
-    if (acc) {
-        drift_slip(w, i, &b, &g, ds);
-        v3_scale(c.dxi, ds, first ? phi : 1.0);
+    if (s->acc) {
+        if (s->half_is_v) v3_scale(ds, q.vt, s->dt); /* = drift_slip: the same numbers */
+        else drift_slip(s, i, &b, q.g.n, q.la, q.lb, ds);
+        if (touching) v3_copy(c.dxi, ds);
+        else v3_scale(c.dxi, ds, phi);
     }
 
-    tl_law_eval(law, pl, &c, rec);
+    if (law->fused_kind == TL_FUSED_HERTZ_MINDLIN) tl_fused_hertz_mindlin(law, pl, &c, rec);
+    else tl_law_eval(law, pl, &c, rec);
 
     /* the force applied to a: the law's, plus the entry correction */
     double fn_app = c.fn, ft_app[3];
     v3_copy(ft_app, c.ft);
-    if (first && correct && phi != 0.5) {
+    if (entered && s->correct && phi != 0.5) {
         double fn0, ft0[3], wgt = phi - 0.5;
         touch_force(law, pl, &c, NULL, &fn0, ft0);
         fn_app += wgt * fn0;
         v3_axpy(ft_app, wgt, ft0);
     }
     double fa[3];
-    v3_scale(fa, g.n, -fn_app);
+    v3_scale(fa, q.g.n, -fn_app);
     v3_add(fa, fa, ft_app);
-    apply(w, i, &b, &g, fa, ft_app);
+    apply(s, k, i, &b, q.g.n, q.la, q.lb, fa, ft_app);
 
-    if (acc) {
-        /* work absorbed by the contact over the step (trapezoid of the applied
-         * forces over the relative displacement), minus its change of stored energy */
-        double dd = c.delta - d_prev;
-        double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c.fn_el)) * dd;
-        double spring = 0.5 * (fel_prev + c.fn_el) * dd - (c.e_el_n - en_prev);
-        w->ledger.diss_normal += damper;
-        /* a conservative spring returns what it took (to integration accuracy);
-         * the hysteresis of an elastoplastic one is plastic work */
-        if (plastic) w->ledger.diss_plastic += spring;
-        else w->ledger.diss_normal += spring;
-        double ftsum[3];
-        v3_add(ftsum, ft_prev, ft_app);
-        double absorbed_t = -0.5 * v3_dot(ftsum, ds);
-        double diss_t = absorbed_t - (c.e_el_t - et_prev);
-        /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
-        if (c.sliding) w->ledger.diss_friction += diss_t;
-        else w->ledger.diss_tangential_damping += diss_t;
-    }
+    if (s->energy) contact_energy(s, law, &c, rec, ds, fn_app, ft_app, bs);
+    double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
     v3_copy(bk + TL_BK_FT, ft_app);
-    bk[TL_BK_FN_EL] = c.fn_el;
-    bk[TL_BK_E_N] = c.e_el_n;
-    bk[TL_BK_E_T] = c.e_el_t;
-    bk[TL_BK_SLIDING] = c.sliding ? 1.0 : 0.0;
-    if (c.delta > bk[TL_BK_MAX_DELTA]) bk[TL_BK_MAX_DELTA] = c.delta;
-    if (c.fn > bk[TL_BK_MAX_FN]) bk[TL_BK_MAX_FN] = c.fn;
+    if (lay->impact >= 0) {
+        double *bi = rec + lay->impact;
+        if (c.delta > bi[TL_BI_MAX_DELTA]) bi[TL_BI_MAX_DELTA] = c.delta;
+        if (c.fn > bi[TL_BI_MAX_FN]) bi[TL_BI_MAX_FN] = c.fn;
+    }
+    l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
+                            (s->gather ? TL_PAIR_FORCE : 0));
+    bs->touching++;
+}
+
+/* ---- the collision log: contacts that ended in this step ---- */
+
+static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const tl_block_sum *blocks,
+                           size_t nblocks, const stage *s) {
+    for (size_t bi = 0; bi < nblocks; bi++) {
+        if (!blocks[bi].exits) continue;
+        size_t k1 = (bi + 1) * TL_BLOCK < l->count ? (bi + 1) * TL_BLOCK : l->count;
+        for (size_t k = bi * TL_BLOCK; k < k1; k++) {
+            if (!(l->state[k] & TL_PAIR_EXIT)) continue;
+            l->state[k] &= (uint8_t)~TL_PAIR_EXIT;
+            uint32_t i = l->a[k];
+            side_b b;
+            side_b_of(w, l, k, wall, &b);
+            tl_geometry g;
+            geometry(w, i, &b, w->p.x[i], wall ? NULL : b.x, &g);
+            const double *rec = tl_pair_record(l, k);
+            const double *bk = rec + s->lay->hist, *bm = rec + s->lay->impact;
+            double dprev = bk[TL_BK_DELTA];
+            double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
+            if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
+                return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+            tl_pending_exit *e = &w->pend[w->npend++];
+            e->a = w->p.id[i];
+            e->b = wall ? b.index : w->p.id[b.index];
+            e->wall = wall;
+            v3_copy(e->n, g.n);
+            e->t_begin = bm[TL_BI_T_BEGIN];
+            e->t_end = w->time + psi * s->dt;
+            e->v_in = bm[TL_BI_V_IN];
+            e->max_delta = bm[TL_BI_MAX_DELTA];
+            e->max_fn = bm[TL_BI_MAX_FN];
+            e->step = w->steps;
+        }
+    }
     return TL_OK;
+}
+
+/* ---- the gather: each particle adds its candidates' slots in list order ---- */
+
+static void gather(tl_world *w, const stage *s) {
+    tl_particles *p = &w->p;
+    const tl_pairs *pp = &w->pp, *pw = &w->pw;
+    const size_t npp = s->npp;
+    const uint32_t *start = w->adj_start, *adj = w->adj;
+    const double *out = w->out;
+    int nt = w->nthreads;
+TL_FOR_STATIC(i, p->count, 
+        for (uint32_t e = start[i]; e < start[i + 1]; e++) {
+            uint32_t ref = adj[e], kk = ref >> 1;
+            uint8_t st = kk < npp ? pp->state[kk] : pw->state[kk - npp];
+            if (!(st & TL_PAIR_FORCE)) continue;
+            const double *o = out + (size_t)kk * TL_OUT;
+            double tq[3];
+            if (!(ref & 1u)) {
+                v3_add(p->f[i], p->f[i], o + OUT_F);
+                v3_scale(tq, o + OUT_C, o[OUT_LA]);
+            } else {
+                v3_sub(p->f[i], p->f[i], o + OUT_F);
+                v3_scale(tq, o + OUT_C, o[OUT_LB]);
+            }
+            v3_add(p->t[i], p->t[i], tq);
+        }
+    )
+    /* the walls' reaction, in list order */
+    for (size_t k = 0; k < pw->count; k++) {
+        if (!(pw->state[k] & TL_PAIR_FORCE)) continue;
+        tl_wall *wl = &w->walls.w[w->walls.f[pw->b[k]].wall];
+        v3_sub(wl->force, wl->force, out + (npp + k) * TL_OUT + OUT_F);
+    }
+}
+
+/* The per-particle lists of candidate slots for the gather, in list order. */
+static tl_status build_adjacency(tl_world *w) {
+    tl_particles *p = &w->p;
+    size_t n = p->count, npp = w->pp.count, npw = w->pw.count, ne = 2 * npp + npw;
+    if (npp + npw >= (size_t)1 << 31) return tl_world_fail(w, TL_ERROR_MEMORY, "too many candidates");
+    if (tl_mem_reserve(&w->mem, (void **)&w->adj_start, &w->cap_adj_start, n + 1, sizeof *w->adj_start) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->adj, &w->cap_adj, ne + 1, sizeof *w->adj) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, (npp + npw + 1) * TL_OUT, sizeof *w->out) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (thread buffers)");
+    uint32_t *start = w->adj_start;
+    memset(start, 0, (n + 1) * sizeof *start);
+    for (size_t k = 0; k < npp; k++) {
+        start[w->pp.a[k] + 1]++;
+        start[w->pp.b[k] + 1]++;
+    }
+    for (size_t k = 0; k < npw; k++) start[w->pw.a[k] + 1]++;
+    for (size_t i = 0; i < n; i++) start[i + 1] += start[i];
+    for (size_t k = 0; k < npp; k++) {
+        w->adj[start[w->pp.a[k]]++] = (uint32_t)(k << 1);
+        w->adj[start[w->pp.b[k]]++] = (uint32_t)(k << 1) | 1u;
+    }
+    for (size_t k = 0; k < npw; k++) w->adj[start[w->pw.a[k]]++] = (uint32_t)((npp + k) << 1);
+    for (size_t i = n; i > 0; i--) start[i] = start[i - 1];
+    start[0] = 0;
+    w->adj_valid = true;
+    return TL_OK;
+}
+
+void tl_contact_buffers_free(tl_world *w) {
+    tl_mem_free(&w->mem, w->adj_start, w->cap_adj_start * sizeof *w->adj_start);
+    tl_mem_free(&w->mem, w->adj, w->cap_adj * sizeof *w->adj);
+    tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
+    tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
+    w->adj_start = w->adj = NULL;
+    w->out = NULL;
+    w->blocks = NULL;
+    w->cap_adj_start = w->cap_adj = w->cap_out = w->cap_blocks = 0;
+    w->adj_valid = false;
+}
+
+static void run_blocks(const stage *s, tl_pairs *l, bool wall, tl_block_sum *blocks, size_t nblocks) {
+    int nt = s->w->nthreads;
+TL_FOR_DYNAMIC(bi, nblocks, 
+        size_t k1 = (bi + 1) * TL_BLOCK < l->count ? (bi + 1) * TL_BLOCK : l->count;
+        tl_block_sum *bs = &blocks[bi];
+        for (size_t k = bi * TL_BLOCK; k < k1; k++) {
+            if (s->lean && !wall && (l->state[k] & TL_PAIR_TOUCH) && steady(s, l, k)) bs->touching++;
+            else interact(s, l, k, wall, bs);
+        }
+    )
+}
+
+static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
+    to->diss_normal += from->diss_normal;
+    to->diss_plastic += from->diss_plastic;
+    to->diss_tangential_damping += from->diss_tangential_damping;
+    to->diss_friction += from->diss_friction;
+    to->boundary_work += from->boundary_work;
 }
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     if (accumulate) {
-        w->ledger.diss_normal += w->ledger_next.diss_normal;
-        w->ledger.diss_tangential_damping += w->ledger_next.diss_tangential_damping;
+        add_ledger(&w->ledger, &w->ledger_next);
         memset(&w->ledger_next, 0, sizeof w->ledger_next);
     }
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(w->walls.w[k].force_prev, w->walls.w[k].force);
         v3_zero(w->walls.w[k].force);
     }
-    for (size_t k = 0; k < w->pp.count; k++) {
-        tl_status s = interact(w, &w->pp, k, false, accumulate);
-        if (s != TL_OK) return s;
+    stage s;
+    s.w = w;
+    s.lay = &w->lay;
+    s.dt = w->dt;
+    s.acc = accumulate;
+    s.correct = accumulate && w->def.contact_boundary_correction;
+    s.gather = w->nthreads > 1;
+    s.energy = w->def.track_energy && w->lay.energy >= 0;
+    s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
+    s.b1 = w->c_pred[0] - 0.5;
+    s.b2 = w->c_pred[1];
+    s.npp = w->pp.count;
+    s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->no_fast_path;
+    if (s.gather && !w->adj_valid) {
+        tl_status st = build_adjacency(w);
+        if (st != TL_OK) return st;
     }
-    for (size_t k = 0; k < w->pw.count; k++) {
-        tl_status s = interact(w, &w->pw, k, true, accumulate);
-        if (s != TL_OK) return s;
+    size_t nb_pp = (w->pp.count + TL_BLOCK - 1) / TL_BLOCK, nb_pw = (w->pw.count + TL_BLOCK - 1) / TL_BLOCK;
+    if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, nb_pp + nb_pw + 1, sizeof *w->blocks) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    memset(w->blocks, 0, (nb_pp + nb_pw) * sizeof *w->blocks);
+    run_blocks(&s, &w->pp, false, w->blocks, nb_pp);
+    run_blocks(&s, &w->pw, true, w->blocks + nb_pp, nb_pw);
+    if (s.gather) gather(w, &s);
+    size_t touching = 0;
+    for (size_t bi = 0; bi < nb_pp + nb_pw; bi++) {
+        add_ledger(&w->ledger, &w->blocks[bi].cur);
+        add_ledger(&w->ledger_next, &w->blocks[bi].next);
+        touching += w->blocks[bi].touching;
+    }
+    w->touching = touching;
+    if (w->log_collisions && w->lay.impact >= 0) {
+        tl_status st = log_exits(w, &w->pp, false, w->blocks, nb_pp, &s);
+        if (st == TL_OK) st = log_exits(w, &w->pw, true, w->blocks + nb_pp, nb_pw, &s);
+        if (st != TL_OK) return st;
     }
     return TL_OK;
 }

@@ -1,129 +1,191 @@
 #include "contacts.h"
 
+#include "parallel.h"
+
+#include <stdint.h>
 #include <string.h>
 
-void tl_candidates_init(tl_candidates *c) { memset(c, 0, sizeof *c); }
-
-void tl_candidates_free(tl_mem *mem, tl_candidates *c) {
-    tl_mem_free(mem, c->a, c->cap * sizeof *c->a);
-    tl_mem_free(mem, c->b, c->cap * sizeof *c->b);
-    tl_mem_free(mem, c->slot, c->cap * sizeof *c->slot);
-    tl_candidates_init(c);
+tl_rec_layout tl_rec_layout_make(int hist, bool energy, bool impact) {
+    tl_rec_layout l;
+    l.hist = hist;
+    int at = hist + TL_BK_CORE;
+    l.energy = energy ? at : -1;
+    if (energy) at += TL_BE_COUNT;
+    l.impact = impact ? at : -1;
+    if (impact) at += TL_BI_COUNT;
+    l.stride = at;
+    return l;
 }
 
-int tl_candidates_push(tl_mem *mem, tl_candidates *c, uint32_t a, uint32_t b) {
-    if (c->count == c->cap) {
-        size_t ncap = c->cap ? 2 * c->cap : 256;
-        uint32_t *na = tl_mem_alloc(mem, ncap * sizeof *na);
-        uint32_t *nb = tl_mem_alloc(mem, ncap * sizeof *nb);
-        int32_t *ns = tl_mem_alloc(mem, ncap * sizeof *ns);
-        if (!na || !nb || !ns) {
-            tl_mem_free(mem, na, ncap * sizeof *na);
-            tl_mem_free(mem, nb, ncap * sizeof *nb);
-            tl_mem_free(mem, ns, ncap * sizeof *ns);
-            return -1;
-        }
-        size_t n = c->count;
-        if (n) {
-            memcpy(na, c->a, n * sizeof *na);
-            memcpy(nb, c->b, n * sizeof *nb);
-            memcpy(ns, c->slot, n * sizeof *ns);
-        }
-        tl_candidates_free(mem, c);
-        c->a = na;
-        c->b = nb;
-        c->slot = ns;
-        c->cap = ncap;
-        c->count = n;
+void tl_pairs_init(tl_pairs *l, int stride) {
+    memset(l, 0, sizeof *l);
+    l->stride = stride;
+}
+
+void tl_pairs_free(tl_mem *mem, tl_pairs *l) {
+    tl_mem_free(mem, l->a, l->cap * sizeof *l->a);
+    tl_mem_free(mem, l->b, l->cap * sizeof *l->b);
+    tl_mem_free(mem, l->img, l->cap * sizeof *l->img);
+    tl_mem_free(mem, l->state, l->cap * sizeof *l->state);
+    tl_mem_free(mem, l->rec_block, l->rec_block_bytes);
+    tl_pairs_init(l, l->stride);
+}
+
+/* A block for n records of `stride` values, with rec aligned to 64 bytes. */
+static double *alloc_records(tl_mem *mem, size_t n, size_t stride, void **block, size_t *bytes) {
+    size_t sz = n * stride * sizeof(double) + 64;
+    void *b = tl_mem_alloc(mem, sz);
+    if (!b) return NULL;
+    *block = b;
+    *bytes = sz;
+    uintptr_t at = ((uintptr_t)b + 63u) & ~(uintptr_t)63u;
+    return (double *)at;
+}
+
+int tl_pairs_reserve(tl_mem *mem, tl_pairs *l, size_t n) {
+    if (n <= l->cap) return 0;
+    size_t ncap = l->cap ? l->cap : 256;
+    while (ncap < n) ncap += ncap / 2; /* 1.5x: the lists are the largest arrays */
+    size_t st = (size_t)l->stride;
+    tl_pairs nl = *l;
+    nl.a = tl_mem_realloc(mem, l->a, l->cap * sizeof *l->a, ncap * sizeof *l->a);
+    if (!nl.a) return -1;
+    l->a = nl.a;
+    nl.b = tl_mem_realloc(mem, l->b, l->cap * sizeof *l->b, ncap * sizeof *l->b);
+    if (!nl.b) return -1;
+    l->b = nl.b;
+    nl.img = tl_mem_realloc(mem, l->img, l->cap * sizeof *l->img, ncap * sizeof *l->img);
+    if (!nl.img) return -1;
+    l->img = nl.img;
+    nl.state = tl_mem_realloc(mem, l->state, l->cap * sizeof *l->state, ncap * sizeof *l->state);
+    if (!nl.state) return -1;
+    l->state = nl.state;
+    if (st) {
+        void *blk;
+        size_t bytes;
+        double *r = alloc_records(mem, ncap, st, &blk, &bytes);
+        if (!r) return -1;
+        if (l->count) memcpy(r, l->rec, l->count * st * sizeof *r);
+        tl_mem_free(mem, l->rec_block, l->rec_block_bytes);
+        l->rec = r;
+        l->rec_block = blk;
+        l->rec_block_bytes = bytes;
     }
-    c->a[c->count] = a;
-    c->b[c->count] = b;
-    c->slot[c->count] = -1;
-    c->count++;
+    /* every array now has ncap entries */
+    l->cap = ncap;
     return 0;
 }
 
-void tl_contacts_init(tl_contact_table *t, int hist) {
-    memset(t, 0, sizeof *t);
-    t->hist = hist;
-    t->stride = hist + TL_BOOK;
-    tl_keymap_init(&t->lookup);
+size_t tl_pairs_touching(const tl_pairs *l) {
+    size_t n = 0;
+    for (size_t k = 0; k < l->count; k++) n += l->state[k] & TL_PAIR_TOUCH;
+    return n;
 }
 
-void tl_contacts_free(tl_mem *mem, tl_contact_table *t) {
-    tl_mem_free(mem, t->data, t->cap * (size_t)t->stride * sizeof *t->data);
-    tl_mem_free(mem, t->key, t->cap * sizeof *t->key);
-    tl_mem_free(mem, t->free, t->capfree * sizeof *t->free);
-    tl_keymap_free(mem, &t->lookup);
-    int hist = t->hist;
-    tl_contacts_init(t, hist);
-}
-
-static int grow(tl_mem *mem, tl_contact_table *t) {
-    size_t ncap = t->cap ? 2 * t->cap : 1024;
-    size_t stride = (size_t)t->stride;
-    double *nd = tl_mem_alloc(mem, ncap * stride * sizeof *nd);
-    uint64_t *nk = tl_mem_alloc(mem, ncap * sizeof *nk);
-    if (!nd || !nk) {
-        tl_mem_free(mem, nd, ncap * stride * sizeof *nd);
-        tl_mem_free(mem, nk, ncap * sizeof *nk);
-        return -1;
+int tl_pairs_relayout(tl_mem *mem, tl_pairs *l, const tl_rec_layout *from, const tl_rec_layout *to) {
+    size_t st = (size_t)to->stride, sf = (size_t)from->stride;
+    double *nr = NULL;
+    void *blk = NULL;
+    size_t bytes = 0;
+    if (l->cap && st) {
+        nr = alloc_records(mem, l->cap, st, &blk, &bytes);
+        if (!nr) return -1;
+        memset(nr, 0, l->cap * st * sizeof *nr);
     }
-    if (t->high) {
-        memcpy(nd, t->data, t->high * stride * sizeof *nd);
-        memcpy(nk, t->key, t->high * sizeof *nk);
+    for (size_t k = 0; k < l->count; k++) {
+        const double *o = l->rec + k * sf;
+        double *n = nr + k * st;
+        int h = from->hist < to->hist ? from->hist : to->hist;
+        memcpy(n, o, (size_t)h * sizeof *n);
+        memcpy(n + to->hist, o + from->hist, TL_BK_CORE * sizeof *n);
+        if (from->energy >= 0 && to->energy >= 0)
+            memcpy(n + to->energy, o + from->energy, TL_BE_COUNT * sizeof *n);
+        if (from->impact >= 0 && to->impact >= 0)
+            memcpy(n + to->impact, o + from->impact, TL_BI_COUNT * sizeof *n);
     }
-    tl_mem_free(mem, t->data, t->cap * stride * sizeof *t->data);
-    tl_mem_free(mem, t->key, t->cap * sizeof *t->key);
-    t->data = nd;
-    t->key = nk;
-    t->cap = ncap;
+    tl_mem_free(mem, l->rec_block, l->rec_block_bytes);
+    l->rec = nr;
+    l->rec_block = blk;
+    l->rec_block_bytes = bytes;
+    l->stride = to->stride;
     return 0;
 }
 
-int32_t tl_contacts_open(tl_mem *mem, tl_contact_table *t, uint64_t key) {
-    int32_t slot;
-    if (t->nfree) {
-        slot = t->free[--t->nfree];
-    } else {
-        if (t->high == t->cap && grow(mem, t) != 0) return -1;
-        if (t->high >= (size_t)INT32_MAX) return -1;
-        /* keep room to free every record handed out */
-        if (tl_mem_reserve(mem, (void **)&t->free, &t->capfree, t->high + 1, sizeof *t->free) != 0)
-            return -1;
-        slot = (int32_t)t->high++;
-    }
-    memset(tl_contacts_record(t, slot), 0, (size_t)t->stride * sizeof(double));
-    t->key[slot] = key;
-    t->live++;
-    return slot;
+static uint64_t pair_key(const tl_pairs *l, size_t k, bool wall, const uint32_t *ids) {
+    return wall ? tl_key_pw(ids[l->a[k]], l->b[k]) : tl_key_pp(ids[l->a[k]], ids[l->b[k]]);
 }
 
-void tl_contacts_close(tl_contact_table *t, int32_t slot) {
-    if (slot < 0 || t->key[slot] == TL_KEYMAP_EMPTY) return;
-    t->key[slot] = TL_KEYMAP_EMPTY;
-    t->live--;
-    t->free[t->nfree++] = slot; /* room reserved by tl_contacts_open */
+void tl_stash_init(tl_stash *s) {
+    memset(s, 0, sizeof *s);
+    tl_keymap_init(&s->pp);
+    tl_keymap_init(&s->pw);
 }
 
-int tl_contacts_rebind(tl_mem *mem, tl_contact_table *t, tl_candidates *pp, tl_candidates *pw,
-                       const uint32_t *ids) {
-    tl_keymap_clear(&t->lookup);
-    if (tl_keymap_reserve(mem, &t->lookup, t->live) != 0) return -1;
-    for (size_t s = 0; s < t->high; s++)
-        if (t->key[s] != TL_KEYMAP_EMPTY) tl_keymap_put(mem, &t->lookup, t->key[s], (int32_t)s);
-    for (size_t k = 0; k < pp->count; k++) {
-        int32_t s = tl_keymap_get(&t->lookup, tl_key_pp(ids[pp->a[k]], ids[pp->b[k]]));
-        pp->slot[k] = s;
-        if (s >= 0) tl_keymap_remove(&t->lookup, t->key[s]);
+void tl_stash_free(tl_mem *mem, tl_stash *s) {
+    tl_keymap_free(mem, &s->pp);
+    tl_keymap_free(mem, &s->pw);
+    tl_mem_free(mem, s->rec, s->cap * (size_t)s->stride * sizeof *s->rec);
+    tl_mem_free(mem, s->state, s->cap * sizeof *s->state);
+    tl_stash_init(s);
+}
+
+size_t tl_stash_bytes(const tl_stash *s) {
+    return s->cap * ((size_t)s->stride * sizeof(double) + 1) +
+           (s->pp.cap + s->pw.cap) * (sizeof(uint64_t) + sizeof(int32_t));
+}
+
+static int stash_list(tl_mem *mem, tl_stash *s, tl_keymap *map, const tl_pairs *l, bool wall,
+                      const uint32_t *ids) {
+    size_t st = (size_t)s->stride;
+    for (size_t k = 0; k < l->count; k++) {
+        if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+        memcpy(s->rec + s->count * st, l->rec + k * st, st * sizeof *s->rec);
+        s->state[s->count] = l->state[k] & (TL_PAIR_TOUCH | TL_PAIR_SLIDING);
+        if (tl_keymap_put(mem, map, pair_key(l, k, wall, ids), (int32_t)s->count) != 0) return -1;
+        s->count++;
     }
-    for (size_t k = 0; k < pw->count; k++) {
-        int32_t s = tl_keymap_get(&t->lookup, tl_key_pw(ids[pw->a[k]], pw->b[k]));
-        pw->slot[k] = s;
-        if (s >= 0) tl_keymap_remove(&t->lookup, t->key[s]);
-    }
-    /* whatever is left has no candidate any more (its particle was removed) */
-    for (size_t i = 0; i < t->lookup.cap; i++)
-        if (t->lookup.keys[i] != TL_KEYMAP_EMPTY) tl_contacts_close(t, t->lookup.values[i]);
     return 0;
+}
+
+int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *pw,
+                  const uint32_t *ids) {
+    tl_keymap_clear(&s->pp);
+    tl_keymap_clear(&s->pw);
+    s->count = 0;
+    size_t npp = tl_pairs_touching(pp), npw = tl_pairs_touching(pw), n = npp + npw;
+    if (s->stride != pp->stride) {
+        tl_mem_free(mem, s->rec, s->cap * (size_t)s->stride * sizeof *s->rec);
+        tl_mem_free(mem, s->state, s->cap * sizeof *s->state);
+        s->rec = NULL;
+        s->state = NULL;
+        s->cap = 0;
+        s->stride = pp->stride;
+    }
+    if (n > s->cap) {
+        size_t ncap = n + n / 4 + 64, st = (size_t)s->stride;
+        double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
+        if (!r) return -1;
+        s->rec = r;
+        uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
+        if (!q) return -1;
+        s->state = q;
+        s->cap = ncap;
+    }
+    if (tl_keymap_reserve(mem, &s->pp, npp) != 0 || tl_keymap_reserve(mem, &s->pw, npw) != 0) return -1;
+    if (stash_list(mem, s, &s->pp, pp, false, ids) != 0) return -1;
+    return stash_list(mem, s, &s->pw, pw, true, ids);
+}
+
+void tl_stash_give(const tl_stash *s, tl_pairs *l, bool wall, const uint32_t *ids, int threads) {
+    size_t st = (size_t)l->stride;
+    const tl_keymap *map = wall ? &s->pw : &s->pp;
+    int nt = threads;
+    TL_FOR_STATIC(k, l->count, 
+        l->state[k] = 0;
+        if (map->count == 0) continue;
+        int32_t i = tl_keymap_get(map, pair_key(l, k, wall, ids));
+        if (i < 0) continue;
+        l->state[k] = s->state[i];
+        memcpy(l->rec + k * st, s->rec + (size_t)i * st, st * sizeof *l->rec);
+    )
 }

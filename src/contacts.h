@@ -1,14 +1,22 @@
 /*
- * The persistent contact table: one record per touching pair, particle-
- * particle or particle-wall, keyed by stable ids (so a record survives
- * reordering, and later migration between ranks). A record holds the law's
- * history values followed by bookkeeping (the last step's overlap and forces,
- * the elastic energy, the collision measurements). It is created when the
- * pair starts to touch and released when it separates.
+ * The contact table: the candidate pairs of the neighbor search, each with
+ * its contact record (as LAMMPS keeps history per neighbor-list entry).
  *
- * Candidate lists (from the neighbor search) point at their pair's record
- * through `slot` (-1 = not touching). At each rebuild the new candidates
- * find their records again by key, so history survives the rebuild.
+ * A candidate is a particle-particle pair closer than R_a + R_b + skin, or a
+ * particle-face pair closer than R + skin. Its record is live while the pair
+ * touches (state TL_PAIR_TOUCH): the law's history values followed by
+ * bookkeeping (the last step's overlap and forces, and optional groups for
+ * the energy ledger and collision measurements). Records sit next to their
+ * candidates, so the force loop reads them in order, needs no allocation
+ * (contacts open and close in parallel), and the lists can be split among
+ * threads freely.
+ *
+ * At each neighbor rebuild the new candidate list is merged with the old
+ * one: a pair that was touching keeps its record (found by the key of its
+ * stable particle ids), in the order of the new list, which is a
+ * deterministic function of the positions. A touching pair is always a
+ * candidate of the new list (its distance is below the cut-off), unless one
+ * of its particles left the domain.
  */
 #ifndef TL_CONTACTS_H
 #define TL_CONTACTS_H
@@ -19,41 +27,59 @@
 #include "alloc.h"
 #include "keymap.h"
 
-/* bookkeeping values after the law history of every record */
-enum tl_book {
+/* candidate state bits */
+enum tl_pair_state {
+    TL_PAIR_TOUCH = 1u << 0,   /* the record is live */
+    TL_PAIR_SLIDING = 1u << 1, /* at the Coulomb limit in the last evaluation */
+    TL_PAIR_FORCE = 1u << 2,   /* exerted a force in this step (the gather reads it) */
+    TL_PAIR_EXIT = 1u << 3     /* separated in this step; the record waits for the collision log */
+};
+
+/* Bookkeeping after the law history. The core group is always there. */
+enum tl_book_core {
     TL_BK_DELTA = 0, /* overlap at the last evaluation, m */
     TL_BK_FN,        /* normal force applied in the last step (law + boundary correction), N */
     TL_BK_FT,        /* tangential force applied on a (3 values), N */
-    TL_BK_FN_EL = TL_BK_FT + 3, /* elastic part of the normal force (the rest is damping), N */
-    TL_BK_E_N,       /* elastic energy, normal, J */
-    TL_BK_E_T,       /* elastic energy, tangential, J */
-    TL_BK_T_BEGIN,   /* time of first touch, s */
-    TL_BK_V_IN,      /* normal approach speed at first touch, m/s */
-    TL_BK_MAX_DELTA, /* m */
-    TL_BK_MAX_FN,    /* N */
-    TL_BK_SLIDING,   /* 1 when at the Coulomb limit */
-    TL_BOOK
+    TL_BK_CORE = TL_BK_FT + 3
+};
+/* energy group: present when the world tracks energy */
+enum tl_book_energy {
+    TL_BE_FN_EL = 0, /* elastic part of the law's normal force (the rest is damping), N */
+    TL_BE_E_N,       /* elastic energy, normal, J */
+    TL_BE_E_T,       /* elastic energy, tangential, J */
+    TL_BE_COUNT
+};
+/* impact group: present when a law needs the impact speed or collisions are logged */
+enum tl_book_impact {
+    TL_BI_V_IN = 0,  /* normal approach speed at first touch, m/s */
+    TL_BI_T_BEGIN,   /* time of first touch, s */
+    TL_BI_MAX_DELTA, /* m */
+    TL_BI_MAX_FN,    /* N */
+    TL_BI_COUNT
 };
 
-typedef struct tl_candidates {
-    size_t count, cap;
-    uint32_t *a;    /* particle index */
-    uint32_t *b;    /* particle index (particle-particle) or face index (particle-wall) */
-    int32_t *slot;  /* contact record, -1 when not touching */
-} tl_candidates;
+typedef struct tl_rec_layout {
+    int hist;    /* law history values (the largest of the world's laws) */
+    int energy;  /* offset of the energy group, -1 when absent */
+    int impact;  /* offset of the impact group, -1 when absent */
+    int stride;  /* values per record */
+} tl_rec_layout;
 
-typedef struct tl_contact_table {
-    int hist;         /* law history values per record (the largest of the world's laws) */
-    int stride;       /* hist + TL_BOOK */
-    size_t cap;       /* records allocated */
-    size_t high;      /* records ever handed out (the rest of cap is untouched) */
-    size_t live;      /* records in use */
-    double *data;     /* cap * stride */
-    uint64_t *key;    /* TL_KEYMAP_EMPTY when free */
-    int32_t *free;    /* released records, reused last-in first-out */
-    size_t nfree, capfree;
-    tl_keymap lookup; /* scratch for rebuilds */
-} tl_contact_table;
+/* A layout with the core group after `hist` history values and the optional groups. */
+tl_rec_layout tl_rec_layout_make(int hist, bool energy, bool impact);
+
+typedef struct tl_pairs {
+    size_t count, cap;
+    int stride;      /* record values per candidate */
+    uint32_t *a;     /* particle index */
+    uint32_t *b;     /* particle index (particle-particle) or face index (particle-wall) */
+    uint8_t *img;    /* particle-particle: periodic image of b seen from a (tl_image code) */
+    uint8_t *state;  /* tl_pair_state bits */
+    double *rec;     /* count * stride values; meaningful while TL_PAIR_TOUCH or TL_PAIR_EXIT.
+                      * Aligned to 64 bytes: a record of 8 values is one cache line */
+    void *rec_block; /* the allocation rec lies in */
+    size_t rec_block_bytes;
+} tl_pairs;
 
 /* keys: particle-particle (smaller id, larger id); particle-wall face */
 static inline uint64_t tl_key_pp(uint32_t ida, uint32_t idb) {
@@ -63,22 +89,40 @@ static inline uint64_t tl_key_pw(uint32_t id, uint32_t face) {
     return (1ULL << 63) | ((uint64_t)id << 24) | (face & 0xffffffu);
 }
 
-void tl_candidates_init(tl_candidates *c);
-void tl_candidates_free(tl_mem *mem, tl_candidates *c);
-int tl_candidates_push(tl_mem *mem, tl_candidates *c, uint32_t a, uint32_t b);
-
-void tl_contacts_init(tl_contact_table *t, int hist);
-void tl_contacts_free(tl_mem *mem, tl_contact_table *t);
-/* A fresh zeroed record for `key`; -1 on allocation failure. */
-int32_t tl_contacts_open(tl_mem *mem, tl_contact_table *t, uint64_t key);
-void tl_contacts_close(tl_contact_table *t, int32_t slot);
-static inline double *tl_contacts_record(const tl_contact_table *t, int32_t slot) {
-    return t->data + (size_t)slot * (size_t)t->stride;
+static inline double *tl_pair_record(const tl_pairs *l, size_t k) {
+    return l->rec + k * (size_t)l->stride;
 }
-/* Points the candidates of a new list at the records of their pairs
- * (by key); records no candidate claims are closed. key_of computes a
- * candidate's key. Returns 0, or -1 on allocation failure. */
-int tl_contacts_rebind(tl_mem *mem, tl_contact_table *t, tl_candidates *pp, tl_candidates *pw,
-                       const uint32_t *ids);
+
+void tl_pairs_init(tl_pairs *l, int stride);
+void tl_pairs_free(tl_mem *mem, tl_pairs *l);
+/* Room for n candidates (contents kept); 0 on success. */
+int tl_pairs_reserve(tl_mem *mem, tl_pairs *l, size_t n);
+/* Number of candidates with state TL_PAIR_TOUCH. */
+size_t tl_pairs_touching(const tl_pairs *l);
+/* Changes the record layout, keeping each group's values; 0 on success. */
+int tl_pairs_relayout(tl_mem *mem, tl_pairs *l, const tl_rec_layout *from, const tl_rec_layout *to);
+
+/* The records of the touching candidates, set aside while the lists are
+ * rebuilt (only the touching ones: the lists themselves are reused), and
+ * found again by the keys of their stable particle ids. */
+typedef struct tl_stash {
+    tl_keymap pp, pw;  /* key -> stash index */
+    double *rec;
+    uint8_t *state;
+    size_t count, cap;
+    int stride;
+} tl_stash;
+
+void tl_stash_init(tl_stash *s);
+void tl_stash_free(tl_mem *mem, tl_stash *s);
+/* Empties the stash, then takes the touching records of both lists. Call it
+ * before particles are removed or reordered (the keys use their ids). */
+int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *pw,
+                  const uint32_t *ids);
+/* Gives each candidate of a new list the record of its pair, if stashed; the
+ * others start untouched. */
+void tl_stash_give(const tl_stash *s, tl_pairs *l, bool wall, const uint32_t *ids, int threads);
+/* Bytes the stash holds. */
+size_t tl_stash_bytes(const tl_stash *s);
 
 #endif

@@ -1,5 +1,7 @@
 #include "law.h"
 
+#include "fused.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -167,6 +169,9 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
         off += out->sub[s]->info.history_count;
     }
     out->hist_count = off;
+    tl_fused_kind fk;
+    out->fused = tl_fused_find(out, &fk);
+    out->fused_kind = (int)fk;
     return TL_OK;
 }
 
@@ -180,6 +185,7 @@ tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_mater
         tl_status st = m->prepare(&in, out->p[s]);
         if (st != TL_OK) return st;
     }
+    tl_fused_prepare(law, out);
     return TL_OK;
 }
 

@@ -16,6 +16,10 @@
 
 #include "registry.h"
 
+typedef struct tl_law tl_law;
+typedef struct tl_pair_law tl_pair_law;
+typedef void (*tl_fused_fn)(const tl_law *law, const tl_pair_law *pl, tl_contact *c, double *hist);
+
 struct tl_law {
     const tl_submodel *sub[TL_SLOT_COUNT];
     double coeff[TL_SLOT_COUNT][TL_MAX_SUB_COEFFS]; /* declared order; NAN = not given */
@@ -23,6 +27,8 @@ struct tl_law {
     int hist_count;
     bool clamp_tensile;
     tl_coulomb_test coulomb_test;
+    tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
+    int fused_kind;    /* tl_fused_kind */
 };
 
 /* The constants of a law prepared for one pair of materials. */
@@ -33,6 +39,7 @@ typedef struct tl_pair_law {
      * centre. Each body takes the share of its compliance: (1 - nu^2)/E (Hertz's
      * approach), else 1/k_n; 1/2 when neither is known. */
     double split;
+    double fused[4]; /* constants of the law's fused kernel (fused.h) */
 } tl_pair_law;
 
 /* Resolves names, fills defaults and checks every coefficient against its
@@ -50,8 +57,8 @@ void tl_coeff_range_text(const tl_coeff_info *ci, char *buf, size_t size);
 double tl_law_coeff(const tl_law *law, const char *name);
 
 /* Runs the slots in order on one contact. hist: the contact's law history. */
-static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
-                               double *hist) {
+static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
+                                     double *hist) {
     c->area = 1.0;
     c->eta = 0.0;
     c->yielded = false;
@@ -71,6 +78,13 @@ static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_cont
     law->sub[TL_SLOT_TANGENTIAL]->force(pl->p[TL_SLOT_TANGENTIAL], c,
                                         hist + law->hist_offset[TL_SLOT_TANGENTIAL]);
     if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
+}
+
+/* The same, through the law's fused kernel when it has one (same numbers). */
+static inline void tl_law_eval(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
+                               double *hist) {
+    if (law->fused) law->fused(law, pl, c, hist);
+    else tl_law_eval_slots(law, pl, c, hist);
 }
 
 #endif

@@ -19,18 +19,29 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
         }
         if (p->inv_inertia[i] > 0.0) e->kinetic_rotational += 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
     }
-    const tl_contact_table *t = &w->ct;
-    for (size_t s = 0; s < t->high; s++) {
-        if (t->key[s] == TL_KEYMAP_EMPTY) continue;
-        const double *bk = tl_contacts_record(t, (int32_t)s) + t->hist;
-        e->elastic_normal += bk[TL_BK_E_N];
-        e->elastic_tangential += bk[TL_BK_E_T];
+    if (w->lay.energy >= 0 && w->def.track_energy) {
+        const tl_pairs *lists[2] = {&w->pp, &w->pw};
+        for (int li = 0; li < 2; li++) {
+            const tl_pairs *l = lists[li];
+            for (size_t k = 0; k < l->count; k++) {
+                if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+                const double *be = tl_pair_record(l, k) + w->lay.energy;
+                e->elastic_normal += be[TL_BE_E_N];
+                e->elastic_tangential += be[TL_BE_E_T];
+            }
+        }
+    } else if (w->prepared) {
+        /* not tracked: only the mechanical energy of the particles is known */
+        e->elastic_normal = e->elastic_tangential = NAN;
     }
     e->dissipated_normal = w->ledger.diss_normal;
     e->dissipated_plastic = w->ledger.diss_plastic;
     e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
     e->dissipated_friction = w->ledger.diss_friction;
     e->boundary_work = w->ledger.boundary_work;
+    if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
+        e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
+            e->dissipated_friction = NAN;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
                e->elastic_tangential + e->dissipated_normal + e->dissipated_plastic +
                e->dissipated_tangential_damping + e->dissipated_friction - e->boundary_work;
@@ -42,19 +53,20 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
 static int build_touch_list(tl_world *w) {
     if (w->touch_step == w->steps && w->prepared) return 0;
     w->ntouch = 0;
-    size_t need = w->ct.live;
+    size_t need = w->touching;
     if (tl_mem_reserve(&w->mem, (void **)&w->touch_ref, &w->captouch, need + 1, sizeof *w->touch_ref) != 0)
         return -1;
     for (size_t k = 0; k < w->pp.count; k++)
-        if (w->pp.slot[k] >= 0 && w->ntouch < w->captouch) w->touch_ref[w->ntouch++] = (uint32_t)k;
+        if ((w->pp.state[k] & TL_PAIR_TOUCH) && w->ntouch < w->captouch)
+            w->touch_ref[w->ntouch++] = (uint32_t)k;
     for (size_t k = 0; k < w->pw.count; k++)
-        if (w->pw.slot[k] >= 0 && w->ntouch < w->captouch)
+        if ((w->pw.state[k] & TL_PAIR_TOUCH) && w->ntouch < w->captouch)
             w->touch_ref[w->ntouch++] = (uint32_t)k | 0x80000000u;
     w->touch_step = w->steps;
     return 0;
 }
 
-size_t tl_world_contact_count(const tl_world *w) { return w->ct.live; }
+size_t tl_world_contact_count(const tl_world *w) { return w->prepared ? w->touching : 0; }
 
 tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info *o) {
     tl_world *w = (tl_world *)cw; /* the query list is a cache */
@@ -63,27 +75,38 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     uint32_t ref = w->touch_ref[index];
     bool wall = (ref & 0x80000000u) != 0;
     size_t k = ref & 0x7fffffffu;
-    const tl_candidates *cl = wall ? &w->pw : &w->pp;
+    const tl_pairs *cl = wall ? &w->pw : &w->pp;
     uint32_t i = cl->a[k], j = cl->b[k];
     const tl_particles *p = &w->p;
     tl_geometry g;
-    if (!wall) tl_geometry_sphere_sphere(p->x[i], p->radius[i], p->x[j], p->radius[j], &g);
-    else tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
-    const double *rec = tl_contacts_record(&w->ct, cl->slot[k]);
-    const double *bk = rec + w->ct.hist;
+    if (!wall) {
+        double xj[3];
+        const double *sh = w->nb.shift[cl->img[k]];
+        for (int d = 0; d < 3; d++) xj[d] = p->x[j][d] + sh[d];
+        tl_geometry_sphere_sphere(p->x[i], p->radius[i], xj, p->radius[j], &g);
+    } else {
+        tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
+    }
+    const double *rec = tl_pair_record(cl, k);
+    const double *bk = rec + w->lay.hist;
     memset(o, 0, sizeof *o);
     o->id_a = p->id[i];
     o->id_b = wall ? (uint32_t)w->walls.f[j].wall : p->id[j];
     o->with_wall = wall;
     o->overlap = bk[TL_BK_DELTA];
     o->normal = (tl_vec3){g.n[0], g.n[1], g.n[2]};
-    o->point = (tl_vec3){p->x[i][0] + g.ra[0], p->x[i][1] + g.ra[1], p->x[i][2] + g.ra[2]};
+    /* the contact point: where the law put it (the overlap split by compliances) */
+    const tl_pair_law *pl = tl_world_pair(w, p->material[i], wall ? w->walls.w[w->walls.f[j].wall].material
+                                                                    : p->material[j]);
+    double la = p->radius[i] - pl->split * bk[TL_BK_DELTA];
+    o->point = (tl_vec3){p->x[i][0] + la * g.n[0], p->x[i][1] + la * g.n[1], p->x[i][2] + la * g.n[2]};
     o->normal_force = bk[TL_BK_FN];
-    o->normal_damping_force = bk[TL_BK_FN] - bk[TL_BK_FN_EL];
+    /* the damping part is kept with the energy terms */
+    o->normal_damping_force = w->lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->lay.energy + TL_BE_FN_EL] : NAN;
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
-    o->sliding = bk[TL_BK_SLIDING] != 0.0;
+    o->sliding = (cl->state[k] & TL_PAIR_SLIDING) != 0;
     o->history = rec;
-    o->history_count = w->ct.hist;
+    o->history_count = w->lay.hist;
     return TL_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "vec.h"
 
 void tl_neighbors_init(tl_neighbors *nb, double skin) {
@@ -11,28 +12,34 @@ void tl_neighbors_init(tl_neighbors *nb, double skin) {
 }
 
 void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
-    tl_mem_free(mem, nb->cell_start, nb->cap_cells * sizeof *nb->cell_start);
-    tl_mem_free(mem, nb->cell_items, nb->cap_items * sizeof *nb->cell_items);
+    for (int l = 0; l < TL_MAX_LEVELS; l++) {
+        tl_grid *g = &nb->level[l];
+        tl_mem_free(mem, g->start, g->cap_start * sizeof *g->start);
+        tl_mem_free(mem, g->items, g->cap_items * sizeof *g->items);
+    }
+    tl_mem_free(mem, nb->level_of, nb->cap_level);
     tl_mem_free(mem, nb->cell_of, nb->cap_of * sizeof *nb->cell_of);
     tl_mem_free(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref);
+    tl_mem_free(mem, nb->chunk, nb->cap_chunk * sizeof *nb->chunk);
     double skin = nb->skin;
     tl_neighbors_init(nb, skin);
 }
 
-bool tl_neighbors_stale(const tl_neighbors *nb, const tl_particles *p, const tl_walls *w) {
-    if (nb->builds == 0) return true;
+bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w) {
+    if (nb->builds == 0 || w->count > nb->cap_walls) return true;
     double lim2 = 0.25 * nb->skin * nb->skin;
-    for (size_t i = 0; i < p->count; i++) {
-        double d[3];
-        v3_sub(d, p->x[i], p->x_ref[i]);
-        if (v3_norm2(d) > lim2) return true;
-    }
-    for (size_t k = 0; k < w->count && k < nb->cap_walls; k++) {
+    for (size_t k = 0; k < w->count; k++) {
         double d[3];
         v3_sub(d, w->w[k].disp, nb->wall_ref[k]);
         if (v3_norm2(d) > lim2) return true;
     }
-    return w->count > nb->cap_walls;
+    return false;
+}
+
+double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p) {
+    double rmax = 0.0;
+    for (size_t i = 0; i < p->count; i++) rmax = dmax(rmax, p->radius[i]);
+    return 2.0 * rmax + nb->skin;
 }
 
 static int reserve_u32(tl_mem *mem, uint32_t **a, size_t *cap, size_t need) {
@@ -46,12 +53,254 @@ static int reserve_u32(tl_mem *mem, uint32_t **a, size_t *cap, size_t need) {
     return 0;
 }
 
+static int size_class(double rmax, double r) {
+    int l = 0;
+    double ratio = r > 0.0 ? rmax / r : 1.0;
+    while (ratio >= 2.0 && l < TL_MAX_LEVELS - 1) {
+        ratio *= 0.5;
+        l++;
+    }
+    return l;
+}
+
+static int64_t cell_coord(const tl_grid *g, const double lo[3], int k, double x) {
+    double c = floor((x - lo[k]) / g->w[k]);
+    if (!(c >= 0.0)) return 0;
+    if (c >= (double)g->dims[k]) return g->dims[k] - 1;
+    return (int64_t)c;
+}
+
+/* Lays out the grid of one class over the extent [lo, hi] (periods on periodic axes). */
+static void layout_grid(tl_grid *g, double skin, const double lo[3], const double hi[3],
+                        const tl_periodic *per) {
+    double h = 2.0 * g->rmax + skin;
+    if (!(h > 0.0)) h = 1.0;
+    double limit = 4.0 * (double)g->n + 64.0;
+    for (;;) {
+        double cells = 1.0;
+        for (int k = 0; k < 3; k++) {
+            if (per->on[k]) {
+                g->dims[k] = (int64_t)floor(per->len[k] / h);
+                if (g->dims[k] < 1) g->dims[k] = 1;
+                g->w[k] = per->len[k] / (double)g->dims[k];
+            } else {
+                g->dims[k] = (int64_t)floor((hi[k] - lo[k]) / h) + 1;
+                g->w[k] = h;
+            }
+            cells *= (double)g->dims[k];
+        }
+        if (cells <= limit) break;
+        h *= 1.26;
+    }
+    g->ncells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]);
+}
+
+/* ---- the pair search, in tasks (class, cell) counted then filled ---- */
+
+typedef struct search {
+    const tl_neighbors *nb;
+    const tl_particles *p;
+    const tl_periodic *per;
+    tl_pairs *out;
+} search;
+
+/* Tests a pair; when `at` is given, writes it there. Returns 1 if it is a candidate. */
+static inline size_t try_pair(const search *s, uint32_t i, uint32_t j, size_t *at) {
+    const tl_particles *p = s->p;
+    double d[3];
+    int sh[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        d[k] = p->x[j][k] - p->x[i][k];
+        if (s->per->on[k]) {
+            double half = 0.5 * s->per->len[k];
+            if (d[k] > half) {
+                d[k] -= s->per->len[k];
+                sh[k] = -1;
+            } else if (d[k] < -half) {
+                d[k] += s->per->len[k];
+                sh[k] = 1;
+            }
+        }
+    }
+    double cut = p->radius[i] + p->radius[j] + s->nb->skin;
+    if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= cut * cut) return 0;
+    if (at) {
+        /* a = the particle whose candidates these are: the list then reads a in order */
+        tl_pairs *o = s->out;
+        size_t k = (*at)++;
+        o->a[k] = i;
+        o->b[k] = j;
+        o->img[k] = tl_image_code(sh[0], sh[1], sh[2]);
+    }
+    return 1;
+}
+
+/* The distinct cells around cell c of a grid, ascending; returns their count. */
+static int around(const tl_grid *g, const tl_periodic *per, const int64_t c[3], size_t out[27]) {
+    int64_t ax[3][3] = {{0}};
+    int nax[3];
+    for (int k = 0; k < 3; k++) {
+        nax[k] = 0;
+        for (int o = -1; o <= 1; o++) {
+            int64_t q = c[k] + o;
+            if (per->on[k]) q = (q % g->dims[k] + g->dims[k]) % g->dims[k];
+            else if (q < 0 || q >= g->dims[k]) continue;
+            bool dup = false;
+            for (int m = 0; m < nax[k]; m++) dup |= ax[k][m] == q;
+            if (!dup) ax[k][nax[k]++] = q;
+        }
+    }
+    int n = 0;
+    for (int z = 0; z < nax[2]; z++)
+        for (int y = 0; y < nax[1]; y++)
+            for (int x = 0; x < nax[0]; x++)
+                out[n++] = (size_t)((ax[2][z] * g->dims[1] + ax[1][y]) * g->dims[0] + ax[0][x]);
+    for (int a = 1; a < n; a++) { /* ascending */
+        size_t v = out[a];
+        int b = a - 1;
+        while (b >= 0 && out[b] > v) {
+            out[b + 1] = out[b];
+            b--;
+        }
+        out[b + 1] = v;
+    }
+    return n;
+}
+
+/* One axis's cell range [from, from + count) of a grid within reach of x (wrapped on periodic axes). */
+static void reach_range(const tl_grid *g, const double lo[3], const tl_periodic *per, int k, double x,
+                        double reach, int64_t *from, int64_t *count) {
+    int64_t a = (int64_t)floor((x - reach - lo[k]) / g->w[k]);
+    int64_t b = (int64_t)floor((x + reach - lo[k]) / g->w[k]);
+    if (per->on[k]) {
+        if (b - a + 1 >= g->dims[k]) {
+            a = 0;
+            b = g->dims[k] - 1;
+        }
+    } else {
+        if (a < 0) a = 0;
+        if (b >= g->dims[k]) b = g->dims[k] - 1;
+    }
+    *from = a;
+    *count = b >= a ? b - a + 1 : 0;
+}
+
+static inline int64_t wrap(int64_t c, int64_t dims, bool periodic) {
+    return periodic ? (c % dims + dims) % dims : c;
+}
+
+/* The candidates of particle i (with the particles after it in its own cell,
+ * in the cells after its own among the neighbors, and the smaller particles
+ * of finer classes): counted (at = NULL) or written from *at on. Tasks run
+ * over the particles in storage order, so the list follows the storage
+ * (Morton) order of the particles and the force loop reads them in order. */
+static size_t particle_pairs(const search *s, uint32_t i, size_t *at) {
+    const tl_neighbors *nb = s->nb;
+    const tl_periodic *per = s->per;
+    int l = nb->level_of[i];
+    const tl_grid *g = &nb->level[l];
+    size_t cell = nb->cell_of[i];
+    size_t d0 = (size_t)g->dims[0], d1 = (size_t)g->dims[1];
+    int64_t c[3] = {(int64_t)(cell % d0), (int64_t)((cell / d0) % d1), (int64_t)(cell / (d0 * d1))};
+    size_t nbr[27];
+    int nn = around(g, per, c, nbr);
+    size_t n = 0;
+    /* the same class: this cell after i (cells list their particles in index order),
+     * and the cells after this one */
+    for (uint32_t jb = g->start[cell]; jb < g->start[cell + 1]; jb++) {
+        uint32_t j = g->items[jb];
+        if (j > i) n += try_pair(s, i, j, at);
+    }
+    for (int q = 0; q < nn; q++) {
+        if (nbr[q] <= cell) continue;
+        for (uint32_t jb = g->start[nbr[q]]; jb < g->start[nbr[q] + 1]; jb++)
+            n += try_pair(s, i, g->items[jb], at);
+    }
+    /* the smaller classes, in their own grids */
+    for (int m = l + 1; m < nb->nlevels; m++) {
+        const tl_grid *gm = &nb->level[m];
+        if (gm->n == 0) continue;
+        double reach = s->p->radius[i] + gm->rmax + nb->skin;
+        int64_t from[3], cnt[3];
+        for (int k = 0; k < 3; k++) reach_range(gm, nb->lo, per, k, s->p->x[i][k], reach, &from[k], &cnt[k]);
+        for (int64_t z = 0; z < cnt[2]; z++) {
+            int64_t cz = wrap(from[2] + z, gm->dims[2], per->on[2]);
+            for (int64_t y = 0; y < cnt[1]; y++) {
+                int64_t cy = wrap(from[1] + y, gm->dims[1], per->on[1]);
+                for (int64_t x = 0; x < cnt[0]; x++) {
+                    int64_t cx = wrap(from[0] + x, gm->dims[0], per->on[0]);
+                    size_t q = (size_t)((cz * gm->dims[1] + cy) * gm->dims[0] + cx);
+                    for (uint32_t jb = gm->start[q]; jb < gm->start[q + 1]; jb++)
+                        n += try_pair(s, i, gm->items[jb], at);
+                }
+            }
+        }
+    }
+    return n;
+}
+
+static size_t face_pairs(const tl_walls *w, const tl_particles *p, double skin, size_t i, tl_pairs *out,
+                         size_t *at) {
+    size_t n = 0;
+    for (size_t f = 0; f < w->nfaces; f++) {
+        tl_geometry g;
+        if (!tl_face_geometry(&w->f[f], p->x[i], p->radius[i], &g)) continue;
+        if (!(g.delta > -skin)) continue;
+        if (at) {
+            size_t k = (*at)++;
+            out->a[k] = (uint32_t)i;
+            out->b[k] = (uint32_t)f;
+            out->img[k] = TL_IMAGE_NONE;
+        }
+        n++;
+    }
+    return n;
+}
+
+static int reserve_chunks(tl_mem *mem, tl_neighbors *nb, size_t n) {
+    if (n <= nb->cap_chunk) return 0;
+    size_t *c = tl_mem_realloc(mem, nb->chunk, nb->cap_chunk * sizeof *c, n * sizeof *c);
+    if (!c) return -1;
+    nb->chunk = c;
+    nb->cap_chunk = n;
+    return 0;
+}
+
+/* Counting sort of a class's particles into its grid. */
+static int sort_class(tl_mem *mem, tl_neighbors *nb, const tl_particles *p, int l) {
+    tl_grid *g = &nb->level[l];
+    if (reserve_u32(mem, &g->start, &g->cap_start, g->ncells + 1) != 0) return -1;
+    if (reserve_u32(mem, &g->items, &g->cap_items, g->n ? g->n : 1) != 0) return -1;
+    memset(g->start, 0, (g->ncells + 1) * sizeof *g->start);
+    size_t n = p->count;
+    for (size_t i = 0; i < n; i++) {
+        if (nb->level_of[i] != l) continue;
+        int64_t c[3];
+        for (int k = 0; k < 3; k++) c[k] = cell_coord(g, nb->lo, k, p->x[i][k]);
+        uint32_t cell = (uint32_t)((c[2] * g->dims[1] + c[1]) * g->dims[0] + c[0]);
+        nb->cell_of[i] = cell;
+        g->start[cell + 1]++;
+    }
+    for (size_t c = 0; c < g->ncells; c++) g->start[c + 1] += g->start[c];
+    for (size_t i = 0; i < n; i++) {
+        if (nb->level_of[i] != l) continue;
+        uint32_t cell = nb->cell_of[i];
+        g->items[g->start[cell]++] = (uint32_t)i; /* advanced while filling, restored below */
+    }
+    for (size_t c = g->ncells; c > 0; c--) g->start[c] = g->start[c - 1];
+    g->start[0] = 0;
+    return 0;
+}
+
+/* Counts per chunk of tasks, then fills each chunk at its offset: the list
+ * is in task order whatever the number of threads. */
+#define CHUNKS_PER_THREAD 16
+
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
-                       tl_candidates *pp, tl_candidates *pw) {
+                       const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, int threads) {
     size_t n = p->count;
     pp->count = 0;
     pw->count = 0;
-    /* the wall reference displacements */
     if (w->count > nb->cap_walls) {
         void *nw = tl_mem_realloc(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref,
                                   w->count * sizeof *nb->wall_ref);
@@ -61,10 +310,14 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     }
     for (size_t k = 0; k < w->count; k++) v3_copy(nb->wall_ref[k], w->w[k].disp);
     for (size_t i = 0; i < n; i++) v3_copy(p->x_ref[i], p->x[i]);
+    for (int c = 0; c < 27; c++) {
+        int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};
+        for (int k = 0; k < 3; k++) nb->shift[c][k] = per->on[k] ? sh[k] * per->len[k] : 0.0;
+    }
     nb->builds++;
     if (n == 0) return 0;
 
-    /* grid over the particles' bounding box, cells at least 2 R_max + skin wide */
+    /* the extent and the size classes */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double rmax = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -74,98 +327,85 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         }
         rmax = dmax(rmax, p->radius[i]);
     }
-    double h = 2.0 * rmax + nb->skin;
-    /* keep the cell count within a few times the particle count */
-    double limit = 4.0 * (double)n + 64.0;
-    for (;;) {
-        double cells = 1.0;
-        for (int k = 0; k < 3; k++) cells *= floor((hi[k] - lo[k]) / h) + 1.0;
-        if (cells <= limit) break;
-        h *= 1.26;
-    }
-    int64_t dims[3];
-    for (int k = 0; k < 3; k++) dims[k] = (int64_t)floor((hi[k] - lo[k]) / h) + 1;
-    size_t ncells = (size_t)(dims[0] * dims[1] * dims[2]);
+    for (int k = 0; k < 3; k++)
+        if (per->on[k]) {
+            lo[k] = per->lo[k];
+            hi[k] = per->lo[k] + per->len[k];
+        }
     v3_copy(nb->lo, lo);
-    nb->h = h;
-    memcpy(nb->dims, dims, sizeof dims);
-    if (reserve_u32(mem, &nb->cell_start, &nb->cap_cells, ncells + 1) != 0) return -1;
-    if (reserve_u32(mem, &nb->cell_items, &nb->cap_items, n) != 0) return -1;
     if (reserve_u32(mem, &nb->cell_of, &nb->cap_of, n) != 0) return -1;
-
-    /* counting sort */
-    memset(nb->cell_start, 0, (ncells + 1) * sizeof *nb->cell_start);
-    for (size_t i = 0; i < n; i++) {
-        int64_t c[3];
-        for (int k = 0; k < 3; k++) {
-            c[k] = (int64_t)floor((p->x[i][k] - lo[k]) / h);
-            if (c[k] < 0) c[k] = 0;
-            if (c[k] >= dims[k]) c[k] = dims[k] - 1;
-        }
-        uint32_t cell = (uint32_t)((c[2] * dims[1] + c[1]) * dims[0] + c[0]);
-        nb->cell_of[i] = cell;
-        nb->cell_start[cell + 1]++;
+    if (n > nb->cap_level) {
+        uint8_t *lv = tl_mem_realloc(mem, nb->level_of, nb->cap_level, nb->cap_of);
+        if (!lv) return -1;
+        nb->level_of = lv;
+        nb->cap_level = nb->cap_of;
     }
-    for (size_t c = 0; c < ncells; c++) nb->cell_start[c + 1] += nb->cell_start[c];
-    for (size_t i = 0; i < n; i++) {
-        uint32_t cell = nb->cell_of[i];
-        /* cell_start[cell] is advanced while filling, restored below */
-        nb->cell_items[nb->cell_start[cell]++] = (uint32_t)i;
+    for (int l = 0; l < TL_MAX_LEVELS; l++) {
+        nb->level[l].n = 0;
+        nb->level[l].rmax = 0.0;
+        nb->level[l].ncells = 0;
     }
-    for (size_t c = ncells; c > 0; c--) nb->cell_start[c] = nb->cell_start[c - 1];
-    nb->cell_start[0] = 0;
-
-    /* pairs: own cell (j after i) and the 13 forward neighbor cells */
-    static const int fwd[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1},
-                                   {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},
-                                   {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
-    double skin = nb->skin;
-    for (int64_t cz = 0; cz < dims[2]; cz++)
-        for (int64_t cy = 0; cy < dims[1]; cy++)
-            for (int64_t cx = 0; cx < dims[0]; cx++) {
-                size_t cell = (size_t)((cz * dims[1] + cy) * dims[0] + cx);
-                for (uint32_t a = nb->cell_start[cell]; a < nb->cell_start[cell + 1]; a++) {
-                    uint32_t i = nb->cell_items[a];
-                    for (int s = -1; s < 13; s++) {
-                        uint32_t from, to;
-                        if (s < 0) {
-                            from = a + 1;
-                            to = nb->cell_start[cell + 1];
-                        } else {
-                            int64_t qx = cx + fwd[s][0], qy = cy + fwd[s][1], qz = cz + fwd[s][2];
-                            if (qx < 0 || qy < 0 || qz < 0 || qx >= dims[0] || qy >= dims[1] ||
-                                qz >= dims[2])
-                                continue;
-                            size_t q = (size_t)((qz * dims[1] + qy) * dims[0] + qx);
-                            from = nb->cell_start[q];
-                            to = nb->cell_start[q + 1];
-                        }
-                        for (uint32_t b = from; b < to; b++) {
-                            uint32_t j = nb->cell_items[b];
-                            double d[3];
-                            v3_sub(d, p->x[j], p->x[i]);
-                            double cut = p->radius[i] + p->radius[j] + skin;
-                            if (v3_norm2(d) >= cut * cut) continue;
-                            uint32_t ia = i, ib = j;
-                            if (p->id[ib] < p->id[ia]) {
-                                ia = j;
-                                ib = i;
-                            }
-                            if (tl_candidates_push(mem, pp, ia, ib) != 0) return -1;
-                        }
-                    }
-                }
-            }
-
-    /* particle-face candidates */
+    nb->nlevels = 1;
     for (size_t i = 0; i < n; i++) {
-        for (size_t f = 0; f < w->nfaces; f++) {
-            tl_geometry g;
-            if (!tl_face_geometry(&w->f[f], p->x[i], p->radius[i], &g)) continue;
-            if (g.delta > -skin) {
-                if (tl_candidates_push(mem, pw, (uint32_t)i, (uint32_t)f) != 0) return -1;
-            }
-        }
+        int l = size_class(rmax, p->radius[i]);
+        nb->level_of[i] = (uint8_t)l;
+        tl_grid *g = &nb->level[l];
+        g->n++;
+        g->rmax = dmax(g->rmax, p->radius[i]);
+        if (l + 1 > nb->nlevels) nb->nlevels = l + 1;
     }
+    search s = {.nb = nb, .p = p, .per = per, .out = pp};
+    for (int l = 0; l < nb->nlevels; l++) {
+        tl_grid *g = &nb->level[l];
+        if (g->n) layout_grid(g, nb->skin, lo, hi, per);
+        if (sort_class(mem, nb, p, l) != 0) return -1;
+    }
+    size_t tasks = n;
+
+    /* particle-particle: count, then fill */
+    int nt = threads > 1 ? threads : 1;
+    size_t nchunks = (size_t)nt * CHUNKS_PER_THREAD;
+    if (nchunks > tasks) nchunks = tasks ? tasks : 1;
+    size_t nchunks_w = (size_t)nt * CHUNKS_PER_THREAD;
+    if (nchunks_w > n) nchunks_w = n;
+    if (reserve_chunks(mem, nb, (nchunks > nchunks_w ? nchunks : nchunks_w) + 1) != 0) return -1;
+    size_t *chunk = nb->chunk;
+    TL_FOR_DYNAMIC(c, nchunks, {
+        size_t t0 = tasks * c / nchunks, t1 = tasks * (c + 1) / nchunks, cnt = 0;
+        for (size_t t = t0; t < t1; t++) cnt += particle_pairs(&s, (uint32_t)t, NULL);
+        chunk[c] = cnt;
+    })
+    size_t total = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t k = chunk[c];
+        chunk[c] = total;
+        total += k;
+    }
+    if (tl_pairs_reserve(mem, pp, total) != 0) return -1;
+    TL_FOR_DYNAMIC(c, nchunks, {
+        size_t t0 = tasks * c / nchunks, t1 = tasks * (c + 1) / nchunks, at = chunk[c];
+        for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
+    })
+    pp->count = total;
+
+    /* particle-face */
+    if (w->nfaces == 0) return 0;
+    TL_FOR_DYNAMIC(c, nchunks_w, {
+        size_t i0 = n * c / nchunks_w, i1 = n * (c + 1) / nchunks_w, cnt = 0;
+        for (size_t i = i0; i < i1; i++) cnt += face_pairs(w, p, nb->skin, i, NULL, NULL);
+        chunk[c] = cnt;
+    })
+    total = 0;
+    for (size_t c = 0; c < nchunks_w; c++) {
+        size_t k = chunk[c];
+        chunk[c] = total;
+        total += k;
+    }
+    if (tl_pairs_reserve(mem, pw, total) != 0) return -1;
+    TL_FOR_DYNAMIC(c, nchunks_w, {
+        size_t i0 = n * c / nchunks_w, i1 = n * (c + 1) / nchunks_w, at = chunk[c];
+        for (size_t i = i0; i < i1; i++) face_pairs(w, p, nb->skin, i, pw, &at);
+    })
+    pw->count = total;
     return 0;
 }

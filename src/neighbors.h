@@ -1,11 +1,26 @@
 /*
- * The neighbor search: a linked-cell grid (counting sort of the particles
- * into cubic cells) and the candidate lists it produces: every
- * particle-particle pair closer than R_a + R_b + skin (each pair once, a =
- * the smaller id), and every particle-wall-face pair closer than R + skin.
- * The lists are rebuilt only when some particle or wall has moved more than
- * half the skin since the last build, so a build costs O(N) and most steps
- * none.
+ * The neighbor search: cell grids (counting sort of the particles into
+ * cells) and the candidate lists they produce: every particle-particle pair
+ * closer than R_a + R_b + skin (each pair once), and
+ * every particle-face pair closer than R + skin. The lists are rebuilt only
+ * when some particle or wall has moved more than half the skin since the
+ * last build, so most steps search nothing.
+ *
+ * Polydisperse beds: one grid per size class (radii within a factor 2 of
+ * each other), each with cells as wide as its own largest pair range
+ * (2 R_max,l + skin). Pairs of one class are found in that class's grid
+ * (the particle's cell and its neighbors); a particle looks for the smaller
+ * particles of other classes in their (finer) grids, over the cells within
+ * its own reach R + R_max,l + skin. A large particle therefore visits the
+ * cells around it in each finer grid, and a small one never visits the
+ * huge cells a single grid sized for the largest particles would give it:
+ * the cost per particle stays bounded by the number of its true neighbors
+ * (Ogarko & Luding 2012). Monodisperse and narrow distributions use one grid.
+ *
+ * Periodic axes: the grid spans the period and wraps; a pair is found in its
+ * nearest image, whose shift (one of 27, tl_image) is stored with the
+ * candidate. Positions are wrapped into the period at each build, so the
+ * shift holds until the next one.
  */
 #ifndef TL_NEIGHBORS_H
 #define TL_NEIGHBORS_H
@@ -18,29 +33,58 @@
 #include "particles.h"
 #include "walls.h"
 
+#define TL_MAX_LEVELS 8 /* size classes: radii from R_max down to R_max / 2^7, the rest in the last */
+#define TL_IMAGE_NONE 13 /* image code of no shift: (sx+1) + 3 (sy+1) + 9 (sz+1) */
+
+typedef struct tl_periodic {
+    bool on[3];
+    double lo[3], len[3]; /* period along each periodic axis, m */
+} tl_periodic;
+
+typedef struct tl_grid {
+    double rmax;          /* largest radius of the class, m */
+    double w[3];          /* cell width per axis, m */
+    int64_t dims[3];
+    size_t ncells, n;     /* cells; particles in the class */
+    uint32_t *start;      /* ncells + 1 */
+    uint32_t *items;      /* particle indices by cell */
+    size_t cap_start, cap_items;
+} tl_grid;
+
 typedef struct tl_neighbors {
     double skin;            /* m */
-    /* the grid of the last build */
-    double lo[3];
-    double h;               /* cell edge, m */
-    int64_t dims[3];
-    uint32_t *cell_start;   /* ncells + 1 */
-    uint32_t *cell_items;   /* particle indices by cell */
-    uint32_t *cell_of;      /* cell of each particle */
-    size_t cap_cells, cap_items, cap_of;
+    double lo[3];           /* origin of the grids of the last build */
+    int nlevels;
+    tl_grid level[TL_MAX_LEVELS];
+    uint8_t *level_of;      /* class of each particle */
+    uint32_t *cell_of;      /* cell of each particle in its class's grid */
+    size_t cap_of, cap_level;
+    double shift[27][3];    /* image shifts, m */
     /* wall displacement at the last build */
     double (*wall_ref)[3];
     size_t cap_walls;
+    size_t *chunk;          /* candidates per chunk of work (parallel two-pass build) */
+    size_t cap_chunk;
     int64_t builds;
 } tl_neighbors;
 
 void tl_neighbors_init(tl_neighbors *nb, double skin);
 void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb);
-/* true when a particle or a wall moved more than skin/2 since the last build */
-bool tl_neighbors_stale(const tl_neighbors *nb, const tl_particles *p, const tl_walls *w);
-/* Rebuilds both candidate lists (slots set to -1) and records the reference
- * positions. Returns 0, or -1 on allocation failure. */
+/* true when a wall moved more than skin/2 since the last build (the
+ * particles are checked by the predict stage) */
+bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w);
+/* The largest interaction range 2 R_max + skin. */
+double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p);
+/* Rebuilds both candidate lists (their records are not touched: states are
+ * left for the caller to set) and records the reference positions.
+ * Positions must already be wrapped into the periodic axes. Returns 0, or -1
+ * on allocation failure. */
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
-                       tl_candidates *pp, tl_candidates *pw);
+                       const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, int threads);
+
+/* The image code of shift (sx, sy, sz), each in {-1, 0, 1}. */
+static inline uint8_t tl_image_code(int sx, int sy, int sz) {
+    return (uint8_t)((sx + 1) + 3 * (sy + 1) + 9 * (sz + 1));
+}
 
 #endif

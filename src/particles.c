@@ -9,7 +9,7 @@ void tl_particles_init(tl_particles *p) {
 
 /* Every array of the store, with its element size, for uniform growth and copying. */
 #define TL_PARTICLE_FIELDS(X) \
-    X(x) X(v) X(w) X(f) X(t) X(f_old) X(t_old) X(f_older) X(t_older) X(vh) X(wh) X(radius) X(inv_mass) X(inv_inertia) \
+    X(x) X(v) X(w) X(f) X(t) X(f_old) X(t_old) X(f_older) X(t_older) X(radius) X(inv_mass) X(inv_inertia) \
     X(inv_mass_law) X(material) X(q) X(x_ref) X(mass) X(inertia) X(id) X(flags) X(shape)
 
 void tl_particles_free(tl_mem *mem, tl_particles *p) {
@@ -84,4 +84,35 @@ int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep) {
     for (size_t i = 0; i < n; i++)
         if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
     return 0;
+}
+
+int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order) {
+    size_t n = p->count;
+    if (n == 0) return 0;
+    /* one scratch block as large as the widest field */
+    size_t widest = sizeof *p->q;
+    unsigned char *tmp = tl_mem_alloc(mem, n * widest);
+    if (!tmp) return -1;
+#define PERMUTE_FIELD(name)                                                          \
+    {                                                                                \
+        size_t es = sizeof *p->name;                                                 \
+        unsigned char *src = (unsigned char *)p->name;                               \
+        for (size_t k = 0; k < n; k++) memcpy(tmp + k * es, src + (size_t)order[k] * es, es); \
+        memcpy(src, tmp, n * es);                                                    \
+    }
+    TL_PARTICLE_FIELDS(PERMUTE_FIELD)
+#undef PERMUTE_FIELD
+    tl_mem_free(mem, tmp, n * widest);
+    for (size_t i = 0; i < n; i++)
+        if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
+    return 0;
+}
+
+size_t tl_particles_bytes_each(void) {
+    size_t b = 0;
+    const tl_particles *p = NULL;
+#define SIZE_FIELD(name) b += sizeof *p->name;
+    TL_PARTICLE_FIELDS(SIZE_FIELD)
+#undef SIZE_FIELD
+    return b;
 }

@@ -27,8 +27,6 @@ typedef struct tl_particles {
     double (*t_old)[3];
     double (*f_older)[3]; /* and of step n-1 (for the velocity predictor) */
     double (*t_older)[3];
-    double (*vh)[3];    /* drift (half-step) velocity and angular velocity of this step */
-    double (*wh)[3];
     double *radius;
     double *inv_mass;    /* 0 for fixed and prescribed particles: not moved by forces */
     double *inv_inertia; /* 0 when the rotation is fixed, prescribed or locked */
@@ -52,5 +50,9 @@ int64_t tl_particles_push(tl_mem *mem, tl_particles *p, uint32_t id);
 int64_t tl_particles_index(const tl_particles *p, uint32_t id);
 /* Removes the particles whose keep[i] is 0, preserving the order of the others. */
 int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep);
+/* Reorders the store: the particle at index order[k] moves to index k. */
+int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order);
+/* Bytes per particle of the store's arrays (capacity excluded). */
+size_t tl_particles_bytes_each(void);
 
 #endif

@@ -97,6 +97,8 @@ typedef struct tl_submodel {
     void (*force)(const double *params, tl_contact *c, double *hist);
     /* History slot only: stores the tangential displacement after the tangential force. */
     void (*commit)(const double *params, const tl_contact *c, double *hist);
+    /* reads c->v_impact, the approach speed at first touch (kept in the contact record) */
+    bool uses_impact_speed;
 } tl_submodel;
 
 /* The rows of each slot file, terminated by a row with a NULL name. */

@@ -3,10 +3,26 @@
  *
  *   1. the world is prepared (time step, forces at t = 0); every output is
  *      opened (its files as .part) and every time series recorded once
- *   2. each stage runs llround(duration / dt) steps (at least 1), in chunks
- *      that end where an output is due, where the stage ends, and often
- *      enough to report progress; after every chunk the collision log is
- *      written and cleared
+ *   2. each stage runs up to llround(duration / dt) steps (at least 1), or
+ *      its `steps`, or llround(max_duration / dt), whichever is fewest, and
+ *      ends earlier when its until condition holds at a check (every
+ *      check_every steps from its start); it runs in chunks that end where
+ *      an output is due, where a check or an inflow round is due, where the
+ *      stage ends, and often enough to report progress; after every chunk
+ *      the inflows insert what is due, the collision log is written and
+ *      cleared, and the outputs that are due record
+ *
+ * Inflows: particles are due at rate x (t - start) (or while the mass
+ * inserted plus the next particle's stays within mass_rate x (t - start)),
+ * up to count and until stop. A round at the step where the next one is
+ * due (at least every_steps after the last one: a round rebuilds the
+ * neighbor lists, so particles come in batches) places the due particles at random free places of the region (the
+ * overlap grid of insert.c over the world's particles and the walls as
+ * they are then); when one finds no place, the round ends and the rest
+ * wait for the next round (1 / rate later). What is still due at the stop
+ * (or at the end of the run) is the shortfall, reported in the summary.
+ * The energy an inserted particle brings (kinetic + potential) enters the
+ * balance: the energy CSV and the summary count it as supplied.
  *   3. at the end every time series is recorded once more (unless it just
  *      was), the outputs are committed (renamed into place), then the plots
  *      drawn
@@ -24,10 +40,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "insert.h"
 #include "outputs.h"
 #include "scene_plan.h"
+#include "world_query.h"
 
 #define SPREAD_RECORDS 100
+#define FOUR_THIRDS_PI 4.1887902047863905
 
 tl_run_options tl_run_options_default(void) {
     tl_run_options o;
@@ -73,7 +92,17 @@ typedef struct run_state {
     tl_output *out;
     schedule *sched;
     size_t nout, opened;
-    int64_t *stage_steps;
+    int64_t *stage_steps; /* the most steps each stage can run */
+    tl_stage_end *stage_cap; /* what ends a stage that runs all of them */
+    tl_stage_run *runs;   /* per stage, this run */
+    double energy0;       /* tl_energy.total at the start */
+    /* inflows */
+    double *inflow_next;  /* per inflow: world time of its next round (INFINITY: none) */
+    uint8_t *present;     /* per material: the world has particles of it */
+    tl_wall_def *walls;   /* the scene's walls where they are now */
+    size_t inserted;
+    double energy_inserted;
+    double particle_steps; /* sum over chunks of particles x steps */
     int64_t total, done;  /* steps of the run, steps done */
     double dt, t0;        /* step, world time at the start */
     size_t particles0;
@@ -236,6 +265,11 @@ static void free_run(run_state *r) {
     free(r->out);
     free(r->sched);
     free(r->stage_steps);
+    free(r->stage_cap);
+    free(r->runs);
+    free(r->inflow_next);
+    free(r->present);
+    free(r->walls);
 }
 
 static tl_status open_outputs(run_state *r) {
@@ -334,26 +368,321 @@ static void report_progress(run_state *r, double now) {
 
 /* ---- the run ---- */
 
+/* llround(t / dt), at least 1; -1 when it is not a usable number of steps */
+static int64_t steps_of(double t, double dt) {
+    double n = t / dt;
+    if (!(n >= 0.0) || !(n < 1e15)) return -1;
+    int64_t k = (int64_t)llround(n);
+    return k < 1 ? 1 : k;
+}
+
 static tl_status plan_stages(run_state *r) {
     const tl_scene *sc = r->scene;
-    r->stage_steps = calloc(sc->nstages ? sc->nstages : 1, sizeof *r->stage_steps);
-    if (!r->stage_steps) {
+    size_t ns = sc->nstages ? sc->nstages : 1;
+    r->stage_steps = calloc(ns, sizeof *r->stage_steps);
+    r->stage_cap = calloc(ns, sizeof *r->stage_cap);
+    r->runs = calloc(ns, sizeof *r->runs);
+    if (!r->stage_steps || !r->stage_cap || !r->runs) {
         fail(r, "out of memory");
         return TL_ERROR_MEMORY;
     }
     r->total = 0;
     for (size_t s = 0; s < sc->nstages; s++) {
-        double n = sc->stages[s].duration / r->dt;
-        if (!(n >= 0.0) || !(n < 1e15)) {
-            fail(r, "stage '%s': duration %g s is not a usable number of steps of %g s",
-                 sc->stages[s].name ? sc->stages[s].name : "", sc->stages[s].duration, r->dt);
+        const tl_stage_spec *st = &sc->stages[s];
+        const tl_stage_limits *lim = sc->stage_limits ? &sc->stage_limits[s] : NULL;
+        int64_t cap = INT64_MAX;
+        tl_stage_end why = TL_STAGE_BY_DURATION;
+        const char *bad = NULL;
+        double bad_t = 0.0;
+        if (st->duration > 0.0 || !lim) {
+            cap = steps_of(st->duration, r->dt);
+            if (cap < 0) bad = "duration", bad_t = st->duration;
+        }
+        if (lim && lim->steps > 0 && lim->steps < cap) {
+            cap = lim->steps;
+            why = TL_STAGE_BY_STEPS;
+        }
+        if (lim && lim->max_duration > 0.0) {
+            int64_t m = steps_of(lim->max_duration, r->dt);
+            if (m < 0) bad = "max_duration", bad_t = lim->max_duration;
+            else if (m < cap) {
+                cap = m;
+                why = TL_STAGE_BY_MAX_DURATION;
+            }
+        }
+        if (bad || cap == INT64_MAX || r->total > INT64_MAX / 4 - cap) {
+            fail(r, "stage '%s': %s %g s is not a usable number of steps of %g s", st->name ? st->name : "",
+                 bad ? bad : "duration", bad_t, r->dt);
             return TL_ERROR_ARGUMENT;
         }
-        int64_t steps = (int64_t)llround(n);
-        r->stage_steps[s] = steps < 1 ? 1 : steps;
-        r->total += r->stage_steps[s];
+        r->stage_steps[s] = cap;
+        r->stage_cap[s] = why;
+        r->total += cap;
+        r->runs[s] = (tl_stage_run){TL_STAGE_NOT_RUN, 0, 0.0, 0.0, NAN};
     }
     return TL_OK;
+}
+
+/* kinetic energy (translational + rotational) of the particles that move
+ * freely: the until condition's measure, independent of the energy ledger */
+static double kinetic_energy(const tl_world *w) {
+    double ke = 0.0;
+    size_t n = tl_world_particle_count(w);
+    for (size_t i = 0; i < n; i++) {
+        tl_particle_state p;
+        if (tl_world_particle_at(w, i, &p) != TL_OK) continue;
+        if (p.flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) continue;
+        const tl_vec3 v = p.velocity, o = p.angular_velocity;
+        ke += 0.5 * p.mass * (v.x * v.x + v.y * v.y + v.z * v.z);
+        if (!(p.flags & TL_PARTICLE_LOCK_ROTATION))
+            ke += 0.5 * p.inertia * (o.x * o.x + o.y * o.y + o.z * o.z);
+    }
+    return ke;
+}
+
+/* ---- inflows ---- */
+
+static double inflow_mass(const tl_inflow_spec *f, double r) {
+    return f->density * FOUR_THIRDS_PI * r * r * r;
+}
+
+static void draw_next(const tl_inflow_spec *f, tl_inflow_state *s) {
+    if (s->next_radius > 0.0) return;
+    double scale = f->size_scale > 0.0 ? f->size_scale : 1.0;
+    s->next_radius = scale * tl_dist_sample(&f->size, &s->size_rng);
+}
+
+/* particles due by world time t (the rate), or whether the next one is (the mass rate) */
+static int64_t inflow_due(const tl_inflow_spec *f, const tl_inflow_state *s, double t) {
+    double span = fmin(t, f->stop) - f->start;
+    if (!(span > 0.0)) return 0;
+    int64_t due;
+    if (f->rate > 0.0) {
+        double n = floor(f->rate * span + 1e-9);
+        due = n < 4e18 ? (int64_t)n : INT64_MAX / 2;
+    } else {
+        double m = f->mass_rate * span * (1.0 + 1e-12);
+        due = s->inserted + (s->mass_inserted + inflow_mass(f, s->next_radius) <= m ? 1 : 0);
+    }
+    return f->count > 0 && due > f->count ? f->count : due;
+}
+
+/* particles due that found no place (for a mass rate: the missing mass over
+ * the mean particle mass) */
+static int64_t inflow_missing(const tl_inflow_spec *f, const tl_inflow_state *s, double t) {
+    if (f->rate > 0.0) {
+        int64_t due = inflow_due(f, s, t);
+        return due > s->inserted ? due - s->inserted : 0;
+    }
+    double span = fmin(t, f->stop) - f->start;
+    double scale = f->size_scale > 0.0 ? f->size_scale : 1.0;
+    double mean = f->density * FOUR_THIRDS_PI * scale * scale * scale * tl_dist_moment(&f->size, 3);
+    double missing = span > 0.0 ? f->mass_rate * span - s->mass_inserted : 0.0;
+    if (f->count > 0 && s->inserted >= f->count) missing = 0.0;
+    return missing > 0.0 && mean > 0.0 ? (int64_t)floor(missing / mean + 1e-9) : 0;
+}
+
+/* the world time of the next round */
+static double inflow_next_time(const tl_inflow_spec *f, tl_inflow_state *s, bool full, double now,
+                               double dt) {
+    if (s->finished) return INFINITY;
+    double next;
+    if (full) { /* retry when the next particle would be due */
+        double scale = f->size_scale > 0.0 ? f->size_scale : 1.0;
+        double mean = inflow_mass(f, scale) * tl_dist_moment(&f->size, 3);
+        next = now + fmax(dt, f->rate > 0.0 ? 1.0 / f->rate : mean / f->mass_rate);
+    } else if (f->rate > 0.0) {
+        next = f->start + ((double)(s->inserted + 1) - 1e-9) / f->rate;
+    } else {
+        draw_next(f, s);
+        next = f->start + (s->mass_inserted + inflow_mass(f, s->next_radius)) / f->mass_rate;
+    }
+    next = fmax(fmin(next, f->stop), f->start);
+    if (isfinite(s->last_round) && f->every_steps > 1) /* batch: rounds rebuild the neighbor lists */
+        next = fmax(next, s->last_round + ((double)f->every_steps - 0.5) * dt);
+    return next;
+}
+
+/* the scene's walls where the world's walls are now */
+static void walls_now(run_state *r) {
+    const tl_scene *sc = r->scene;
+    for (size_t i = 0; i < sc->nwalls; i++) {
+        tl_wall_def w = sc->walls[i];
+        tl_wall_state st;
+        if (tl_world_get_wall(r->world, (int)i, &st) == TL_OK) {
+            const tl_vec3 d = st.displacement;
+            w.point = (tl_vec3){w.point.x + d.x, w.point.y + d.y, w.point.z + d.z};
+            w.box_min = (tl_vec3){w.box_min.x + d.x, w.box_min.y + d.y, w.box_min.z + d.z};
+            w.box_max = (tl_vec3){w.box_max.x + d.x, w.box_max.y + d.y, w.box_max.z + d.z};
+        }
+        r->walls[i] = w;
+    }
+}
+
+static tl_status inflow_add(run_state *r, size_t i, const tl_vec3 *c) {
+    const tl_inflow_spec *f = &r->scene->inflows[i];
+    tl_inflow_state *s = &r->scene->inflow_states[i];
+    tl_particle_def pd = tl_particle_default();
+    pd.material = f->material;
+    pd.radius = s->next_radius;
+    pd.position = *c;
+    pd.velocity = f->velocity;
+    double j = f->velocity_jitter;
+    if (j > 0.0) {
+        pd.velocity.x += tl_rng_range(&s->place_rng, -j, j);
+        pd.velocity.y += tl_rng_range(&s->place_rng, -j, j);
+        pd.velocity.z += tl_rng_range(&s->place_rng, -j, j);
+    }
+    pd.mass = inflow_mass(f, pd.radius);
+    if (tl_world_add_particle(r->world, &pd, NULL) != TL_OK) {
+        fail(r, "%s:%d: inflow particles[%d]: %s", r->scene->path, f->line, f->index,
+             tl_world_error(r->world));
+        return TL_ERROR_ARGUMENT;
+    }
+    const tl_vec3 v = pd.velocity, g = r->scene->def.gravity;
+    double e = 0.5 * pd.mass * (v.x * v.x + v.y * v.y + v.z * v.z) -
+               pd.mass * (g.x * c->x + g.y * c->y + g.z * c->z);
+    s->inserted++;
+    s->mass_inserted += pd.mass;
+    s->energy_inserted += e;
+    s->next_radius = 0.0;
+    r->inserted++;
+    r->energy_inserted += e;
+    r->ctx.energy0.total += e; /* the energy CSV's balance counts it as supplied */
+    if (f->material >= 0 && !r->present[f->material]) {
+        r->present[f->material] = 1;
+        tl_status st = tl_world_refresh_laws(r->world);
+        if (st != TL_OK) {
+            fail(r, "%s:%d: inflow particles[%d]: %s", r->scene->path, f->line, f->index,
+                 tl_world_error(r->world));
+            return st;
+        }
+    }
+    return TL_OK;
+}
+
+/* one round of inflow i at the present time */
+static tl_status inflow_round(run_state *r, size_t i) {
+    const tl_scene *sc = r->scene;
+    const tl_inflow_spec *f = &sc->inflows[i];
+    tl_inflow_state *s = &sc->inflow_states[i];
+    double t = tl_world_time(r->world);
+    tl_inserter *g = NULL;
+    bool full = false;
+    tl_status st = TL_OK;
+    for (;;) {
+        if (f->count > 0 && s->inserted >= f->count) {
+            s->finished = true;
+            break;
+        }
+        draw_next(f, s);
+        if (inflow_due(f, s, t) <= s->inserted) break;
+        if (!g) {
+            tl_insert_space sp;
+            memset(&sp, 0, sizeof sp);
+            sp.min = f->min;
+            sp.max = f->max;
+            for (int k = 0; k < 3; k++) sp.periodic[k] = sc->def.has_domain && sc->def.periodic[k];
+            sp.period_min = sc->def.domain_min;
+            sp.period_max = sc->def.domain_max;
+            walls_now(r);
+            sp.walls = r->walls;
+            sp.nwalls = sc->nwalls;
+            double scale = f->size_scale > 0.0 ? f->size_scale : 1.0;
+            g = tl_inserter_create(&sp, scale * tl_dist_upper(&f->size), r->world);
+            if (!g) {
+                fail(r, "out of memory (inflow)");
+                return TL_ERROR_MEMORY;
+            }
+        }
+        tl_vec3 c;
+        int placed = tl_inserter_place(g, &s->place_rng, s->next_radius, f->max_attempts, &c);
+        if (placed < 0) {
+            fail(r, "out of memory (inflow)");
+            st = TL_ERROR_MEMORY;
+            break;
+        }
+        if (placed == 0) {
+            full = true;
+            break;
+        }
+        st = inflow_add(r, i, &c);
+        if (st != TL_OK) break;
+    }
+    tl_inserter_destroy(g);
+    if (st != TL_OK) return st;
+    s->rounds++;
+    if (full) s->failed_rounds++;
+    s->last_round = t;
+    if (t >= f->stop * (1.0 - 1e-15) - 1e-9 * r->dt) s->finished = true;
+    if (s->finished) s->shortfall = inflow_missing(f, s, f->stop);
+    r->inflow_next[i] = inflow_next_time(f, s, full, t, r->dt);
+    return TL_OK;
+}
+
+/* the rounds that are due (all: every inflow inserts what is due, at the end of the run) */
+static tl_status run_inflows(run_state *r, bool all) {
+    double now = tl_world_time(r->world);
+    for (size_t i = 0; i < r->scene->ninflows; i++) {
+        if (r->scene->inflow_states[i].finished) continue;
+        if (!all && r->inflow_next[i] > now + 1e-9 * r->dt) continue;
+        if (all && r->scene->inflow_states[i].last_round == now) continue;
+        tl_status st = inflow_round(r, i);
+        if (st != TL_OK) return st;
+    }
+    return TL_OK;
+}
+
+static tl_status init_inflows(run_state *r) {
+    const tl_scene *sc = r->scene;
+    if (!sc->ninflows) return TL_OK;
+    int nm = tl_world_material_count(r->world);
+    r->inflow_next = calloc(sc->ninflows, sizeof *r->inflow_next);
+    r->present = calloc(nm > 0 ? (size_t)nm : 1, 1);
+    r->walls = calloc(sc->nwalls ? sc->nwalls : 1, sizeof *r->walls);
+    if (!r->inflow_next || !r->present || !r->walls) {
+        fail(r, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    size_t n = tl_world_particle_count(r->world);
+    for (size_t i = 0; i < n; i++) {
+        tl_particle_state p;
+        if (tl_world_particle_at(r->world, i, &p) == TL_OK && p.material >= 0 && p.material < nm)
+            r->present[p.material] = 1;
+    }
+    double now = tl_world_time(r->world);
+    for (size_t i = 0; i < sc->ninflows; i++)
+        r->inflow_next[i] = inflow_next_time(&sc->inflows[i], &sc->inflow_states[i], false, now, r->dt);
+    return run_inflows(r, false);
+}
+
+/* the run step at which world time t comes (INT64_MAX: never) */
+static int64_t step_at_time(const run_state *r, double t) {
+    if (!isfinite(t)) return INT64_MAX;
+    double x = ceil((t - r->t0) / r->dt - 1e-9);
+    if (!(x < 4e18)) return INT64_MAX;
+    return x < 0.0 ? 0 : (int64_t)x;
+}
+
+static void summarize_inflows(run_state *r, tl_run_summary *sum) {
+    const tl_scene *sc = r->scene;
+    double now = tl_world_time(r->world);
+    size_t used = 0;
+    for (size_t i = 0; i < sc->ninflows; i++) {
+        const tl_inflow_spec *f = &sc->inflows[i];
+        tl_inflow_state *s = &sc->inflow_states[i];
+        if (!s->finished) s->shortfall = inflow_missing(f, s, now); /* so far */
+        int64_t missing = s->shortfall;
+        if (missing <= 0) continue;
+        sum->inflow_shortfall += (size_t)missing;
+        int k = snprintf(sum->warnings + used, sizeof sum->warnings - used,
+                         "%sinflow particles[%d] (%s:%d): %lld particles due by t = %.6g s found no "
+                         "free place in its region (full in %lld of %lld rounds) and were not "
+                         "inserted",
+                         used ? "\n" : "", f->index, sc->path, f->line, (long long)missing,
+                         fmin(now, f->stop), (long long)s->failed_rounds, (long long)s->rounds);
+        if (k > 0 && (size_t)k < sizeof sum->warnings - used) used += (size_t)k;
+    }
 }
 
 static tl_status run_stages(run_state *r) {
@@ -364,12 +693,25 @@ static tl_status run_stages(run_state *r) {
     int64_t cap = 1;
     for (size_t s = 0; s < sc->nstages; s++) {
         r->stage = (int)s;
-        int64_t end = r->done + r->stage_steps[s];
+        const tl_stage_limits *lim = sc->stage_limits ? &sc->stage_limits[s] : NULL;
+        int64_t check = lim && lim->until_kinetic ? lim->check_every : 0;
+        int64_t begin = r->done, end = r->done + r->stage_steps[s];
+        tl_stage_run *run = &r->runs[s];
+        run->t_begin = tl_world_time(r->world);
+        run->ended_by = r->stage_cap[s];
         while (r->done < end) {
             int64_t target = end;
             if (target - r->done > cap) target = r->done + cap;
             for (size_t k = 0; k < r->nout; k++)
                 if (r->sched[k].next < target) target = r->sched[k].next;
+            if (check > 0) {
+                int64_t c = begin + ((r->done - begin) / check + 1) * check;
+                if (c < target) target = c;
+            }
+            for (size_t k = 0; k < sc->ninflows; k++) {
+                int64_t n = step_at_time(r, r->inflow_next[k]);
+                if (n < target) target = n;
+            }
             if (target <= r->done) target = r->done + 1;
             double w0 = wall_now();
             tl_status st = tl_world_step(r->world, target - r->done);
@@ -380,10 +722,22 @@ static tl_status run_stages(run_state *r) {
                 return st;
             }
             int64_t steps = target - r->done;
+            r->particle_steps += (double)tl_world_particle_count(r->world) * (double)steps;
             r->done = target;
-            st = sync_outputs(r);
+            run->steps = r->done - begin;
+            run->t_end = tl_world_time(r->world);
+            st = run_inflows(r, false);
+            if (st == TL_OK) st = sync_outputs(r);
             if (st == TL_OK) st = record_due(r, false);
             if (st != TL_OK) return st;
+            if (check > 0 && ((r->done - begin) % check == 0 || r->done == end)) {
+                run->kinetic_energy = kinetic_energy(r->world);
+                if (run->kinetic_energy < lim->kinetic_below) {
+                    run->ended_by = TL_STAGE_BY_KINETIC_ENERGY;
+                    r->total -= end - r->done; /* the steps it will not run */
+                    end = r->done;
+                }
+            }
             double now = wall_now();
             /* chunks of about target_wall seconds, so that progress comes in time */
             double el = now - w0;
@@ -396,6 +750,7 @@ static tl_status run_stages(run_state *r) {
             if (r->opt.progress && now - r->progress_wall >= r->opt.progress_interval)
                 report_progress(r, now);
             if (r->opt.interrupt && *r->opt.interrupt) {
+                run->ended_by = TL_STAGE_INTERRUPTED;
                 fail(r, "interrupted at t = %.9g s (step %lld, stage '%s')", tl_world_time(r->world),
                      (long long)tl_world_step_count(r->world),
                      sc->stages[s].name ? sc->stages[s].name : "");
@@ -421,7 +776,9 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         fail(&r, "the scene has no world");
         return TL_ERROR_STATE;
     }
-    tl_status st = tl_world_prepare(r.world);
+    tl_status st = TL_OK;
+    if (r.opt.threads > 0) st = tl_world_set_threads(r.world, r.opt.threads);
+    if (st == TL_OK) st = tl_world_prepare(r.world);
     if (st != TL_OK) {
         fail(&r, "%s", tl_world_error(r.world));
         return st;
@@ -440,6 +797,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.ctx.err = scene->run_error;
     r.ctx.errsize = sizeof scene->run_error;
     tl_world_energy(r.world, &r.ctx.energy0);
+    r.energy0 = r.ctx.energy0.total;
     r.ctx.energy_scale = tl_energy_scale_update(0.0, &r.ctx.energy0);
     if (r.opt.write_outputs && scene->noutputs) {
         r.nout = scene->noutputs;
@@ -459,6 +817,11 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         r.ctx.noutputs = r.nout;
     }
     bool interrupted = false;
+    st = init_inflows(&r); /* what is due already */
+    if (st != TL_OK) {
+        free_run(&r);
+        return st;
+    }
     if (r.opt.write_outputs) {
         st = open_outputs(&r);
         if (st == TL_OK) st = record_due(&r, true); /* t = 0 */
@@ -467,6 +830,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             interrupted = true;
             st = TL_OK;
         }
+        if (st == TL_OK) st = run_inflows(&r, true); /* what is due by the end */
         if (st == TL_OK) st = record_due(&r, true); /* the end */
         if (st == TL_OK) st = commit_outputs(&r);
     } else {
@@ -475,7 +839,10 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             interrupted = true;
             st = TL_OK;
         }
+        if (st == TL_OK) st = run_inflows(&r, true);
     }
+    if (scene->stage_runs)
+        memcpy(scene->stage_runs, r.runs, scene->nstages * sizeof *scene->stage_runs);
     if (st != TL_OK) {
         abort_outputs(&r);
         free_run(&r);
@@ -495,17 +862,19 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         summary->simulated_time = run_time(&r);
         summary->wall_seconds = now - r.wall0;
         summary->particle_steps_per_second =
-            summary->wall_seconds > 0.0
-                ? (double)r.particles0 * (double)summary->steps / summary->wall_seconds
-                : 0.0;
+            summary->wall_seconds > 0.0 ? r.particle_steps / summary->wall_seconds : 0.0;
         summary->particles = tl_world_particle_count(r.world);
         summary->contacts = tl_world_contact_count(r.world);
         summary->neighbor_builds = tl_world_neighbor_builds(r.world);
-        summary->energy_initial = r.ctx.energy0.total;
+        summary->energy_initial = r.energy0;
         summary->energy_final = e1.total;
         r.ctx.energy_scale = tl_energy_scale_update(r.ctx.energy_scale, &e1);
         summary->energy_scale = r.ctx.energy_scale;
-        summary->energy_balance_error = fabs(e1.total - r.ctx.energy0.total) / r.ctx.energy_scale;
+        summary->energy_inserted = r.energy_inserted;
+        summary->energy_balance_error =
+            fabs(e1.total - r.energy0 - r.energy_inserted) / r.ctx.energy_scale;
+        summary->particles_inserted = r.inserted;
+        summarize_inflows(&r, summary);
         summary->particles_removed = tl_world_particles_removed(r.world);
         if (r.opt.write_outputs)
             snprintf(summary->output_dir, sizeof summary->output_dir, "%s", r.dir_buf);

@@ -5,7 +5,11 @@
  * and column of the key or value it concerns; the world is filled through
  * the public API only and prepared at the end, so that law, material and
  * time-step problems surface at load too. Loading creates no file.
- * Running the plan is in run.c.
+ * The `particles:` entries are read in scene_particles.c; running the plan
+ * is in run.c. A scene with inflows may be loaded twice: when the particles
+ * they will insert need a shorter automatic step (or a smaller automatic
+ * skin) than the world chose from the particles it has, the second pass
+ * creates the world with that step.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,20 +20,15 @@
 
 #include "law.h"
 #include "rng.h"
+#include "scene_particles.h"
 #include "scene_plan.h"
 #include "yaml_doc.h"
 
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_SCENE_BYTES ((size_t)64 << 20)
-#define MAX_LATTICE_PARTICLES 100000000.0
-#define MAX_MATERIALS 256
-
-/* ranges of numbers, with their units */
-#define ABOVE(lo, unit) (&(tl_yrange){(lo), INFINITY, true, false, (unit)})
-#define AT_LEAST(lo, unit) (&(tl_yrange){(lo), INFINITY, false, false, (unit)})
+#define MAX_MATERIALS TL_LOAD_MAX_MATERIALS
 
 /* one entry of `laws:` */
-typedef struct law_entry {
+typedef struct tl_law_entry {
     tl_law_def def;
     int a, b;       /* material indices, -1 = any; a is the specific one when only one is */
     int level;      /* 0 = [any, any], 1 = one `any`, 2 = two materials */
@@ -37,31 +36,19 @@ typedef struct law_entry {
     tl_yval between;
 } law_entry;
 
-typedef struct loader {
-    tl_ydoc doc;
-    tl_yval root;
-    tl_status status;      /* TL_ERROR_SCENE, or TL_ERROR_MEMORY */
-    tl_scene *scene;
-    tl_world_def def;
-    tl_world *world;       /* = scene->world */
-    tl_yval integrator_at, dt_at, laws_at; /* where tl_world_prepare's complaints point */
-    law_entry *laws;
-    size_t nlaws;
-    int *pair_law;         /* per material pair: the entry that sets its law, -1 = none */
-    tl_rng rng;            /* lattice jitter */
-} loader;
+typedef tl_loader loader;
 
-static const char *const top_keys[] = {"talus",      "name",      "units",     "seed",
-                                       "domain",     "gravity",   "integrator", "neighbor",
-                                       "materials",  "laws",      "particles", "walls",
-                                       "stages",     "outputs"};
+static const char *const top_keys[] = {"talus",     "name",      "units",        "seed",
+                                       "domain",    "gravity",   "integrator",   "neighbor",
+                                       "threads",   "track_energy", "materials", "laws",
+                                       "particles", "walls",     "stages",       "outputs"};
 
-static int out_of_memory(loader *L) {
+int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
     return tl_yfail(&L->doc, NULL, "out of memory");
 }
 
-static char *copy_string(const char *s) {
+char *tl_load_copy_string(const char *s) {
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
     if (c) memcpy(c, s, n);
@@ -104,7 +91,7 @@ static char *default_title(const char *path) {
     size_t n = strlen(base);
     const char *dot = strrchr(base, '.');
     if (dot && dot != base) n = (size_t)(dot - base);
-    if (n == 0) return copy_string("scene");
+    if (n == 0) return tl_load_copy_string("scene");
     char *t = malloc(n + 1);
     if (!t) return NULL;
     memcpy(t, base, n);
@@ -141,10 +128,10 @@ static char *make_slug(const char *title) {
 static int read_title(loader *L) {
     const char *title = NULL;
     if (tl_ykey_string(&L->doc, &L->root, "name", false, "a scene title", &title)) return -1;
-    L->scene->title = title ? copy_string(title) : default_title(L->scene->path);
-    if (!L->scene->title) return out_of_memory(L);
+    L->scene->title = title ? tl_load_copy_string(title) : default_title(L->scene->path);
+    if (!L->scene->title) return tl_load_out_of_memory(L);
     L->scene->slug = make_slug(L->scene->title);
-    return L->scene->slug ? 0 : out_of_memory(L);
+    return L->scene->slug ? 0 : tl_load_out_of_memory(L);
 }
 
 static int read_header(loader *L) {
@@ -158,15 +145,42 @@ static int read_header(loader *L) {
 
 /* ---- world definition: domain, gravity, integrator, neighbor ---- */
 
+/* periodic: [x, z] (or one axis name) */
+static int read_periodic(loader *L, const tl_yval *domain) {
+    static const char *const axes[] = {"x", "y", "z"};
+    const char *what = "a sequence of axis names, any of x, y, z, e.g. [x, y]";
+    tl_yval v;
+    tl_ymap_get(domain, "periodic", &v);
+    if (!v.node) return 0;
+    if (tl_yis_scalar(&v)) {
+        int a;
+        if (tl_ychoice(&L->doc, &v, axes, COUNT_OF(axes), &a)) return -1;
+        L->def.periodic[a] = true;
+        return 0;
+    }
+    if (tl_yseq_expect(&L->doc, &v, what)) return -1;
+    tl_yiter it = {0};
+    tl_yval e;
+    while (tl_yseq_next(&v, &it, &e)) {
+        int a;
+        if (tl_ychoice(&L->doc, &e, axes, COUNT_OF(axes), &a)) return -1;
+        if (L->def.periodic[a])
+            return tl_yfail(&L->doc, &e, "axis %s is listed twice", axes[a]);
+        L->def.periodic[a] = true;
+    }
+    return 0;
+}
+
 static int read_domain(loader *L) {
-    static const char *const keys[] = {"min", "max"};
+    static const char *const keys[] = {"min", "max", "periodic"};
     tl_yval m;
     tl_ymap_get(&L->root, "domain", &m);
     if (!m.node) return 0;
-    if (tl_ymap_expect(&L->doc, &m, "a mapping {min: [x, y, z], max: [x, y, z]} (m)") ||
+    if (tl_ymap_expect(&L->doc, &m,
+                       "a mapping {min: [x, y, z], max: [x, y, z], periodic: [axes]} (m)") ||
         tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
         tl_ykey_vec3(&L->doc, &m, "min", true, "m", &L->def.domain_min) ||
-        tl_ykey_vec3(&L->doc, &m, "max", true, "m", &L->def.domain_max))
+        tl_ykey_vec3(&L->doc, &m, "max", true, "m", &L->def.domain_max) || read_periodic(L, &m))
         return -1;
     const double lo[3] = {L->def.domain_min.x, L->def.domain_min.y, L->def.domain_min.z};
     const double hi[3] = {L->def.domain_max.x, L->def.domain_max.y, L->def.domain_max.z};
@@ -222,25 +236,44 @@ static int read_integrator(loader *L) {
 }
 
 static int read_neighbor(loader *L) {
-    static const char *const keys[] = {"skin"};
-    tl_yval m;
+    static const char *const keys[] = {"skin", "reorder_every"};
+    tl_yval m, v;
     tl_ymap_get(&L->root, "neighbor", &m);
     if (!m.node) return 0;
-    if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>}") ||
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>, reorder_every: <builds>}") ||
         tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
         tl_ykey_number(&L->doc, &m, "skin", false, AT_LEAST(0.0, "m"), &L->def.skin))
         return -1;
+    tl_ymap_get(&m, "reorder_every", &v);
+    int64_t every = 0;
+    if (v.node && tl_yint(&L->doc, &v, INT32_MIN, INT32_MAX, &every)) return -1;
+    if (v.node) L->def.reorder_every = (int)every;
     return 0;
+}
+
+/* threads: N (0 = all cores), track_energy: bool */
+static int read_run_keys(loader *L) {
+    tl_yval v;
+    tl_ymap_get(&L->root, "threads", &v);
+    int64_t threads = 0;
+    if (v.node && tl_yint(&L->doc, &v, 0, 4096, &threads)) return -1;
+    if (v.node) L->def.threads = (int)threads;
+    return tl_ykey_bool(&L->doc, &L->root, "track_energy", &L->def.track_energy);
 }
 
 static int create_world(loader *L) {
     if (read_domain(L) || tl_ykey_vec3(&L->doc, &L->root, "gravity", false, "m/s2", &L->def.gravity) ||
-        read_integrator(L) || read_neighbor(L))
+        read_integrator(L) || read_neighbor(L) || read_run_keys(L))
         return -1;
+    if (L->forced) { /* the second pass: what the inflows need */
+        if (L->forced_dt > 0.0) L->def.dt = L->forced_dt;
+        if (L->forced_skin > 0.0) L->def.skin = L->forced_skin;
+    }
+    L->scene->def = L->def;
     tl_world *w = NULL;
     tl_status s = tl_world_create(&L->def, &w);
     L->scene->world = L->world = w;
-    if (!w) return out_of_memory(L);
+    if (!w) return tl_load_out_of_memory(L);
     if (s != TL_OK)
         return tl_yfail(&L->doc, L->integrator_at.node ? &L->integrator_at : NULL, "%s",
                         tl_world_error(w));
@@ -249,7 +282,7 @@ static int create_world(loader *L) {
 
 /* ---- materials ---- */
 
-static int material_by_name(loader *L, const tl_yval *v, bool allow_any, int *out) {
+int tl_load_material(loader *L, const tl_yval *v, bool allow_any, int *out) {
     const char *name;
     if (tl_ystring(&L->doc, v, allow_any ? "a material name or any" : "a material name", &name))
         return -1;
@@ -283,8 +316,10 @@ static int read_material(loader *L, const char *name, const tl_yval *v) {
         tl_ykey_number(&L->doc, v, "k_t", false, ABOVE(0.0, "N/m"), &md.k_t) ||
         tl_ykey_number(&L->doc, v, "yield_stress", false, ABOVE(0.0, "Pa"), &md.yield_stress))
         return -1;
-    if (tl_world_add_material(L->world, &md, NULL) != TL_OK)
+    int index;
+    if (tl_world_add_material(L->world, &md, &index) != TL_OK)
         return tl_yfail(&L->doc, v, "%s", tl_world_error(L->world));
+    if (index >= 0 && index < MAX_MATERIALS) L->density[index] = md.density;
     return 0;
 }
 
@@ -340,7 +375,7 @@ static int read_between(loader *L, const tl_yval *entry, law_entry *le) {
     for (size_t k = 0; k < 2; k++) {
         tl_yval e;
         tl_yseq_at(&b, k, &e);
-        if (material_by_name(L, &e, true, &m[k])) return -1;
+        if (tl_load_material(L, &e, true, &m[k])) return -1;
     }
     bool swap = m[0] < 0 || (m[1] >= 0 && m[1] < m[0]);
     le->a = swap ? m[1] : m[0];
@@ -514,7 +549,7 @@ static int read_laws(loader *L) {
     size_t n = tl_yseq_count(&s);
     if (n == 0) return tl_yexpected(&L->doc, &s, "at least one contact law");
     L->laws = calloc(n, sizeof *L->laws);
-    if (!L->laws) return out_of_memory(L);
+    if (!L->laws) return tl_load_out_of_memory(L);
     tl_yiter it = {0};
     tl_yval e;
     while (tl_yseq_next(&s, &it, &e)) {
@@ -558,7 +593,7 @@ static int pair_entry(loader *L, int a, int b, int *out) {
 
 static int resolve_pairs(loader *L, int nm) {
     L->pair_law = malloc((size_t)nm * (size_t)nm * sizeof *L->pair_law);
-    if (!L->pair_law) return out_of_memory(L);
+    if (!L->pair_law) return tl_load_out_of_memory(L);
     for (int a = 0; a < nm; a++)
         for (int b = a; b < nm; b++) {
             int e;
@@ -584,216 +619,6 @@ static int apply_laws(loader *L) {
                         return tl_yfail(&L->doc, &le->at, "%s", tl_world_error(L->world));
                 }
         }
-    return 0;
-}
-
-/* ---- particles ---- */
-
-static int add_particle(loader *L, const tl_yval *at, const tl_particle_def *pd) {
-    if (tl_world_add_particle(L->world, pd, NULL) == TL_OK) return 0;
-    return tl_yfail(&L->doc, at, "%s", tl_world_error(L->world));
-}
-
-static int read_flag(loader *L, const tl_yval *e, const char *key, unsigned bit, unsigned *flags) {
-    bool on = false;
-    if (tl_ykey_bool(&L->doc, e, key, &on)) return -1;
-    if (on) *flags |= bit;
-    return 0;
-}
-
-static int read_material_key(loader *L, const tl_yval *e, int *material) {
-    tl_yval v;
-    tl_ymap_get(e, "material", &v);
-    if (!v.node) return tl_ymissing(&L->doc, &v, "a material name");
-    return material_by_name(L, &v, false, material);
-}
-
-static int read_particle(loader *L, const tl_yval *e) {
-    static const char *const keys[] = {"id",       "material",         "radius", "position",
-                                       "velocity", "angular_velocity", "mass",   "fixed",
-                                       "prescribed", "lock_rotation"};
-    tl_particle_def pd = tl_particle_default();
-    if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), "; or {lattice: {...}}")) return -1;
-    tl_yval v;
-    tl_ymap_get(e, "id", &v);
-    int64_t id = 0;
-    if (v.node && tl_yint(&L->doc, &v, 1, 0x7fffffff, &id)) return -1;
-    pd.id = (uint32_t)id;
-    if (read_material_key(L, e, &pd.material) ||
-        tl_ykey_number(&L->doc, e, "radius", true, ABOVE(0.0, "m"), &pd.radius) ||
-        tl_ykey_vec3(&L->doc, e, "position", true, "m", &pd.position) ||
-        tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &pd.velocity) ||
-        tl_ykey_vec3(&L->doc, e, "angular_velocity", false, "rad/s", &pd.angular_velocity) ||
-        tl_ykey_number(&L->doc, e, "mass", false, ABOVE(0.0, "kg"), &pd.mass) ||
-        read_flag(L, e, "fixed", TL_PARTICLE_FIXED, &pd.flags) ||
-        read_flag(L, e, "prescribed", TL_PARTICLE_PRESCRIBED, &pd.flags) ||
-        read_flag(L, e, "lock_rotation", TL_PARTICLE_LOCK_ROTATION, &pd.flags))
-        return -1;
-    return add_particle(L, e, &pd);
-}
-
-typedef struct lattice {
-    tl_particle_def pd;       /* material, radius, velocity */
-    tl_vec3 min, max;
-    double spacing;           /* 0 = from count */
-    int64_t count[3];
-    double jitter, velocity_jitter;
-    /* per axis: how many, the first centre, the distance, the jitter
-     * amplitude, and where centres may go */
-    int64_t n[3];
-    double start[3], step[3], amp[3], lo[3], hi[3];
-} lattice;
-
-static int read_count(loader *L, const tl_yval *m, lattice *lt) {
-    tl_yval v;
-    tl_ymap_get(m, "count", &v);
-    if (!v.node) return 0;
-    if (tl_ymap_has(m, "spacing"))
-        return tl_yfail(&L->doc, &v, "give either spacing (m) or count [nx, ny, nz], not both");
-    if (!tl_yis_seq(&v) || tl_yseq_count(&v) != 3)
-        return tl_yexpected(&L->doc, &v, "a sequence of 3 integers [nx, ny, nz]");
-    for (size_t k = 0; k < 3; k++) {
-        tl_yval e;
-        tl_yseq_at(&v, k, &e);
-        if (tl_yint(&L->doc, &e, 1, 1000000, &lt->count[k])) return -1;
-    }
-    return 0;
-}
-
-static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
-    static const char *const keys[] = {"material", "radius", "min",      "max",
-                                       "spacing",  "count",  "jitter",   "velocity",
-                                       "velocity_jitter"};
-    memset(lt, 0, sizeof *lt);
-    lt->pd = tl_particle_default();
-    if (tl_ymap_expect(&L->doc, m, "a mapping {material, radius, min, max, spacing or count, ...}") ||
-        tl_ymap_check_keys(&L->doc, m, keys, COUNT_OF(keys), NULL) ||
-        read_material_key(L, m, &lt->pd.material) ||
-        tl_ykey_number(&L->doc, m, "radius", true, ABOVE(0.0, "m"), &lt->pd.radius) ||
-        tl_ykey_vec3(&L->doc, m, "min", true, "m", &lt->min) ||
-        tl_ykey_vec3(&L->doc, m, "max", true, "m", &lt->max) ||
-        tl_ykey_number(&L->doc, m, "spacing", false, ABOVE(0.0, "m"), &lt->spacing) ||
-        read_count(L, m, lt) ||
-        tl_ykey_number(&L->doc, m, "jitter", false, &(tl_yrange){0.0, 0.5, false, false, ""},
-                       &lt->jitter) ||
-        tl_ykey_vec3(&L->doc, m, "velocity", false, "m/s", &lt->pd.velocity) ||
-        tl_ykey_number(&L->doc, m, "velocity_jitter", false, AT_LEAST(0.0, "m/s"),
-                       &lt->velocity_jitter))
-        return -1;
-    return 0;
-}
-
-/* the centres along axis k: as many as fit at the spacing (or count of them,
- * spread over the room), centred in the box. Each centre moves by up to
- * jitter x (spacing - 2 radius), drawn uniformly within that and the room:
- * with jitter <= 1/2 the spheres never overlap, and never leave the box */
-static int layout_axis(loader *L, const tl_yval *m, lattice *lt, int k, double lo, double room) {
-    double r = lt->pd.radius;
-    double fit = lt->spacing > 0.0 ? floor(room / lt->spacing + 1e-9) + 1.0 : 0.0;
-    if (fit > MAX_LATTICE_PARTICLES)
-        return tl_yfail(&L->doc, m, "the lattice would hold %.3g particles along %c; at most %.0f",
-                        fit, "xyz"[k], MAX_LATTICE_PARTICLES);
-    int64_t n = lt->spacing > 0.0 ? (int64_t)fit : lt->count[k];
-    if (lt->spacing == 0.0 && room < 2.0 * r * (double)(n - 1) * (1.0 - 1e-12)) {
-        tl_yval at;
-        tl_ymap_get(m, "count", &at);
-        return tl_yfail(&L->doc, &at,
-                        "%lld spheres of radius %g m do not fit along %c: the box holds at most "
-                        "%lld",
-                        (long long)n, r, "xyz"[k], (long long)(room / (2.0 * r) + 1e-9) + 1);
-    }
-    double s = lt->spacing > 0.0 ? lt->spacing : (n > 1 ? room / (double)(n - 1) : 0.0);
-    lt->n[k] = n;
-    lt->step[k] = s;
-    lt->start[k] = lo + r + 0.5 * (room - (double)(n - 1) * s);
-    lt->amp[k] = lt->jitter * (n > 1 ? s - 2.0 * r : room);
-    lt->lo[k] = lo + r;
-    lt->hi[k] = lo + r + room;
-    return 0;
-}
-
-static int layout_lattice(loader *L, const tl_yval *m, lattice *lt) {
-    double r = lt->pd.radius;
-    if (lt->spacing == 0.0 && lt->count[0] == 0) lt->spacing = 2.0 * r;
-    if (lt->spacing > 0.0 && lt->spacing < 2.0 * r * (1.0 - 1e-12)) {
-        tl_yval at;
-        tl_ymap_get(m, "spacing", &at);
-        return tl_yfail(&L->doc, &at,
-                        "spacing %g m is below the diameter %g m: the spheres would overlap",
-                        lt->spacing, 2.0 * r);
-    }
-    const double lo[3] = {lt->min.x, lt->min.y, lt->min.z}, hi[3] = {lt->max.x, lt->max.y, lt->max.z};
-    double total = 1.0;
-    for (int k = 0; k < 3; k++) {
-        double room = hi[k] - lo[k] - 2.0 * r; /* where centres may go */
-        if (!(room >= -1e-12 * r))
-            return tl_yfail(&L->doc, m,
-                            "the box from min to max is narrower than one sphere (diameter %g m) "
-                            "along %c",
-                            2.0 * r, "xyz"[k]);
-        if (layout_axis(L, m, lt, k, lo[k], fmax(room, 0.0))) return -1;
-        total *= (double)lt->n[k];
-    }
-    if (total > MAX_LATTICE_PARTICLES)
-        return tl_yfail(&L->doc, m, "the lattice would hold %.0f particles; at most %.0f", total,
-                        MAX_LATTICE_PARTICLES);
-    return 0;
-}
-
-static double jitter(tl_rng *rng, double amplitude) {
-    return amplitude > 0.0 ? tl_rng_range(rng, -amplitude, amplitude) : 0.0;
-}
-
-/* centre i along axis k, displaced uniformly within the amplitude and the room */
-static double lattice_coord(tl_rng *rng, const lattice *lt, int k, int64_t i) {
-    double c = lt->start[k] + (double)i * lt->step[k];
-    double lo = fmax(c - lt->amp[k], lt->lo[k]), hi = fmin(c + lt->amp[k], lt->hi[k]);
-    if (lt->amp[k] > 0.0 && hi > lo) c = tl_rng_range(rng, lo, hi);
-    return fmin(fmax(c, lt->lo[k]), lt->hi[k]);
-}
-
-static int fill_lattice(loader *L, const tl_yval *m, const lattice *lt) {
-    tl_particle_def pd = lt->pd;
-    double vj = lt->velocity_jitter;
-    for (int64_t iz = 0; iz < lt->n[2]; iz++)
-        for (int64_t iy = 0; iy < lt->n[1]; iy++)
-            for (int64_t ix = 0; ix < lt->n[0]; ix++) {
-                pd.position.x = lattice_coord(&L->rng, lt, 0, ix);
-                pd.position.y = lattice_coord(&L->rng, lt, 1, iy);
-                pd.position.z = lattice_coord(&L->rng, lt, 2, iz);
-                pd.velocity.x = lt->pd.velocity.x + jitter(&L->rng, vj);
-                pd.velocity.y = lt->pd.velocity.y + jitter(&L->rng, vj);
-                pd.velocity.z = lt->pd.velocity.z + jitter(&L->rng, vj);
-                if (add_particle(L, m, &pd)) return -1;
-            }
-    return 0;
-}
-
-static int read_lattice(loader *L, const tl_yval *e) {
-    static const char *const keys[] = {"lattice"};
-    if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys),
-                           "; a lattice entry holds only its lattice mapping"))
-        return -1;
-    tl_yval m;
-    tl_ymap_get(e, "lattice", &m);
-    lattice lt;
-    if (read_lattice_keys(L, &m, &lt) || layout_lattice(L, &m, &lt)) return -1;
-    return fill_lattice(L, &m, &lt);
-}
-
-static int read_particles(loader *L) {
-    tl_yval s;
-    tl_ymap_get(&L->root, "particles", &s);
-    if (!s.node) return 0;
-    if (tl_yseq_expect(&L->doc, &s, "a sequence of particles and lattices")) return -1;
-    tl_yiter it = {0};
-    tl_yval e;
-    while (tl_yseq_next(&s, &it, &e)) {
-        if (tl_ymap_expect(&L->doc, &e,
-                           "a particle {material, radius, position, ...} or {lattice: {...}}"))
-            return -1;
-        if (tl_ymap_has(&e, "lattice") ? read_lattice(L, &e) : read_particle(L, &e)) return -1;
-    }
     return 0;
 }
 
@@ -884,12 +709,19 @@ static int read_wall(loader *L, const tl_yval *e) {
     wd.kind = type == 0 ? TL_WALL_PLANE : (type == 1 ? TL_WALL_RECTANGLE : TL_WALL_BOX);
     if (read_wall_shape(L, e, &wd) ||
         tl_ykey_string(&L->doc, e, "name", false, "a wall name", &wd.name) ||
-        read_material_key(L, e, &wd.material) ||
+        tl_load_material_key(L, e, &wd.material) ||
         tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity))
         return -1;
     if (wd.name && check_wall_name(L, e, wd.name)) return -1;
     if (tl_world_add_wall(L->world, &wd, NULL) != TL_OK)
         return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
+    /* kept for insertion: random fills and inflows avoid the walls */
+    tl_scene *sc = L->scene;
+    tl_wall_def *walls = realloc(sc->walls, (sc->nwalls + 1) * sizeof *walls);
+    if (!walls) return tl_load_out_of_memory(L);
+    sc->walls = walls;
+    wd.name = NULL;
+    walls[sc->nwalls++] = wd;
     return 0;
 }
 
@@ -907,18 +739,77 @@ static int read_walls(loader *L) {
 
 /* ---- stages ---- */
 
-static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *st) {
-    static const char *const keys[] = {"name", "duration"};
+/* until: {kinetic_energy_below: J} */
+static int read_until(loader *L, const tl_yval *e, tl_stage_limits *st) {
+    static const char *const keys[] = {"kinetic_energy_below"};
+    tl_yval u;
+    tl_ymap_get(e, "until", &u);
+    if (!u.node) return 0;
+    if (tl_ymap_expect(&L->doc, &u, "a condition {kinetic_energy_below: <J>}") ||
+        tl_ymap_check_keys(&L->doc, &u, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_number(&L->doc, &u, "kinetic_energy_below", true, ABOVE(0.0, "J"),
+                       &st->kinetic_below))
+        return -1;
+    st->until_kinetic = true;
+    return 0;
+}
+
+/* a stage ends at whichever comes first of duration, steps, its until
+ * condition (checked every check_every steps) and its max_duration guard */
+static int check_stage_ends(loader *L, const tl_yval *e, const tl_stage_spec *sp,
+                            const tl_stage_limits *st) {
+    tl_yval v;
+    if (st->max_duration > 0.0 && !st->until_kinetic) {
+        tl_ymap_get(e, "max_duration", &v);
+        return tl_yfail(&L->doc, &v, "max_duration guards an until condition, and this stage has "
+                                     "none; give duration (s) or steps");
+    }
+    if (st->max_duration > 0.0 && sp->duration > 0.0) {
+        tl_ymap_get(e, "max_duration", &v);
+        return tl_yfail(&L->doc, &v, "give either duration or max_duration, not both");
+    }
+    if (tl_ymap_has(e, "check_every") && !st->until_kinetic) {
+        tl_ymap_get(e, "check_every", &v);
+        return tl_yfail(&L->doc, &v, "check_every says how often the until condition is checked, "
+                                     "and this stage has none");
+    }
+    if (st->until_kinetic && sp->duration == 0.0 && st->steps == 0 && st->max_duration == 0.0) {
+        tl_ymap_get(e, "until", &v);
+        return tl_yfail(&L->doc, &v, "a stage that ends on a condition needs a guard: give "
+                                     "max_duration (s), so that it ends even if the condition is "
+                                     "never met (or steps, or duration)");
+    }
+    if (!st->until_kinetic && sp->duration == 0.0 && st->steps == 0) {
+        tl_ymap_get(e, "duration", &v);
+        return tl_ymissing(&L->doc, &v, "a number > 0 (s), or steps: N, or until: {...} with "
+                                        "max_duration");
+    }
+    return 0;
+}
+
+static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *sp,
+                      tl_stage_limits *st) {
+    static const char *const keys[] = {"name",  "duration",    "steps",
+                                       "until", "check_every", "max_duration"};
     const char *name = NULL;
-    if (tl_ymap_expect(&L->doc, e, "a stage {name, duration}") ||
+    st->check_every = 100;
+    if (tl_ymap_expect(&L->doc, e, "a stage {name, duration, steps, until, ...}") ||
         tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), NULL) ||
         tl_ykey_string(&L->doc, e, "name", false, "a stage name", &name) ||
-        tl_ykey_number(&L->doc, e, "duration", true, ABOVE(0.0, "s"), &st->duration))
+        tl_ykey_number(&L->doc, e, "duration", false, ABOVE(0.0, "s"), &sp->duration) ||
+        tl_ykey_number(&L->doc, e, "max_duration", false, ABOVE(0.0, "s"), &st->max_duration) ||
+        read_until(L, e, st))
         return -1;
+    tl_yval v;
+    tl_ymap_get(e, "steps", &v);
+    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->steps)) return -1;
+    tl_ymap_get(e, "check_every", &v);
+    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->check_every)) return -1;
+    if (check_stage_ends(L, e, sp, st)) return -1;
     char fallback[32];
     snprintf(fallback, sizeof fallback, "stage%zu", index + 1);
-    st->name = copy_string(name ? name : fallback);
-    return st->name ? 0 : out_of_memory(L);
+    sp->name = tl_load_copy_string(name ? name : fallback);
+    return sp->name ? 0 : tl_load_out_of_memory(L);
 }
 
 static int read_stages(loader *L) {
@@ -930,13 +821,16 @@ static int read_stages(loader *L) {
     size_t n = tl_yseq_count(&s);
     if (n == 0) return tl_yexpected(&L->doc, &s, what);
     L->scene->stages = calloc(n, sizeof *L->scene->stages);
-    if (!L->scene->stages) return out_of_memory(L);
+    L->scene->stage_limits = calloc(n, sizeof *L->scene->stage_limits);
+    L->scene->stage_runs = calloc(n, sizeof *L->scene->stage_runs);
+    if (!L->scene->stages || !L->scene->stage_limits || !L->scene->stage_runs)
+        return tl_load_out_of_memory(L);
     tl_yiter it = {0};
     tl_yval e;
     while (tl_yseq_next(&s, &it, &e)) {
         size_t i = it.index;
         L->scene->nstages = i + 1;
-        if (read_stage(L, &e, i, &L->scene->stages[i])) return -1;
+        if (read_stage(L, &e, i, &L->scene->stages[i], &L->scene->stage_limits[i])) return -1;
     }
     return 0;
 }
@@ -997,8 +891,8 @@ static int read_output_file(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (v.node && (tl_ystring(&L->doc, &v, "a file name relative to the output directory", &file) ||
                    check_file_name(L, &v, file)))
         return -1;
-    o->file = copy_string(file);
-    return o->file ? 0 : out_of_memory(L);
+    o->file = tl_load_copy_string(file);
+    return o->file ? 0 : tl_load_out_of_memory(L);
 }
 
 static int read_output_every(loader *L, const tl_yval *e, tl_output_spec *o) {
@@ -1019,7 +913,7 @@ static int read_output_ids(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (!tl_yis_seq(&v) || n == 0)
         return tl_yexpected(&L->doc, &v, "a non-empty sequence of particle ids");
     o->ids = malloc(n * sizeof *o->ids);
-    if (!o->ids) return out_of_memory(L);
+    if (!o->ids) return tl_load_out_of_memory(L);
     tl_yiter it = {0};
     tl_yval item;
     while (tl_yseq_next(&v, &it, &item)) {
@@ -1157,7 +1051,7 @@ static int read_outputs(loader *L) {
     size_t n = tl_yseq_count(&s);
     if (n == 0) return 0;
     L->scene->outputs = calloc(n, sizeof *L->scene->outputs);
-    if (!L->scene->outputs) return out_of_memory(L);
+    if (!L->scene->outputs) return tl_load_out_of_memory(L);
     tl_yiter it = {0};
     tl_yval e;
     while (tl_yseq_next(&s, &it, &e)) {
@@ -1187,9 +1081,7 @@ static int failing_law_entry(loader *L) {
     return -1;
 }
 
-static int prepare_world(loader *L) {
-    tl_status s = tl_world_prepare(L->world);
-    if (s == TL_OK) return 0;
+static int prepare_failed(loader *L, tl_status s) {
     char msg[sizeof L->doc.err->message];
     snprintf(msg, sizeof msg, "%s", tl_world_error(L->world));
     const tl_yval *at = L->integrator_at.node ? &L->integrator_at : NULL;
@@ -1203,6 +1095,52 @@ static int prepare_world(loader *L) {
             at = &L->laws_at;
     }
     return tl_yfail(&L->doc, at, "%s", msg);
+}
+
+static double smallest_radius(const tl_world *w) {
+    double r = INFINITY;
+    size_t n = tl_world_particle_count(w);
+    for (size_t i = 0; i < n; i++) {
+        tl_particle_state st;
+        if (tl_world_particle_at(w, i, &st) == TL_OK) r = fmin(r, st.radius);
+    }
+    return r;
+}
+
+/* Prepares the world. Inflows insert particles the world does not have
+ * yet: their contacts must be resolved by the step too (a given dt is
+ * checked; an automatic one is shortened, by loading once more with it),
+ * and an automatic skin follows the smallest radius they bring. */
+static int prepare_world(loader *L) {
+    double in_dt, in_rmin;
+    if (tl_load_inflow_bounds(L, &in_dt, &in_rmin)) return -1;
+    bool inflows = L->scene->ninflows > 0;
+    if (inflows && !L->forced && L->def.dt > 0.0 && isfinite(in_dt) &&
+        L->def.dt > in_dt * (1.0 + 1e-12) && !L->def.allow_unresolved_contacts) {
+        const tl_yval *at = L->dt_at.node ? &L->dt_at : (L->integrator_at.node ? &L->integrator_at : NULL);
+        return tl_yfail(&L->doc, at,
+                        "dt = %g s does not resolve the contacts of the particles the inflows "
+                        "insert: the shortest lasts %.4g s, which needs dt <= %.4g s for %g steps "
+                        "per contact (integrator.steps_per_contact); use a shorter dt, or set "
+                        "allow_unresolved_contacts: true",
+                        L->def.dt, in_dt * L->def.steps_per_contact, in_dt, L->def.steps_per_contact);
+    }
+    tl_status s = tl_world_prepare(L->world);
+    if (inflows && !L->forced) {
+        double want_dt = 0.0, want_skin = 0.0;
+        if (L->def.dt == 0.0 && isfinite(in_dt) && in_dt > 0.0 &&
+            (s != TL_OK || in_dt < tl_world_dt(L->world) * (1.0 - 1e-12)))
+            want_dt = in_dt;
+        if (L->def.skin == 0.0 && isfinite(in_rmin) && in_rmin < smallest_radius(L->world))
+            want_skin = 0.2 * in_rmin; /* a tenth of the smallest diameter */
+        if (want_dt > 0.0 || want_skin > 0.0) {
+            L->reload = true;
+            L->forced_dt = want_dt;
+            L->forced_skin = want_skin;
+            return -1;
+        }
+    }
+    return s == TL_OK ? 0 : prepare_failed(L, s);
 }
 
 /* ---- loading ---- */
@@ -1222,23 +1160,45 @@ static int load(loader *L) {
                                       : (i == 1 ? "a sequence of contact laws"
                                                 : "a non-empty sequence of stages"));
     }
-    if (read_header(L) || create_world(L) || read_materials(L) || read_laws(L) ||
-        read_particles(L) || read_walls(L) || apply_laws(L) || read_stages(L) || read_outputs(L))
+    /* walls before particles: random fills avoid them */
+    if (read_header(L) || create_world(L) || read_materials(L) || read_laws(L) || read_walls(L) ||
+        tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L))
         return -1;
     return prepare_world(L);
 }
 
-static tl_status load_text(const char *text, size_t len, const char *path, tl_scene **out,
-                           tl_scene_error *err) {
+/* the directory of the scene file, "." when it names none */
+static char *scene_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return tl_load_copy_string(".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, path, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* One pass of the loader. *again is set when the inflows need a shorter
+ * step or a smaller skin than the world chose: the caller loads once more
+ * with *forced filled in. */
+static tl_status load_once(const char *text, size_t len, const char *path, tl_loader *forced,
+                           tl_scene **out, tl_scene_error *err, bool *again) {
     loader L;
     memset(&L, 0, sizeof L);
     L.status = TL_ERROR_SCENE;
     L.def = tl_world_default();
     L.doc.err = err;
+    L.forced = forced->forced;
+    L.forced_dt = forced->forced_dt;
+    L.forced_skin = forced->forced_skin;
     L.scene = calloc(1, sizeof *L.scene);
-    if (L.scene) L.scene->path = copy_string(path);
-    if (!L.scene || !L.scene->path) {
+    if (L.scene) L.scene->path = tl_load_copy_string(path);
+    L.dir = scene_dir(path);
+    if (!L.scene || !L.scene->path || !L.dir) {
+        if (L.scene) free(L.scene->path);
         free(L.scene);
+        free(L.dir);
         snprintf(err->message, sizeof err->message, "out of memory");
         return TL_ERROR_MEMORY;
     }
@@ -1247,12 +1207,35 @@ static tl_status load_text(const char *text, size_t len, const char *path, tl_sc
     tl_ydoc_free(&L.doc);
     free(L.laws);
     free(L.pair_law);
+    free(L.dir);
+    free(L.inflow_at);
+    *again = rc != 0 && L.reload;
+    if (*again) {
+        forced->forced = true;
+        forced->forced_dt = L.forced_dt;
+        forced->forced_skin = L.forced_skin;
+    }
     if (rc != 0) {
         tl_scene_destroy(L.scene);
         return L.status;
     }
     *out = L.scene;
     return TL_OK;
+}
+
+static tl_status load_text(const char *text, size_t len, const char *path, tl_scene **out,
+                           tl_scene_error *err) {
+    tl_loader forced;
+    memset(&forced, 0, sizeof forced);
+    bool again = false;
+    tl_status st = load_once(text, len, path, &forced, out, err, &again);
+    if (again) {
+        tl_scene_error first = *err;
+        memset(err, 0, sizeof *err);
+        snprintf(err->file, sizeof err->file, "%s", first.file);
+        st = load_once(text, len, path, &forced, out, err, &again);
+    }
+    return st;
 }
 
 static void error_begin(tl_scene_error *err, const char *file) {
@@ -1360,6 +1343,11 @@ void tl_scene_destroy(tl_scene *scene) {
     tl_world_destroy(scene->world);
     for (size_t i = 0; i < scene->nstages; i++) free(scene->stages[i].name);
     free(scene->stages);
+    free(scene->stage_limits);
+    free(scene->stage_runs);
+    free(scene->inflows);
+    free(scene->inflow_states);
+    free(scene->walls);
     for (size_t i = 0; i < scene->noutputs; i++) {
         free(scene->outputs[i].file);
         free(scene->outputs[i].ids);
@@ -1381,15 +1369,43 @@ const char *tl_scene_stage_name(const tl_scene *scene, int index) {
     return scene->stages[index].name;
 }
 
+/* the longest a stage can last: its duration, steps or max_duration, whichever is shortest */
+static double stage_span(const tl_scene *scene, size_t i) {
+    double dt = scene->world ? tl_world_dt(scene->world) : 0.0;
+    double t = scene->stages[i].duration > 0.0 ? scene->stages[i].duration : INFINITY;
+    const tl_stage_limits *st = scene->stage_limits ? &scene->stage_limits[i] : NULL;
+    if (st && st->max_duration > 0.0) t = fmin(t, st->max_duration);
+    if (st && st->steps > 0 && dt > 0.0) t = fmin(t, (double)st->steps * dt);
+    return isfinite(t) ? t : 0.0;
+}
+
 double tl_scene_stage_duration(const tl_scene *scene, int index) {
     if (!scene || index < 0 || (size_t)index >= scene->nstages) return 0.0;
-    return scene->stages[index].duration;
+    return stage_span(scene, (size_t)index);
 }
 
 double tl_scene_duration(const tl_scene *scene) {
     double t = 0.0;
-    for (size_t i = 0; scene && i < scene->nstages; i++) t += scene->stages[i].duration;
+    for (size_t i = 0; scene && i < scene->nstages; i++) t += stage_span(scene, i);
     return t;
+}
+
+static const char *const stage_end_names[] = {"not run", "duration", "steps", "kinetic_energy_below",
+                                              "max_duration", "interrupted"};
+
+tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out) {
+    if (!scene || !out || index < 0 || (size_t)index >= scene->nstages) return TL_ERROR_NOT_FOUND;
+    static const tl_stage_run none = {TL_STAGE_NOT_RUN, 0, 0.0, 0.0, NAN};
+    const tl_stage_run *r = scene->stage_runs ? &scene->stage_runs[index] : &none;
+    memset(out, 0, sizeof *out);
+    out->name = scene->stages[index].name;
+    out->ended_by = (unsigned)r->ended_by < COUNT_OF(stage_end_names) ? stage_end_names[r->ended_by]
+                                                                      : "?";
+    out->steps = r->steps;
+    out->time_begin = r->t_begin;
+    out->time_end = r->t_end;
+    out->kinetic_energy = r->kinetic_energy;
+    return TL_OK;
 }
 
 int tl_scene_output_count(const tl_scene *scene) { return scene ? (int)scene->noutputs : 0; }

@@ -7,15 +7,21 @@
  *                 end-of-step velocity to second order (c1 = 3/2, c2 = -1/2,
  *                 Adams-Bashforth), leapfrog uses the half step (c1 = 1/2,
  *                 c2 = 0, as LAMMPS and LIGGGHTS); walls move
- *   2. neighbors  particles outside the domain are removed; the candidate
- *                 lists are rebuilt if something moved more than half the
- *                 skin, and the contact records re-bound to them by key
- *   3. forces     body forces (gravity on free particles), then the contact
- *                 stage (contact_forces.c)
+ *                 (the same loop notes whether some particle moved more
+ *                 than half the skin, and resets the forces to gravity)
+ *   2. neighbors  when something moved more than half the skin: particles
+ *                 outside the domain are removed, positions wrapped into the
+ *                 periodic axes, the particles reordered along a Morton curve
+ *                 now and then, the candidate lists rebuilt, and the touching
+ *                 contacts' records carried over by key
+ *   3. forces     the contact stage (contact_forces.c)
  *   4. correct    v_{n+1} = v_n + dt/2 (a_n + a_{n+1}) for translation and rotation
  *                 (whatever the predictor: the trajectory is velocity Verlet)
  *   5. finish     boundary work of walls and prescribed bodies, collisions
  *                 that ended, time advances
+ *
+ * Every stage runs on the world's threads; none of them adds numbers in an
+ * order that depends on the thread count.
  *
  * The integration is second order (velocity Verlet); the quaternion update is
  * the exact rotation by the half-step angular velocity over dt (Li et al. 2022
@@ -24,32 +30,69 @@
 #include <math.h>
 #include <string.h>
 
+#include "parallel.h"
+#include "reorder.h"
 #include "vec.h"
 #include "world.h"
 
 /* ---- 1. predict ---- */
 
-static void stage_predict(tl_world *w) {
-    tl_particles *p = &w->p;
-    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
-    for (size_t i = 0; i < p->count; i++) {
-        double im = p->inv_mass[i], ii = p->inv_inertia[i];
-        double *vh = p->vh[i], *wh = p->wh[i];
-        for (int k = 0; k < 3; k++) {
-            double a = p->f[i][k] * im, al = p->t[i][k] * ii;
+/* One particle's predict. two_step: the predictor uses a_n-1 (verlet), which
+ * then has to be kept; leapfrog does not. */
+static inline int predict_one(tl_particles *p, size_t i, double dt, double c1, double c2,
+                              const double g[3], double lim2, bool two_step, bool keep_old) {
+    double im = p->inv_mass[i], ii = p->inv_inertia[i];
+    double wh[3], d2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double a = p->f[i][k] * im, al = p->t[i][k] * ii;
+        double vh = p->v[i][k] + 0.5 * dt * a;
+        wh[k] = p->w[i][k] + 0.5 * dt * al;
+        p->x[i][k] += dt * vh;
+        if (two_step) {
             double a1 = p->f_old[i][k] * im, al1 = p->t_old[i][k] * ii;
-            vh[k] = p->v[i][k] + 0.5 * dt * a;
-            wh[k] = p->w[i][k] + 0.5 * dt * al;
-            p->x[i][k] += dt * vh[k];
             p->v[i][k] += dt * (c1 * a + c2 * a1);
             p->w[i][k] += dt * (c1 * al + c2 * al1);
+        } else {
+            p->v[i][k] += dt * (c1 * a);
+            p->w[i][k] += dt * (c1 * al);
         }
-        q_rotate_by(p->q[i], wh, dt);
+        double d = p->x[i][k] - p->x_ref[i][k];
+        d2 += d * d;
+    }
+    q_rotate_by(p->q[i], wh, dt);
+    if (two_step) {
         v3_copy(p->f_older[i], p->f_old[i]);
         v3_copy(p->t_older[i], p->t_old[i]);
+    }
+    /* the force of step n, for those who read it during step n+1: the verlet
+     * predictor and corrector, the impact-speed estimate of new contacts, and
+     * the boundary work of immovable particles */
+    if (two_step || keep_old || im == 0.0 || ii == 0.0) {
         v3_copy(p->f_old[i], p->f[i]);
         v3_copy(p->t_old[i], p->t[i]);
     }
+    /* the force of the new step starts with gravity on free particles */
+    if (im > 0.0) v3_scale(p->f[i], g, p->mass[i]);
+    else v3_zero(p->f[i]);
+    v3_zero(p->t[i]);
+    return d2 > lim2;
+}
+
+static void stage_predict(tl_world *w) {
+    tl_particles *p = &w->p;
+    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    const size_t n = p->count;
+    int nt = w->nthreads;
+    const bool keep_old = w->lay.impact >= 0;
+    int acc = 0; /* some particle moved more than skin/2 */
+    if (c2 != 0.0) {
+        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true);)
+    } else {
+        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old);)
+    }
+    w->moved = acc != 0;
     tl_walls_advance(&w->walls, dt);
 }
 
@@ -63,7 +106,7 @@ static tl_status remove_lost(tl_world *w) {
     size_t lost = 0;
     for (size_t i = 0; i < p->count; i++)
         for (int k = 0; k < 3; k++)
-            if (!(p->x[i][k] >= lo[k] && p->x[i][k] <= hi[k])) {
+            if (!w->per.on[k] && !(p->x[i][k] >= lo[k] && p->x[i][k] <= hi[k])) {
                 lost++;
                 break;
             }
@@ -74,7 +117,7 @@ static tl_status remove_lost(tl_world *w) {
     for (size_t i = 0; i < p->count; i++) {
         keep[i] = 1;
         for (int k = 0; k < 3; k++)
-            if (!(p->x[i][k] >= lo[k] && p->x[i][k] <= hi[k])) keep[i] = 0;
+            if (!w->per.on[k] && !(p->x[i][k] >= lo[k] && p->x[i][k] <= hi[k])) keep[i] = 0;
         if (!keep[i] && p->inv_mass[i] > 0.0) {
             /* the energy it carries leaves the system through the boundary */
             double ke = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
@@ -88,20 +131,106 @@ static tl_status remove_lost(tl_world *w) {
     tl_mem_free(&w->mem, keep, n);
     if (r != 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     w->removed += lost;
-    w->neighbors_dirty = true;
     return TL_OK;
 }
 
-static tl_status stage_neighbors(tl_world *w) {
-    if (!w->neighbors_dirty && !tl_neighbors_stale(&w->nb, &w->p, &w->walls)) return TL_OK;
+/* Positions back into the period. Where gravity has a component along a
+ * periodic axis (an inclined chute), the jump of potential energy is work
+ * done across the boundary. */
+static void wrap_periodic(tl_world *w) {
+    tl_particles *p = &w->p;
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    double work = 0.0;
+    for (int k = 0; k < 3; k++) {
+        if (!w->per.on[k]) continue;
+        const double lo = w->per.lo[k], len = w->per.len[k];
+        for (size_t i = 0; i < p->count; i++) {
+            double x = p->x[i][k];
+            if (x >= lo && x < lo + len) continue;
+            double nx = x - len * floor((x - lo) / len);
+            if (!(nx < lo + len)) nx = lo; /* rounding at the top edge */
+            if (p->inv_mass[i] > 0.0) work += -p->mass[i] * g[k] * (nx - x);
+            p->x[i][k] = nx;
+        }
+    }
+    w->ledger.boundary_work += work;
+}
+
+static tl_status check_periods(tl_world *w) {
+    double range = tl_neighbors_range(&w->nb, &w->p);
+    for (int k = 0; k < 3; k++)
+        if (w->per.on[k] && w->per.len[k] < 2.0 * range)
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "periodic along %c: the period %g m must be at least twice the largest "
+                                 "interaction range 2 R_max + skin = %g m",
+                                 "xyz"[k], w->per.len[k], range);
+    return TL_OK;
+}
+
+static tl_status reorder(tl_world *w) {
+    tl_particles *p = &w->p;
+    int every = w->def.reorder_every;
+    if (every < 0 || p->count < 2) return TL_OK;
+    if (every == 0) {
+        /* automatic: large sets, at the first build and every 20 builds */
+        if (p->count < 1000) return TL_OK;
+        every = 20;
+    }
+    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
+        w->builds_since_reorder++;
+        return TL_OK;
+    }
+    w->builds_since_reorder = 0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, rmin = INFINITY;
+    for (size_t i = 0; i < p->count; i++) {
+        for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
+        rmin = dmin(rmin, p->radius[i]);
+    }
+    if (tl_reorder_morton(&w->mem, p, lo, 2.0 * rmin + w->nb.skin) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (reordering)");
+    return TL_OK;
+}
+
+static tl_status list_immovable(tl_world *w) {
+    tl_particles *p = &w->p;
+    w->nimmovable = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        if (p->inv_mass[i] != 0.0 && p->inv_inertia[i] != 0.0) continue;
+        if (tl_mem_reserve(&w->mem, (void **)&w->immovable, &w->capimmovable, w->nimmovable + 1,
+                           sizeof *w->immovable) != 0)
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+        w->immovable[w->nimmovable++] = (uint32_t)i;
+    }
+    return TL_OK;
+}
+
+static tl_status world_rebuild(tl_world *w) {
+    /* the touching records, by key, before indices change */
+    if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     tl_status s = remove_lost(w);
     if (s != TL_OK) return s;
-    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->pp, &w->pw) != 0)
+    wrap_periodic(w);
+    s = reorder(w);
+    if (s != TL_OK) return s;
+    s = check_periods(w);
+    if (s != TL_OK) return s;
+    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, w->nthreads) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (neighbor lists)");
-    if (tl_contacts_rebind(&w->mem, &w->ct, &w->pp, &w->pw, w->p.id) != 0)
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
+    tl_stash_give(&w->stash, &w->pp, false, w->p.id, w->nthreads);
+    tl_stash_give(&w->stash, &w->pw, true, w->p.id, w->nthreads);
+    /* a large stash is memory the steps do not need; a small one is kept (no
+     * allocation churn for small worlds that rebuild often) */
+    if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
+    w->adj_valid = false;
     w->neighbors_dirty = false;
-    return TL_OK;
+    w->moved = false;
+    return list_immovable(w);
+}
+
+static tl_status stage_neighbors(tl_world *w) {
+    if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) return TL_OK;
+    return world_rebuild(w);
 }
 
 /* ---- 3. forces ---- */
@@ -109,13 +238,6 @@ static tl_status stage_neighbors(tl_world *w) {
 tl_status tl_world_compute_forces(tl_world *w, bool accumulate) {
     tl_status s = stage_neighbors(w);
     if (s != TL_OK) return s;
-    tl_particles *p = &w->p;
-    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    for (size_t i = 0; i < p->count; i++) {
-        if (p->inv_mass[i] > 0.0) v3_scale(p->f[i], g, p->mass[i]);
-        else v3_zero(p->f[i]);
-        v3_zero(p->t[i]);
-    }
     return tl_contact_forces(w, accumulate);
 }
 
@@ -124,12 +246,25 @@ tl_status tl_world_compute_forces(tl_world *w, bool accumulate) {
 static void stage_correct(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt, b1 = 0.5 - w->c_pred[0], b2 = -w->c_pred[1];
-    for (size_t i = 0; i < p->count; i++) {
-        double im = p->inv_mass[i], ii = p->inv_inertia[i];
-        for (int k = 0; k < 3; k++) {
-            p->v[i][k] += dt * (0.5 * p->f[i][k] + b1 * p->f_old[i][k] + b2 * p->f_older[i][k]) * im;
-            p->w[i][k] += dt * (0.5 * p->t[i][k] + b1 * p->t_old[i][k] + b2 * p->t_older[i][k]) * ii;
-        }
+    const size_t n = p->count;
+    int nt = w->nthreads;
+    if (b2 != 0.0) {
+        TL_FOR_STATIC(i, n, {
+            double im = p->inv_mass[i], ii = p->inv_inertia[i];
+            for (int k = 0; k < 3; k++) {
+                p->v[i][k] += dt * (0.5 * p->f[i][k] + b1 * p->f_old[i][k] + b2 * p->f_older[i][k]) * im;
+                p->w[i][k] += dt * (0.5 * p->t[i][k] + b1 * p->t_old[i][k] + b2 * p->t_older[i][k]) * ii;
+            }
+        })
+    } else {
+        /* leapfrog: b1 = 0 too, the kick is dt/2 a_n+1 */
+        TL_FOR_STATIC(i, n, {
+            double im = p->inv_mass[i], ii = p->inv_inertia[i];
+            for (int k = 0; k < 3; k++) {
+                p->v[i][k] += dt * (0.5 * p->f[i][k]) * im;
+                p->w[i][k] += dt * (0.5 * p->t[i][k]) * ii;
+            }
+        })
     }
 }
 
@@ -140,7 +275,8 @@ static void stage_finish(tl_world *w) {
     const double dt = w->dt;
     /* work done on the particles by bodies that move regardless of forces */
     double work = 0.0;
-    for (size_t i = 0; i < p->count; i++) {
+    for (size_t m = 0; m < w->nimmovable; m++) {
+        size_t i = w->immovable[m];
         if (p->inv_mass[i] == 0.0) {
             double f[3];
             v3_add(f, p->f[i], p->f_old[i]);
@@ -171,10 +307,20 @@ tl_status tl_world_step(tl_world *w, int64_t steps) {
     if (steps < 0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "step count must be >= 0");
     tl_status s = tl_world_prepare(w);
     if (s != TL_OK) return s;
+    s = tl_world_update_layout(w);
+    if (s != TL_OK) return s;
+    w->nthreads = tl_world_thread_count(w->def.threads);
     if (w->neighbors_dirty) {
         /* particles or walls were added since the last step: their laws must exist */
         s = tl_world_check_laws(w);
         if (s != TL_OK) return s;
+        if (w->steps == 0 && steps > 0) {
+            /* added after preparation but before the first step: the run starts
+             * as if they had been there (step bound and forces at t = 0) */
+            s = tl_timestep_compute(w);
+            if (s == TL_OK) s = tl_world_initial_forces(w);
+            if (s != TL_OK) return s;
+        }
     }
     for (int64_t n = 0; n < steps; n++) {
         stage_predict(w);

@@ -21,60 +21,21 @@
  *   total   the trial force spring + dashpot is tested; when it exceeds mu F_n the
  *           force is mu F_n along it and the spring is relaxed to carry that force
  *           alone, |k xi| = mu F_n (Fleischmann et al. 2015 eq. 6 with the test on the
- *           whole force). LAMMPS and LIGGGHTS instead store xi so that spring plus
+ *           whole force). LAMMPS tests the same but stores xi so that spring plus
  *           dashpot equals the capped force; with a spring that stiffens as the overlap
  *           grows (Mindlin) that stored dashpot part turns the force against the
  *           sliding direction for some steps after an oblique impact, which this
  *           reading avoids;
  *   spring  the spring force alone is tested; when it reaches mu F_n the force
- *           is mu F_n along -xi, without dashpot (Li et al. 2022 eq. 1, 5, 17).
+ *           is mu F_n along -xi, without dashpot (Li et al. 2022 eq. 1, 5, 17; what
+ *           LIGGGHTS 3.8 does, with mu |F_n| under tension where Talus has zero).
  */
 #include <math.h>
 #include <string.h>
 
+#include "coulomb.h"
 #include "law.h"
 #include "vec.h"
-
-/* The shared spring + dashpot + Coulomb step. k: spring stiffness (N/m),
- * eta: dashpot (N s/m). Rescales c->xi when sliding. */
-static void spring_dashpot_coulomb(tl_contact *c, double k, double eta, double mu, int test) {
-    double fs[3], fd[3];
-    v3_scale(fs, c->xi, -k);
-    v3_scale(fd, c->vt, -eta);
-    double limit = mu * dmax(c->fn, 0.0);
-    if (test == TL_COULOMB_SPRING) {
-        double fsn = v3_norm(fs);
-        if (fsn >= limit) {
-            c->sliding = true;
-            if (fsn > 0.0) {
-                v3_scale(c->ft, fs, limit / fsn);
-                if (k > 0.0) v3_scale(c->xi, c->ft, -1.0 / k);
-            } else {
-                v3_zero(c->ft);
-            }
-            v3_zero(c->ft_damp);
-        } else {
-            v3_add(c->ft, fs, fd);
-            v3_copy(c->ft_damp, fd);
-        }
-    } else {
-        double f[3];
-        v3_add(f, fs, fd);
-        double fnorm = v3_norm(f);
-        v3_copy(c->ft_damp, fd);
-        if (fnorm > limit) {
-            c->sliding = true;
-            double s = fnorm > 0.0 ? limit / fnorm : 0.0;
-            v3_scale(c->ft, f, s);
-            /* the spring alone carries the capped force */
-            if (k > 0.0) v3_scale(c->xi, c->ft, -1.0 / k);
-            v3_zero(c->ft_damp);
-        } else {
-            v3_copy(c->ft, f);
-        }
-    }
-    c->e_el_t = 0.5 * k * v3_norm2(c->xi);
-}
 
 /* ---- none ---- */
 
@@ -111,7 +72,7 @@ static void linear_force(const double *p, tl_contact *c, double *hist) {
     (void)hist;
     double k = p[1] * c->area;
     double eta = 2.0 * p[2] * sqrt(c->m_eff * p[1]) + p[3] * c->m_eff * c->area;
-    spring_dashpot_coulomb(c, k, eta, p[0], (int)p[4]);
+    tl_spring_dashpot_coulomb(c, k, eta, p[0], (int)p[4]);
 }
 
 /* ---- mindlin, mindlin-renzo ---- */
@@ -150,7 +111,7 @@ static void mindlin_force(const double *p, tl_contact *c, double *hist) {
     const double two_sqrt_5_6 = 1.8257418583505538; /* 2 sqrt(5/6) */
     double kt0 = p[1] * sqrt(c->r_eff * c->delta);
     double eta = two_sqrt_5_6 * p[2] * sqrt(kt0 * c->m_eff);
-    spring_dashpot_coulomb(c, p[4] * kt0, eta, p[0], (int)p[3]);
+    tl_spring_dashpot_coulomb(c, p[4] * kt0, eta, p[0], (int)p[3]);
 }
 
 /* ---- mindlin-deresiewicz ---- */
@@ -463,21 +424,21 @@ static const tl_coeff_info mindlin_coeffs[] = {
 
 const tl_submodel tl_tangential_models[] = {
     {{TL_SLOT_TANGENTIAL, "none", "no tangential force (frictionless)", "-", NULL, 0, 0}, 0, NULL,
-     none_force, NULL},
+     none_force, NULL, false},
     {{TL_SLOT_TANGENTIAL, "linear", "linear spring k_t + dashpot, Coulomb limit",
       "Cundall & Strack 1979; Li et al. 2022 eq. 1; Fleischmann et al. 2015 eq. 1", linear_coeffs,
       4, 0},
-     0, linear_prepare, linear_force, NULL},
+     0, linear_prepare, linear_force, NULL, false},
     {{TL_SLOT_TANGENTIAL, "mindlin", "no-slip Mindlin spring K_t0 = 8 G* sqrt(R* delta) + dashpot",
       "Mindlin 1949; Tsuji et al. 1992; Li et al. 2022 eq. 4-6", mindlin_coeffs, 2, 0},
-     0, mindlin_prepare, mindlin_force, NULL},
+     0, mindlin_prepare, mindlin_force, NULL, false},
     {{TL_SLOT_TANGENTIAL, "mindlin-renzo", "Di Renzo-Di Maio spring K_tA = 2/3 K_t0 + dashpot",
       "Di Renzo & Di Maio 2005; Li et al. 2022 eq. 13, 17", mindlin_coeffs, 2, 0},
-     0, renzo_prepare, mindlin_force, NULL},
+     0, renzo_prepare, mindlin_force, NULL, false},
     {{TL_SLOT_TANGENTIAL, "mindlin-deresiewicz",
       "complete incremental Mindlin-Deresiewicz (loading, Masing unloading/reloading) + dashpot",
       "Mindlin & Deresiewicz 1953; Thornton & Yin 1991; Li et al. 2022 eq. 2-4, 14, 18",
       mindlin_coeffs, 2, MD_HIST},
-     0, md_prepare, md_force, NULL},
-    {{TL_SLOT_TANGENTIAL, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL},
+     0, md_prepare, md_force, NULL, false},
+    {{TL_SLOT_TANGENTIAL, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false},
 };

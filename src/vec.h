@@ -43,18 +43,35 @@ static inline void q_mul(double r[4], const double a[4], const double b[4]) {
 }
 static inline void q_normalize(double q[4]) {
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (n > 0.0) { q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n; }
+    if (n > 0.0) { double r = 1.0 / n; q[0] *= r; q[1] *= r; q[2] *= r; q[3] *= r; }
 }
 /* q <- exp(w dt / 2) * q for a world-frame angular velocity w: the exact
- * rotation by |w| dt about w, then renormalised. */
+ * rotation by |w| dt about w, then renormalised. Small half-angles (every
+ * resolved time step) use the Taylor series of sin and cos, exact to double
+ * precision below 1e-3 (next terms h^9/9! and h^10/10! relative). */
 static inline void q_rotate_by(double q[4], const double w[3], double dt) {
-    double wn = v3_norm(w);
-    double ang = wn * dt;
-    if (ang <= 0.0) return;
-    double s = sin(0.5 * ang) / wn, c = cos(0.5 * ang);
+    double w2 = v3_norm2(w);
+    if (!(w2 > 0.0) || !(dt > 0.0)) return;
+    double h2 = 0.25 * w2 * dt * dt, s, c;
+    if (h2 < 1e-6) {
+        const double i6 = 1.0 / 6.0, i20 = 1.0 / 20.0, i42 = 1.0 / 42.0;
+        const double i12 = 1.0 / 12.0, i30 = 1.0 / 30.0, i56 = 1.0 / 56.0;
+        s = 0.5 * dt * (1.0 - h2 * i6 * (1.0 - h2 * i20 * (1.0 - h2 * i42)));
+        c = 1.0 - 0.5 * h2 * (1.0 - h2 * i12 * (1.0 - h2 * i30 * (1.0 - h2 * i56)));
+    } else {
+        double wn = sqrt(w2), h = 0.5 * wn * dt;
+        s = sin(h) / wn;
+        c = cos(h);
+    }
     double dq[4] = {c, w[0] * s, w[1] * s, w[2] * s};
     q_mul(q, dq, q);
-    q_normalize(q);
+    /* renormalise: one Newton step for 1/|q| (|q| differs from 1 by rounding only) */
+    double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    double r = 1.5 - 0.5 * n2;
+    q[0] *= r;
+    q[1] *= r;
+    q[2] *= r;
+    q[3] *= r;
 }
 
 static inline double dmin(double a, double b) { return a < b ? a : b; }

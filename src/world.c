@@ -2,6 +2,7 @@
  * The world's public face: creation, materials, laws, particles, walls,
  * preparation and queries. The time step itself is in step.c.
  */
+#include "parallel.h"
 #include "world.h"
 
 #include <math.h>
@@ -124,10 +125,19 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     w->def = *def;
     tl_particles_init(&w->p);
     tl_walls_init(&w->walls);
-    tl_candidates_init(&w->pp);
-    tl_candidates_init(&w->pw);
-    tl_contacts_init(&w->ct, 0);
+    tl_pairs_init(&w->pp, 0);
+    tl_pairs_init(&w->pw, 0);
+    tl_stash_init(&w->stash);
+    w->lay = tl_rec_layout_make(0, false, false);
     tl_neighbors_init(&w->nb, def->skin);
+    for (int k = 0; k < 3; k++) {
+        w->per.on[k] = def->has_domain && def->periodic[k];
+        double lo = k == 0 ? def->domain_min.x : k == 1 ? def->domain_min.y : def->domain_min.z;
+        double hi = k == 0 ? def->domain_max.x : k == 1 ? def->domain_max.y : def->domain_max.z;
+        w->per.lo[k] = lo;
+        w->per.len[k] = hi - lo;
+    }
+    w->nthreads = tl_world_thread_count(def->threads);
     tl_rng_seed(&w->rng, def->seed);
     w->next_id = 1;
     w->touch_step = -1;
@@ -154,6 +164,11 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
               !(def->domain_max.x > def->domain_min.x) || !(def->domain_max.y > def->domain_min.y) ||
               !(def->domain_max.z > def->domain_min.z)))
         s = tl_world_fail(w, TL_ERROR_ARGUMENT, "the domain needs min < max in every axis (m)");
+    else if ((def->periodic[0] || def->periodic[1] || def->periodic[2]) && !def->has_domain)
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "periodic axes need a domain (its extent is the period)");
+    else if (def->threads < 0)
+        s = tl_world_fail(w, TL_ERROR_ARGUMENT, "threads must be >= 0 (0 = all available), got %d",
+                          def->threads);
     if (def->integrator == TL_INTEGRATOR_LEAPFROG) {
         w->c_pred[0] = 0.5;
         w->c_pred[1] = 0.0;
@@ -175,9 +190,11 @@ void tl_world_destroy(tl_world *w) {
     tl_particles_free(m, &w->p);
     tl_walls_free(m, &w->walls);
     tl_neighbors_free(m, &w->nb);
-    tl_candidates_free(m, &w->pp);
-    tl_candidates_free(m, &w->pw);
-    tl_contacts_free(m, &w->ct);
+    tl_pairs_free(m, &w->pp);
+    tl_pairs_free(m, &w->pw);
+    tl_stash_free(m, &w->stash);
+    tl_contact_buffers_free(w);
+    tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
     tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
     tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);
     tl_mem_free(m, w->touch_ref, w->captouch * sizeof *w->touch_ref);
@@ -313,11 +330,6 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     if (law.hist_count > TL_MAX_HIST)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "law history of %d values exceeds %d",
                              law.hist_count, TL_MAX_HIST);
-    if (w->prepared && law.hist_count > w->ct.hist)
-        return tl_world_fail(w, TL_ERROR_STATE,
-                             "a law needing %d history values cannot replace one with %d after the "
-                             "first step",
-                             law.hist_count, w->ct.hist);
     int32_t idx = w->law_of[(size_t)a * w->law_dim + (size_t)b];
     if (idx < 0) {
         if (tl_mem_reserve(&w->mem, (void **)&w->laws, &w->caplaws, w->nlaws + 1, sizeof *w->laws) != 0)
@@ -415,6 +427,12 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
     p->shape[i] = (uint8_t)d->shape;
     if (id >= w->next_id) w->next_id = id + 1;
     w->neighbors_dirty = true;
+    if (w->prepared && p->inv_mass[i] > 0.0) {
+        /* added during a run: its first drift sees gravity (contacts come with the next step) */
+        const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+        v3_scale(p->f[i], g, mass);
+        v3_copy(p->f_old[i], p->f[i]);
+    }
     if (out_id) *out_id = id;
     return TL_OK;
 }
@@ -478,11 +496,12 @@ tl_status tl_world_prepare(tl_world *w) {
     if (w->prepared) return TL_OK;
     tl_status s = tl_world_check_laws(w);
     if (s != TL_OK) return s;
-    int hist = 0;
-    for (size_t i = 0; i < w->nlaws; i++)
-        if (w->laws[i].hist_count > hist) hist = w->laws[i].hist_count;
-    tl_contacts_free(&w->mem, &w->ct);
-    tl_contacts_init(&w->ct, hist);
+    w->lay = tl_world_layout(w);
+    tl_pairs_free(&w->mem, &w->pp);
+    tl_pairs_free(&w->mem, &w->pw);
+    tl_pairs_init(&w->pp, w->lay.stride);
+    tl_pairs_init(&w->pw, w->lay.stride);
+    w->nthreads = tl_world_thread_count(w->def.threads);
     if (w->def.skin > 0.0) {
         w->nb.skin = w->def.skin;
     } else {
@@ -493,12 +512,22 @@ tl_status tl_world_prepare(tl_world *w) {
     s = tl_timestep_compute(w);
     if (s != TL_OK) return s;
     w->prepared = true;
+    s = tl_world_initial_forces(w);
+    if (s != TL_OK) w->prepared = false;
+    return s;
+}
+
+tl_status tl_world_initial_forces(tl_world *w) {
     /* the forces at t = 0 (needed by the first predictor step) */
-    s = tl_world_compute_forces(w, false);
-    if (s != TL_OK) {
-        w->prepared = false;
-        return s;
+    tl_particles *p = &w->p;
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    for (size_t i = 0; i < p->count; i++) {
+        if (p->inv_mass[i] > 0.0) v3_scale(p->f[i], g, p->mass[i]);
+        else v3_zero(p->f[i]);
+        v3_zero(p->t[i]);
     }
+    tl_status s = tl_world_compute_forces(w, false);
+    if (s != TL_OK) return s;
     /* the predictor of the first step takes a_-1 = a_0 */
     for (size_t i = 0; i < w->p.count; i++) {
         v3_copy(w->p.f_old[i], w->p.f[i]);
@@ -590,7 +619,45 @@ void tl_world_clear_collisions(tl_world *w) { w->ncoll = 0; }
 
 tl_status tl_world_set_threads(tl_world *w, int threads) {
     if (!w) return TL_ERROR_ARGUMENT;
-    if (threads < 0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "threads must be >= 0, got %d", threads);
+    if (threads < 0)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "threads must be >= 0 (0 = all available), got %d",
+                             threads);
     w->def.threads = threads;
+    w->nthreads = tl_world_thread_count(threads);
+    return TL_OK;
+}
+
+int tl_world_thread_count(int requested) {
+    if (requested > 0) return requested;
+    int n = tl_threads_available();
+    return n > 0 ? n : 1;
+}
+
+/* ---- the contact records' layout ---- */
+
+tl_rec_layout tl_world_layout(const tl_world *w) {
+    int hist = 0;
+    bool impact = w->log_collisions;
+    for (size_t i = 0; i < w->nlaws; i++) {
+        const tl_law *law = &w->laws[i];
+        if (law->hist_count > hist) hist = law->hist_count;
+        for (int s = 0; s < TL_SLOT_COUNT; s++) impact |= law->sub[s]->uses_impact_speed;
+    }
+    return tl_rec_layout_make(hist, w->def.track_energy, impact);
+}
+
+tl_status tl_world_update_layout(tl_world *w) {
+    if (!w->prepared) return TL_OK;
+    tl_rec_layout want = tl_world_layout(w);
+    /* grow only: a record keeps room for what it had */
+    if (want.hist < w->lay.hist) want.hist = w->lay.hist;
+    want = tl_rec_layout_make(want.hist, want.energy >= 0 || w->lay.energy >= 0,
+                              want.impact >= 0 || w->lay.impact >= 0);
+    if (want.stride == w->lay.stride && want.energy == w->lay.energy && want.impact == w->lay.impact)
+        return TL_OK;
+    if (tl_pairs_relayout(&w->mem, &w->pp, &w->lay, &want) != 0 ||
+        tl_pairs_relayout(&w->mem, &w->pw, &w->lay, &want) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
+    w->lay = want;
     return TL_OK;
 }

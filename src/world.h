@@ -36,6 +36,17 @@ typedef struct tl_energy_ledger {
     double boundary_work;
 } tl_energy_ledger;
 
+/* The contact stage works in blocks of candidates; each block sums its own
+ * energy terms and counts, added in block order (so the sums do not depend on
+ * the number of threads). */
+#define TL_BLOCK 1024
+typedef struct tl_block_sum {
+    tl_energy_ledger cur, next;
+    size_t touching, exits;
+} tl_block_sum;
+
+#define TL_OUT 8 /* values of a candidate's force slot (threads > 1) */
+
 struct tl_world {
     tl_world_def def;
     tl_mem mem;
@@ -52,9 +63,26 @@ struct tl_world {
     tl_particles p;
     tl_walls walls;
     tl_neighbors nb;
-    tl_candidates pp, pw;
-    tl_contact_table ct;
-    bool neighbors_dirty; /* particles were added or removed */
+    tl_periodic per;       /* periodic axes and their periods */
+    tl_pairs pp, pw;       /* candidates with their contact records (contacts.h) */
+    tl_rec_layout lay;     /* the records' layout */
+    tl_stash stash;        /* records set aside during a rebuild */
+    size_t touching;       /* touching contacts after the last contact stage */
+    bool neighbors_dirty;  /* particles were added or removed */
+    bool moved;            /* the predict stage saw a particle move more than skin/2 */
+    int64_t builds_since_reorder;
+    uint32_t *immovable;   /* particles moved regardless of forces (boundary work) */
+    size_t nimmovable, capimmovable;
+
+    /* threads */
+    int nthreads;          /* in use: def.threads, or all available for 0 */
+    double *out;           /* TL_OUT values per candidate, particle-particle then walls */
+    uint32_t *adj_start;   /* per particle: its entries in adj */
+    uint32_t *adj;         /* candidate slot << 1 | (1 when the particle is side b) */
+    size_t cap_out, cap_adj_start, cap_adj;
+    bool adj_valid;
+    tl_block_sum *blocks;
+    size_t cap_blocks;
 
     bool prepared;
     double time, dt;
@@ -65,6 +93,7 @@ struct tl_world {
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 
     bool log_collisions;
+    bool no_fast_path;     /* tests: every contact through the general path */
     tl_collision *coll;
     size_t ncoll, capcoll;
     tl_pending_exit *pend;
@@ -102,6 +131,18 @@ tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
 /* Evaluates every candidate pair: forces, torques, records, energy.
  * accumulate = false for the initial evaluation before the first step. */
 tl_status tl_contact_forces(tl_world *w, bool accumulate);
+/* Frees the thread buffers of the contact stage. */
+void tl_contact_buffers_free(tl_world *w);
+/* The record layout the world's laws and options need. */
+tl_rec_layout tl_world_layout(const tl_world *w);
+/* Brings the records to the layout the world needs now (after a law or an
+ * option changed); TL_OK or TL_ERROR_MEMORY. */
+tl_status tl_world_update_layout(tl_world *w);
+/* The thread count to use for def.threads. */
+int tl_world_thread_count(int requested);
+/* The forces at t = 0 (body forces, then the contact stage without
+ * accumulation); the first predictor step takes a_-1 = a_0. */
+tl_status tl_world_initial_forces(tl_world *w);
 /* Computes the step bound and the step to use (fills w->ts, w->dt). */
 tl_status tl_timestep_compute(tl_world *w);
 /* The characteristic impact speed of the scene (0 when none). */

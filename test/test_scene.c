@@ -271,6 +271,16 @@ static const bad_case bad_cases[] = {
      8, {"particles[0].lattice.spacing", "below the diameter", NULL}},
     {HEAD LAW GRAIN "walls:\n  - {type: plain, material: sand, normal: [0, 0, 1]}\n" STAGE, 9,
      {"walls[0].type", "did you mean 'plane'?", NULL}},
+    {HEAD LAW GRAIN STAGE "domain: {min: [-1, -1, -1], max: [1, 1, 1], periodic: [x, w]}\n", 10,
+     {"domain.periodic[1]", "'w'", "x, y, z"}},
+    {HEAD LAW GRAIN STAGE "domain: {min: [-1, -1, -1], max: [1, 1, 1], periodic: [x, x]}\n", 10,
+     {"domain.periodic[1]: axis x is listed twice", NULL, NULL}},
+    {HEAD LAW GRAIN STAGE "threads: -2\n", 10, {"threads: expected an integer from 0", "got '-2'", NULL}},
+    {HEAD LAW GRAIN STAGE "threads: 1.5\n", 10, {"threads", "integer", NULL}},
+    {HEAD LAW GRAIN STAGE "track_energy: sometimes\n", 10,
+     {"track_energy: expected true or false", NULL, NULL}},
+    {HEAD LAW GRAIN STAGE "neighbor: {reorder_every: often}\n", 10,
+     {"neighbor.reorder_every", "integer", NULL}},
     {"", 0, {"scene.yaml: the scene is empty", NULL, NULL}},
     {"- 1\n- 2\n", 1, {"expected a mapping", "got a sequence", NULL}},
 };
@@ -368,7 +378,41 @@ static void test_defaults(void) {
     ENSURE(tl_scene_load_string(NULL, NULL, &s, &err) == TL_ERROR_ARGUMENT && s == NULL);
 }
 
+/* domain.periodic, threads, track_energy, neighbor.reorder_every fill the world's definition */
+static void test_world_keys(void) {
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    const char *text = HEAD LAW GRAIN STAGE
+        "domain: {min: [-1, -1, -1], max: [1, 1, 1], periodic: [x, z]}\n"
+        "threads: 3\n"
+        "track_energy: false\n"
+        "neighbor: {skin: 1.0e-4, reorder_every: -1}\n"
+        "walls:\n  - {type: plane, material: sand, normal: [0, 0, 1]}\n";
+    tl_status st = tl_scene_load_string(text, "keys.yaml", &s, &err);
+    char msg[2048];
+    tl_scene_error_format(&err, msg, sizeof msg);
+    if (st != TL_OK) fprintf(stderr, "world keys refused: %s\n", msg);
+    ENSURE(st == TL_OK);
+    if (!s) return;
+    ENSURE(s->def.has_domain && s->def.periodic[0] && !s->def.periodic[1] && s->def.periodic[2]);
+    ENSURE(s->def.threads == 3);
+    ENSURE(!s->def.track_energy);
+    ENSURE(s->def.reorder_every == -1);
+    ENSURE(s->def.skin == 1e-4);
+    tl_scene_destroy(s);
+    /* the defaults: no periodic axis, the library's thread count, energy tracked */
+    ENSURE_OK(tl_scene_load_string(HEAD LAW GRAIN STAGE "domain: {min: [-1, -1, -1], max: [1, 1, 1], "
+                                   "periodic: y}\nwalls:\n  - {type: plane, material: sand, normal: [0, 0, 1]}\n",
+                                   "keys.yaml", &s, &err));
+    if (!s) return;
+    tl_world_def d = tl_world_default();
+    ENSURE(!s->def.periodic[0] && s->def.periodic[1] && !s->def.periodic[2]);
+    ENSURE(s->def.threads == d.threads && s->def.track_energy && s->def.reorder_every == 0);
+    tl_scene_destroy(s);
+}
+
 int main(void) {
+    test_world_keys();
     test_valid_scene();
     test_bad_scenes();
     test_files();

@@ -42,6 +42,18 @@ const char *tl_scene_stage_name(const tl_scene *scene, int index);
 double tl_scene_stage_duration(const tl_scene *scene, int index);
 double tl_scene_duration(const tl_scene *scene); /* all stages, s */
 int tl_scene_output_count(const tl_scene *scene);
+/* How stage i ended in the last run (tl_scene_run). */
+typedef struct tl_stage_result {
+    const char *name;
+    /* "duration", "steps", "kinetic_energy_below" (its until condition),
+     * "max_duration" (the condition's guard), "interrupted", "not run" */
+    const char *ended_by;
+    int64_t steps;
+    double time_begin, time_end; /* world time, s */
+    double kinetic_energy;       /* J at the last check of its condition; NAN when none */
+} tl_stage_result;
+tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out);
+
 /* Describe output i: its kind ("energy", "particles", "contacts", "vtk",
  * "collisions", "plot") and its file name relative to the output directory. */
 tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file);
@@ -91,6 +103,12 @@ typedef struct tl_run_summary {
     size_t particles_removed;
     char output_dir[1024];
     int files_written;
+    /* inflows (scene particles: - inflow: {...}) */
+    size_t particles_inserted;    /* by the inflows in this run */
+    size_t inflow_shortfall;      /* particles due that found no free place by the end */
+    double energy_inserted;       /* J brought in by inserted particles (kinetic + potential);
+                                   * the balance error counts it as entering the system */
+    char warnings[1024];          /* lines for the user ("" when none), e.g. an inflow shortfall */
 } tl_run_summary;
 
 /* Runs every stage, writing the scene's outputs. On failure nothing that was

@@ -224,7 +224,7 @@ typedef struct tl_contact_info {
     tl_vec3 normal;       /* unit, from a towards b */
     tl_vec3 point;        /* m */
     double normal_force;  /* N, > 0 repulsive (elastic + damping, after clamping) */
-    double normal_damping_force; /* N, the damping part */
+    double normal_damping_force; /* N, the damping part (NAN when the world does not track energy) */
     tl_vec3 tangential_force; /* N, acting on a */
     bool sliding;         /* the Coulomb limit was reached */
     const double *history;/* the law's per-contact history values */

@@ -1,0 +1,64 @@
+/*
+ * The scene loader's state, shared by scene.c (the format, walls, laws,
+ * stages, outputs) and scene_particles.c (the `particles:` entries: single
+ * particles, lattices, files, random fills, inflows). Internal.
+ */
+#ifndef TL_SCENE_PARTICLES_H
+#define TL_SCENE_PARTICLES_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "rng.h"
+#include "scene_plan.h"
+#include "yaml_doc.h"
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define TL_LOAD_MAX_MATERIALS 256
+
+/* ranges of numbers, with their units */
+#define ABOVE(lo, unit) (&(tl_yrange){(lo), INFINITY, true, false, (unit)})
+#define AT_LEAST(lo, unit) (&(tl_yrange){(lo), INFINITY, false, false, (unit)})
+
+struct tl_law_entry;
+
+typedef struct tl_loader {
+    tl_ydoc doc;
+    tl_yval root;
+    tl_status status;      /* TL_ERROR_SCENE, or TL_ERROR_MEMORY */
+    tl_scene *scene;
+    tl_world_def def;
+    tl_world *world;       /* = scene->world */
+    tl_yval integrator_at, dt_at, laws_at; /* where tl_world_prepare's complaints point */
+    struct tl_law_entry *laws;
+    size_t nlaws;
+    int *pair_law;         /* per material pair: the entry that sets its law, -1 = none */
+    tl_rng rng;            /* lattice jitter */
+    char *dir;             /* the scene file's directory ("." for none): files are relative to it */
+    double density[TL_LOAD_MAX_MATERIALS]; /* per material, kg/m3 (0 = not given) */
+    tl_yval *inflow_at;    /* per inflow: its material key, for messages */
+    /* a second pass: the first found that inflows need a shorter step or skin */
+    bool forced;           /* this is the second pass */
+    bool reload;           /* set by the first pass: load again with forced_dt, forced_skin */
+    double forced_dt, forced_skin; /* s, m; 0 = as the scene says */
+} tl_loader;
+
+/* Writes "out of memory" and marks the status; returns -1. */
+int tl_load_out_of_memory(tl_loader *L);
+/* A material by name ("any" too when allow_any: *out = -1). */
+int tl_load_material(tl_loader *L, const tl_yval *v, bool allow_any, int *out);
+/* The required `material` key of a mapping. */
+int tl_load_material_key(tl_loader *L, const tl_yval *map, int *material);
+char *tl_load_copy_string(const char *s);
+
+/* The `particles:` sequence: every entry is added to the world; inflows
+ * become the scene's inflows. Walls must be read before. */
+int tl_load_particles(tl_loader *L);
+
+/* After the world is complete and before it is prepared: checks that
+ * every pair an inflow's particles can meet has a law, and gives the
+ * shortest contact time they can have divided by steps_per_contact
+ * (INFINITY without inflows) and their smallest radius. */
+int tl_load_inflow_bounds(tl_loader *L, double *dt_bound, double *r_min);
+
+#endif
