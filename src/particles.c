@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "bytes.h"
+
 void tl_particles_init(tl_particles *p) {
     memset(p, 0, sizeof *p);
     tl_keymap_init(&p->index_of);
@@ -115,4 +117,31 @@ size_t tl_particles_bytes_each(void) {
     TL_PARTICLE_FIELDS(SIZE_FIELD)
 #undef SIZE_FIELD
     return b;
+}
+
+void tl_particles_write(const tl_particles *p, tl_wbuf *b) {
+    tl_wbuf_u64(b, p->count);
+#define WRITE_FIELD(name) tl_wbuf_put(b, p->name, p->count * sizeof *p->name);
+    TL_PARTICLE_FIELDS(WRITE_FIELD)
+#undef WRITE_FIELD
+}
+
+int tl_particles_read(tl_mem *mem, tl_particles *p, tl_rbuf *b) {
+    uint64_t n = tl_rbuf_u64(b);
+    /* each particle takes at least this many bytes: a count beyond the buffer is corrupt */
+    if (b->failed || n > (b->size - b->at) / tl_particles_bytes_each()) {
+        b->failed = true;
+        return -1;
+    }
+    tl_particles_free(mem, p);
+    if (grow(mem, p, (size_t)n) != 0) return -1;
+#define READ_FIELD(name) tl_rbuf_get(b, p->name, (size_t)n * sizeof *p->name);
+    TL_PARTICLE_FIELDS(READ_FIELD)
+#undef READ_FIELD
+    if (b->failed) return -1;
+    p->count = (size_t)n;
+    if (tl_keymap_reserve(mem, &p->index_of, p->count) != 0) return -1;
+    for (size_t i = 0; i < p->count; i++)
+        if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
+    return 0;
 }

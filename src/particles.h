@@ -55,4 +55,12 @@ int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order);
 /* Bytes per particle of the store's arrays (capacity excluded). */
 size_t tl_particles_bytes_each(void);
 
+struct tl_wbuf;
+struct tl_rbuf;
+/* The whole store as bytes (count, then every array), and back: reading
+ * replaces the store's contents; 0 on success, -1 on allocation failure or
+ * a short buffer (the rbuf is marked failed). */
+void tl_particles_write(const tl_particles *p, struct tl_wbuf *b);
+int tl_particles_read(tl_mem *mem, tl_particles *p, struct tl_rbuf *b);
+
 #endif

@@ -191,7 +191,7 @@ static tl_status reorder(tl_world *w) {
     return TL_OK;
 }
 
-static tl_status list_immovable(tl_world *w) {
+tl_status tl_world_list_immovable(tl_world *w) {
     tl_particles *p = &w->p;
     w->nimmovable = 0;
     for (size_t i = 0; i < p->count; i++) {
@@ -225,7 +225,7 @@ static tl_status world_rebuild(tl_world *w) {
     w->adj_valid = false;
     w->neighbors_dirty = false;
     w->moved = false;
-    return list_immovable(w);
+    return tl_world_list_immovable(w);
 }
 
 static tl_status stage_neighbors(tl_world *w) {

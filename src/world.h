@@ -138,6 +138,8 @@ tl_rec_layout tl_world_layout(const tl_world *w);
 /* Brings the records to the layout the world needs now (after a law or an
  * option changed); TL_OK or TL_ERROR_MEMORY. */
 tl_status tl_world_update_layout(tl_world *w);
+/* Lists the particles moved regardless of forces (for the boundary work). */
+tl_status tl_world_list_immovable(tl_world *w);
 /* The thread count to use for def.threads. */
 int tl_world_thread_count(int requested);
 /* The forces at t = 0 (body forces, then the contact stage without

@@ -109,6 +109,21 @@ void tl_world_clear_collisions(tl_world *world);
 /* Neighbor-list rebuilds so far. */
 int64_t tl_world_neighbor_builds(const tl_world *world);
 
+/* ---- checkpoints ----
+ * The complete state of a prepared world as bytes: particles (every field,
+ * in storage order), the contact records with every history value and the
+ * neighbor lists, walls (positions, motion, forces), time and step, the
+ * energy ledger, the random generator, the collision log. A world built from
+ * the same definitions (materials, laws, walls, periodic axes, in the same
+ * order) that loads these bytes continues exactly, bit for bit, as the saved
+ * one would have, with any number of threads. *data is malloc'd (free it).
+ * Loading checks every size and index first and refuses a buffer that is
+ * truncated, from another build, or from a world with other definitions,
+ * leaving the world as it was. Scenes write these inside checksummed
+ * checkpoint files (scene.h, tl_run_options.resume). */
+tl_status tl_world_save_state(const tl_world *world, void **data, size_t *size);
+tl_status tl_world_load_state(tl_world *world, const void *data, size_t size);
+
 /* What the law between two materials derives for two bodies of the given
  * radii and masses meeting at impact_speed (0 = the world's characteristic
  * speed). For a wall pass material_b of the wall, radius_b = mass_b = INFINITY. */

@@ -1,0 +1,76 @@
+/* A growable byte buffer to write, and a bounded cursor to read, for the
+ * checkpoint format: every read is checked against the end, so a truncated
+ * or inconsistent buffer is refused, never read past. */
+#ifndef TL_BYTES_H
+#define TL_BYTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tl_wbuf {
+    unsigned char *data;
+    size_t size, cap;
+    bool failed; /* out of memory */
+} tl_wbuf;
+
+static inline void tl_wbuf_put(tl_wbuf *b, const void *p, size_t n) {
+    if (b->failed || n == 0) return;
+    if (b->size + n > b->cap) {
+        size_t ncap = b->cap ? b->cap : 4096;
+        while (ncap < b->size + n) ncap *= 2;
+        unsigned char *d = realloc(b->data, ncap);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = ncap;
+    }
+    memcpy(b->data + b->size, p, n);
+    b->size += n;
+}
+static inline void tl_wbuf_u64(tl_wbuf *b, uint64_t v) { tl_wbuf_put(b, &v, sizeof v); }
+static inline void tl_wbuf_f64(tl_wbuf *b, double v) { tl_wbuf_put(b, &v, sizeof v); }
+
+typedef struct tl_rbuf {
+    const unsigned char *data;
+    size_t size, at;
+    bool failed; /* a read went past the end, or a value was out of range */
+} tl_rbuf;
+
+static inline bool tl_rbuf_get(tl_rbuf *b, void *p, size_t n) {
+    if (b->failed || n > b->size - b->at) {
+        b->failed = true;
+        if (n) memset(p, 0, n);
+        return false;
+    }
+    memcpy(p, b->data + b->at, n);
+    b->at += n;
+    return true;
+}
+static inline uint64_t tl_rbuf_u64(tl_rbuf *b) {
+    uint64_t v = 0;
+    tl_rbuf_get(b, &v, sizeof v);
+    return v;
+}
+static inline double tl_rbuf_f64(tl_rbuf *b) {
+    double v = 0.0;
+    tl_rbuf_get(b, &v, sizeof v);
+    return v;
+}
+
+/* FNV-1a, 64 bits: the checksum of checkpoint files. */
+static inline uint64_t tl_fnv1a(const void *p, size_t n, uint64_t h) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+#define TL_FNV_START 14695981039346656037ULL
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * The state of a world as bytes, for checkpoints: everything a step reads
+ * that a world rebuilt from its scene does not already have. Particles (every
+ * array, in storage order), the candidate lists with their contact records
+ * (every history value), the walls where they are and their last forces,
+ * the neighbor-build references, time and step, the energy ledger, the
+ * random generator, the collision log. A world created from the same
+ * definitions (materials, laws, walls, in the same order) and given these
+ * bytes continues bit for bit as the saved one would have: the lists and
+ * the storage order are restored as they were, not rebuilt.
+ *
+ * Layout: a header (magic, format version, the sizes of the structures
+ * copied raw, a fingerprint of the world's definitions), then the sections
+ * in a fixed order. The bytes are for the same build of Talus on the same
+ * kind of machine; the scene-level checkpoint file (run.c) adds a checksum.
+ * Every read is bounds-checked and every index validated before anything is
+ * replaced, so a truncated or foreign buffer is refused and leaves the world
+ * as it was.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "world.h"
+
+#define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
+#define FORMAT 1u
+
+/* what must agree between the saved world and the one that loads it */
+static uint64_t fingerprint(const tl_world *w) {
+    uint64_t h = TL_FNV_START;
+    uint64_t v[8] = {w->nmat, w->nlaws, w->walls.count, w->walls.nfaces, (uint64_t)w->def.integrator,
+                     (uint64_t)(w->per.on[0] | w->per.on[1] << 1 | w->per.on[2] << 2),
+                     (uint64_t)w->def.has_domain, 0};
+    h = tl_fnv1a(v, sizeof v, h);
+    for (size_t i = 0; i < w->nlaws; i++) {
+        const tl_law *law = &w->laws[i];
+        for (int s = 0; s < TL_SLOT_COUNT; s++) {
+            const char *name = law->sub[s]->info.name;
+            h = tl_fnv1a(name, strlen(name), h);
+        }
+        h = tl_fnv1a(&law->hist_count, sizeof law->hist_count, h);
+    }
+    for (int k = 0; k < 3; k++)
+        if (w->per.on[k]) h = tl_fnv1a(&w->per.len[k], sizeof w->per.len[k], h);
+    return h;
+}
+
+static void write_pairs(tl_wbuf *b, const tl_pairs *l) {
+    tl_wbuf_u64(b, l->count);
+    tl_wbuf_u64(b, (uint64_t)l->stride);
+    tl_wbuf_put(b, l->a, l->count * sizeof *l->a);
+    tl_wbuf_put(b, l->b, l->count * sizeof *l->b);
+    tl_wbuf_put(b, l->img, l->count * sizeof *l->img);
+    tl_wbuf_put(b, l->state, l->count * sizeof *l->state);
+    tl_wbuf_put(b, l->rec, l->count * (size_t)l->stride * sizeof *l->rec);
+}
+
+tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
+    if (!w || !data || !size) return TL_ERROR_ARGUMENT;
+    *data = NULL;
+    *size = 0;
+    if (!w->prepared) return TL_ERROR_STATE;
+    tl_wbuf b = {0};
+    tl_wbuf_u64(&b, MAGIC);
+    tl_wbuf_u64(&b, FORMAT);
+    uint64_t sizes[6] = {sizeof(tl_timestep_info), sizeof(tl_collision), sizeof(tl_pending_exit),
+                         sizeof(tl_energy_ledger), sizeof(tl_rng), tl_particles_bytes_each()};
+    tl_wbuf_put(&b, sizes, sizeof sizes);
+    tl_wbuf_u64(&b, fingerprint(w));
+    /* scalars */
+    tl_wbuf_f64(&b, w->time);
+    tl_wbuf_u64(&b, (uint64_t)w->steps);
+    tl_wbuf_f64(&b, w->dt);
+    tl_wbuf_put(&b, &w->ts, sizeof w->ts);
+    tl_wbuf_put(&b, &w->ledger, sizeof w->ledger);
+    tl_wbuf_put(&b, &w->ledger_next, sizeof w->ledger_next);
+    tl_wbuf_put(&b, &w->rng, sizeof w->rng);
+    tl_wbuf_u64(&b, w->next_id);
+    tl_wbuf_u64(&b, w->removed);
+    tl_wbuf_u64(&b, w->touching);
+    uint64_t flags = (uint64_t)w->neighbors_dirty | (uint64_t)w->moved << 1 |
+                     (uint64_t)w->log_collisions << 2;
+    tl_wbuf_u64(&b, flags);
+    tl_wbuf_u64(&b, (uint64_t)w->builds_since_reorder);
+    tl_wbuf_u64(&b, (uint64_t)w->nb.builds);
+    tl_wbuf_f64(&b, w->nb.skin);
+    int64_t lay[4] = {w->lay.hist, w->lay.energy, w->lay.impact, w->lay.stride};
+    tl_wbuf_put(&b, lay, sizeof lay);
+    /* particles */
+    tl_particles_write(&w->p, &b);
+    /* walls: motion, forces, faces where they are, the build reference */
+    for (size_t k = 0; k < w->walls.count; k++) {
+        const tl_wall *wl = &w->walls.w[k];
+        tl_wbuf_put(&b, wl->vel, sizeof wl->vel);
+        tl_wbuf_put(&b, wl->disp, sizeof wl->disp);
+        tl_wbuf_put(&b, wl->force, sizeof wl->force);
+        tl_wbuf_put(&b, wl->force_prev, sizeof wl->force_prev);
+        double ref[3] = {0.0, 0.0, 0.0};
+        if (k < w->nb.cap_walls) memcpy(ref, w->nb.wall_ref[k], sizeof ref);
+        tl_wbuf_put(&b, ref, sizeof ref);
+    }
+    for (size_t f = 0; f < w->walls.nfaces; f++) tl_wbuf_put(&b, w->walls.f[f].p, sizeof w->walls.f[f].p);
+    /* the candidate lists and their records */
+    write_pairs(&b, &w->pp);
+    write_pairs(&b, &w->pw);
+    /* the collision log */
+    tl_wbuf_u64(&b, w->ncoll);
+    tl_wbuf_put(&b, w->coll, w->ncoll * sizeof *w->coll);
+    tl_wbuf_u64(&b, w->npend);
+    tl_wbuf_put(&b, w->pend, w->npend * sizeof *w->pend);
+    tl_wbuf_u64(&b, MAGIC); /* end mark */
+    if (b.failed) {
+        free(b.data);
+        return TL_ERROR_MEMORY;
+    }
+    *data = b.data;
+    *size = b.size;
+    return TL_OK;
+}
+
+/* ---- loading: read everything into fresh storage, validate, then swap in ---- */
+
+typedef struct loaded {
+    tl_particles p;
+    tl_pairs pp, pw;
+    tl_collision *coll;
+    tl_pending_exit *pend;
+    size_t ncoll, npend;
+} loaded;
+
+static void loaded_free(tl_world *w, loaded *L) {
+    tl_particles_free(&w->mem, &L->p);
+    tl_pairs_free(&w->mem, &L->pp);
+    tl_pairs_free(&w->mem, &L->pw);
+    tl_mem_free(&w->mem, L->coll, L->ncoll * sizeof *L->coll);
+    tl_mem_free(&w->mem, L->pend, L->npend * sizeof *L->pend);
+}
+
+static int read_pairs(tl_world *w, tl_rbuf *b, tl_pairs *l, int stride) {
+    uint64_t n = tl_rbuf_u64(b), st = tl_rbuf_u64(b);
+    if (b->failed || st != (uint64_t)stride) return -1;
+    size_t each = 2 * sizeof(uint32_t) + 2 + (size_t)stride * sizeof(double);
+    if (n > (b->size - b->at) / each) return -1;
+    tl_pairs_init(l, stride);
+    if (tl_pairs_reserve(&w->mem, l, (size_t)n) != 0) return -1;
+    l->count = (size_t)n;
+    tl_rbuf_get(b, l->a, l->count * sizeof *l->a);
+    tl_rbuf_get(b, l->b, l->count * sizeof *l->b);
+    tl_rbuf_get(b, l->img, l->count * sizeof *l->img);
+    tl_rbuf_get(b, l->state, l->count * sizeof *l->state);
+    tl_rbuf_get(b, l->rec, l->count * (size_t)stride * sizeof *l->rec);
+    return b->failed ? -1 : 0;
+}
+
+static tl_status refuse(tl_world *w, const char *why) {
+    return tl_world_fail(w, TL_ERROR_ARGUMENT, "checkpoint refused: %s", why);
+}
+
+tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
+    if (!w || !data) return TL_ERROR_ARGUMENT;
+    tl_status s = tl_world_prepare(w); /* laws checked, layout known */
+    if (s != TL_OK) return s;
+    tl_rbuf b = {data, size, 0, false};
+    if (tl_rbuf_u64(&b) != MAGIC) return refuse(w, "not a Talus world state");
+    if (tl_rbuf_u64(&b) != FORMAT) return refuse(w, "written by another format version of Talus");
+    uint64_t sizes[6], want[6] = {sizeof(tl_timestep_info), sizeof(tl_collision),
+                                  sizeof(tl_pending_exit), sizeof(tl_energy_ledger), sizeof(tl_rng),
+                                  tl_particles_bytes_each()};
+    tl_rbuf_get(&b, sizes, sizeof sizes);
+    if (b.failed || memcmp(sizes, want, sizeof want) != 0)
+        return refuse(w, "written by a different build of Talus (structure sizes differ)");
+    if (tl_rbuf_u64(&b) != fingerprint(w))
+        return refuse(w, "the world's materials, laws, walls or periodic axes differ from the ones "
+                         "it was saved with");
+    double time = tl_rbuf_f64(&b);
+    int64_t steps = (int64_t)tl_rbuf_u64(&b);
+    double dt = tl_rbuf_f64(&b);
+    tl_timestep_info ts;
+    tl_energy_ledger ledger, ledger_next;
+    tl_rng rng;
+    tl_rbuf_get(&b, &ts, sizeof ts);
+    tl_rbuf_get(&b, &ledger, sizeof ledger);
+    tl_rbuf_get(&b, &ledger_next, sizeof ledger_next);
+    tl_rbuf_get(&b, &rng, sizeof rng);
+    uint64_t next_id = tl_rbuf_u64(&b), removed = tl_rbuf_u64(&b), touching = tl_rbuf_u64(&b);
+    uint64_t flags = tl_rbuf_u64(&b);
+    int64_t since_reorder = (int64_t)tl_rbuf_u64(&b), builds = (int64_t)tl_rbuf_u64(&b);
+    double skin = tl_rbuf_f64(&b);
+    int64_t lay[4];
+    tl_rbuf_get(&b, lay, sizeof lay);
+    if (b.failed) return refuse(w, "truncated");
+    if (!(dt > 0.0) || !isfinite(time) || steps < 0 || !(skin >= 0.0))
+        return refuse(w, "inconsistent time, step or skin");
+    tl_rec_layout need = tl_world_layout(w);
+    if (lay[0] < need.hist || lay[3] < 1 || lay[3] > 1024 || lay[0] < 0 || lay[0] > TL_MAX_HIST ||
+        lay[1] < -1 || lay[2] < -1 || lay[1] >= lay[3] || lay[2] >= lay[3])
+        return refuse(w, "its contact records do not fit the scene's laws");
+    tl_rec_layout layout = tl_rec_layout_make((int)lay[0], lay[1] >= 0, lay[2] >= 0);
+    if (layout.stride != lay[3] || layout.energy != lay[1] || layout.impact != lay[2])
+        return refuse(w, "inconsistent contact record layout");
+
+    loaded L;
+    memset(&L, 0, sizeof L);
+    tl_particles_init(&L.p);
+    tl_pairs_init(&L.pp, layout.stride);
+    tl_pairs_init(&L.pw, layout.stride);
+    const char *why = NULL;
+    if (tl_particles_read(&w->mem, &L.p, &b) != 0) why = b.failed ? "truncated (particles)" : "out of memory";
+    size_t nw = w->walls.count, nf = w->walls.nfaces;
+    double (*wall_data)[5][3] = NULL, (*face_p)[3] = NULL;
+    if (!why && !b.failed) {
+        wall_data = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *wall_data);
+        face_p = tl_mem_alloc(&w->mem, (nf ? nf : 1) * sizeof *face_p);
+        if (!wall_data || !face_p) why = "out of memory";
+        else {
+            tl_rbuf_get(&b, wall_data, nw * sizeof *wall_data);
+            tl_rbuf_get(&b, face_p, nf * sizeof *face_p);
+        }
+    }
+    if (!why && (b.failed || read_pairs(w, &b, &L.pp, layout.stride) != 0 ||
+                 read_pairs(w, &b, &L.pw, layout.stride) != 0))
+        why = "truncated (contact lists)";
+    if (!why) {
+        L.ncoll = (size_t)tl_rbuf_u64(&b);
+        if (b.failed || L.ncoll > (b.size - b.at) / sizeof(tl_collision)) why = "truncated (collision log)";
+        else if (L.ncoll && !(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll))) why = "out of memory";
+        else tl_rbuf_get(&b, L.coll, L.ncoll * sizeof *L.coll);
+    }
+    if (!why) {
+        L.npend = (size_t)tl_rbuf_u64(&b);
+        if (b.failed || L.npend > (b.size - b.at) / sizeof(tl_pending_exit)) why = "truncated (collision log)";
+        else if (L.npend && !(L.pend = tl_mem_alloc(&w->mem, L.npend * sizeof *L.pend))) why = "out of memory";
+        else tl_rbuf_get(&b, L.pend, L.npend * sizeof *L.pend);
+    }
+    if (!why && (tl_rbuf_u64(&b) != MAGIC || b.failed)) why = "truncated (no end mark)";
+    if (!why && b.at != b.size) why = "trailing bytes after the end mark";
+    /* every index must point where it may */
+    if (!why) {
+        size_t n = L.p.count;
+        for (size_t i = 0; i < n && !why; i++)
+            if (L.p.material[i] < 0 || (size_t)L.p.material[i] >= w->nmat) why = "a particle's material is unknown";
+        for (size_t k = 0; k < L.pp.count && !why; k++)
+            if (L.pp.a[k] >= n || L.pp.b[k] >= n || L.pp.img[k] >= 27) why = "a contact names no particle";
+        for (size_t k = 0; k < L.pw.count && !why; k++)
+            if (L.pw.a[k] >= n || L.pw.b[k] >= nf) why = "a wall contact names no face";
+    }
+    if (why) {
+        loaded_free(w, &L);
+        tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+        tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+        return refuse(w, why);
+    }
+    /* the neighbor build reference of the walls */
+    if (nw > w->nb.cap_walls) {
+        void *nr = tl_mem_realloc(&w->mem, w->nb.wall_ref, w->nb.cap_walls * sizeof *w->nb.wall_ref,
+                                  nw * sizeof *w->nb.wall_ref);
+        if (!nr) {
+            loaded_free(w, &L);
+            tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+            tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+        }
+        w->nb.wall_ref = nr;
+        w->nb.cap_walls = nw;
+    }
+
+    /* ---- everything read and checked: swap in ---- */
+    tl_particles_free(&w->mem, &w->p);
+    w->p = L.p;
+    tl_pairs_free(&w->mem, &w->pp);
+    tl_pairs_free(&w->mem, &w->pw);
+    w->pp = L.pp;
+    w->pw = L.pw;
+    tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
+    w->coll = L.coll;
+    w->ncoll = w->capcoll = L.ncoll;
+    tl_mem_free(&w->mem, w->pend, w->cappend * sizeof *w->pend);
+    w->pend = L.pend;
+    w->npend = w->cappend = L.npend;
+    for (size_t k = 0; k < nw; k++) {
+        tl_wall *wl = &w->walls.w[k];
+        memcpy(wl->vel, wall_data[k][0], sizeof wl->vel);
+        memcpy(wl->disp, wall_data[k][1], sizeof wl->disp);
+        memcpy(wl->force, wall_data[k][2], sizeof wl->force);
+        memcpy(wl->force_prev, wall_data[k][3], sizeof wl->force_prev);
+        memcpy(w->nb.wall_ref[k], wall_data[k][4], sizeof w->nb.wall_ref[k]);
+    }
+    for (size_t f = 0; f < nf; f++) memcpy(w->walls.f[f].p, face_p[f], sizeof face_p[f]);
+    tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+    tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+    w->time = time;
+    w->steps = steps;
+    w->dt = dt;
+    w->ts = ts;
+    w->ledger = ledger;
+    w->ledger_next = ledger_next;
+    w->rng = rng;
+    w->next_id = (uint32_t)next_id;
+    w->removed = (size_t)removed;
+    w->touching = (size_t)touching;
+    w->neighbors_dirty = (flags & 1u) != 0;
+    w->moved = (flags & 2u) != 0;
+    w->log_collisions = (flags & 4u) != 0;
+    w->builds_since_reorder = since_reorder;
+    w->nb.builds = builds;
+    w->nb.skin = skin;
+    w->lay = layout;
+    for (int c = 0; c < 27; c++) {
+        int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};
+        for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
+    }
+    w->adj_valid = false;
+    w->touch_step = -1;
+    return tl_world_list_immovable(w);
+}

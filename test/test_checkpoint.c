@@ -1,0 +1,200 @@
+/* Checkpoints of a world (tl_world_save_state / tl_world_load_state):
+ * N steps straight equal N/2 + save + load into a fresh world + N/2, bit for
+ * bit, with the neighbor lists, contact histories, moving walls, periodic
+ * axes and the collision log in play; any thread count after the load; a
+ * truncated or altered buffer is refused and leaves the world untouched. */
+#include <string.h>
+
+#include "talus/talus.h"
+#include "test.h"
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* every particle's state in id order, the energy terms, the contacts */
+static uint64_t state_hash(tl_world *w) {
+    uint64_t h = 14695981039346656037ULL;
+    size_t n = tl_world_particle_count(w);
+    for (uint32_t id = 1; id <= n + 64; id++) {
+        tl_particle_state s;
+        if (tl_world_get_particle(w, id, &s) != TL_OK) continue;
+        h = fnv(&s.position, sizeof s.position, h);
+        h = fnv(&s.velocity, sizeof s.velocity, h);
+        h = fnv(&s.angular_velocity, sizeof s.angular_velocity, h);
+        h = fnv(&s.orientation, sizeof s.orientation, h);
+        h = fnv(&s.force, sizeof s.force, h);
+        h = fnv(&s.torque, sizeof s.torque, h);
+    }
+    tl_energy e;
+    tl_world_energy(w, &e);
+    h = fnv(&e, sizeof e, h);
+    size_t nc = tl_world_contact_count(w);
+    h = fnv(&nc, sizeof nc, h);
+    double t = tl_world_time(w);
+    h = fnv(&t, sizeof t, h);
+    size_t ncoll = tl_world_collision_count(w);
+    h = fnv(&ncoll, sizeof ncoll, h);
+    if (ncoll) h = fnv(tl_world_collisions(w), ncoll * sizeof(tl_collision), h);
+    return h;
+}
+
+/* a periodic box (x, y) with a floor and a slowly rising lid, spheres of two sizes falling */
+static tl_world *make_world(int threads, bool energy) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0.0, 0.0, -9.81};
+    wd.dt = 2e-5;
+    wd.allow_unresolved_contacts = true;
+    wd.has_domain = true;
+    wd.domain_min = (tl_vec3){0.0, 0.0, -0.01};
+    wd.domain_max = (tl_vec3){0.02, 0.02, 0.1};
+    wd.periodic[0] = wd.periodic[1] = true;
+    wd.threads = threads;
+    wd.track_energy = energy;
+    wd.reorder_every = 3;
+    wd.seed = 7;
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NULL;
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.youngs_modulus = 5e6;
+    md.poisson_ratio = 0.3;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    tl_law_set(&law, "e", 0.5);
+    tl_law_set(&law, "mu", 0.5);
+    tl_world_set_law(w, m, m, &law);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL); /* floor z = 0 */
+    /* a rectangle moving sideways through the bed's top: a moving wall with contacts */
+    wl.kind = TL_WALL_RECTANGLE;
+    wl.point = (tl_vec3){0.01, 0.01, 0.004};
+    wl.normal = (tl_vec3){1.0, 0.0, 0.0};
+    wl.axis = (tl_vec3){0.0, 1.0, 0.0};
+    wl.half_length = 0.008;
+    wl.half_width = 0.003;
+    wl.velocity = (tl_vec3){0.05, 0.0, 0.0};
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    uint64_t r = 12345;
+    for (int iz = 0; iz < 8; iz++)
+        for (int iy = 0; iy < 12; iy++)
+            for (int ix = 0; ix < 12; ix++) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                double u = (double)(r >> 11) / 9007199254740992.0;
+                pd.radius = (iz + ix + iy) % 3 ? 0.0005 : 0.0007;
+                pd.position = (tl_vec3){0.0008 + 0.00165 * ix + 0.0002 * u,
+                                        0.0008 + 0.00165 * iy, 0.0008 + 0.0016 * iz};
+                pd.velocity = (tl_vec3){0.05 * (u - 0.5), 0.0, -0.02};
+                tl_world_add_particle(w, &pd, NULL);
+            }
+    tl_world_log_collisions(w, true);
+    return w;
+}
+
+static void test_resume_equals_straight(int threads_after, bool energy) {
+    const int N = 2400;
+    tl_world *a = make_world(1, energy);
+    ENSURE(a != NULL);
+    ENSURE_OK(tl_world_step(a, N / 2));
+    void *data = NULL;
+    size_t size = 0;
+    ENSURE_OK(tl_world_save_state(a, &data, &size));
+    ENSURE_OK(tl_world_step(a, N / 2));
+    uint64_t straight = state_hash(a);
+    int64_t builds = tl_world_neighbor_builds(a);
+    size_t contacts = tl_world_contact_count(a);
+
+    tl_world *b = make_world(threads_after, energy);
+    ENSURE_OK(tl_world_load_state(b, data, size));
+    ENSURE(tl_world_step_count(b) == N / 2);
+    ENSURE_OK(tl_world_step(b, N / 2));
+    uint64_t resumed = state_hash(b);
+    fprintf(stderr, "resume (energy %d, %d thread(s) after): %zu bytes, %lld builds, %zu contacts, "
+                    "%zu collisions; straight %016llx resumed %016llx\n",
+            (int)energy, threads_after, size, (long long)builds, contacts,
+            tl_world_collision_count(a), (unsigned long long)straight, (unsigned long long)resumed);
+    ENSURE(builds > 3);
+    ENSURE(contacts > 100);
+    ENSURE(straight == resumed);
+    free(data);
+    tl_world_destroy(a);
+    tl_world_destroy(b);
+}
+
+static void test_refusals(void) {
+    tl_world *a = make_world(1, true);
+    ENSURE_OK(tl_world_step(a, 100));
+    void *data = NULL;
+    size_t size = 0;
+    ENSURE_OK(tl_world_save_state(a, &data, &size));
+    tl_world *b = make_world(1, true);
+    ENSURE_OK(tl_world_step(b, 10));
+    uint64_t before = state_hash(b);
+    /* truncated anywhere: refused, the world untouched */
+    size_t cuts[] = {0, 8, 100, size / 3, size / 2, size - 9, size - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        tl_status s = tl_world_load_state(b, data, cuts[c]);
+        ENSURE(s != TL_OK);
+        ENSURE(strstr(tl_world_error(b), "checkpoint refused") != NULL);
+    }
+    /* a particle index altered in the contact list: refused */
+    unsigned char *bad = malloc(size + 8);
+    memcpy(bad, data, size);
+    memcpy(bad + size, data, 8);
+    ENSURE(tl_world_load_state(b, bad, size + 8) != TL_OK); /* trailing bytes */
+    ENSURE(state_hash(b) == before);
+    /* another world (a different law) refuses it */
+    tl_world_def wd = tl_world_default();
+    wd.dt = 1e-6;
+    tl_world *c;
+    tl_world_create(&wd, &c);
+    tl_material_def md = tl_material_default();
+    md.name = "steel";
+    md.density = 7800;
+    md.youngs_modulus = 2e11;
+    md.poisson_ratio = 0.3;
+    int m;
+    tl_world_add_material(c, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.damping = "none";
+    tl_law_set(&law, "mu", 0.3);
+    ENSURE_OK(tl_world_set_law(c, m, m, &law));
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = 0.001;
+    tl_world_add_particle(c, &pd, NULL);
+    tl_status s = tl_world_load_state(c, data, size);
+    ENSURE(s != TL_OK);
+    fprintf(stderr, "foreign world: %s\n", tl_world_error(c));
+    ENSURE(strstr(tl_world_error(c), "differ") != NULL);
+    /* the untouched world still steps as its twin */
+    tl_world *twin = make_world(1, true);
+    ENSURE_OK(tl_world_step(twin, 10));
+    ENSURE_OK(tl_world_step(b, 50));
+    ENSURE_OK(tl_world_step(twin, 50));
+    ENSURE(state_hash(b) == state_hash(twin));
+    free(bad);
+    free(data);
+    tl_world_destroy(a);
+    tl_world_destroy(b);
+    tl_world_destroy(c);
+    tl_world_destroy(twin);
+}
+
+int main(void) {
+    test_resume_equals_straight(1, true);
+    test_resume_equals_straight(2, false);
+    test_resume_equals_straight(4, true);
+    test_refusals();
+    return tl_test_report("test_checkpoint");
+}
