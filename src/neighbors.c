@@ -125,12 +125,20 @@ static inline size_t try_pair(const search *s, uint32_t i, uint32_t j, size_t *a
     double cut = p->radius[i] + p->radius[j] + s->nb->skin;
     if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= cut * cut) return 0;
     if (at) {
-        /* a = the particle whose candidates these are: the list then reads a in order */
+        /* a = the smaller id, whoever found the pair: a pair keeps its orientation
+         * from one build to the next, and with it the sign of its history (the
+         * tangential displacement of a relative to b) */
         tl_pairs *o = s->out;
         size_t k = (*at)++;
-        o->a[k] = i;
-        o->b[k] = j;
-        o->img[k] = tl_image_code(sh[0], sh[1], sh[2]);
+        if (p->id[j] < p->id[i]) {
+            o->a[k] = j;
+            o->b[k] = i;
+            o->img[k] = tl_image_code(-sh[0], -sh[1], -sh[2]);
+        } else {
+            o->a[k] = i;
+            o->b[k] = j;
+            o->img[k] = tl_image_code(sh[0], sh[1], sh[2]);
+        }
     }
     return 1;
 }

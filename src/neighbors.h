@@ -1,7 +1,7 @@
 /*
  * The neighbor search: cell grids (counting sort of the particles into
  * cells) and the candidate lists they produce: every particle-particle pair
- * closer than R_a + R_b + skin (each pair once), and
+ * closer than R_a + R_b + skin (each pair once, a = the smaller id), and
  * every particle-face pair closer than R + skin. The lists are rebuilt only
  * when some particle or wall has moved more than half the skin since the
  * last build, so most steps search nothing.
