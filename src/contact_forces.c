@@ -250,15 +250,17 @@ static uint8_t contact_exit(const stage *s, tl_pairs *l, size_t k, uint32_t i, c
          * elastic energy is released */
         const double *be = rec + lay->energy;
         bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
-        double ds[3], ftsum[3];
+        double ds[3], ds_prev[3];
         drift_slip(s, i, b, q->g.n, q->la, q->lb, ds);
-        v3_add(ftsum, bk + TL_BK_FT, ft_app);
+        /* the last force acted through the geometry it was applied with */
+        drift_slip(s, i, b, be + TL_BE_N, be[TL_BE_LA], be[TL_BE_LB], ds_prev);
         double dd = q->g.delta - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         bs->cur.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
         if (plastic) bs->cur.diss_plastic += spring;
         else bs->cur.diss_normal += spring;
-        bs->cur.diss_tangential_damping += -0.5 * v3_dot(ftsum, ds) + be[TL_BE_E_T];
+        bs->cur.diss_tangential_damping +=
+            -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         /* the correction's second half-kick lands in the next step: so does its work */
         bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
         bs->next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
@@ -310,9 +312,9 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
 
 /* The energy the contact absorbed over the step (trapezoid of the applied
  * forces over the relative displacement) minus its change of stored energy. */
-static void contact_energy(const stage *s, const tl_law *law, const tl_contact *c, double *rec,
-                           const double ds[3], double fn_app, const double ft_app[3],
-                           tl_block_sum *bs) {
+static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
+                           const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
+                           double fn_app, const double ft_app[3], tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -326,9 +328,11 @@ static void contact_energy(const stage *s, const tl_law *law, const tl_contact *
          * the hysteresis of an elastoplastic one is plastic work */
         if (plastic) bs->cur.diss_plastic += spring;
         else bs->cur.diss_normal += spring;
-        double ftsum[3];
-        v3_add(ftsum, bk + TL_BK_FT, ft_app);
-        double absorbed_t = -0.5 * v3_dot(ftsum, ds);
+        /* the last step's force through the geometry it was applied with (normal and
+         * lever arms), this step's through this one: second order as the contact turns */
+        double ds_prev[3] = {0.0, 0.0, 0.0};
+        if (!c->first) drift_slip(s, i, b, be + TL_BE_N, be[TL_BE_LA], be[TL_BE_LB], ds_prev);
+        double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
         double diss_t = absorbed_t - (c->e_el_t - be[TL_BE_E_T]);
         /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
         if (c->sliding) bs->cur.diss_friction += diss_t;
@@ -337,6 +341,9 @@ static void contact_energy(const stage *s, const tl_law *law, const tl_contact *
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
     be[TL_BE_E_T] = c->e_el_t;
+    v3_copy(be + TL_BE_N, q->g.n);
+    be[TL_BE_LA] = q->la;
+    be[TL_BE_LB] = q->lb;
 }
 
 /* The bulk's common case: a particle-particle contact that was touching and
@@ -520,7 +527,7 @@ static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_
     v3_add(fa, fa, ft_app);
     apply(s, k, i, &b, q.g.n, q.la, q.lb, fa, ft_app);
 
-    if (s->energy) contact_energy(s, law, &c, rec, ds, fn_app, ft_app, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
@@ -646,14 +653,32 @@ void tl_contact_buffers_free(tl_world *w) {
     w->adj_valid = false;
 }
 
+/* A particle-particle candidate that does not touch (the test interact starts with). */
+static inline bool apart(const tl_world *w, const tl_pairs *l, size_t k) {
+    const tl_particles *p = &w->p;
+    uint32_t i = l->a[k], j = l->b[k];
+    const double *sh = w->nb.shift[l->img[k]];
+    double d[3];
+    for (int q = 0; q < 3; q++) d[q] = (p->x[j][q] + sh[q]) - p->x[i][q];
+    double r = p->radius[i] + p->radius[j];
+    return v3_norm2(d) >= r * r;
+}
+
 static void run_blocks(const stage *s, tl_pairs *l, bool wall, tl_block_sum *blocks, size_t nblocks) {
     int nt = s->w->nthreads;
 TL_FOR_DYNAMIC(bi, nblocks, 
         size_t k1 = (bi + 1) * TL_BLOCK < l->count ? (bi + 1) * TL_BLOCK : l->count;
         tl_block_sum *bs = &blocks[bi];
         for (size_t k = bi * TL_BLOCK; k < k1; k++) {
-            if (s->lean && !wall && (l->state[k] & TL_PAIR_TOUCH) && steady(s, l, k)) bs->touching++;
-            else interact(s, l, k, wall, bs);
+            if (!wall) {
+                uint8_t st = l->state[k];
+                if (st == 0 && apart(s->w, l, k)) continue; /* most candidates: nothing to do */
+                if (s->lean && (st & TL_PAIR_TOUCH) && steady(s, l, k)) {
+                    bs->touching++;
+                    continue;
+                }
+            }
+            interact(s, l, k, wall, bs);
         }
     )
 }

@@ -44,8 +44,9 @@ static double *alloc_records(tl_mem *mem, size_t n, size_t stride, void **block,
 
 int tl_pairs_reserve(tl_mem *mem, tl_pairs *l, size_t n) {
     if (n <= l->cap) return 0;
-    size_t ncap = l->cap ? l->cap : 256;
-    while (ncap < n) ncap += ncap / 2; /* 1.5x: the lists are the largest arrays */
+    /* the lists are the largest arrays: 1.5x growth, or what is asked plus an eighth */
+    size_t ncap = l->cap + l->cap / 2;
+    if (ncap < n) ncap = n + n / 8 + 64;
     size_t st = (size_t)l->stride;
     tl_pairs nl = *l;
     nl.a = tl_mem_realloc(mem, l->a, l->cap * sizeof *l->a, ncap * sizeof *l->a);

@@ -47,6 +47,9 @@ enum tl_book_energy {
     TL_BE_FN_EL = 0, /* elastic part of the law's normal force (the rest is damping), N */
     TL_BE_E_N,       /* elastic energy, normal, J */
     TL_BE_E_T,       /* elastic energy, tangential, J */
+    TL_BE_N,         /* the normal of the last evaluation (3 values) */
+    TL_BE_LA = TL_BE_N + 3, /* and its lever arms, a then b, m: the last tangential force */
+    TL_BE_LB,        /* acted through them, so its work over the next drift is counted there */
     TL_BE_COUNT
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */

@@ -39,5 +39,3 @@ void tl_fused_prepare(const tl_law *law, tl_pair_law *pl) {
         pl->fused[1] = sqrt(pl->p[TL_SLOT_TANGENTIAL][1]);
     }
 }
-
-int tl_fused_history(tl_fused_kind kind) { return kind == TL_FUSED_HERTZ_MINDLIN ? 2 : 0; }

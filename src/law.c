@@ -172,9 +172,6 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
     tl_fused_kind fk;
     out->fused = tl_fused_find(out, &fk);
     out->fused_kind = (int)fk;
-    /* a fused kernel keeps what it derives once per contact after the slots' history */
-    out->fused_offset = off;
-    out->hist_count += tl_fused_history(fk);
     return TL_OK;
 }
 

@@ -29,7 +29,6 @@ struct tl_law {
     tl_coulomb_test coulomb_test;
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
-    int fused_offset;  /* where the fused kernel's own per-contact values start in the history */
 };
 
 /* The constants of a law prepared for one pair of materials. */

@@ -26,8 +26,8 @@ void tl_particles_free(tl_mem *mem, tl_particles *p) {
  * released, so a failed allocation leaves the store as it was. */
 static int grow(tl_mem *mem, tl_particles *p, size_t need) {
     if (need <= p->cap) return 0;
-    size_t ncap = p->cap ? p->cap * 2 : 64;
-    while (ncap < need) ncap *= 2;
+    size_t ncap = p->cap ? p->cap + p->cap / 2 : 64;
+    if (ncap < need) ncap = need + need / 8;
     tl_particles n = *p;
     int ok = 1;
 #define ALLOC_FIELD(name) \
@@ -47,6 +47,32 @@ static int grow(tl_mem *mem, tl_particles *p, size_t need) {
     TL_PARTICLE_FIELDS(MOVE_FIELD)
 #undef MOVE_FIELD
     n.cap = ncap;
+    *p = n;
+    return 0;
+}
+
+int tl_particles_fit(tl_mem *mem, tl_particles *p) {
+    size_t want = p->count + p->count / 16 + 16;
+    if (p->cap <= want + want / 8) return 0;
+    tl_particles n = *p;
+    int ok = 1;
+#define ALLOC_FIELD(name) \
+    n.name = ok ? tl_mem_alloc(mem, want * sizeof *p->name) : NULL; \
+    if (!n.name) ok = 0;
+    TL_PARTICLE_FIELDS(ALLOC_FIELD)
+#undef ALLOC_FIELD
+    if (!ok) {
+#define DROP_FIELD(name) if (n.name) tl_mem_free(mem, n.name, want * sizeof *p->name);
+        TL_PARTICLE_FIELDS(DROP_FIELD)
+#undef DROP_FIELD
+        return 0; /* keeping the larger arrays is fine */
+    }
+#define MOVE_FIELD(name) \
+    if (p->count) memcpy(n.name, p->name, p->count * sizeof *p->name); \
+    tl_mem_free(mem, p->name, p->cap * sizeof *p->name);
+    TL_PARTICLE_FIELDS(MOVE_FIELD)
+#undef MOVE_FIELD
+    n.cap = want;
     *p = n;
     return 0;
 }

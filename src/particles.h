@@ -50,6 +50,9 @@ int64_t tl_particles_push(tl_mem *mem, tl_particles *p, uint32_t id);
 int64_t tl_particles_index(const tl_particles *p, uint32_t id);
 /* Removes the particles whose keep[i] is 0, preserving the order of the others. */
 int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep);
+/* Gives back the growth slack when the store is much larger than its count
+ * (after a bulk insertion); never fails (keeps the arrays if it cannot). */
+int tl_particles_fit(tl_mem *mem, tl_particles *p);
 /* Reorders the store: the particle at index order[k] moves to index k. */
 int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order);
 /* Bytes per particle of the store's arrays (capacity excluded). */

@@ -215,6 +215,7 @@ static tl_status world_rebuild(tl_world *w) {
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     tl_status s = remove_lost(w);
     if (s != TL_OK) return s;
+    tl_particles_fit(&w->mem, &w->p);
     wrap_periodic(w);
     s = reorder(w);
     if (s != TL_OK) return s;
