@@ -72,7 +72,7 @@ static void on_interrupt(int sig) {
 }
 
 int cmd_run(int argc, char **argv) {
-    const char *path = NULL, *outdir = NULL;
+    const char *path = NULL, *outdir = NULL, *resume = NULL;
     bool quiet = false, no_output = false;
     int threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -82,6 +82,12 @@ int cmd_run(int argc, char **argv) {
                 return 2;
             }
             outdir = argv[i];
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            if (++i >= argc || !argv[i][0]) {
+                fprintf(stderr, "talus run: --resume needs a checkpoint directory (or a .tlck file)\n");
+                return 2;
+            }
+            resume = argv[i];
         } else if (strcmp(argv[i], "--threads") == 0) {
             char *end = NULL;
             long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
@@ -120,6 +126,7 @@ int cmd_run(int argc, char **argv) {
                "in about %s steps\n",
                tl_world_particle_count(w), nw, nw == 1 ? "" : "s", ts.dt, ts.steps_per_contact,
                tl_scene_duration(scene), steps);
+        if (resume) printf("  resuming from %s\n", resume);
         fflush(stdout);
     }
     app_progress bar;
@@ -128,6 +135,7 @@ int cmd_run(int argc, char **argv) {
     opt.output_dir = outdir;
     opt.write_outputs = !no_output;
     opt.threads = threads;
+    opt.resume = resume;
     opt.progress = app_progress_draw;
     opt.progress_user = &bar;
     opt.interrupt = &interrupt_requested;
@@ -144,12 +152,21 @@ int cmd_run(int argc, char **argv) {
     app_progress_end(&bar);
     if (s == TL_INTERRUPTED) {
         fprintf(stderr, "talus: %s; the outputs hold the records up to then\n", tl_scene_run_error(scene));
+        if (sum.checkpoint[0]) {
+            const char *slash = strrchr(sum.checkpoint, '/');
+            int dir_len = slash ? (int)(slash - sum.checkpoint) : 1;
+            fprintf(stderr, "talus: checkpoint %s written; to continue: talus run %s%s%s --resume %.*s\n",
+                    sum.checkpoint, path ? path : "", outdir ? " -o " : "", outdir ? outdir : "",
+                    dir_len, slash ? sum.checkpoint : ".");
+        }
         if (!quiet) print_summary(scene, &sum, ts.dt);
         tl_scene_destroy(scene);
         return 130;
     }
     if (s != TL_OK) {
-        fprintf(stderr, "talus: run failed: %s\n", tl_scene_run_error(scene));
+        const char *msg = tl_scene_run_error(scene);
+        if (strncmp(msg, "cannot resume", 13) == 0) fprintf(stderr, "talus: %s\n", msg);
+        else fprintf(stderr, "talus: run failed: %s\n", msg);
         tl_scene_destroy(scene);
         return 1;
     }

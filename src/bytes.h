@@ -47,7 +47,7 @@ static inline bool tl_rbuf_get(tl_rbuf *b, void *p, size_t n) {
         if (n) memset(p, 0, n);
         return false;
     }
-    memcpy(p, b->data + b->at, n);
+    if (n) memcpy(p, b->data + b->at, n);
     b->at += n;
     return true;
 }

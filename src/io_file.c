@@ -5,6 +5,8 @@
  */
 #include "io_file.h"
 
+#include "bytes.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -194,11 +196,13 @@ void tl_file_abort(tl_file *f) {
     if (f->fp) {
         (void)fclose(f->fp);
         f->fp = NULL;
-        if (f->part) (void)unlink(f->part);
+        if (f->part && f->keep_part) (void)truncate(f->part, (off_t)f->keep_length);
+        else if (f->part) (void)unlink(f->part);
     } else if (f->committed && f->path) {
         (void)unlink(f->path);
     }
     f->committed = false;
+    f->keep_part = false;
     free_names(f);
 }
 
@@ -222,5 +226,125 @@ tl_status tl_file_write_atomic(const char *path, const void *data, size_t size, 
     }
     s = tl_file_commit(&f, err, errsize);
     free_names(&f);
+    return s;
+}
+
+/* ---- continuing a file from a checkpoint ---- */
+
+#define COPY_CHUNK ((size_t)1 << 16)
+
+tl_status tl_file_resume(tl_file *f, const char *path, const char *from, uint64_t length, char *err,
+                         size_t errsize) {
+    memset(f, 0, sizeof *f);
+    f->path = tl_strdup_printf("%s", path);
+    f->part = tl_strdup_printf("%s.part", path);
+    if (!f->path || !f->part) {
+        free_names(f);
+        set_err(err, errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    if (strcmp(from, f->part) == 0) { /* its own .part: cut in place */
+        f->fp = fopen(f->part, "r+b");
+        if (!f->fp || ftruncate(fileno(f->fp), (off_t)length) != 0 ||
+            fseeko(f->fp, (off_t)length, SEEK_SET) != 0) {
+            set_err(err, errsize, "cannot continue '%s': %s", f->part, strerror(errno));
+            if (f->fp) (void)fclose(f->fp);
+            f->fp = NULL;
+            free_names(f);
+            return TL_ERROR_IO;
+        }
+        f->keep_part = true;
+        f->keep_length = length;
+        return TL_OK;
+    }
+    FILE *in = fopen(from, "rb");
+    if (!in) {
+        set_err(err, errsize, "cannot open '%s': %s", from, strerror(errno));
+        free_names(f);
+        return TL_ERROR_IO;
+    }
+    f->fp = fopen(f->part, "wb");
+    if (!f->fp) {
+        set_err(err, errsize, "cannot create '%s': %s", f->part, strerror(errno));
+        (void)fclose(in);
+        free_names(f);
+        return TL_ERROR_IO;
+    }
+    char *buf = malloc(COPY_CHUNK);
+    tl_status s = buf ? TL_OK : TL_ERROR_MEMORY;
+    if (!buf) set_err(err, errsize, "out of memory");
+    for (uint64_t left = length; s == TL_OK && left > 0;) {
+        size_t want = left < COPY_CHUNK ? (size_t)left : COPY_CHUNK;
+        size_t got = fread(buf, 1, want, in);
+        if (got != want) {
+            set_err(err, errsize, "cannot read '%s': %s", from,
+                    ferror(in) ? strerror(errno) : "shorter than expected");
+            s = TL_ERROR_IO;
+        } else if (fwrite(buf, 1, got, f->fp) != got) {
+            set_err(err, errsize, "cannot write '%s': %s", f->part, strerror(errno));
+            s = TL_ERROR_IO;
+        }
+        left -= got;
+    }
+    free(buf);
+    (void)fclose(in);
+    if (s != TL_OK) tl_file_abort(f);
+    return s;
+}
+
+tl_status tl_file_sync(tl_file *f, uint64_t *length, char *err, size_t errsize) {
+    if (!f->fp) {
+        set_err(err, errsize, "internal error: syncing a file that is not open");
+        return TL_ERROR_STATE;
+    }
+    errno = 0;
+    if (ferror(f->fp) || fflush(f->fp) != 0 ||
+        (fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS)) {
+        set_err(err, errsize, "cannot write '%s': %s", f->part, errno ? strerror(errno) : "write error");
+        return TL_ERROR_IO;
+    }
+    off_t at = ftello(f->fp);
+    if (at < 0) {
+        set_err(err, errsize, "cannot tell the size of '%s': %s", f->part, strerror(errno));
+        return TL_ERROR_IO;
+    }
+    *length = (uint64_t)at;
+    return TL_OK;
+}
+
+tl_status tl_file_fnv(const char *path, uint64_t from, uint64_t to, uint64_t *hash, uint64_t *got,
+                      char *err, size_t errsize) {
+    *got = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        int e = errno;
+        set_err(err, errsize, "cannot open '%s': %s", path, strerror(e));
+        return e == ENOENT ? TL_ERROR_NOT_FOUND : TL_ERROR_IO;
+    }
+    unsigned char *buf = malloc(COPY_CHUNK);
+    if (!buf) {
+        (void)close(fd);
+        set_err(err, errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    tl_status s = TL_OK;
+    uint64_t h = *hash, at = from;
+    while (at < to) {
+        size_t want = to - at < COPY_CHUNK ? (size_t)(to - at) : COPY_CHUNK;
+        ssize_t n = pread(fd, buf, want, (off_t)at);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            set_err(err, errsize, "cannot read '%s': %s", path, strerror(errno));
+            s = TL_ERROR_IO;
+            break;
+        }
+        if (n == 0) break; /* the end of the file */
+        h = tl_fnv1a(buf, (size_t)n, h);
+        at += (uint64_t)n;
+    }
+    free(buf);
+    (void)close(fd);
+    *hash = h;
+    *got = at - from;
     return s;
 }

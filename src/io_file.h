@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "talus/types.h"
@@ -21,11 +22,35 @@ typedef struct tl_file {
     char *path;      /* the final name */
     char *part;      /* path + ".part" */
     bool committed;  /* renamed onto path */
+    /* a .part continued in place by a resumed run (tl_file_resume): an abort
+     * cuts it back to keep_length bytes and leaves it, so that the
+     * checkpoint it belongs to stays usable */
+    bool keep_part;
+    uint64_t keep_length;
 } tl_file;
 
 /* Opens "<path>.part" for writing (binary mode, truncated). The directory
  * must exist. On failure f is left closed and err says why. */
 tl_status tl_file_open(tl_file *f, const char *path, char *err, size_t errsize);
+
+/* Continues a file from a checkpoint: "<path>.part" is made to hold the
+ * first `length` bytes of `from` and opened for appending. When `from` is
+ * that .part itself (left by a process that was killed) it is cut to
+ * `length` in place (and an abort cuts it back and keeps it); otherwise the
+ * bytes are copied from `from` (the final file an interrupted run
+ * committed, left in place until the commit replaces it). The caller has
+ * checked that `from` holds those bytes. */
+tl_status tl_file_resume(tl_file *f, const char *path, const char *from, uint64_t length, char *err,
+                         size_t errsize);
+
+/* fflush + fsync of the .part being written; *length = its size. */
+tl_status tl_file_sync(tl_file *f, uint64_t *length, char *err, size_t errsize);
+
+/* FNV-1a 64 (bytes.h) of the bytes [from, to) of a file, continuing *hash;
+ * *got = the bytes read (fewer than to - from when the file is shorter).
+ * TL_ERROR_NOT_FOUND when the file does not exist. */
+tl_status tl_file_fnv(const char *path, uint64_t from, uint64_t to, uint64_t *hash, uint64_t *got,
+                      char *err, size_t errsize);
 
 /* Reports a write error met so far (ferror) as TL_ERROR_IO. */
 tl_status tl_file_check(const tl_file *f, char *err, size_t errsize);

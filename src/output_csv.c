@@ -5,8 +5,10 @@
  * separated, '.' decimal point, SI units (docs/outputs.md lists them).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "outputs.h"
 #include "world.h"
 
@@ -81,9 +83,29 @@ static tl_status fail_io(tl_output *o) {
     return tl_file_check(&o->file, o->ctx->err, o->ctx->errsize) == TL_OK ? TL_OK : TL_ERROR_IO;
 }
 
+/* a resumed run: the bytes written by the checkpoint, then appending */
+static tl_status csv_reopen(tl_output *o) {
+    char *part = tl_strdup_printf("%s.part", o->path);
+    if (!part) {
+        snprintf(o->ctx->err, o->ctx->errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    tl_status s = tl_file_resume(&o->file, o->path, o->resume_part ? part : o->path,
+                                 o->resume->length, o->ctx->err, o->ctx->errsize);
+    free(part);
+    if (s != TL_OK) return s;
+    o->records = o->resume->records;
+    o->hashed = o->resume->length;
+    o->hash = o->resume->hash;
+    return TL_OK;
+}
+
 static tl_status csv_open(tl_output *o) {
     tl_status s = tl_mkdir_parent(o->path, o->ctx->err, o->ctx->errsize);
     if (s != TL_OK) return s;
+    if (o->resume) return csv_reopen(o);
+    o->hashed = 0;
+    o->hash = TL_FNV_START;
     s = tl_file_open(&o->file, o->path, o->ctx->err, o->ctx->errsize);
     if (s != TL_OK) return s;
     const char *names[TL_CSV_MAX_COLUMNS];
@@ -91,6 +113,97 @@ static tl_status csv_open(tl_output *o) {
     for (size_t k = 0; k < n; k++) fprintf(o->file.fp, "%s%s", k ? "," : "", names[k]);
     fputc('\n', o->file.fp);
     return fail_io(o);
+}
+
+/* ---- checkpoints ---- */
+
+/* The file on disk (flushed and synced), its length and the checksum of its
+ * bytes: the checksum goes on from the bytes checksummed at the last
+ * checkpoint, so that each byte is read back once. */
+static tl_status csv_save(tl_output *o, tl_output_saved *out) {
+    uint64_t length, got;
+    tl_status s = tl_file_sync(&o->file, &length, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
+    if (length < o->hashed) {
+        snprintf(o->ctx->err, o->ctx->errsize, "'%s' shrank while it was written", o->file.part);
+        return TL_ERROR_IO;
+    }
+    s = tl_file_fnv(o->file.part, o->hashed, length, &o->hash, &got, o->ctx->err, o->ctx->errsize);
+    if (s == TL_OK && got != length - o->hashed) {
+        snprintf(o->ctx->err, o->ctx->errsize, "'%s' shrank while it was written", o->file.part);
+        s = TL_ERROR_IO;
+    }
+    if (s != TL_OK) return s;
+    o->hashed = length;
+    out->records = o->records;
+    out->length = length;
+    out->hash = o->hash;
+    out->log_was_enabled = o->log_was_enabled;
+    return TL_OK;
+}
+
+/* How many of the first `length` bytes of path there are, and whether they
+ * are those the checkpoint counted (*state: 0 missing, 1 shorter, 2
+ * different, 3 good). */
+static tl_status probe(tl_output *o, const char *path, const tl_output_saved *in, int *state,
+                       uint64_t *size) {
+    uint64_t h = TL_FNV_START;
+    char msg[512];
+    tl_status s = tl_file_fnv(path, 0, in->length, &h, size, msg, sizeof msg);
+    if (s == TL_ERROR_NOT_FOUND) {
+        *state = 0;
+        return TL_OK;
+    }
+    if (s != TL_OK) {
+        snprintf(o->ctx->err, o->ctx->errsize, "cannot resume: %s", msg);
+        return s;
+    }
+    *state = *size < in->length ? 1 : h != in->hash ? 2 : 3;
+    return TL_OK;
+}
+
+/* Its own .part (a process that was killed) or the final file (a run that
+ * was interrupted and committed it) must begin with the bytes the
+ * checkpoint counted; nothing is changed here. */
+static tl_status csv_resume_check(tl_output *o, const tl_output_saved *in) {
+    char *part = tl_strdup_printf("%s.part", o->path);
+    if (!part) {
+        snprintf(o->ctx->err, o->ctx->errsize, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    int sp = 0, sf = 0;
+    uint64_t np = 0, nf = 0;
+    tl_status s = probe(o, part, in, &sp, &np);
+    if (s == TL_OK && sp != 3) s = probe(o, o->path, in, &sf, &nf);
+    if (s != TL_OK || sp == 3 || sf == 3) {
+        o->resume_part = sp == 3;
+        free(part);
+        return s;
+    }
+    const unsigned long long need = (unsigned long long)in->length;
+    if (sf == 0 && sp == 0)
+        snprintf(o->ctx->err, o->ctx->errsize,
+                 "cannot resume: %s does not exist (nor its .part), the checkpoint needs its first "
+                 "%llu bytes; rerun without --resume or restore the file",
+                 o->path, need);
+    else if (sf == 2 || (sf == 0 && sp == 2))
+        snprintf(o->ctx->err, o->ctx->errsize,
+                 "cannot resume: the first %llu bytes of %s%s are not those the checkpoint was "
+                 "written with (the file was changed, or belongs to another run); rerun without "
+                 "--resume or restore the file",
+                 need, o->path, sf == 2 ? "" : ".part");
+    else if (sf == 1)
+        snprintf(o->ctx->err, o->ctx->errsize,
+                 "cannot resume: %s has %llu bytes, the checkpoint needs %llu; rerun without "
+                 "--resume or restore the file",
+                 o->path, (unsigned long long)nf, need);
+    else
+        snprintf(o->ctx->err, o->ctx->errsize,
+                 "cannot resume: %s does not exist and %s has %llu bytes, the checkpoint needs "
+                 "%llu; rerun without --resume or restore the file",
+                 o->path, part, (unsigned long long)np, need);
+    free(part);
+    return TL_ERROR_IO;
 }
 
 static tl_status csv_commit(tl_output *o) {
@@ -219,7 +332,7 @@ static tl_status collisions_open(tl_output *o) {
     tl_status s = csv_open(o);
     if (s != TL_OK) return s;
     tl_world *w = o->ctx->world;
-    o->log_was_enabled = w->log_collisions;
+    o->log_was_enabled = o->resume ? o->resume->log_was_enabled : w->log_collisions;
     tl_world_clear_collisions(w);
     tl_world_log_collisions(w, true);
     return TL_OK;
@@ -258,15 +371,22 @@ static void collisions_abort(tl_output *o) {
 
 /* ---- tables ---- */
 
-static const tl_output_ops energy_ops = {"energy", true, false, csv_open, energy_record, NULL,
-                                         csv_commit, csv_abort, csv_release};
-static const tl_output_ops particles_ops = {"particles", true, false, csv_open, particles_record,
-                                            NULL, csv_commit, csv_abort, csv_release};
-static const tl_output_ops contacts_ops = {"contacts", true, false, csv_open, contacts_record,
-                                           NULL, csv_commit, csv_abort, csv_release};
-static const tl_output_ops collisions_ops = {"collisions", false, false, collisions_open, NULL,
-                                             collisions_sync, collisions_commit,
-                                             collisions_abort, csv_release};
+#define CSV_OPS(label, record_fn)                                                           \
+    {.name = label,          .time_series = true,   .open = csv_open,                        \
+     .record = record_fn,    .commit = csv_commit,  .abort = csv_abort,                      \
+     .release = csv_release, .save = csv_save,      .resume_check = csv_resume_check}
+
+static const tl_output_ops energy_ops = CSV_OPS("energy", energy_record);
+static const tl_output_ops particles_ops = CSV_OPS("particles", particles_record);
+static const tl_output_ops contacts_ops = CSV_OPS("contacts", contacts_record);
+static const tl_output_ops collisions_ops = {.name = "collisions",
+                                             .open = collisions_open,
+                                             .sync = collisions_sync,
+                                             .commit = collisions_commit,
+                                             .abort = collisions_abort,
+                                             .release = csv_release,
+                                             .save = csv_save,
+                                             .resume_check = csv_resume_check};
 
 const tl_output_ops *tl_csv_ops(tl_output_kind kind) {
     switch (kind) {

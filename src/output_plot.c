@@ -309,7 +309,12 @@ static void plot_abort(tl_output *o) {
 
 static void plot_release(tl_output *o) { (void)o; }
 
-static const tl_output_ops plot_ops = {"plot", false, true, plot_open, NULL, NULL, plot_commit,
-                                       plot_abort, plot_release};
+/* no state of its own for a checkpoint to keep: it is drawn at the end */
+static const tl_output_ops plot_ops = {.name = "plot",
+                                       .after_commit = true,
+                                       .open = plot_open,
+                                       .commit = plot_commit,
+                                       .abort = plot_abort,
+                                       .release = plot_release};
 
 const tl_output_ops *tl_plot_ops(void) { return &plot_ops; }

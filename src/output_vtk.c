@@ -13,6 +13,12 @@
  * (header_type="UInt64"); the time is also given as field data TimeValue.
  * Frames are final as soon as they are written (the .pvd refers to them);
  * an aborted run removes them and the .pvd again.
+ *
+ * A resumed run (o->resume) takes back the frames written by the
+ * checkpoint: it goes on from the next index (frames of the interrupted run
+ * after the checkpoint are rewritten, or removed at the commit when the
+ * series ends earlier); an abort removes only the frames it wrote and puts
+ * the .pvd back to the frames it took back.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +34,7 @@ struct tl_vtk_state {
     char *frame_dir;  /* <dir>/<file> */
     char *base;       /* last component of <file> */
     bool made_dir;    /* frame_dir was created by this run */
+    size_t resumed;   /* frames taken back from a checkpoint (a resumed run) */
     char **frames;    /* full paths of the frames written */
     double *times;
     size_t nframes, cap;
@@ -84,11 +91,10 @@ static tl_status oom(tl_output *o) {
     return TL_ERROR_MEMORY;
 }
 
-static tl_status vtk_open(tl_output *o) {
-    struct tl_vtk_state *v = calloc(1, sizeof *v);
-    if (!v) return oom(o);
-    o->vtk = v;
-    /* the spec names the series; a trailing .pvd or .vtp is not part of it */
+/* The folder of the frames (<dir>/<file> less a trailing .pvd or .vtp) and
+ * the base name of the frames; malloc'd. */
+static tl_status series_names(tl_output *o, char **frame_dir, char **base) {
+    *frame_dir = *base = NULL;
     const char *file = o->spec->file;
     size_t len = strlen(file);
     if (len > 4 && (strcmp(file + len - 4, ".pvd") == 0 || strcmp(file + len - 4, ".vtp") == 0))
@@ -96,20 +102,109 @@ static tl_status vtk_open(tl_output *o) {
     char *name = tl_strdup_printf("%.*s", (int)len, file);
     if (!name) return oom(o);
     const char *slash = strrchr(name, '/');
-    v->base = tl_strdup_printf("%s", slash ? slash + 1 : name);
-    v->frame_dir = tl_path_join(o->ctx->dir, name);
+    *base = tl_strdup_printf("%s", slash ? slash + 1 : name);
+    *frame_dir = tl_path_join(o->ctx->dir, name);
     free(name);
-    if (!v->base || !v->frame_dir) return oom(o);
-    if (!v->base[0]) {
+    if (!*base || !*frame_dir) {
+        free(*base);
+        free(*frame_dir);
+        *frame_dir = *base = NULL;
+        return oom(o);
+    }
+    if (!(*base)[0]) {
         snprintf(o->ctx->err, o->ctx->errsize, "vtk: output file '%s' has no name", o->spec->file);
+        free(*base);
+        free(*frame_dir);
+        *frame_dir = *base = NULL;
         return TL_ERROR_ARGUMENT;
     }
+    return TL_OK;
+}
+
+static char *frame_path(const struct tl_vtk_state *v, size_t index) {
+    return tl_strdup_printf("%s/%s_%06zu.vtp", v->frame_dir, v->base, index);
+}
+
+static tl_status grow_frames(tl_output *o, size_t need) {
+    struct tl_vtk_state *v = o->vtk;
+    if (need <= v->cap) return TL_OK;
+    size_t cap = v->cap ? v->cap : 64;
+    while (cap < need) cap *= 2;
+    char **f = realloc(v->frames, cap * sizeof *f);
+    if (!f) return oom(o);
+    v->frames = f;
+    double *t = realloc(v->times, cap * sizeof *t);
+    if (!t) return oom(o);
+    v->times = t;
+    v->cap = cap;
+    return TL_OK;
+}
+
+static tl_status write_pvd(tl_output *o);
+
+/* a resumed run: the frames written by the checkpoint */
+static tl_status vtk_take_back(tl_output *o) {
+    struct tl_vtk_state *v = o->vtk;
+    const tl_output_saved *in = o->resume;
+    tl_status s = grow_frames(o, in->nframes);
+    if (s != TL_OK) return s;
+    for (size_t k = 0; k < in->nframes; k++) {
+        char *path = frame_path(v, k);
+        if (!path) return oom(o);
+        v->frames[k] = path;
+        v->times[k] = in->times[k];
+        v->nframes = v->resumed = k + 1; /* an abort keeps them */
+    }
+    o->records = in->records;
+    return v->nframes ? write_pvd(o) : TL_OK;
+}
+
+static tl_status vtk_open(tl_output *o) {
+    struct tl_vtk_state *v = calloc(1, sizeof *v);
+    if (!v) return oom(o);
+    o->vtk = v;
+    tl_status s = series_names(o, &v->frame_dir, &v->base);
+    if (s != TL_OK) return s;
     free(o->path);
     o->path = tl_strdup_printf("%s.pvd", v->frame_dir);
     if (!o->path) return oom(o);
     v->pvd_path = o->path;
     if (access(v->frame_dir, F_OK) != 0) v->made_dir = true;
-    return tl_mkdir_p(v->frame_dir, o->ctx->err, o->ctx->errsize);
+    s = tl_mkdir_p(v->frame_dir, o->ctx->err, o->ctx->errsize);
+    if (s == TL_OK && o->resume) s = vtk_take_back(o);
+    return s;
+}
+
+/* ---- checkpoints ---- */
+
+static tl_status vtk_save(tl_output *o, tl_output_saved *out) {
+    out->records = o->records;
+    out->nframes = o->vtk->nframes;
+    out->times = o->vtk->times;
+    return TL_OK;
+}
+
+/* the frames the checkpoint counts must be there */
+static tl_status vtk_resume_check(tl_output *o, const tl_output_saved *in) {
+    char *dir, *base;
+    tl_status s = series_names(o, &dir, &base);
+    if (s != TL_OK) return s;
+    struct tl_vtk_state probe = {.frame_dir = dir, .base = base};
+    for (size_t k = 0; k < in->nframes && s == TL_OK; k++) {
+        char *path = frame_path(&probe, k);
+        if (!path) s = oom(o);
+        else if (access(path, F_OK) != 0) {
+            snprintf(o->ctx->err, o->ctx->errsize,
+                     "cannot resume: the frame %s is missing (the checkpoint counts %zu frames); "
+                     "rerun without --resume or restore the file",
+                     path, in->nframes);
+            s = TL_ERROR_IO;
+        }
+        free(path);
+    }
+    free(dir);
+    free(base);
+    return s;
 }
 
 /* ---- the .pvd ---- */
@@ -272,19 +367,11 @@ static tl_status write_frame(tl_output *o, const char *path, const tl_particle_s
 static tl_status vtk_record(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
     const tl_world *w = o->ctx->world;
-    if (v->nframes == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        char **f = realloc(v->frames, cap * sizeof *f);
-        if (!f) return oom(o);
-        v->frames = f;
-        double *t = realloc(v->times, cap * sizeof *t);
-        if (!t) return oom(o);
-        v->times = t;
-        v->cap = cap;
-    }
+    tl_status s = grow_frames(o, v->nframes + 1);
+    if (s != TL_OK) return s;
     size_t n = tl_world_particle_count(w);
     tl_particle_state *ps = malloc((n ? n : 1) * sizeof *ps);
-    char *path = tl_strdup_printf("%s/%s_%06zu.vtp", v->frame_dir, v->base, v->nframes);
+    char *path = frame_path(v, v->nframes);
     if (!ps || !path) {
         free(ps);
         free(path);
@@ -294,7 +381,7 @@ static tl_status vtk_record(tl_output *o) {
     for (size_t i = 0; i < n; i++)
         if (tl_world_particle_at(w, i, &ps[m]) == TL_OK) m++;
     double time = tl_world_time(w);
-    tl_status s = write_frame(o, path, ps, m, time);
+    s = write_frame(o, path, ps, m, time);
     free(ps);
     if (s != TL_OK) {
         free(path);
@@ -349,8 +436,17 @@ static void vtk_abort(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
     if (!v) return;
     tl_file_abort(&v->frame);
-    for (size_t k = 0; k < v->nframes; k++) (void)unlink(v->frames[k]);
-    if (v->nframes) (void)unlink(v->pvd_path);
+    for (size_t k = v->resumed; k < v->nframes; k++) (void)unlink(v->frames[k]);
+    if (v->resumed) { /* the .pvd of the frames taken back; the failure's message stays */
+        char *keep = tl_strdup_printf("%s", o->ctx->err);
+        for (size_t k = v->resumed; k < v->nframes; k++) free(v->frames[k]);
+        v->nframes = v->resumed;
+        (void)write_pvd(o);
+        if (keep) snprintf(o->ctx->err, o->ctx->errsize, "%s", keep);
+        free(keep);
+    } else if (v->nframes) {
+        (void)unlink(v->pvd_path);
+    }
     if (v->made_dir) (void)rmdir(v->frame_dir); /* only when empty */
     free_state(v);
     o->vtk = NULL;
@@ -362,7 +458,14 @@ static void vtk_release(tl_output *o) {
     o->vtk = NULL;
 }
 
-static const tl_output_ops vtk_ops = {"vtk", true, false, vtk_open, vtk_record, NULL, vtk_commit,
-                                      vtk_abort, vtk_release};
+static const tl_output_ops vtk_ops = {.name = "vtk",
+                                      .time_series = true,
+                                      .open = vtk_open,
+                                      .record = vtk_record,
+                                      .commit = vtk_commit,
+                                      .abort = vtk_abort,
+                                      .release = vtk_release,
+                                      .save = vtk_save,
+                                      .resume_check = vtk_resume_check};
 
 const tl_output_ops *tl_vtk_ops(void) { return &vtk_ops; }

@@ -9,6 +9,14 @@
  *   abort   leave nothing under a final name and no .part (also after a
  *           commit, when a later output fails), and free
  *   release free, keeping the files (after every output committed)
+ *   save    for a checkpoint: what it must find again to continue (CSV: its
+ *           file flushed to disk, the length and checksum of its bytes)
+ *   resume_check  before a resumed run changes anything: can it continue
+ *           (are the files the checkpoint counts on there, with those bytes)
+ *
+ * A resumed run sets o->resume before open: the output continues from the
+ * saved state instead of starting afresh (CSV: the bytes written by the
+ * checkpoint, then appending; vtk: the frames written by then).
  *
  * Kinds: energy, particles, contacts, collisions (output_csv.c), vtk
  * (output_vtk.c), plot (output_plot.c). See docs/outputs.md for the files.
@@ -37,6 +45,16 @@ typedef struct tl_output_context {
     size_t errsize;
 } tl_output_context;
 
+/* What a checkpoint keeps of an output (run_checkpoint.c stores it). */
+typedef struct tl_output_saved {
+    int64_t records;
+    uint64_t length;        /* CSV: bytes of its file at the checkpoint */
+    uint64_t hash;          /* CSV: FNV-1a 64 of those bytes */
+    bool log_was_enabled;   /* collisions: the world's log state before the run */
+    size_t nframes;         /* vtk: frames written */
+    const double *times;    /* vtk: their times (nframes) */
+} tl_output_saved;
+
 typedef struct tl_output_ops {
     const char *name;        /* "energy", "particles", ... */
     bool time_series;        /* recorded at its intervals (and at t = 0 and the end) */
@@ -47,6 +65,8 @@ typedef struct tl_output_ops {
     tl_status (*commit)(tl_output *o);
     void (*abort)(tl_output *o);         /* also frees; safe after a failed open */
     void (*release)(tl_output *o);       /* frees, keeping the files */
+    tl_status (*save)(tl_output *o, tl_output_saved *out); /* NULL: the record count only */
+    tl_status (*resume_check)(tl_output *o, const tl_output_saved *in); /* NULL: none */
 } tl_output_ops;
 
 struct tl_output {
@@ -60,6 +80,10 @@ struct tl_output {
     int files_written;       /* final files it made (after commit) */
     bool log_was_enabled;    /* collisions: the world's log state before the run */
     struct tl_vtk_state *vtk; /* vtk: frames written so far */
+    /* checkpoints */
+    const tl_output_saved *resume; /* set while a resumed run opens it */
+    bool resume_part;        /* CSV: continue its own .part (else copy the final file) */
+    uint64_t hashed, hash;   /* CSV: bytes of the file checksummed so far, their FNV-1a 64 */
 };
 
 /* The operations of an output kind (NULL for an unknown kind). */

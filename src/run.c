@@ -32,6 +32,17 @@
  * every that many steps; neither: 100 records spread evenly over the steps of
  * the whole run. Any failure aborts every output: nothing is left under a
  * final name and no .part remains.
+ *
+ * Checkpoints (scene key `checkpoint:`, run_checkpoint.c): chunks also end
+ * where one is due (by the same rules as an output's `every` or
+ * `every_steps`); it is written after the chunk's inflow round, collision
+ * sync, records and stage check, unless the run is at its end; and once
+ * more when the run is interrupted, before anything of the interrupted end
+ * (the last inflow round, the last records) changes the world or the files.
+ * What a chunk does depends only on the step it ends at, never on how the
+ * run was cut into chunks, so a run resumed from a checkpoint
+ * (tl_run_options.resume: the state restored, the outputs continuing their
+ * files) ends exactly as one that was never stopped.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -42,6 +53,7 @@
 
 #include "insert.h"
 #include "outputs.h"
+#include "run_checkpoint.h"
 #include "scene_plan.h"
 #include "world_query.h"
 
@@ -68,50 +80,12 @@ static double wall_now(void) {
 
 /* ---- when outputs are due ---- */
 
-typedef enum schedule_mode {
-    SCHEDULE_NONE = 0, /* not a time series */
-    SCHEDULE_TIME,     /* every `every` s */
-    SCHEDULE_STEPS,    /* every `every_steps` steps */
-    SCHEDULE_SPREAD    /* SPREAD_RECORDS records over the run */
-} schedule_mode;
-
-typedef struct schedule {
-    schedule_mode mode;
-    double every;
-    int64_t every_steps;
-    int64_t k;    /* index of the next record (TIME, SPREAD) */
-    int64_t next; /* the run step at which it is next looked at */
-    int64_t last; /* run step of the last record, -1 = none */
-} schedule;
-
-typedef struct run_state {
-    tl_scene *scene;
-    tl_world *world;
-    tl_run_options opt;
-    tl_output_context ctx;
-    tl_output *out;
-    schedule *sched;
-    size_t nout, opened;
-    int64_t *stage_steps; /* the most steps each stage can run */
-    tl_stage_end *stage_cap; /* what ends a stage that runs all of them */
-    tl_stage_run *runs;   /* per stage, this run */
-    double energy0;       /* tl_energy.total at the start */
-    /* inflows */
-    double *inflow_next;  /* per inflow: world time of its next round (INFINITY: none) */
-    uint8_t *present;     /* per material: the world has particles of it */
-    tl_wall_def *walls;   /* the scene's walls where they are now */
-    size_t inserted;
-    double energy_inserted;
-    double particle_steps; /* sum over chunks of particles x steps */
-    int64_t total, done;  /* steps of the run, steps done */
-    double dt, t0;        /* step, world time at the start */
-    size_t particles0;
-    int stage;
-    double wall0, progress_wall;
-    int64_t progress_step;
-    bool logging;         /* a collisions output is open */
-    char dir_buf[1024];
-} run_state;
+typedef tl_schedule schedule;
+typedef tl_run_state run_state;
+#define SCHEDULE_NONE TL_SCHEDULE_NONE
+#define SCHEDULE_TIME TL_SCHEDULE_TIME
+#define SCHEDULE_STEPS TL_SCHEDULE_STEPS
+#define SCHEDULE_SPREAD TL_SCHEDULE_SPREAD
 
 static void fail(run_state *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -270,9 +244,12 @@ static void free_run(run_state *r) {
     free(r->inflow_next);
     free(r->present);
     free(r->walls);
+    free(r->ck_dir);
 }
 
-static tl_status open_outputs(run_state *r) {
+/* The output directory, each output's kind, full path and schedule, and the
+ * checkpoints' directory and schedule: no file is touched yet. */
+static tl_status name_outputs(run_state *r) {
     const tl_scene *sc = r->scene;
     const char *dir = r->opt.output_dir;
     if (!dir || !dir[0]) {
@@ -286,8 +263,6 @@ static tl_status open_outputs(run_state *r) {
         fail(r, "output directory name too long: %s", dir);
         return TL_ERROR_ARGUMENT;
     }
-    tl_status st = tl_mkdir_p(r->dir_buf, r->ctx.err, r->ctx.errsize);
-    if (st != TL_OK) return st;
     r->ctx.dir = r->dir_buf;
     for (size_t k = 0; k < r->nout; k++) {
         tl_output *o = &r->out[k];
@@ -311,6 +286,37 @@ static tl_status open_outputs(run_state *r) {
                 fail(r, "outputs %zu and %zu both write '%s'", j, k, o->spec->file);
                 return TL_ERROR_ARGUMENT;
             }
+        schedule_init(r, &r->sched[k], o);
+    }
+    const tl_checkpoint_spec *ck = &sc->checkpoint;
+    if (ck->on) {
+        r->ck_dir = tl_path_join(r->dir_buf, ck->dir ? ck->dir : "checkpoint");
+        if (!r->ck_dir) {
+            fail(r, "out of memory");
+            return TL_ERROR_MEMORY;
+        }
+        memset(&r->ck, 0, sizeof r->ck);
+        r->ck.last = -1;
+        if (ck->every > 0.0) {
+            r->ck.mode = SCHEDULE_TIME;
+            r->ck.every = ck->every;
+        } else {
+            r->ck.mode = SCHEDULE_STEPS;
+            r->ck.every_steps = ck->every_steps > 0 ? ck->every_steps : 1;
+        }
+        schedule_advance(r, &r->ck); /* the first one after the start, none at t = 0 */
+        r->ck.last = -1;
+    }
+    return TL_OK;
+}
+
+/* Creates the output directory and opens every output (a resumed run:
+ * continuing its files). */
+static tl_status open_outputs(run_state *r) {
+    tl_status st = tl_mkdir_p(r->dir_buf, r->ctx.err, r->ctx.errsize);
+    if (st != TL_OK) return st;
+    for (size_t k = 0; k < r->nout; k++) {
+        tl_output *o = &r->out[k];
         r->opened = k + 1;
         st = o->ops->open(o);
         if (st != TL_OK) {
@@ -318,7 +324,6 @@ static tl_status open_outputs(run_state *r) {
             return st;
         }
         if (o->spec->kind == TL_OUTPUT_COLLISIONS) r->logging = true;
-        schedule_init(r, &r->sched[k], o);
     }
     return TL_OK;
 }
@@ -633,6 +638,8 @@ static tl_status run_inflows(run_state *r, bool all) {
     return TL_OK;
 }
 
+/* The inflows' arrays, which materials the world has, and when each inflow
+ * is next due (a resumed run then takes the saved ones). */
 static tl_status init_inflows(run_state *r) {
     const tl_scene *sc = r->scene;
     if (!sc->ninflows) return TL_OK;
@@ -653,7 +660,8 @@ static tl_status init_inflows(run_state *r) {
     double now = tl_world_time(r->world);
     for (size_t i = 0; i < sc->ninflows; i++)
         r->inflow_next[i] = inflow_next_time(&sc->inflows[i], &sc->inflow_states[i], false, now, r->dt);
-    return run_inflows(r, false);
+    walls_now(r);
+    return TL_OK;
 }
 
 /* the run step at which world time t comes (INT64_MAX: never) */
@@ -685,31 +693,64 @@ static void summarize_inflows(run_state *r, tl_run_summary *sum) {
     }
 }
 
+/* A checkpoint, when one is due now; none at the end of the run (and none
+ * twice at one step). */
+static tl_status checkpoint_due(run_state *r) {
+    schedule *s = &r->ck;
+    if (s->mode == SCHEDULE_NONE || s->next > r->done) return TL_OK;
+    if (!schedule_due(r, s)) {
+        s->next = r->done + 1; /* the time has not quite come: look again next step */
+        return TL_OK;
+    }
+    schedule_advance(r, s);
+    if (r->done >= r->total) return TL_OK;
+    return tl_run_checkpoint_write(r);
+}
+
+/* An interrupted run leaves a checkpoint of where it stopped (unless one
+ * was just written), so that it can be resumed. */
+static tl_status checkpoint_interrupted(run_state *r) {
+    if (r->ck.mode == SCHEDULE_NONE || r->last_checkpoint_step == r->done) return TL_OK;
+    return tl_run_checkpoint_write(r);
+}
+
 static tl_status run_stages(run_state *r) {
     const tl_scene *sc = r->scene;
     double target_wall = r->opt.progress && r->opt.progress_interval > 0.0
                              ? fmin(0.25, 0.25 * r->opt.progress_interval)
                              : 0.25;
     int64_t cap = 1;
-    for (size_t s = 0; s < sc->nstages; s++) {
+    for (size_t s = r->stage >= 0 ? (size_t)r->stage : 0; s < sc->nstages; s++) {
         r->stage = (int)s;
         const tl_stage_limits *lim = sc->stage_limits ? &sc->stage_limits[s] : NULL;
         int64_t check = lim && lim->until_kinetic ? lim->check_every : 0;
-        int64_t begin = r->done, end = r->done + r->stage_steps[s];
         tl_stage_run *run = &r->runs[s];
-        run->t_begin = tl_world_time(r->world);
-        run->ended_by = r->stage_cap[s];
-        while (r->done < end) {
+        if (r->resume_stage) { /* a resumed run goes on with the stage it stopped in */
+            r->resume_stage = false;
+        } else {
+            r->stage_begin = r->done;
+            r->stage_end = r->done + r->stage_steps[s];
+            run->t_begin = tl_world_time(r->world);
+            run->ended_by = r->stage_cap[s];
+        }
+        const int64_t begin = r->stage_begin;
+        while (r->done < r->stage_end) {
+            int64_t end = r->stage_end;
             int64_t target = end;
             if (target - r->done > cap) target = r->done + cap;
             for (size_t k = 0; k < r->nout; k++)
                 if (r->sched[k].next < target) target = r->sched[k].next;
+            if (r->ck.mode != SCHEDULE_NONE && r->ck.next < target) target = r->ck.next;
             if (check > 0) {
                 int64_t c = begin + ((r->done - begin) / check + 1) * check;
                 if (c < target) target = c;
             }
             for (size_t k = 0; k < sc->ninflows; k++) {
+                /* one step early too: the summed time may reach it a step before n dt
+                 * does, and a round must come at the same step however the run is
+                 * cut into chunks */
                 int64_t n = step_at_time(r, r->inflow_next[k]);
+                if (n < INT64_MAX && n > 0) n--;
                 if (n < target) target = n;
             }
             if (target <= r->done) target = r->done + 1;
@@ -735,9 +776,11 @@ static tl_status run_stages(run_state *r) {
                 if (run->kinetic_energy < lim->kinetic_below) {
                     run->ended_by = TL_STAGE_BY_KINETIC_ENERGY;
                     r->total -= end - r->done; /* the steps it will not run */
-                    end = r->done;
+                    r->stage_end = r->done;
                 }
             }
+            st = checkpoint_due(r);
+            if (st != TL_OK) return st;
             double now = wall_now();
             /* chunks of about target_wall seconds, so that progress comes in time */
             double el = now - w0;
@@ -750,6 +793,8 @@ static tl_status run_stages(run_state *r) {
             if (r->opt.progress && now - r->progress_wall >= r->opt.progress_interval)
                 report_progress(r, now);
             if (r->opt.interrupt && *r->opt.interrupt) {
+                st = checkpoint_interrupted(r);
+                if (st != TL_OK) return st;
                 run->ended_by = TL_STAGE_INTERRUPTED;
                 fail(r, "interrupted at t = %.9g s (step %lld, stage '%s')", tl_world_time(r->world),
                      (long long)tl_world_step_count(r->world),
@@ -772,6 +817,8 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.opt = options ? *options : tl_run_options_default();
     r.wall0 = r.progress_wall = wall_now();
     r.stage = 0;
+    r.last_checkpoint_step = -1;
+    const bool resume = r.opt.resume && r.opt.resume[0];
     if (!r.world) {
         fail(&r, "the scene has no world");
         return TL_ERROR_STATE;
@@ -785,7 +832,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     }
     r.dt = tl_world_dt(r.world);
     r.t0 = tl_world_time(r.world);
-    int64_t step0 = tl_world_step_count(r.world);
+    r.step0 = tl_world_step_count(r.world);
     r.particles0 = tl_world_particle_count(r.world);
     st = plan_stages(&r);
     if (st != TL_OK) {
@@ -817,14 +864,28 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         r.ctx.noutputs = r.nout;
     }
     bool interrupted = false;
-    st = init_inflows(&r); /* what is due already */
+    tl_run_saved *saved = NULL;
+    st = init_inflows(&r);
+    if (st == TL_OK && r.opt.write_outputs) st = name_outputs(&r); /* no file yet */
+    if (st == TL_OK && resume) {
+        /* everything is checked before anything is changed */
+        st = tl_run_saved_read(&r, r.opt.resume, &saved);
+        if (st == TL_OK) st = tl_run_saved_apply(&r, saved);
+        r.progress_step = r.done;
+    } else if (st == TL_OK) {
+        st = run_inflows(&r, false); /* what is due already */
+    }
     if (st != TL_OK) {
+        tl_run_saved_free(saved);
         free_run(&r);
         return st;
     }
     if (r.opt.write_outputs) {
         st = open_outputs(&r);
-        if (st == TL_OK) st = record_due(&r, true); /* t = 0 */
+        tl_run_saved_free(saved); /* the outputs took what they needed */
+        saved = NULL;
+        for (size_t k = 0; k < r.nout; k++) r.out[k].resume = NULL;
+        if (st == TL_OK && !resume) st = record_due(&r, true); /* t = 0 */
         if (st == TL_OK) st = run_stages(&r);
         if (st == TL_INTERRUPTED) { /* keep what was done: complete records, valid files */
             interrupted = true;
@@ -834,6 +895,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         if (st == TL_OK) st = record_due(&r, true); /* the end */
         if (st == TL_OK) st = commit_outputs(&r);
     } else {
+        tl_run_saved_free(saved);
         st = run_stages(&r);
         if (st == TL_INTERRUPTED) {
             interrupted = true;
@@ -858,11 +920,13 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     if (summary) {
         tl_energy e1;
         tl_world_energy(r.world, &e1);
-        summary->steps = tl_world_step_count(r.world) - step0;
+        summary->steps = tl_world_step_count(r.world) - r.step0;
         summary->simulated_time = run_time(&r);
         summary->wall_seconds = now - r.wall0;
         summary->particle_steps_per_second =
-            summary->wall_seconds > 0.0 ? r.particle_steps / summary->wall_seconds : 0.0;
+            summary->wall_seconds > 0.0
+                ? (r.particle_steps - r.particle_steps0) / summary->wall_seconds
+                : 0.0;
         summary->particles = tl_world_particle_count(r.world);
         summary->contacts = tl_world_contact_count(r.world);
         summary->neighbor_builds = tl_world_neighbor_builds(r.world);
@@ -879,6 +943,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         if (r.opt.write_outputs)
             snprintf(summary->output_dir, sizeof summary->output_dir, "%s", r.dir_buf);
         summary->files_written = files;
+        snprintf(summary->checkpoint, sizeof summary->checkpoint, "%s", r.last_checkpoint);
     }
     free_run(&r);
     return interrupted ? TL_INTERRUPTED : TL_OK;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "law.h"
 #include "rng.h"
 #include "scene_particles.h"
@@ -41,7 +42,8 @@ typedef tl_loader loader;
 static const char *const top_keys[] = {"talus",     "name",      "units",        "seed",
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "materials", "laws",
-                                       "particles", "walls",     "stages",       "outputs"};
+                                       "particles", "walls",     "stages",       "outputs",
+                                       "checkpoint"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -1064,6 +1066,47 @@ static int read_outputs(loader *L) {
     return check_output_files(L, &s);
 }
 
+/* ---- checkpoint ---- */
+
+/* checkpoint: {every: s | every_steps: n, dir: path, keep: k} */
+static int read_checkpoint(loader *L) {
+    static const char *const keys[] = {"every", "every_steps", "dir", "keep"};
+    tl_yval m;
+    tl_ymap_get(&L->root, "checkpoint", &m);
+    if (!m.node) return 0;
+    tl_checkpoint_spec *ck = &L->scene->checkpoint;
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {every: s or every_steps: n, dir: path, keep: k}") ||
+        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL))
+        return -1;
+    ck->line = m.line;
+    ck->keep = 1;
+    tl_yval steps, v;
+    tl_ymap_get(&m, "every_steps", &steps);
+    if (steps.node && tl_ymap_has(&m, "every"))
+        return tl_yfail(&L->doc, &steps, "give either every (s of simulated time) or every_steps, "
+                                         "not both");
+    if (!steps.node && !tl_ymap_has(&m, "every")) {
+        tl_ymap_get(&m, "every", &v);
+        return tl_ymissing(&L->doc, &v, "every: s of simulated time between checkpoints, or "
+                                        "every_steps: steps between them");
+    }
+    if (tl_ykey_number(&L->doc, &m, "every", false, ABOVE(0.0, "s"), &ck->every) ||
+        (steps.node && tl_yint(&L->doc, &steps, 1, INT64_MAX, &ck->every_steps)))
+        return -1;
+    tl_ymap_get(&m, "keep", &v);
+    if (v.node && tl_yint(&L->doc, &v, 1, 1000000, &ck->keep)) return -1;
+    const char *dir = NULL;
+    if (tl_ykey_string(&L->doc, &m, "dir", false,
+                       "a directory (relative to the output directory, or absolute)", &dir))
+        return -1;
+    if (dir) {
+        ck->dir = tl_load_copy_string(dir);
+        if (!ck->dir) return tl_load_out_of_memory(L);
+    }
+    ck->on = true;
+    return 0;
+}
+
 /* ---- preparation ---- */
 
 /* the entry whose law cannot be prepared for its pair of materials, or -1 */
@@ -1162,7 +1205,8 @@ static int load(loader *L) {
     }
     /* walls before particles: random fills avoid them */
     if (read_header(L) || create_world(L) || read_materials(L) || read_laws(L) || read_walls(L) ||
-        tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L))
+        tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L) ||
+        read_checkpoint(L))
         return -1;
     return prepare_world(L);
 }
@@ -1219,6 +1263,7 @@ static tl_status load_once(const char *text, size_t len, const char *path, tl_lo
         tl_scene_destroy(L.scene);
         return L.status;
     }
+    L.scene->text_hash = tl_fnv1a(text, len, TL_FNV_START);
     *out = L.scene;
     return TL_OK;
 }
@@ -1353,6 +1398,7 @@ void tl_scene_destroy(tl_scene *scene) {
         free(scene->outputs[i].ids);
     }
     free(scene->outputs);
+    free(scene->checkpoint.dir);
     free(scene->path);
     free(scene->title);
     free(scene->slug);

@@ -120,6 +120,18 @@ typedef struct tl_inflow_state {
     bool finished;            /* stopped: the count reached, or the stop time passed */
 } tl_inflow_state;
 
+/* `checkpoint:` of a scene: the complete state of a run written between
+ * chunks of steps (and when a run is interrupted), so that `talus run
+ * --resume DIR` continues it (run.c, run_checkpoint.c). */
+typedef struct tl_checkpoint_spec {
+    bool on;              /* the scene asks for checkpoints */
+    double every;         /* s of simulated time between checkpoints; 0 = by every_steps */
+    int64_t every_steps;  /* steps between checkpoints */
+    char *dir;            /* NULL = <output dir>/checkpoint; relative: to the output dir */
+    int64_t keep;         /* the latest checkpoints kept, >= 1 */
+    int line;             /* where it was declared */
+} tl_checkpoint_spec;
+
 struct tl_scene {
     tl_world *world;
     tl_world_def def;     /* the world's definition as the scene gave it */
@@ -137,6 +149,8 @@ struct tl_scene {
     size_t nwalls;
     tl_output_spec *outputs;
     size_t noutputs;
+    tl_checkpoint_spec checkpoint;
+    uint64_t text_hash;   /* FNV-1a 64 of the scene's text: a resume refuses another text */
     char run_error[1024];
 };
 

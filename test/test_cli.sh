@@ -84,6 +84,60 @@ last=$(tail -n 1 demo/energy.csv | awk -F, '{print NF}')
 first=$(head -n 1 demo/energy.csv | awk -F, '{print NF}')
 [ "$last" = "$first" ] || fail "truncated last row after an interrupt"
 
+# restarts: checkpoints every 1 ms (100 steps; none at the end, step 600); a resume from the earliest one, into a folder
+# whose energy.csv is the .part a killed run leaves (with rows after the
+# checkpoint) and whose .pvd is gone, rewrites every output as the straight run did
+cat > ck.yaml <<'YAML'
+talus: 1
+name: restart
+seed: 3
+gravity: [0, 0, -9.81]
+integrator: {dt: 1.0e-5}
+materials:
+  glass: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.25}
+laws:
+  - {between: [glass, glass], normal: hertz, damping: tsuji, tangential: mindlin, e: 0.5, mu: 0.4}
+walls:
+  - {type: box, material: glass, min: [0, 0, 0], max: [0.01, 0.01, 0.03], open: [+z]}
+particles:
+  - random: {region: {min: [0, 0, 0], max: [0.01, 0.01, 0.02]}, count: 60,
+             radius: 0.8e-3, material: glass, velocity_jitter: 0.1}
+stages:
+  - {name: fall, duration: 0.004}
+  - {name: rest, duration: 0.002}
+checkpoint: {every: 0.001, keep: 10}
+outputs:
+  - {type: energy, file: energy.csv, every: 2.0e-4}
+  - {type: collisions, file: collisions.csv}
+  - {type: vtk, file: frames, every: 1.0e-3}
+YAML
+"$TALUS" run ck.yaml -o full --quiet 2> err.txt || fail "checkpointed run: $(cat err.txt)"
+[ "$(ls full/checkpoint/checkpoint-*.tlck | wc -l)" -eq 5 ] || fail "checkpoints: $(ls full/checkpoint)"
+[ "$(cat full/checkpoint/latest)" = "checkpoint-500.tlck" ] || fail "latest: $(cat full/checkpoint/latest)"
+first=$(ls full/checkpoint/checkpoint-*.tlck | sort -t- -k2 -n | head -n 1)
+cp -r full res && rm -rf res/checkpoint res/frames.pvd
+echo "0.0059,junk" >> res/energy.csv && mv res/energy.csv res/energy.csv.part
+"$TALUS" run ck.yaml -o res --resume "$first" --quiet > out.txt 2> err.txt || fail "talus run --resume: $(cat err.txt)"
+for f in energy.csv collisions.csv frames.pvd $(cd full && ls frames/*.vtp); do
+  cmp -s "full/$f" "res/$f" || fail "resumed $f differs from the straight run's"
+done
+[ "$(find res -name '*.part' | wc -l)" -eq 0 ] || fail ".part files after a resume"
+[ -s res/checkpoint/latest ] || fail "the resumed run wrote no checkpoint"
+
+# a corrupted checkpoint is refused (non-zero, the reason on stderr), nothing changes
+cp "$first" bad.tlck
+printf 'AB' | dd of=bad.tlck bs=1 seek=300 conv=notrunc 2> /dev/null
+before=$(ls -lR res | md5sum)
+"$TALUS" run ck.yaml -o res --resume bad.tlck --quiet > out.txt 2> err.txt && fail "a corrupted checkpoint was accepted"
+grep -q "bad.tlck: checksum mismatch (the file is corrupted)" err.txt || fail "corrupted checkpoint: $(cat err.txt)"
+[ "$(ls -lR res | md5sum)" = "$before" ] || fail "a refused resume changed the output folder"
+head -c 1000 "$first" > short.tlck
+"$TALUS" run ck.yaml -o res --resume short.tlck --quiet > out.txt 2> err.txt && fail "a truncated checkpoint was accepted"
+grep -q "short.tlck: truncated: 1000 of" err.txt || fail "truncated checkpoint: $(cat err.txt)"
+"$TALUS" run ck.yaml --resume nowhere --quiet > out.txt 2> err.txt; [ $? -eq 1 ] || fail "--resume nowhere exit status"
+grep -q "cannot resume: nowhere" err.txt || fail "--resume nowhere: $(cat err.txt)"
+"$TALUS" run ck.yaml --resume > out.txt 2> err.txt; [ $? -eq 2 ] || fail "--resume without a directory"
+
 # ---- the collision lab: talus collide and talus calibrate ----
 
 # a sweep writes one CSV row per value (plus the header)

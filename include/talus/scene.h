@@ -84,6 +84,14 @@ typedef struct tl_run_options {
      * time, commits the files and returns TL_INTERRUPTED. */
     volatile sig_atomic_t *interrupt;
     int threads;                  /* > 0: overrides the scene's thread count */
+    /* Continue a run from a checkpoint (scene key `checkpoint:`): a checkpoint
+     * file (.tlck), or a directory whose `latest` file names one; NULL = start
+     * afresh. The scene must be the one the checkpoint was written for (the
+     * same text). The outputs continue their files in output_dir: the result
+     * is the same, byte for byte, as that of a run that was never stopped. A
+     * checkpoint that is truncated, corrupted, or of another scene is refused
+     * before anything is changed. */
+    const char *resume;
 } tl_run_options;
 
 tl_run_options tl_run_options_default(void);
@@ -109,6 +117,7 @@ typedef struct tl_run_summary {
     double energy_inserted;       /* J brought in by inserted particles (kinetic + potential);
                                    * the balance error counts it as entering the system */
     char warnings[1024];          /* lines for the user ("" when none), e.g. an inflow shortfall */
+    char checkpoint[1024];        /* the last checkpoint file this run wrote ("" = none) */
 } tl_run_summary;
 
 /* Runs every stage, writing the scene's outputs. On failure nothing that was

@@ -1,0 +1,632 @@
+/*
+ * Checkpoint files of a run: everything a run needs to continue exactly
+ * where it was (docs/outputs.md, "Checkpoints and resuming").
+ *
+ * A file <dir>/checkpoint-<step>.tlck, written through a temporary name and
+ * renamed into place (tl_file_write_atomic: fsync, rename), then <dir>/latest,
+ * a line naming it, written the same way; the checkpoints beyond the scene's
+ * `keep` latest are removed only after both are in place. Layout (integers
+ * u64 and reals f64 in the machine's order; a file is for the build of
+ * Talus that wrote it, like the world state inside it):
+ *
+ *   header      magic "TALUSCK1", format version, the file's length, FNV-1a 64
+ *               of every byte after the header
+ *   build       the sizes of the structures stored as they are
+ *   scene       the scene file's path, FNV-1a 64 of its text
+ *   where       the world's step and time
+ *   run         stage, its begin and end step, steps done and total, the
+ *               world step and time at the start, dt, particle-steps, the
+ *               energy at the start (the balance's reference, with the
+ *               energy inserted so far) and the balance's scale, particles
+ *               and energy inserted
+ *   stages      how each went so far (tl_stage_run)
+ *   inflows     each inflow's state (tl_inflow_state: counts, generators,
+ *               the next size) and the time of its next round
+ *   materials   which ones the world has particles of (with inflows)
+ *   walls       where the scene's walls are (with inflows)
+ *   checkpoints the schedule of the next one
+ *   outputs     per output: kind, file, schedule (k, next, last), records,
+ *               the length and FNV-1a 64 of its file (CSV), the log state
+ *               (collisions), the frames and their times (vtk)
+ *   world       tl_world_save_state's bytes
+ *   end mark    the magic again
+ *
+ * Reading checks the length and the checksum before it reads anything
+ * else, then the build, the scene's text, and every count and index against
+ * the scene; then that each output's file still holds the bytes the
+ * checkpoint counted. Nothing is written until all of it passed.
+ */
+#include "run_checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "io_file.h"
+#include "world_query.h"
+
+#define MAGIC 0x314b4353554c4154ULL /* "TALUSCK1" */
+#define FORMAT 1u
+#define HEADER_BYTES 32u
+#define MAX_NAME 4096u
+
+struct tl_run_saved {
+    char path[1100];         /* the checkpoint file */
+    unsigned char *data;     /* all of it */
+    size_t size;
+    /* the run */
+    uint64_t stage;
+    int64_t stage_begin, stage_end, done, total, step0;
+    double t0, dt, particle_steps, energy0, energy_scale, energy_inserted;
+    tl_energy ctx_energy0;
+    uint64_t inserted;
+    tl_stage_run *runs;
+    tl_inflow_state *inflows;
+    double *inflow_next;
+    uint8_t *present;
+    tl_wall_def *walls;
+    size_t nstages, ninflows, nmat, nwalls;
+    int64_t ck[3];           /* k, next, last */
+    /* the outputs */
+    size_t nout;
+    tl_output_saved *outs;
+    int64_t (*sched)[3];
+    double **times;
+    /* the world */
+    const unsigned char *world;
+    size_t world_size;
+};
+
+static tl_status refuse(tl_run_state *r, tl_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* "cannot resume: <message>" into run_error */
+static tl_status refuse(tl_run_state *r, tl_status st, const char *fmt, ...) {
+    char *e = r->scene->run_error;
+    size_t size = sizeof r->scene->run_error;
+    int n = snprintf(e, size, "cannot resume: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e + n, size - (size_t)n, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static tl_status ck_fail(tl_run_state *r, tl_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* "<scene>:<line>: checkpoint: <message>" into run_error */
+static tl_status ck_fail(tl_run_state *r, tl_status st, const char *fmt, ...) {
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const tl_scene *sc = r->scene;
+    if (sc->path && sc->checkpoint.line > 0)
+        snprintf(r->scene->run_error, sizeof r->scene->run_error, "%s:%d: checkpoint: %s", sc->path,
+                 sc->checkpoint.line, msg);
+    else
+        snprintf(r->scene->run_error, sizeof r->scene->run_error, "checkpoint: %s", msg);
+    return st;
+}
+
+/* ---- writing ---- */
+
+static void put_i64(tl_wbuf *b, int64_t v) { tl_wbuf_u64(b, (uint64_t)v); }
+
+static void put_string(tl_wbuf *b, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    tl_wbuf_u64(b, n);
+    tl_wbuf_put(b, s, n);
+}
+
+static void put_schedule(tl_wbuf *b, const tl_schedule *s) {
+    put_i64(b, s->k);
+    put_i64(b, s->next);
+    put_i64(b, s->last);
+}
+
+static const uint64_t *struct_sizes(void) {
+    static const uint64_t sizes[4] = {sizeof(tl_inflow_state), sizeof(tl_stage_run),
+                                      sizeof(tl_energy), sizeof(tl_wall_def)};
+    return sizes;
+}
+
+static void put_run(tl_wbuf *b, const tl_run_state *r) {
+    const tl_scene *sc = r->scene;
+    tl_wbuf_put(b, struct_sizes(), 4 * sizeof(uint64_t));
+    put_string(b, sc->path);
+    tl_wbuf_u64(b, sc->text_hash);
+    put_i64(b, tl_world_step_count(r->world));
+    tl_wbuf_f64(b, tl_world_time(r->world));
+    tl_wbuf_u64(b, (uint64_t)r->stage);
+    put_i64(b, r->stage_begin);
+    put_i64(b, r->stage_end);
+    put_i64(b, r->done);
+    put_i64(b, r->total);
+    put_i64(b, r->step0);
+    tl_wbuf_f64(b, r->t0);
+    tl_wbuf_f64(b, r->dt);
+    tl_wbuf_f64(b, r->particle_steps);
+    tl_wbuf_f64(b, r->energy0);
+    tl_wbuf_put(b, &r->ctx.energy0, sizeof r->ctx.energy0);
+    tl_wbuf_f64(b, r->ctx.energy_scale);
+    tl_wbuf_u64(b, r->inserted);
+    tl_wbuf_f64(b, r->energy_inserted);
+    tl_wbuf_u64(b, sc->nstages);
+    tl_wbuf_put(b, r->runs, sc->nstages * sizeof *r->runs);
+    tl_wbuf_u64(b, sc->ninflows);
+    tl_wbuf_put(b, sc->inflow_states, sc->ninflows * sizeof *sc->inflow_states);
+    tl_wbuf_put(b, r->inflow_next, sc->ninflows * sizeof *r->inflow_next);
+    size_t nmat = sc->ninflows ? (size_t)tl_world_material_count(r->world) : 0;
+    tl_wbuf_u64(b, nmat);
+    tl_wbuf_put(b, r->present, nmat);
+    size_t nwalls = sc->ninflows ? sc->nwalls : 0;
+    tl_wbuf_u64(b, nwalls);
+    for (size_t i = 0; i < nwalls; i++) {
+        tl_wall_def w = r->walls[i];
+        w.name = NULL;
+        tl_wbuf_put(b, &w, sizeof w);
+    }
+    put_schedule(b, &r->ck);
+}
+
+static void put_output(tl_wbuf *b, const tl_output *o, const tl_schedule *s,
+                       const tl_output_saved *v) {
+    tl_wbuf_u64(b, (uint64_t)o->spec->kind);
+    put_string(b, o->spec->file);
+    put_schedule(b, s);
+    put_i64(b, v->records);
+    tl_wbuf_u64(b, v->length);
+    tl_wbuf_u64(b, v->hash);
+    tl_wbuf_u64(b, v->log_was_enabled ? 1u : 0u);
+    tl_wbuf_u64(b, v->nframes);
+    tl_wbuf_put(b, v->times, v->nframes * sizeof *v->times);
+}
+
+/* "checkpoint-<step>.tlck": its step, or -1 */
+static int64_t checkpoint_step(const char *name) {
+    static const char lead[] = "checkpoint-", tail[] = ".tlck";
+    size_t n = strlen(name), nl = sizeof lead - 1, nt = sizeof tail - 1;
+    if (n <= nl + nt || strncmp(name, lead, nl) != 0 || strcmp(name + n - nt, tail) != 0) return -1;
+    int64_t step = 0;
+    for (size_t i = nl; i < n - nt; i++) {
+        if (name[i] < '0' || name[i] > '9' || step > (INT64_MAX - 9) / 10) return -1;
+        step = step * 10 + (name[i] - '0');
+    }
+    return step;
+}
+
+static int by_step_descending(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Keeps the newest (at `step`) and the keep - 1 before it; the others go,
+ * also those of later steps (left by an earlier run that went further: the
+ * outputs they count on are being rewritten). */
+static void prune(const tl_run_state *r, int64_t step) {
+    int64_t keep = r->scene->checkpoint.keep > 0 ? r->scene->checkpoint.keep : 1;
+    DIR *d = opendir(r->ck_dir);
+    if (!d) return;
+    int64_t *steps = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int64_t s = checkpoint_step(e->d_name);
+        if (s < 0 || s == step) continue;
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            int64_t *ns = realloc(steps, nc * sizeof *ns);
+            if (!ns) break;
+            steps = ns;
+            cap = nc;
+        }
+        steps[n++] = s;
+    }
+    closedir(d);
+    if (n) qsort(steps, n, sizeof *steps, by_step_descending);
+    int64_t kept = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i] < step && kept < keep) {
+            kept++;
+            continue;
+        }
+        char *path = tl_strdup_printf("%s/checkpoint-%lld.tlck", r->ck_dir, (long long)steps[i]);
+        if (path) (void)unlink(path);
+        free(path);
+    }
+    free(steps);
+}
+
+tl_status tl_run_checkpoint_write(tl_run_state *r) {
+    tl_output_saved *outs = calloc(r->nout ? r->nout : 1, sizeof *outs);
+    if (!outs) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");
+    tl_status st = TL_OK;
+    for (size_t k = 0; k < r->nout && st == TL_OK; k++) {
+        tl_output *o = &r->out[k];
+        outs[k].records = o->records;
+        if (o->ops->save) {
+            st = o->ops->save(o, &outs[k]);
+            if (st != TL_OK) {
+                char msg[sizeof r->scene->run_error];
+                snprintf(msg, sizeof msg, "%s", r->scene->run_error);
+                ck_fail(r, st, "%s output '%s': %s", o->ops->name, o->spec->file, msg);
+            }
+        }
+    }
+    void *world = NULL;
+    size_t world_size = 0;
+    if (st == TL_OK) {
+        st = tl_world_save_state(r->world, &world, &world_size);
+        if (st != TL_OK) ck_fail(r, st, "cannot save the world's state: %s", tl_world_error(r->world));
+    }
+    tl_wbuf b = {0};
+    if (st == TL_OK) {
+        static const unsigned char zero[HEADER_BYTES];
+        tl_wbuf_put(&b, zero, sizeof zero);
+        put_run(&b, r);
+        tl_wbuf_u64(&b, r->nout);
+        for (size_t k = 0; k < r->nout; k++) put_output(&b, &r->out[k], &r->sched[k], &outs[k]);
+        tl_wbuf_u64(&b, world_size);
+        tl_wbuf_put(&b, world, world_size);
+        tl_wbuf_u64(&b, MAGIC);
+        if (b.failed) st = ck_fail(r, TL_ERROR_MEMORY, "out of memory");
+    }
+    free(world);
+    free(outs);
+    if (st == TL_OK) {
+        uint64_t head[4] = {MAGIC, FORMAT, (uint64_t)b.size,
+                            tl_fnv1a(b.data + HEADER_BYTES, b.size - HEADER_BYTES, TL_FNV_START)};
+        memcpy(b.data, head, sizeof head);
+    }
+    int64_t step = tl_world_step_count(r->world);
+    char name[64], err[900];
+    snprintf(name, sizeof name, "checkpoint-%lld.tlck", (long long)step);
+    char *path = st == TL_OK ? tl_path_join(r->ck_dir, name) : NULL;
+    char *latest = st == TL_OK ? tl_path_join(r->ck_dir, "latest") : NULL;
+    if (st == TL_OK && (!path || !latest)) st = ck_fail(r, TL_ERROR_MEMORY, "out of memory");
+    if (st == TL_OK && tl_mkdir_p(r->ck_dir, err, sizeof err) != TL_OK)
+        st = ck_fail(r, TL_ERROR_IO, "%s", err);
+    if (st == TL_OK && tl_file_write_atomic(path, b.data, b.size, err, sizeof err) != TL_OK)
+        st = ck_fail(r, TL_ERROR_IO, "%s", err);
+    if (st == TL_OK) {
+        char line[80];
+        int n = snprintf(line, sizeof line, "%s\n", name);
+        if (tl_file_write_atomic(latest, line, (size_t)n, err, sizeof err) != TL_OK)
+            st = ck_fail(r, TL_ERROR_IO, "%s", err);
+    }
+    if (st == TL_OK) {
+        prune(r, step);
+        snprintf(r->last_checkpoint, sizeof r->last_checkpoint, "%s", path);
+        r->last_checkpoint_step = r->done;
+    }
+    free(path);
+    free(latest);
+    free(b.data);
+    return st;
+}
+
+/* ---- reading ---- */
+
+void tl_run_saved_free(tl_run_saved *S) {
+    if (!S) return;
+    free(S->data);
+    free(S->runs);
+    free(S->inflows);
+    free(S->inflow_next);
+    free(S->present);
+    free(S->walls);
+    if (S->times)
+        for (size_t k = 0; k < S->nout; k++) free(S->times[k]);
+    free(S->times);
+    free(S->outs);
+    free(S->sched);
+    free(S);
+}
+
+/* The checkpoint file `where` names: itself, or the one its `latest` names. */
+static tl_status locate(tl_run_state *r, const char *where, tl_run_saved *S) {
+    struct stat st;
+    if (stat(where, &st) != 0)
+        return refuse(r, TL_ERROR_IO, "%s: %s", where, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(S->path, sizeof S->path, "%s", where);
+        return TL_OK;
+    }
+    char *latest = tl_path_join(where, "latest");
+    if (!latest) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    FILE *fp = fopen(latest, "rb");
+    if (!fp) {
+        tl_status s = refuse(r, TL_ERROR_IO,
+                             "%s: %s (a directory given to resume from holds a file 'latest' "
+                             "naming its newest checkpoint; runs write them when their scene has "
+                             "checkpoint: {...})",
+                             latest, strerror(errno));
+        free(latest);
+        return s;
+    }
+    char line[300];
+    size_t n = fread(line, 1, sizeof line - 1, fp);
+    fclose(fp);
+    line[n] = '\0';
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ')) line[--n] = '\0';
+    if (n == 0 || strchr(line, '/') || checkpoint_step(line) < 0) {
+        tl_status s = refuse(r, TL_ERROR_ARGUMENT,
+                             "%s does not name a checkpoint file (checkpoint-<step>.tlck)", latest);
+        free(latest);
+        return s;
+    }
+    free(latest);
+    char *path = tl_path_join(where, line);
+    if (!path) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    snprintf(S->path, sizeof S->path, "%s", path);
+    free(path);
+    return TL_OK;
+}
+
+static tl_status read_all(tl_run_state *r, tl_run_saved *S) {
+    FILE *fp = fopen(S->path, "rb");
+    if (!fp) return refuse(r, TL_ERROR_IO, "%s: %s", S->path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || st.st_size < 0) {
+        fclose(fp);
+        return refuse(r, TL_ERROR_IO, "%s: %s", S->path, strerror(errno));
+    }
+    size_t size = (size_t)st.st_size;
+    S->data = malloc(size ? size : 1);
+    if (!S->data) {
+        fclose(fp);
+        return refuse(r, TL_ERROR_MEMORY, "%s: out of memory (%zu bytes)", S->path, size);
+    }
+    size_t got = fread(S->data, 1, size, fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad || got != size) return refuse(r, TL_ERROR_IO, "%s: cannot read it", S->path);
+    S->size = size;
+    return TL_OK;
+}
+
+/* the header: magic, version, length, checksum; nothing else is read before */
+static tl_status verify(tl_run_state *r, const tl_run_saved *S) {
+    if (S->size < HEADER_BYTES)
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated: %zu bytes, less than a header (%u)",
+                      S->path, S->size, HEADER_BYTES);
+    uint64_t head[4];
+    memcpy(head, S->data, sizeof head);
+    if (head[0] != MAGIC) return refuse(r, TL_ERROR_ARGUMENT, "%s: not a Talus checkpoint", S->path);
+    if (head[1] != FORMAT)
+        return refuse(r, TL_ERROR_ARGUMENT,
+                      "%s: written in checkpoint format %llu; this build of Talus reads format %u",
+                      S->path, (unsigned long long)head[1], FORMAT);
+    if (head[2] > S->size)
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated: %zu of %llu bytes", S->path, S->size,
+                      (unsigned long long)head[2]);
+    if (head[2] < S->size)
+        return refuse(r, TL_ERROR_ARGUMENT,
+                      "%s: %zu bytes where its header says %llu (not one complete checkpoint)",
+                      S->path, S->size, (unsigned long long)head[2]);
+    if (tl_fnv1a(S->data + HEADER_BYTES, S->size - HEADER_BYTES, TL_FNV_START) != head[3])
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: checksum mismatch (the file is corrupted)", S->path);
+    return TL_OK;
+}
+
+static int64_t get_i64(tl_rbuf *b) { return (int64_t)tl_rbuf_u64(b); }
+
+/* a string of at most MAX_NAME bytes, copied NUL-terminated into buf */
+static bool get_string(tl_rbuf *b, char *buf, size_t size) {
+    uint64_t n = tl_rbuf_u64(b);
+    if (b->failed || n > MAX_NAME || n >= size || n > b->size - b->at) {
+        b->failed = true;
+        return false;
+    }
+    tl_rbuf_get(b, buf, (size_t)n);
+    buf[n] = '\0';
+    return !b->failed;
+}
+
+/* an array of n items of `each` bytes into fresh memory */
+static void *get_array(tl_rbuf *b, size_t n, size_t each) {
+    if (b->failed || (n && n > (b->size - b->at) / each)) {
+        b->failed = true;
+        return NULL;
+    }
+    void *p = malloc(n ? n * each : 1);
+    if (!p) {
+        b->failed = true;
+        return NULL;
+    }
+    tl_rbuf_get(b, p, n * each);
+    return p;
+}
+
+static tl_status mismatch(tl_run_state *r, const tl_run_saved *S, const char *what) {
+    return refuse(r, TL_ERROR_ARGUMENT, "%s does not fit this scene (%s)", S->path, what);
+}
+
+static tl_status parse_run(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
+    const tl_scene *sc = r->scene;
+    uint64_t sizes[4];
+    tl_rbuf_get(b, sizes, sizeof sizes);
+    if (b->failed || memcmp(sizes, struct_sizes(), sizeof sizes) != 0)
+        return refuse(r, TL_ERROR_ARGUMENT,
+                      "%s was written by a different build of Talus (structure sizes differ)",
+                      S->path);
+    char saved_path[MAX_NAME + 1];
+    if (!get_string(b, saved_path, sizeof saved_path)) return mismatch(r, S, "scene path");
+    uint64_t text_hash = tl_rbuf_u64(b);
+    if (text_hash != sc->text_hash) {
+        bool moved = sc->path && strcmp(saved_path, sc->path) != 0;
+        return refuse(r, TL_ERROR_ARGUMENT,
+                      "%s changed since the checkpoint was written (%s holds a run of %s%s; restore "
+                      "the scene as it was, or rerun without --resume)",
+                      sc->path ? sc->path : "the scene", S->path,
+                      moved ? saved_path : "another text of it",
+                      moved ? ", whose text differs" : "");
+    }
+    (void)get_i64(b);      /* the world's step and time: for people reading the file */
+    (void)tl_rbuf_f64(b);
+    S->stage = tl_rbuf_u64(b);
+    S->stage_begin = get_i64(b);
+    S->stage_end = get_i64(b);
+    S->done = get_i64(b);
+    S->total = get_i64(b);
+    S->step0 = get_i64(b);
+    S->t0 = tl_rbuf_f64(b);
+    S->dt = tl_rbuf_f64(b);
+    S->particle_steps = tl_rbuf_f64(b);
+    S->energy0 = tl_rbuf_f64(b);
+    tl_rbuf_get(b, &S->ctx_energy0, sizeof S->ctx_energy0);
+    S->energy_scale = tl_rbuf_f64(b);
+    S->inserted = tl_rbuf_u64(b);
+    S->energy_inserted = tl_rbuf_f64(b);
+    if (b->failed) return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (run)", S->path);
+    if (S->stage >= sc->nstages || S->stage_begin < 0 || S->stage_begin > S->done ||
+        S->done > S->stage_end || S->stage_end > S->total || S->total > r->total ||
+        S->stage_end - S->stage_begin > r->stage_steps[S->stage])
+        return mismatch(r, S, "stage and steps");
+    if (S->dt != r->dt || !isfinite(S->t0)) return mismatch(r, S, "time step");
+    S->nstages = (size_t)tl_rbuf_u64(b);
+    if (S->nstages != sc->nstages) return mismatch(r, S, "stages");
+    S->runs = get_array(b, S->nstages, sizeof *S->runs);
+    S->ninflows = (size_t)tl_rbuf_u64(b);
+    if (!b->failed && S->ninflows != sc->ninflows) return mismatch(r, S, "inflows");
+    S->inflows = get_array(b, S->ninflows, sizeof *S->inflows);
+    S->inflow_next = get_array(b, S->ninflows, sizeof *S->inflow_next);
+    S->nmat = (size_t)tl_rbuf_u64(b);
+    size_t nmat = sc->ninflows ? (size_t)tl_world_material_count(r->world) : 0;
+    if (!b->failed && S->nmat != nmat) return mismatch(r, S, "materials");
+    S->present = get_array(b, S->nmat, 1);
+    S->nwalls = (size_t)tl_rbuf_u64(b);
+    if (!b->failed && S->nwalls != (sc->ninflows ? sc->nwalls : 0)) return mismatch(r, S, "walls");
+    S->walls = get_array(b, S->nwalls, sizeof *S->walls);
+    for (size_t i = 0; i < 3; i++) S->ck[i] = get_i64(b);
+    if (b->failed) return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (run)", S->path);
+    for (size_t i = 0; i < S->nstages; i++)
+        if ((unsigned)S->runs[i].ended_by > TL_STAGE_INTERRUPTED) return mismatch(r, S, "stages");
+    return TL_OK;
+}
+
+static tl_status parse_outputs(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
+    S->nout = (size_t)tl_rbuf_u64(b);
+    if (b->failed || S->nout > r->scene->noutputs) return mismatch(r, S, "outputs");
+    if (r->nout && S->nout != r->nout) return mismatch(r, S, "outputs");
+    S->outs = calloc(S->nout ? S->nout : 1, sizeof *S->outs);
+    S->sched = calloc(S->nout ? S->nout : 1, sizeof *S->sched);
+    S->times = calloc(S->nout ? S->nout : 1, sizeof *S->times);
+    if (!S->outs || !S->sched || !S->times) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    char file[MAX_NAME + 1];
+    for (size_t k = 0; k < S->nout; k++) {
+        const tl_output_spec *spec = &r->scene->outputs[k];
+        tl_output_saved *v = &S->outs[k];
+        uint64_t kind = tl_rbuf_u64(b);
+        if (!get_string(b, file, sizeof file) || kind != (uint64_t)spec->kind ||
+            strcmp(file, spec->file) != 0)
+            return mismatch(r, S, "outputs");
+        for (size_t i = 0; i < 3; i++) S->sched[k][i] = get_i64(b);
+        v->records = get_i64(b);
+        v->length = tl_rbuf_u64(b);
+        v->hash = tl_rbuf_u64(b);
+        v->log_was_enabled = (tl_rbuf_u64(b) & 1u) != 0;
+        v->nframes = (size_t)tl_rbuf_u64(b);
+        S->times[k] = get_array(b, v->nframes, sizeof(double));
+        v->times = S->times[k];
+        if (b->failed) return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (outputs)", S->path);
+        if (v->records < 0) return mismatch(r, S, "outputs");
+    }
+    return TL_OK;
+}
+
+tl_status tl_run_saved_read(tl_run_state *r, const char *where, tl_run_saved **out) {
+    *out = NULL;
+    tl_run_saved *S = calloc(1, sizeof *S);
+    if (!S) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    tl_status st = locate(r, where, S);
+    if (st == TL_OK) st = read_all(r, S);
+    if (st == TL_OK) st = verify(r, S);
+    tl_rbuf b = {S->data, S->size, HEADER_BYTES, false};
+    if (st == TL_OK) st = parse_run(r, S, &b);
+    if (st == TL_OK) st = parse_outputs(r, S, &b);
+    if (st == TL_OK) {
+        uint64_t n = tl_rbuf_u64(&b);
+        if (b.failed || n > b.size - b.at) {
+            st = refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (world)", S->path);
+        } else {
+            S->world = b.data + b.at;
+            S->world_size = (size_t)n;
+            b.at += (size_t)n;
+            if (tl_rbuf_u64(&b) != MAGIC || b.failed || b.at != b.size)
+                st = refuse(r, TL_ERROR_ARGUMENT, "%s: no end mark where expected", S->path);
+        }
+    }
+    /* the outputs' files: can each continue? (nothing is changed) */
+    for (size_t k = 0; st == TL_OK && k < r->nout; k++) {
+        tl_output *o = &r->out[k];
+        if (o->ops->resume_check) st = o->ops->resume_check(o, &S->outs[k]);
+    }
+    if (st != TL_OK) {
+        tl_run_saved_free(S);
+        return st;
+    }
+    *out = S;
+    return TL_OK;
+}
+
+tl_status tl_run_saved_apply(tl_run_state *r, tl_run_saved *S) {
+    tl_scene *sc = r->scene;
+    tl_status st = tl_world_load_state(r->world, S->world, S->world_size);
+    if (st == TL_OK) st = tl_world_refresh_laws(r->world); /* materials the inflows brought */
+    if (st != TL_OK) return refuse(r, st, "%s: %s", S->path, tl_world_error(r->world));
+    r->dt = tl_world_dt(r->world);
+    r->stage = (int)S->stage;
+    r->stage_begin = S->stage_begin;
+    r->stage_end = S->stage_end;
+    r->resume_stage = true;
+    r->done = S->done;
+    r->total = S->total;
+    r->step0 = S->step0;
+    r->t0 = S->t0;
+    r->particle_steps = r->particle_steps0 = S->particle_steps;
+    r->energy0 = S->energy0;
+    r->ctx.energy0 = S->ctx_energy0;
+    r->ctx.energy_scale = S->energy_scale;
+    r->inserted = (size_t)S->inserted;
+    r->energy_inserted = S->energy_inserted;
+    memcpy(r->runs, S->runs, S->nstages * sizeof *r->runs);
+    if (S->ninflows) {
+        memcpy(sc->inflow_states, S->inflows, S->ninflows * sizeof *sc->inflow_states);
+        memcpy(r->inflow_next, S->inflow_next, S->ninflows * sizeof *r->inflow_next);
+        memcpy(r->present, S->present, S->nmat);
+        for (size_t i = 0; i < S->nwalls; i++) {
+            r->walls[i] = S->walls[i];
+            r->walls[i].name = NULL;
+        }
+    }
+    if (r->ck.mode != TL_SCHEDULE_NONE) {
+        r->ck.k = S->ck[0];
+        r->ck.next = S->ck[1];
+        r->ck.last = S->ck[2];
+    }
+    r->last_checkpoint_step = r->done; /* this state is in a checkpoint already */
+    for (size_t k = 0; k < r->nout && k < S->nout; k++) {
+        r->sched[k].k = S->sched[k][0];
+        r->sched[k].next = S->sched[k][1];
+        r->sched[k].last = S->sched[k][2];
+        r->out[k].resume = &S->outs[k];
+    }
+    return TL_OK;
+}

@@ -1,0 +1,542 @@
+#define _DEFAULT_SOURCE
+/* Restarts that lose nothing (scene key checkpoint:, tl_run_options.resume):
+ * a scene with a moving wall, an inflow, two stages (the second ended by its
+ * condition), CSV outputs of every kind and VTK frames, run straight, and
+ * run with an interrupt at about half way then resumed from the checkpoint
+ * the interrupt left, give the same final world (particles in id order,
+ * contacts, energy) and the same output files, byte for byte; so does a
+ * resume from an earlier periodic checkpoint (named as a file, on two
+ * threads, across the stage boundary), and one whose CSV is the .part a
+ * killed process left (stopped once more and resumed again). A
+ * checkpoint with one byte flipped, a truncated one, a changed scene, or an
+ * output file that lost bytes is refused with a message that says so, and
+ * nothing in the output directory changes. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "talus/talus.h"
+#include "test.h"
+
+static const char *const SCENE =
+    "talus: 1\n"
+    "name: restart\n"
+    "seed: 5\n"
+    "gravity: [0, 0, -9.81]\n"
+    "domain: {min: [-0.005, -0.005, -0.005], max: [0.025, 0.025, 0.06]}\n"
+    "materials:\n"
+    "  glass: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.25}\n"
+    "  steel: {density: 7800, youngs_modulus: 5.0e6, poisson_ratio: 0.3}\n"
+    "laws:\n"
+    "  - {between: [glass, any], normal: hertz, damping: tsuji, tangential: mindlin, e: 0.5, mu: 0.4}\n"
+    "walls:\n"
+    "  - {name: box, type: box, material: steel, min: [0, 0, 0], max: [0.02, 0.02, 0.05], open: [+z]}\n"
+    "  - {name: paddle, type: rectangle, material: steel, center: [0.001, 0.01, 0.004],\n"
+    "     normal: [1, 0, 0], axis: [0, 1, 0], half_length: 0.008, half_width: 0.003,\n"
+    "     velocity: [0.1, 0, 0]}\n"
+    "particles:\n"
+    "  - random:\n"
+    "      region: {min: [0, 0, 0], max: [0.02, 0.02, 0.02]}\n"
+    "      count: 300\n"
+    "      diameter: {distribution: uniform, min: 1.5e-3, max: 2.0e-3}\n"
+    "      material: glass\n"
+    "      velocity: [0, 0, -0.2]\n"
+    "      velocity_jitter: 0.05\n"
+    "  - inflow:\n"
+    "      region: {min: [0, 0, 0.03], max: [0.02, 0.02, 0.04]}\n"
+    "      rate: 3000\n"
+    "      diameter: {distribution: uniform, min: 1.4e-3, max: 1.8e-3}\n"
+    "      material: glass\n"
+    "      velocity: [0, 0, -0.5]\n"
+    "      velocity_jitter: 0.05\n"
+    "      stop: 0.04\n"
+    "stages:\n"
+    "  - {name: fill, steps: 1500}\n"
+    "  - {name: settle, until: {kinetic_energy_below: 1.0}, check_every: 600, steps: 1500}\n"
+    "checkpoint: {every_steps: 400, keep: 3}\n"
+    "outputs:\n"
+    "  - {type: energy, file: energy.csv, every_steps: 50}\n"
+    "  - {type: particles, file: csv/particles.csv, every_steps: 300,\n"
+    "     fields: [position, velocity, angular_velocity, force]}\n"
+    "  - {type: contacts, file: contacts.csv, every_steps: 250}\n"
+    "  - {type: collisions, file: collisions.csv}\n"
+    "  - {type: vtk, file: frames, every: 0.004}\n";
+
+static const char *const CSV_FILES[] = {"energy.csv", "csv/particles.csv", "contacts.csv",
+                                        "collisions.csv", "frames.pvd"};
+
+/* ---- helpers ---- */
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static char *path_of(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s/%s", dir, name);
+    return s;
+}
+
+static unsigned char *slurp(const char *path, size_t *size) {
+    *size = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && n > 0 && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    if (buf) *size = (size_t)n;
+    return buf;
+}
+
+static bool spit(const char *path, const void *data, size_t size) {
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return false;
+    bool ok = fwrite(data, 1, size, fp) == size;
+    return fclose(fp) == 0 && ok;
+}
+
+static bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    if (!same) fprintf(stderr, "  differ: %s (%zu bytes) and %s (%zu bytes)\n", a, na, b, nb);
+    free(x);
+    free(y);
+    return same;
+}
+
+static void remove_tree(const char *path) {
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = path_of(path, e->d_name);
+            if (p) remove_tree(p);
+            free(p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* names, sizes and contents of every file under dir (sorted by name) */
+static uint64_t tree_hash(const char *dir, uint64_t h, int *files) {
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        const char *nm = list[i]->d_name;
+        if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
+            char *p = path_of(dir, nm);
+            struct stat st;
+            if (p && stat(p, &st) == 0) {
+                h = fnv(nm, strlen(nm), h);
+                if (S_ISDIR(st.st_mode)) {
+                    h = tree_hash(p, h, files);
+                } else {
+                    size_t size;
+                    unsigned char *data = slurp(p, &size);
+                    h = fnv(&size, sizeof size, h);
+                    if (data) h = fnv(data, size, h);
+                    free(data);
+                    (*files)++;
+                }
+            }
+            free(p);
+        }
+        free(list[i]);
+    }
+    free(list);
+    return h;
+}
+
+static int cmp_id(const void *a, const void *b) {
+    uint32_t x = ((const tl_particle_state *)a)->id, y = ((const tl_particle_state *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* every particle in id order, the contacts, the energy terms, time and step */
+static uint64_t world_hash(tl_world *w) {
+    uint64_t h = 14695981039346656037ULL;
+    size_t n = tl_world_particle_count(w);
+    tl_particle_state *ps = calloc(n ? n : 1, sizeof *ps);
+    for (size_t i = 0; i < n; i++) tl_world_particle_at(w, i, &ps[i]);
+    qsort(ps, n, sizeof *ps, cmp_id);
+    for (size_t i = 0; i < n; i++) {
+        h = fnv(&ps[i].id, sizeof ps[i].id, h);
+        h = fnv(&ps[i].position, sizeof ps[i].position, h);
+        h = fnv(&ps[i].velocity, sizeof ps[i].velocity, h);
+        h = fnv(&ps[i].angular_velocity, sizeof ps[i].angular_velocity, h);
+        h = fnv(&ps[i].orientation, sizeof ps[i].orientation, h);
+        h = fnv(&ps[i].force, sizeof ps[i].force, h);
+        h = fnv(&ps[i].torque, sizeof ps[i].torque, h);
+    }
+    free(ps);
+    size_t nc = tl_world_contact_count(w);
+    h = fnv(&nc, sizeof nc, h);
+    for (size_t i = 0; i < nc; i++) {
+        tl_contact_info c;
+        if (tl_world_get_contact(w, i, &c) != TL_OK) continue;
+        h = fnv(&c.id_a, sizeof c.id_a, h);
+        h = fnv(&c.id_b, sizeof c.id_b, h);
+        h = fnv(&c.overlap, sizeof c.overlap, h);
+        h = fnv(&c.normal_force, sizeof c.normal_force, h);
+        h = fnv(&c.tangential_force, sizeof c.tangential_force, h);
+    }
+    tl_energy e;
+    tl_world_energy(w, &e);
+    h = fnv(&e, sizeof e, h);
+    double t = tl_world_time(w);
+    int64_t steps = tl_world_step_count(w);
+    h = fnv(&t, sizeof t, h);
+    return fnv(&steps, sizeof steps, h);
+}
+
+static tl_scene *load(const char *text) {
+    tl_scene *sc = NULL;
+    tl_scene_error err;
+    if (tl_scene_load_string(text, "restart.yaml", &sc, &err) != TL_OK) {
+        char buf[2048];
+        tl_scene_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "scene refused: %s\n", buf);
+        return NULL;
+    }
+    return sc;
+}
+
+typedef struct stopper {
+    volatile sig_atomic_t flag;
+    int64_t at;
+} stopper;
+
+static void stop_at(const tl_progress *p, void *user) {
+    stopper *s = user;
+    if (p->step >= s->at) s->flag = 1;
+}
+
+typedef struct run_result {
+    tl_status status;
+    uint64_t hash;
+    tl_run_summary sum;
+    char error[1100];
+} run_result;
+
+/* runs the scene into dir: straight, stopped at step `stop` (> 0), or
+ * resumed from `resume` */
+static run_result run(const char *text, const char *dir, int64_t stop, const char *resume,
+                      int threads) {
+    run_result res;
+    memset(&res, 0, sizeof res);
+    tl_scene *sc = load(text);
+    if (!sc) {
+        res.status = TL_ERROR_SCENE;
+        return res;
+    }
+    tl_run_options o = tl_run_options_default();
+    o.output_dir = dir;
+    o.resume = resume;
+    o.threads = threads;
+    stopper st = {0, stop};
+    if (stop > 0) {
+        o.interrupt = &st.flag;
+        o.progress = stop_at;
+        o.progress_user = &st;
+        o.progress_interval = 1e-9; /* after every chunk */
+    }
+    res.status = tl_scene_run(sc, &o, &res.sum);
+    snprintf(res.error, sizeof res.error, "%s", tl_scene_run_error(sc));
+    res.hash = world_hash(tl_scene_world(sc));
+    tl_scene_destroy(sc);
+    return res;
+}
+
+static int count_frames(const char *dir) {
+    char *fd = path_of(dir, "frames");
+    int n = 0;
+    DIR *d = fd ? opendir(fd) : NULL;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (strstr(e->d_name, ".vtp")) n++;
+        closedir(d);
+    }
+    free(fd);
+    return n;
+}
+
+/* every output file of a and b equal, byte for byte; no .part left in b */
+static void ensure_same_outputs(const char *a, const char *b) {
+    for (size_t i = 0; i < sizeof CSV_FILES / sizeof CSV_FILES[0]; i++) {
+        char *pa = path_of(a, CSV_FILES[i]), *pb = path_of(b, CSV_FILES[i]);
+        ENSURE(same_file(pa, pb));
+        char part[1200];
+        snprintf(part, sizeof part, "%s.part", pb);
+        ENSURE(access(part, F_OK) != 0);
+        free(pa);
+        free(pb);
+    }
+    int na = count_frames(a), nb = count_frames(b);
+    ENSURE(na > 5);
+    ENSURE(na == nb);
+    for (int k = 0; k < na; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "frames/frames_%06d.vtp", k);
+        char *pa = path_of(a, name), *pb = path_of(b, name);
+        ENSURE(same_file(pa, pb));
+        free(pa);
+        free(pb);
+    }
+}
+
+/* the checkpoint files in dir/checkpoint, smallest step first */
+static int list_checkpoints(const char *dir, int64_t *steps, int max) {
+    char *cd = path_of(dir, "checkpoint");
+    int n = 0;
+    DIR *d = cd ? opendir(cd) : NULL;
+    if (d) {
+        struct dirent *e;
+        long long s;
+        char tail[16];
+        while ((e = readdir(d)) != NULL)
+            if (sscanf(e->d_name, "checkpoint-%lld%15s", &s, tail) == 2 && strcmp(tail, ".tlck") == 0 &&
+                n < max)
+                steps[n++] = s;
+        closedir(d);
+    }
+    free(cd);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && steps[j - 1] > steps[j]; j--) {
+            int64_t t = steps[j];
+            steps[j] = steps[j - 1];
+            steps[j - 1] = t;
+        }
+    return n;
+}
+
+/* a refused resume: its status, its message, and nothing changed in dir */
+static void ensure_refused(const char *text, const char *dir, const char *resume, const char *expect) {
+    int files0 = 0, files1 = 0;
+    uint64_t before = tree_hash(dir, 1, &files0);
+    run_result r = run(text, dir, 0, resume, 0);
+    uint64_t after = tree_hash(dir, 1, &files1);
+    ENSURE(r.status != TL_OK && r.status != TL_INTERRUPTED);
+    ENSURE(strstr(r.error, "cannot resume") == r.error);
+    ENSURE(strstr(r.error, expect) != NULL);
+    if (!strstr(r.error, expect)) fprintf(stderr, "  expected '%s' in: %s\n", expect, r.error);
+    ENSURE(before == after && files0 == files1);
+    fprintf(stderr, "refused (%s): %s\n", expect, r.error);
+}
+
+/* the scene key: refused with the place, the key and what was expected */
+static void test_scene_key(void) {
+    static const struct {
+        const char *value, *key, *expect;
+    } cases[] = {
+        {"{every: 0.1, every_steps: 5}", "checkpoint.every_steps", "not both"},
+        {"{dir: ck}", "checkpoint.every", "required key is missing"},
+        {"{every_steps: 0}", "checkpoint.every_steps", "expected an integer >= 1"},
+        {"{every: -1}", "checkpoint.every", "expected a number > 0"},
+        {"{every: 1, keep: 0}", "checkpoint.keep", "from 1 to"},
+        {"{every: 1, kep: 2}", "checkpoint", "did you mean 'keep'"},
+        {"[every, 1]", "checkpoint", "expected a mapping"},
+    };
+    const char *at = strstr(SCENE, "checkpoint: {every_steps: 400, keep: 3}");
+    size_t lead = (size_t)(at - SCENE), tail = strlen("checkpoint: {every_steps: 400, keep: 3}");
+    int line = 1;
+    for (const char *c = SCENE; c < at; c++) line += *c == '\n';
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, "%.*scheckpoint: %s%s", (int)lead, SCENE, cases[i].value,
+                 at + tail);
+        tl_scene *sc = NULL;
+        tl_scene_error err;
+        tl_status s = tl_scene_load_string(text, "ck.yaml", &sc, &err);
+        ENSURE(s == TL_ERROR_SCENE);
+        ENSURE(err.line == line);
+        ENSURE(strcmp(err.key, cases[i].key) == 0);
+        ENSURE(strstr(err.message, cases[i].expect) != NULL);
+        char buf[2048];
+        tl_scene_error_format(&err, buf, sizeof buf);
+        if (s != TL_ERROR_SCENE || strcmp(err.key, cases[i].key) != 0 || err.line != line)
+            fprintf(stderr, "  %s: %s\n", cases[i].value, buf);
+        tl_scene_destroy(sc);
+    }
+}
+
+int main(void) {
+    test_scene_key();
+    char tmpl[] = "/tmp/talus-restart-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    ENSURE(root != NULL);
+    if (!root) return tl_test_report("test_restart");
+    char *straight = path_of(root, "straight"), *stopped = path_of(root, "stopped"),
+         *killed = path_of(root, "killed"), *bad = path_of(root, "bad");
+
+    /* straight */
+    run_result a = run(SCENE, straight, 0, NULL, 0);
+    ENSURE(a.status == TL_OK);
+    const int64_t N = a.sum.steps;
+    ENSURE(N == 2100); /* the settle stage ends by its condition at its first check */
+    ENSURE(a.sum.particles_inserted > 50);
+    ENSURE(a.sum.checkpoint[0] != '\0');
+    int64_t steps[16];
+    int nck = list_checkpoints(straight, steps, 16);
+    ENSURE(nck == 3); /* keep: 3 */
+    ENSURE(nck == 3 && steps[2] == (N - 1) / 400 * 400); /* none at the end */
+    fprintf(stderr, "straight: %lld steps, %zu particles (%zu inserted), %zu contacts, %d checkpoints "
+                    "kept, last %s\n",
+            (long long)N, a.sum.particles, a.sum.particles_inserted, a.sum.contacts, nck,
+            a.sum.checkpoint);
+
+    /* interrupted in the second stage, then resumed from the checkpoint it left */
+    const int64_t stop = 3 * N / 4 + 37;
+    run_result b = run(SCENE, stopped, stop, NULL, 0);
+    ENSURE(b.status == TL_INTERRUPTED);
+    ENSURE(b.sum.steps >= stop && b.sum.steps < N);
+    ENSURE(strstr(b.sum.checkpoint, "checkpoint-") != NULL);
+    char want[64];
+    snprintf(want, sizeof want, "checkpoint-%lld.tlck", (long long)b.sum.steps);
+    ENSURE(strstr(b.sum.checkpoint, want) != NULL); /* where it stopped */
+    fprintf(stderr, "stopped: %s; %s\n", b.error, b.sum.checkpoint);
+    char *ckdir = path_of(stopped, "checkpoint");
+    size_t cksize = 0;
+    unsigned char *ck = slurp(b.sum.checkpoint, &cksize);
+    ENSURE(ck != NULL && cksize > 1000);
+
+    /* the same, but as a killed process leaves it: energy.csv still a .part, with
+     * rows after the checkpoint (the interrupt's last records, and junk) */
+    remove_tree(killed);
+    run_result k = run(SCENE, killed, N / 2 + 11, NULL, 0);
+    ENSURE(k.status == TL_INTERRUPTED);
+    {
+        char *e = path_of(killed, "energy.csv");
+        char part[1200];
+        snprintf(part, sizeof part, "%s.part", e);
+        ENSURE(rename(e, part) == 0);
+        FILE *fp = fopen(part, "ab");
+        if (fp) {
+            fputs("0.5,junk after the checkpoint\n", fp);
+            fclose(fp);
+        }
+        free(e);
+    }
+
+    /* refusals first, while the stopped run's files are as it left them */
+    {
+        mkdir(bad, 0777);
+        char *file = path_of(bad, "checkpoint-1.tlck");
+        unsigned char *copy = malloc(cksize);
+        memcpy(copy, ck, cksize);
+        copy[cksize / 2] ^= 0x10; /* one byte */
+        ENSURE(spit(file, copy, cksize));
+        ensure_refused(SCENE, stopped, file, "checksum mismatch (the file is corrupted)");
+        ENSURE(spit(file, ck, cksize - 100)); /* truncated */
+        char msg[128];
+        snprintf(msg, sizeof msg, "truncated: %zu of %zu bytes", cksize - 100, cksize);
+        ensure_refused(SCENE, stopped, file, msg);
+        ENSURE(spit(file, ck, 20)); /* less than a header */
+        ensure_refused(SCENE, stopped, file, "truncated");
+        ensure_refused(SCENE, stopped, bad, "latest"); /* a directory without latest */
+        free(copy);
+        free(file);
+        /* the scene changed */
+        size_t n = strlen(SCENE);
+        char *changed = malloc(n + 64);
+        memcpy(changed, SCENE, n);
+        strcpy(changed + n, "# a comment changes the text\n");
+        ensure_refused(changed, stopped, ckdir, "restart.yaml changed since the checkpoint was written");
+        free(changed);
+        /* an output that lost bytes, or is gone */
+        char *e = path_of(stopped, "contacts.csv"), *moved = path_of(root, "contacts.csv");
+        size_t esize;
+        unsigned char *edata = slurp(e, &esize);
+        ENSURE(rename(e, moved) == 0);
+        ensure_refused(SCENE, stopped, ckdir, "contacts.csv does not exist (nor its .part)");
+        ENSURE(spit(e, edata, 100));
+        ensure_refused(SCENE, stopped, ckdir, "contacts.csv has 100 bytes, the checkpoint needs");
+        edata[50] ^= 1;
+        ENSURE(spit(e, edata, esize));
+        ensure_refused(SCENE, stopped, ckdir, "are not those the checkpoint was written with");
+        ENSURE(rename(moved, e) == 0);
+        free(edata);
+        free(e);
+        free(moved);
+        /* a frame the checkpoint counts on is gone */
+        char *f0 = path_of(stopped, "frames/frames_000001.vtp"), *f1 = path_of(root, "f.vtp");
+        ENSURE(rename(f0, f1) == 0);
+        ensure_refused(SCENE, stopped, ckdir, "frames_000001.vtp is missing");
+        ENSURE(rename(f1, f0) == 0);
+        free(f0);
+        free(f1);
+    }
+
+    run_result c = run(SCENE, stopped, 0, ckdir, 0);
+    ENSURE(c.status == TL_OK);
+    if (c.status != TL_OK) fprintf(stderr, "resume failed: %s\n", c.error);
+    ENSURE(c.hash == a.hash);
+    ENSURE(c.sum.steps == N);
+    ENSURE(c.sum.particles_inserted == a.sum.particles_inserted);
+    ENSURE(c.sum.energy_balance_error == a.sum.energy_balance_error);
+    ensure_same_outputs(straight, stopped);
+    fprintf(stderr, "resumed from step %lld: world %s, outputs compared\n", (long long)b.sum.steps,
+            c.hash == a.hash ? "bit-identical" : "DIFFERENT");
+
+    /* the killed run: its energy.csv.part is cut back and continued; stopped
+     * again, and resumed again (from the files that run committed) */
+    char *kdir = path_of(killed, "checkpoint");
+    run_result k2 = run(SCENE, killed, N - 150, kdir, 0);
+    ENSURE(k2.status == TL_INTERRUPTED);
+    if (k2.status != TL_INTERRUPTED) fprintf(stderr, "resume (killed) failed: %s\n", k2.error);
+    ENSURE(k2.sum.steps >= N - 150 && k2.sum.steps < N);
+    run_result kk = run(SCENE, killed, 0, kdir, 0);
+    ENSURE(kk.status == TL_OK);
+    if (kk.status != TL_OK) fprintf(stderr, "resume (killed) failed: %s\n", kk.error);
+    ENSURE(kk.hash == a.hash);
+    ensure_same_outputs(straight, killed);
+    free(kdir);
+
+    /* from an earlier periodic checkpoint of the straight run (in the first
+     * stage), named as a file, on two threads, into the resumed run's folder */
+    nck = list_checkpoints(straight, steps, 16);
+    ENSURE(nck == 3 && steps[0] < 1500);
+    if (nck > 0) {
+        char name[96];
+        snprintf(name, sizeof name, "checkpoint/checkpoint-%lld.tlck", (long long)steps[0]);
+        char *file = path_of(straight, name);
+        run_result d = run(SCENE, stopped, 0, file, 2);
+        ENSURE(d.status == TL_OK);
+        if (d.status != TL_OK) fprintf(stderr, "resume from %s failed: %s\n", file, d.error);
+        ENSURE(d.hash == a.hash);
+        ensure_same_outputs(straight, stopped);
+        fprintf(stderr, "resumed from %s (2 threads): world %s\n", name,
+                d.hash == a.hash ? "bit-identical" : "DIFFERENT");
+        free(file);
+    }
+
+    free(ck);
+    free(ckdir);
+    remove_tree(root);
+    free(straight);
+    free(stopped);
+    free(killed);
+    free(bad);
+    return tl_test_report("test_restart");
+}
