@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 1u
+#define FORMAT 2u
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -105,6 +105,17 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     /* the candidate lists and their records */
     write_pairs(&b, &w->pp);
     write_pairs(&b, &w->pw);
+    /* the domains of the contact stage (set at the last build, with the lists) */
+    const tl_domains *dm = &w->dom;
+    tl_wbuf_u64(&b, dm->count);
+    tl_wbuf_u64(&b, dm->ncross);
+    if (dm->count) {
+        tl_wbuf_put(&b, dm->start, (dm->count + 1) * sizeof *dm->start);
+        tl_wbuf_put(&b, dm->pp_start, (dm->count + 1) * sizeof *dm->pp_start);
+        tl_wbuf_put(&b, dm->pw_start, (dm->count + 1) * sizeof *dm->pw_start);
+        tl_wbuf_put(&b, dm->cross_start, (dm->count + 1) * sizeof *dm->cross_start);
+    }
+    tl_wbuf_put(&b, dm->cross, dm->ncross * sizeof *dm->cross);
     /* the collision log */
     tl_wbuf_u64(&b, w->ncoll);
     tl_wbuf_put(&b, w->coll, w->ncoll * sizeof *w->coll);
@@ -125,6 +136,7 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
 typedef struct loaded {
     tl_particles p;
     tl_pairs pp, pw;
+    tl_domains dom;
     tl_collision *coll;
     tl_pending_exit *pend;
     size_t ncoll, npend;
@@ -134,6 +146,7 @@ static void loaded_free(tl_world *w, loaded *L) {
     tl_particles_free(&w->mem, &L->p);
     tl_pairs_free(&w->mem, &L->pp);
     tl_pairs_free(&w->mem, &L->pw);
+    tl_domains_free(&w->mem, &L->dom);
     tl_mem_free(&w->mem, L->coll, L->ncoll * sizeof *L->coll);
     tl_mem_free(&w->mem, L->pend, L->npend * sizeof *L->pend);
 }
@@ -223,6 +236,46 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
                  read_pairs(w, &b, &L.pw, layout.stride) != 0))
         why = "truncated (contact lists)";
     if (!why) {
+        tl_domains *dm = &L.dom;
+        uint64_t nd = tl_rbuf_u64(&b), nc = tl_rbuf_u64(&b);
+        if (b.failed || nd > L.p.count || nc > L.pp.count) why = "inconsistent domains";
+        else {
+            dm->count = (size_t)nd;
+            dm->ncross = (size_t)nc;
+            dm->cap = dm->count + 1;
+            dm->cap_cross = dm->ncross ? dm->ncross : 1;
+            dm->start = tl_mem_alloc(&w->mem, dm->cap * sizeof *dm->start);
+            dm->pp_start = tl_mem_alloc(&w->mem, dm->cap * sizeof *dm->pp_start);
+            dm->pw_start = tl_mem_alloc(&w->mem, dm->cap * sizeof *dm->pw_start);
+            dm->cross_start = tl_mem_alloc(&w->mem, dm->cap * sizeof *dm->cross_start);
+            dm->cross = tl_mem_alloc(&w->mem, dm->cap_cross * sizeof *dm->cross);
+            if (!dm->start || !dm->pp_start || !dm->pw_start || !dm->cross_start || !dm->cross)
+                why = "out of memory";
+            else if (dm->count) {
+                tl_rbuf_get(&b, dm->start, (dm->count + 1) * sizeof *dm->start);
+                tl_rbuf_get(&b, dm->pp_start, (dm->count + 1) * sizeof *dm->pp_start);
+                tl_rbuf_get(&b, dm->pw_start, (dm->count + 1) * sizeof *dm->pw_start);
+                tl_rbuf_get(&b, dm->cross_start, (dm->count + 1) * sizeof *dm->cross_start);
+            }
+            if (!why) tl_rbuf_get(&b, dm->cross, dm->ncross * sizeof *dm->cross);
+            if (!why && b.failed) why = "truncated (domains)";
+            /* ranges ascending and within the lists */
+            for (size_t d = 0; d < dm->count && !why; d++)
+                if (dm->start[d] > dm->start[d + 1] || dm->pp_start[d] > dm->pp_start[d + 1] ||
+                    dm->pw_start[d] > dm->pw_start[d + 1] || dm->cross_start[d] > dm->cross_start[d + 1])
+                    why = "inconsistent domains";
+            if (!why && dm->count &&
+                (dm->start[dm->count] != L.p.count || dm->pp_start[dm->count] != L.pp.count ||
+                 dm->pw_start[dm->count] != L.pw.count || dm->cross_start[dm->count] != dm->ncross ||
+                 dm->start[0] != 0 || dm->pp_start[0] != 0 || dm->pw_start[0] != 0 ||
+                 dm->cross_start[0] != 0))
+                why = "inconsistent domains";
+            for (size_t c = 0; c < dm->ncross && !why; c++)
+                if (dm->cross[c] >= L.pp.count || (c && dm->cross[c] <= dm->cross[c - 1]))
+                    why = "inconsistent cross candidates";
+        }
+    }
+    if (!why) {
         L.ncoll = (size_t)tl_rbuf_u64(&b);
         if (b.failed || L.ncoll > (b.size - b.at) / sizeof(tl_collision)) why = "truncated (collision log)";
         else if (L.ncoll && !(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll))) why = "out of memory";
@@ -273,6 +326,8 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_pairs_free(&w->mem, &w->pw);
     w->pp = L.pp;
     w->pw = L.pw;
+    tl_domains_free(&w->mem, &w->dom);
+    w->dom = L.dom;
     tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
     w->coll = L.coll;
     w->ncoll = w->capcoll = L.ncoll;
@@ -311,7 +366,6 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};
         for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
     }
-    w->adj_valid = false;
     w->touch_step = -1;
     return tl_world_list_immovable(w);
 }

@@ -8,13 +8,17 @@
  *   - no longer touching: the record is closed (the collision log reads it
  *     first).
  *
- * Threads. The candidates are processed in fixed blocks of TL_BLOCK, in any
- * order and on any thread; each block sums its energy terms separately and
- * the blocks are added in order. With one thread the forces are added to the
- * particles as they are computed, in list order. With more, each candidate
- * writes its force to its own slot and each particle then gathers its slots
- * in list order: the same additions in the same order, so the result is
- * bit-identical for any number of threads.
+ * Threads. The particles are split into fixed domains (consecutive storage
+ * ranges of some thousands of particles, set at each rebuild and independent
+ * of the thread count). Each domain runs the candidates its particles found,
+ * in list order: an internal one (both particles in the domain) adds its
+ * forces to them at once; a cross one (the other particle elsewhere) writes
+ * its forces to its own slot. Domains share nothing, so they run on any
+ * threads. One pass then adds the cross slots in list order. Every particle
+ * thus receives the same additions in the same order whatever the number of
+ * threads, and the result is bit-identical. Energy terms and counts are
+ * summed per domain, the walls' reactions per domain, both added in domain
+ * order.
  *
  * Contact-boundary correction. A force sampled once per step stands for the
  * impulse of the whole step around it. In the step where a contact starts
@@ -34,7 +38,7 @@
 #include "vec.h"
 #include "world.h"
 
-/* force slot of a candidate for the gather: force on a (3), n x ft (3), lever arms of a and b */
+/* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b */
 enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7 };
 
 /* what stays the same for every candidate of one contact stage */
@@ -44,13 +48,18 @@ typedef struct stage {
     double dt;
     bool acc;        /* a real step (not the evaluation before the first step) */
     bool correct;    /* contact-boundary correction */
-    bool gather;     /* forces go to slots, gathered per particle afterwards */
     bool energy;     /* keep the ledger */
     bool half_is_v;  /* the force-stage velocity is the drift velocity (leapfrog) */
     bool lean;       /* no energy ledger, no impact bookkeeping: steady contacts take steady() */
     double b1, b2;   /* drift velocity = v - dt (b1 a_n + b2 a_n-1) otherwise */
-    size_t npp;      /* particle-particle candidates (offset of the walls' slots) */
 } stage;
+
+/* where one task's forces go */
+typedef struct sink {
+    double (*wall_force)[3]; /* the task's share of each wall's reaction */
+    double *slot;            /* a cross candidate's force slot (TL_OUT values), or NULL:
+                              * the forces go to the bodies at once */
+} sink;
 
 /* the two sides of a contact: body a is always a particle; b a particle or a wall face */
 typedef struct side_b {
@@ -182,15 +191,16 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
 
 /* Applies the force fa (on a; -fa on b) and the torques of the tangential
  * force ft at lever arms la (a) and lb (b) along the normal n: to the bodies
- * at once, or to the candidate's slot for the gather (the caller then sets
- * TL_PAIR_FORCE). */
-static inline void apply(const stage *s, size_t k, uint32_t i, const side_b *b, const double n[3],
-                         double la, double lb, const double fa[3], const double ft[3]) {
+ * at once, or to the slot of a cross candidate (the caller then sets
+ * TL_PAIR_FORCE and add_slot adds it later, in list order). */
+static inline void apply(const stage *s, const sink *out, uint32_t i, const side_b *b,
+                         const double n[3], double la, double lb, const double fa[3],
+                         const double ft[3]) {
     tl_world *w = s->w;
     double c[3];
     v3_cross(c, n, ft);
-    if (s->gather) {
-        double *o = w->out + ((b->wall ? s->npp : 0) + k) * TL_OUT;
+    if (out->slot) {
+        double *o = out->slot;
         v3_copy(o + OUT_F, fa);
         v3_copy(o + OUT_C, c);
         o[OUT_LA] = la;
@@ -208,9 +218,22 @@ static inline void apply(const stage *s, size_t k, uint32_t i, const side_b *b, 
         v3_scale(tq, c, lb);
         v3_add(t[j], t[j], tq);
     } else {
-        tl_wall *wl = &w->walls.w[w->walls.f[b->index].wall];
-        v3_sub(wl->force, wl->force, fa);
+        double *wf = out->wall_force[w->walls.f[b->index].wall];
+        v3_sub(wf, wf, fa);
     }
+}
+
+/* Adds a cross candidate's slot to its particles (what apply does at once). */
+static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const double *o) {
+    double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
+    uint32_t i = l->a[k], j = l->b[k];
+    double tq[3];
+    v3_add(f[i], f[i], o + OUT_F);
+    v3_scale(tq, o + OUT_C, o[OUT_LA]);
+    v3_add(t[i], t[i], tq);
+    v3_sub(f[j], f[j], o + OUT_F);
+    v3_scale(tq, o + OUT_C, o[OUT_LB]);
+    v3_add(t[j], t[j], tq);
 }
 
 /* The kinematics of a touching (or just separated) pair. */
@@ -223,9 +246,9 @@ typedef struct pair_kin {
 
 /* A contact that ended during the last drift: the boundary correction, the
  * energy its record still holds, the collision log. Returns the new state. */
-static uint8_t contact_exit(const stage *s, tl_pairs *l, size_t k, uint32_t i, const side_b *b,
-                            const pair_kin *q, const tl_law *law, const tl_pair_law *pl,
-                            tl_contact *c, tl_block_sum *bs) {
+static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t k, uint32_t i,
+                            const side_b *b, const pair_kin *q, const tl_law *law,
+                            const tl_pair_law *pl, tl_contact *c, tl_block_sum *bs) {
     if (!s->acc) return 0;
     const tl_rec_layout *lay = s->lay;
     double *rec = tl_pair_record(l, k);
@@ -241,8 +264,8 @@ static uint8_t contact_exit(const stage *s, tl_pairs *l, size_t k, uint32_t i, c
         v3_scale(ft_app, ft0, wgt);
         v3_scale(fa, q->g.n, -fn_app);
         v3_add(fa, fa, ft_app);
-        apply(s, k, i, b, q->g.n, q->la, q->lb, fa, ft_app);
-        next |= TL_PAIR_FORCE;
+        apply(s, out, i, b, q->g.n, q->la, q->lb, fa, ft_app);
+        if (out->slot) next |= TL_PAIR_FORCE;
     }
     if (s->energy) {
         /* the force of the last contact sample and of this step's correction,
@@ -353,7 +376,7 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
  * much more state): the numbers are identical (test_threads compares both
  * paths). Returns false, having changed nothing, when the contact is not of
  * this kind. */
-static inline bool steady(const stage *s, tl_pairs *l, size_t k) {
+static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k) {
     tl_world *w = s->w;
     const tl_particles *p = &w->p;
     const uint32_t i = l->a[k], j = l->b[k];
@@ -403,8 +426,8 @@ static inline bool steady(const stage *s, tl_pairs *l, size_t k) {
     v3_add(fa, fa, c.ft);
     double cn[3];
     v3_cross(cn, g.n, c.ft);
-    if (s->gather) {
-        double *o = w->out + k * TL_OUT;
+    if (out->slot) {
+        double *o = out->slot;
         v3_copy(o + OUT_F, fa);
         v3_copy(o + OUT_C, cn);
         o[OUT_LA] = la;
@@ -423,11 +446,12 @@ static inline bool steady(const stage *s, tl_pairs *l, size_t k) {
     bk[TL_BK_FN] = c.fn;
     v3_copy(bk + TL_BK_FT, c.ft);
     l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
-                            (s->gather ? TL_PAIR_FORCE : 0));
+                            (out->slot ? TL_PAIR_FORCE : 0));
     return true;
 }
 
-static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_sum *bs) {
+static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, bool wall,
+                     tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_particles *p = &w->p;
     double(*X)[3] = p->x;
@@ -488,7 +512,7 @@ static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
 
     if (q.g.delta <= 0.0) {
-        l->state[k] = contact_exit(s, l, k, i, &b, &q, law, pl, &c, bs);
+        l->state[k] = contact_exit(s, out, l, k, i, &b, &q, law, pl, &c, bs);
         return;
     }
 
@@ -525,7 +549,7 @@ static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_
     double fa[3];
     v3_scale(fa, q.g.n, -fn_app);
     v3_add(fa, fa, ft_app);
-    apply(s, k, i, &b, q.g.n, q.la, q.lb, fa, ft_app);
+    apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app);
 
     if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, bs);
     double *bk = rec + lay->hist;
@@ -538,119 +562,50 @@ static void interact(const stage *s, tl_pairs *l, size_t k, bool wall, tl_block_
         if (c.fn > bi[TL_BI_MAX_FN]) bi[TL_BI_MAX_FN] = c.fn;
     }
     l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
-                            (s->gather ? TL_PAIR_FORCE : 0));
+                            (out->slot ? TL_PAIR_FORCE : 0));
     bs->touching++;
 }
 
 /* ---- the collision log: contacts that ended in this step ---- */
 
-static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const tl_block_sum *blocks,
-                           size_t nblocks, const stage *s) {
-    for (size_t bi = 0; bi < nblocks; bi++) {
-        if (!blocks[bi].exits) continue;
-        size_t k1 = (bi + 1) * TL_BLOCK < l->count ? (bi + 1) * TL_BLOCK : l->count;
-        for (size_t k = bi * TL_BLOCK; k < k1; k++) {
-            if (!(l->state[k] & TL_PAIR_EXIT)) continue;
-            l->state[k] &= (uint8_t)~TL_PAIR_EXIT;
-            uint32_t i = l->a[k];
-            side_b b;
-            side_b_of(w, l, k, wall, &b);
-            tl_geometry g;
-            geometry(w, i, &b, w->p.x[i], wall ? NULL : b.x, &g);
-            const double *rec = tl_pair_record(l, k);
-            const double *bk = rec + s->lay->hist, *bm = rec + s->lay->impact;
-            double dprev = bk[TL_BK_DELTA];
-            double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
-            if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
-                return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-            tl_pending_exit *e = &w->pend[w->npend++];
-            e->a = w->p.id[i];
-            e->b = wall ? b.index : w->p.id[b.index];
-            e->wall = wall;
-            v3_copy(e->n, g.n);
-            e->t_begin = bm[TL_BI_T_BEGIN];
-            e->t_end = w->time + psi * s->dt;
-            e->v_in = bm[TL_BI_V_IN];
-            e->max_delta = bm[TL_BI_MAX_DELTA];
-            e->max_fn = bm[TL_BI_MAX_FN];
-            e->step = w->steps;
-        }
+static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s) {
+    for (size_t k = 0; k < l->count; k++) {
+        if (!(l->state[k] & TL_PAIR_EXIT)) continue;
+        l->state[k] &= (uint8_t)~TL_PAIR_EXIT;
+        uint32_t i = l->a[k];
+        side_b b;
+        side_b_of(w, l, k, wall, &b);
+        tl_geometry g;
+        geometry(w, i, &b, w->p.x[i], wall ? NULL : b.x, &g);
+        const double *rec = tl_pair_record(l, k);
+        const double *bk = rec + s->lay->hist, *bm = rec + s->lay->impact;
+        double dprev = bk[TL_BK_DELTA];
+        double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
+        if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+        tl_pending_exit *e = &w->pend[w->npend++];
+        e->a = w->p.id[i];
+        e->b = wall ? b.index : w->p.id[b.index];
+        e->wall = wall;
+        v3_copy(e->n, g.n);
+        e->t_begin = bm[TL_BI_T_BEGIN];
+        e->t_end = w->time + psi * s->dt;
+        e->v_in = bm[TL_BI_V_IN];
+        e->max_delta = bm[TL_BI_MAX_DELTA];
+        e->max_fn = bm[TL_BI_MAX_FN];
+        e->step = w->steps;
     }
-    return TL_OK;
-}
-
-/* ---- the gather: each particle adds its candidates' slots in list order ---- */
-
-static void gather(tl_world *w, const stage *s) {
-    tl_particles *p = &w->p;
-    const tl_pairs *pp = &w->pp, *pw = &w->pw;
-    const size_t npp = s->npp;
-    const uint32_t *start = w->adj_start, *adj = w->adj;
-    const double *out = w->out;
-    int nt = w->nthreads;
-TL_FOR_STATIC(i, p->count, 
-        for (uint32_t e = start[i]; e < start[i + 1]; e++) {
-            uint32_t ref = adj[e], kk = ref >> 1;
-            uint8_t st = kk < npp ? pp->state[kk] : pw->state[kk - npp];
-            if (!(st & TL_PAIR_FORCE)) continue;
-            const double *o = out + (size_t)kk * TL_OUT;
-            double tq[3];
-            if (!(ref & 1u)) {
-                v3_add(p->f[i], p->f[i], o + OUT_F);
-                v3_scale(tq, o + OUT_C, o[OUT_LA]);
-            } else {
-                v3_sub(p->f[i], p->f[i], o + OUT_F);
-                v3_scale(tq, o + OUT_C, o[OUT_LB]);
-            }
-            v3_add(p->t[i], p->t[i], tq);
-        }
-    )
-    /* the walls' reaction, in list order */
-    for (size_t k = 0; k < pw->count; k++) {
-        if (!(pw->state[k] & TL_PAIR_FORCE)) continue;
-        tl_wall *wl = &w->walls.w[w->walls.f[pw->b[k]].wall];
-        v3_sub(wl->force, wl->force, out + (npp + k) * TL_OUT + OUT_F);
-    }
-}
-
-/* The per-particle lists of candidate slots for the gather, in list order. */
-static tl_status build_adjacency(tl_world *w) {
-    tl_particles *p = &w->p;
-    size_t n = p->count, npp = w->pp.count, npw = w->pw.count, ne = 2 * npp + npw;
-    if (npp + npw >= (size_t)1 << 31) return tl_world_fail(w, TL_ERROR_MEMORY, "too many candidates");
-    if (tl_mem_reserve(&w->mem, (void **)&w->adj_start, &w->cap_adj_start, n + 1, sizeof *w->adj_start) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->adj, &w->cap_adj, ne + 1, sizeof *w->adj) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, (npp + npw + 1) * TL_OUT, sizeof *w->out) != 0)
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (thread buffers)");
-    uint32_t *start = w->adj_start;
-    memset(start, 0, (n + 1) * sizeof *start);
-    for (size_t k = 0; k < npp; k++) {
-        start[w->pp.a[k] + 1]++;
-        start[w->pp.b[k] + 1]++;
-    }
-    for (size_t k = 0; k < npw; k++) start[w->pw.a[k] + 1]++;
-    for (size_t i = 0; i < n; i++) start[i + 1] += start[i];
-    for (size_t k = 0; k < npp; k++) {
-        w->adj[start[w->pp.a[k]]++] = (uint32_t)(k << 1);
-        w->adj[start[w->pp.b[k]]++] = (uint32_t)(k << 1) | 1u;
-    }
-    for (size_t k = 0; k < npw; k++) w->adj[start[w->pw.a[k]]++] = (uint32_t)((npp + k) << 1);
-    for (size_t i = n; i > 0; i--) start[i] = start[i - 1];
-    start[0] = 0;
-    w->adj_valid = true;
     return TL_OK;
 }
 
 void tl_contact_buffers_free(tl_world *w) {
-    tl_mem_free(&w->mem, w->adj_start, w->cap_adj_start * sizeof *w->adj_start);
-    tl_mem_free(&w->mem, w->adj, w->cap_adj * sizeof *w->adj);
     tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
     tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
-    w->adj_start = w->adj = NULL;
+    tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
     w->out = NULL;
     w->blocks = NULL;
-    w->cap_adj_start = w->cap_adj = w->cap_out = w->cap_blocks = 0;
-    w->adj_valid = false;
+    w->wall_part = NULL;
+    w->cap_out = w->cap_blocks = w->cap_wall_part = 0;
 }
 
 /* A particle-particle candidate that does not touch (the test interact starts with). */
@@ -664,23 +619,39 @@ static inline bool apart(const tl_world *w, const tl_pairs *l, size_t k) {
     return v3_norm2(d) >= r * r;
 }
 
-static void run_blocks(const stage *s, tl_pairs *l, bool wall, tl_block_sum *blocks, size_t nblocks) {
-    int nt = s->w->nthreads;
-TL_FOR_DYNAMIC(bi, nblocks, 
-        size_t k1 = (bi + 1) * TL_BLOCK < l->count ? (bi + 1) * TL_BLOCK : l->count;
-        tl_block_sum *bs = &blocks[bi];
-        for (size_t k = bi * TL_BLOCK; k < k1; k++) {
-            if (!wall) {
-                uint8_t st = l->state[k];
-                if (st == 0 && apart(s->w, l, k)) continue; /* most candidates: nothing to do */
-                if (s->lean && (st & TL_PAIR_TOUCH) && steady(s, l, k)) {
-                    bs->touching++;
-                    continue;
-                }
-            }
-            interact(s, l, k, wall, bs);
+/* One particle-particle candidate. */
+static inline void pp_candidate(const stage *s, const sink *out, tl_pairs *l, size_t k,
+                                tl_block_sum *bs) {
+    uint8_t st = l->state[k];
+    if (st == 0 && apart(s->w, l, k)) return; /* most candidates: nothing to do */
+    if (s->lean && (st & TL_PAIR_TOUCH) && steady(s, out, l, k)) {
+        bs->touching++;
+        return;
+    }
+    interact(s, out, l, k, false, bs);
+}
+
+/* A domain: its particles' candidates in list order (an internal one adds
+ * its forces at once; a cross one writes them to its slot, added later in
+ * list order by add_cross), then its particles' wall candidates. */
+static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
+    tl_world *w = s->w;
+    const tl_domains *dm = &w->dom;
+    sink out = {w->wall_part + d * w->walls.count, NULL};
+    const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
+    tl_pairs *pp = &w->pp, *pw = &w->pw;
+    size_t c = dm->cross_start[d];
+    for (size_t k = dm->pp_start[d]; k < dm->pp_start[d + 1]; k++) {
+        uint32_t a = pp->a[k], b = pp->b[k];
+        if (a < lo || a >= hi || b < lo || b >= hi) {
+            sink slot = {NULL, w->out + c * TL_OUT};
+            c++;
+            pp_candidate(s, &slot, pp, k, bs);
+        } else {
+            pp_candidate(s, &out, pp, k, bs);
         }
-    )
+    }
+    for (size_t k = dm->pw_start[d]; k < dm->pw_start[d + 1]; k++) interact(s, &out, pw, k, true, bs);
 }
 
 static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
@@ -696,44 +667,56 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         add_ledger(&w->ledger, &w->ledger_next);
         memset(&w->ledger_next, 0, sizeof w->ledger_next);
     }
-    for (size_t k = 0; k < w->walls.count; k++) {
-        v3_copy(w->walls.w[k].force_prev, w->walls.w[k].force);
-        v3_zero(w->walls.w[k].force);
-    }
     stage s;
     s.w = w;
     s.lay = &w->lay;
     s.dt = w->dt;
     s.acc = accumulate;
     s.correct = accumulate && w->def.contact_boundary_correction;
-    s.gather = w->nthreads > 1;
     s.energy = w->def.track_energy && w->lay.energy >= 0;
     s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
     s.b1 = w->c_pred[0] - 0.5;
     s.b2 = w->c_pred[1];
-    s.npp = w->pp.count;
     s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->no_fast_path;
-    if (s.gather && !w->adj_valid) {
-        tl_status st = build_adjacency(w);
-        if (st != TL_OK) return st;
+    const tl_domains *dm = &w->dom;
+    const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
+    const int nt = w->nthreads;
+    if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, ndom + 1, sizeof *w->blocks) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->wall_part, &w->cap_wall_part, ndom * nwall + 1,
+                       sizeof *w->wall_part) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
+    memset(w->blocks, 0, ndom * sizeof *w->blocks);
+    memset(w->wall_part, 0, ndom * nwall * sizeof *w->wall_part);
+
+    /* 1. the domains, any of them on any thread */
+    TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->blocks[d]);)
+
+    /* 2. the cross candidates' forces, in list order */
+    tl_pairs *pp = &w->pp;
+    for (size_t e = 0; e < ncross; e++) {
+        size_t k = dm->cross[e];
+        if (pp->state[k] & TL_PAIR_FORCE) add_slot(w, pp, k, w->out + e * TL_OUT);
     }
-    size_t nb_pp = (w->pp.count + TL_BLOCK - 1) / TL_BLOCK, nb_pw = (w->pw.count + TL_BLOCK - 1) / TL_BLOCK;
-    if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, nb_pp + nb_pw + 1, sizeof *w->blocks) != 0)
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    memset(w->blocks, 0, (nb_pp + nb_pw) * sizeof *w->blocks);
-    run_blocks(&s, &w->pp, false, w->blocks, nb_pp);
-    run_blocks(&s, &w->pw, true, w->blocks + nb_pp, nb_pw);
-    if (s.gather) gather(w, &s);
-    size_t touching = 0;
-    for (size_t bi = 0; bi < nb_pp + nb_pw; bi++) {
+
+    /* 3. sums in a fixed order */
+    for (size_t k = 0; k < nwall; k++) {
+        tl_wall *wl = &w->walls.w[k];
+        v3_copy(wl->force_prev, wl->force);
+        v3_zero(wl->force);
+        for (size_t d = 0; d < ndom; d++) v3_add(wl->force, wl->force, w->wall_part[d * nwall + k]);
+    }
+    size_t touching = 0, exits = 0;
+    for (size_t bi = 0; bi < ndom; bi++) {
         add_ledger(&w->ledger, &w->blocks[bi].cur);
         add_ledger(&w->ledger_next, &w->blocks[bi].next);
         touching += w->blocks[bi].touching;
+        exits += w->blocks[bi].exits;
     }
     w->touching = touching;
-    if (w->log_collisions && w->lay.impact >= 0) {
-        tl_status st = log_exits(w, &w->pp, false, w->blocks, nb_pp, &s);
-        if (st == TL_OK) st = log_exits(w, &w->pw, true, w->blocks + nb_pp, nb_pw, &s);
+    if (exits && w->log_collisions && w->lay.impact >= 0) {
+        tl_status st = log_exits(w, &w->pp, false, &s);
+        if (st == TL_OK) st = log_exits(w, &w->pw, true, &s);
         if (st != TL_OK) return st;
     }
     return TL_OK;

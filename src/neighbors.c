@@ -9,6 +9,7 @@
 void tl_neighbors_init(tl_neighbors *nb, double skin) {
     memset(nb, 0, sizeof *nb);
     nb->skin = skin;
+    nb->domain_size = TL_DOMAIN_SIZE;
 }
 
 void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
@@ -22,7 +23,9 @@ void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
     tl_mem_free(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref);
     tl_mem_free(mem, nb->chunk, nb->cap_chunk * sizeof *nb->chunk);
     double skin = nb->skin;
+    size_t ds = nb->domain_size;
     tl_neighbors_init(nb, skin);
+    nb->domain_size = ds;
 }
 
 bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w) {
@@ -304,8 +307,18 @@ static int sort_class(tl_mem *mem, tl_neighbors *nb, const tl_particles *p, int 
  * is in task order whatever the number of threads. */
 #define CHUNKS_PER_THREAD 16
 
+void tl_domains_free(tl_mem *mem, tl_domains *d) {
+    tl_mem_free(mem, d->start, d->cap * sizeof *d->start);
+    tl_mem_free(mem, d->pp_start, d->cap * sizeof *d->pp_start);
+    tl_mem_free(mem, d->pw_start, d->cap * sizeof *d->pw_start);
+    tl_mem_free(mem, d->cross_start, d->cap * sizeof *d->cross_start);
+    tl_mem_free(mem, d->cross, d->cap_cross * sizeof *d->cross);
+    memset(d, 0, sizeof *d);
+}
+
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
-                       const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, int threads) {
+                       const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
+                       int threads) {
     size_t n = p->count;
     pp->count = 0;
     pw->count = 0;
@@ -323,7 +336,11 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         for (int k = 0; k < 3; k++) nb->shift[c][k] = per->on[k] ? sh[k] * per->len[k] : 0.0;
     }
     nb->builds++;
-    if (n == 0) return 0;
+    if (n == 0) {
+        dom->count = 0;
+        dom->ncross = 0;
+        return 0;
+    }
 
     /* the extent and the size classes */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -368,18 +385,41 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         if (g->n) layout_grid(g, nb->skin, lo, hi, per);
         if (sort_class(mem, nb, p, l) != 0) return -1;
     }
-    size_t tasks = n;
-
-    /* particle-particle: count, then fill */
+    /* the domains; the work is cut into chunks inside them, so that each domain's
+     * candidates start at a chunk's offset */
+    size_t ndom = n / nb->domain_size;
+    if (ndom < 2 && n >= 2 * TL_DOMAIN_MIN) ndom = 2; /* two threads have work from 2 x 4096 on */
+    if (ndom < 1) ndom = 1;
+    if (ndom > 4096) ndom = 4096;
+    if (ndom + 1 > dom->cap) {
+        size_t cap = ndom + 1;
+        uint32_t *st = tl_mem_realloc(mem, dom->start, dom->cap * sizeof *st, cap * sizeof *st);
+        if (!st) return -1;
+        dom->start = st;
+        size_t *a = tl_mem_realloc(mem, dom->pp_start, dom->cap * sizeof *a, cap * sizeof *a);
+        if (!a) return -1; /* start is larger than cap says: freed by its smaller size, harmless */
+        dom->pp_start = a;
+        size_t *b = tl_mem_realloc(mem, dom->pw_start, dom->cap * sizeof *b, cap * sizeof *b);
+        if (!b) return -1;
+        dom->pw_start = b;
+        size_t *cs = tl_mem_realloc(mem, dom->cross_start, dom->cap * sizeof *cs, cap * sizeof *cs);
+        if (!cs) return -1;
+        dom->cross_start = cs;
+        dom->cap = cap;
+    }
+    dom->count = ndom;
+    for (size_t d = 0; d <= ndom; d++) dom->start[d] = (uint32_t)(d * n / ndom);
     int nt = threads > 1 ? threads : 1;
-    size_t nchunks = (size_t)nt * CHUNKS_PER_THREAD;
-    if (nchunks > tasks) nchunks = tasks ? tasks : 1;
-    size_t nchunks_w = (size_t)nt * CHUNKS_PER_THREAD;
-    if (nchunks_w > n) nchunks_w = n;
-    if (reserve_chunks(mem, nb, (nchunks > nchunks_w ? nchunks : nchunks_w) + 1) != 0) return -1;
+    size_t nsub = ((size_t)nt * CHUNKS_PER_THREAD + ndom - 1) / ndom;
+    size_t nchunks = ndom * nsub;
+    if (reserve_chunks(mem, nb, nchunks + 1) != 0) return -1;
     size_t *chunk = nb->chunk;
+#define CHUNK_RANGE(c, lo, hi)                                                         \
+    size_t d_ = (c) / nsub, s_ = (c) % nsub, n_ = dom->start[d_ + 1] - dom->start[d_];  \
+    size_t lo = dom->start[d_] + n_ * s_ / nsub, hi = dom->start[d_] + n_ * (s_ + 1) / nsub;
     TL_FOR_DYNAMIC(c, nchunks, {
-        size_t t0 = tasks * c / nchunks, t1 = tasks * (c + 1) / nchunks, cnt = 0;
+        CHUNK_RANGE(c, t0, t1)
+        size_t cnt = 0;
         for (size_t t = t0; t < t1; t++) cnt += particle_pairs(&s, (uint32_t)t, NULL);
         chunk[c] = cnt;
     })
@@ -387,33 +427,67 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     for (size_t c = 0; c < nchunks; c++) {
         size_t k = chunk[c];
         chunk[c] = total;
+        if (c % nsub == 0) dom->pp_start[c / nsub] = total;
         total += k;
     }
+    dom->pp_start[ndom] = total;
     if (tl_pairs_reserve(mem, pp, total) != 0) return -1;
     TL_FOR_DYNAMIC(c, nchunks, {
-        size_t t0 = tasks * c / nchunks, t1 = tasks * (c + 1) / nchunks, at = chunk[c];
+        CHUNK_RANGE(c, t0, t1)
+        size_t at = chunk[c];
         for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
     })
     pp->count = total;
 
-    /* particle-face */
-    if (w->nfaces == 0) return 0;
-    TL_FOR_DYNAMIC(c, nchunks_w, {
-        size_t i0 = n * c / nchunks_w, i1 = n * (c + 1) / nchunks_w, cnt = 0;
+    /* the cross candidates: a particle outside the finder's domain */
+    size_t ncross = 0;
+    for (size_t d = 0; d < ndom; d++)
+        for (size_t k = dom->pp_start[d]; k < dom->pp_start[d + 1]; k++)
+            ncross += (pp->a[k] < dom->start[d] || pp->a[k] >= dom->start[d + 1] ||
+                       pp->b[k] < dom->start[d] || pp->b[k] >= dom->start[d + 1]);
+    if (ncross > dom->cap_cross) {
+        size_t cap = ncross + ncross / 8 + 16;
+        uint32_t *c = tl_mem_realloc(mem, dom->cross, dom->cap_cross * sizeof *c, cap * sizeof *c);
+        if (!c) return -1;
+        dom->cross = c;
+        dom->cap_cross = cap;
+    }
+    dom->ncross = 0;
+    for (size_t d = 0; d < ndom; d++) {
+        dom->cross_start[d] = dom->ncross;
+        for (size_t k = dom->pp_start[d]; k < dom->pp_start[d + 1]; k++)
+            if (pp->a[k] < dom->start[d] || pp->a[k] >= dom->start[d + 1] || pp->b[k] < dom->start[d] ||
+                pp->b[k] >= dom->start[d + 1])
+                dom->cross[dom->ncross++] = (uint32_t)k;
+    }
+    dom->cross_start[ndom] = dom->ncross;
+
+    /* particle-face, in the same chunks */
+    if (w->nfaces == 0) {
+        for (size_t d = 0; d <= ndom; d++) dom->pw_start[d] = 0;
+        return 0;
+    }
+    TL_FOR_DYNAMIC(c, nchunks, {
+        CHUNK_RANGE(c, i0, i1)
+        size_t cnt = 0;
         for (size_t i = i0; i < i1; i++) cnt += face_pairs(w, p, nb->skin, i, NULL, NULL);
         chunk[c] = cnt;
     })
     total = 0;
-    for (size_t c = 0; c < nchunks_w; c++) {
+    for (size_t c = 0; c < nchunks; c++) {
         size_t k = chunk[c];
         chunk[c] = total;
+        if (c % nsub == 0) dom->pw_start[c / nsub] = total;
         total += k;
     }
+    dom->pw_start[ndom] = total;
     if (tl_pairs_reserve(mem, pw, total) != 0) return -1;
-    TL_FOR_DYNAMIC(c, nchunks_w, {
-        size_t i0 = n * c / nchunks_w, i1 = n * (c + 1) / nchunks_w, at = chunk[c];
+    TL_FOR_DYNAMIC(c, nchunks, {
+        CHUNK_RANGE(c, i0, i1)
+        size_t at = chunk[c];
         for (size_t i = i0; i < i1; i++) face_pairs(w, p, nb->skin, i, pw, &at);
     })
+#undef CHUNK_RANGE
     pw->count = total;
     return 0;
 }

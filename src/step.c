@@ -221,14 +221,14 @@ static tl_status world_rebuild(tl_world *w) {
     if (s != TL_OK) return s;
     s = check_periods(w);
     if (s != TL_OK) return s;
-    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, w->nthreads) != 0)
+    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom,
+                           w->nthreads) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (neighbor lists)");
     tl_stash_give(&w->stash, &w->pp, false, w->p.id, w->nthreads);
     tl_stash_give(&w->stash, &w->pw, true, w->p.id, w->nthreads);
     /* a large stash is memory the steps do not need; a small one is kept (no
      * allocation churn for small worlds that rebuild often) */
     if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
-    w->adj_valid = false;
     w->neighbors_dirty = false;
     w->moved = false;
     return tl_world_list_immovable(w);

@@ -194,6 +194,7 @@ void tl_world_destroy(tl_world *w) {
     tl_pairs_free(m, &w->pw);
     tl_stash_free(m, &w->stash);
     tl_contact_buffers_free(w);
+    tl_domains_free(m, &w->dom);
     tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
     tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
     tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);

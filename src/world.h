@@ -45,7 +45,7 @@ typedef struct tl_block_sum {
     size_t touching, exits;
 } tl_block_sum;
 
-#define TL_OUT 8 /* values of a candidate's force slot (threads > 1) */
+#define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
 
 struct tl_world {
     tl_world_def def;
@@ -76,11 +76,10 @@ struct tl_world {
 
     /* threads */
     int nthreads;          /* in use: def.threads, or all available for 0 */
-    double *out;           /* TL_OUT values per candidate, particle-particle then walls */
-    uint32_t *adj_start;   /* per particle: its entries in adj */
-    uint32_t *adj;         /* candidate slot << 1 | (1 when the particle is side b) */
-    size_t cap_out, cap_adj_start, cap_adj;
-    bool adj_valid;
+    tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
+    double *out;           /* TL_OUT values per cross candidate (threads > 1) */
+    double (*wall_part)[3];/* each domain's share of each wall's reaction */
+    size_t cap_out, cap_wall_part;
     tl_block_sum *blocks;
     size_t cap_blocks;
 

@@ -144,6 +144,9 @@ typedef struct config {
     int steps;
     bool extra;          /* also a thread count changed between calls, and the general path
                           * on 4 threads */
+    size_t domain;       /* particles per domain of the contact stage (0: the default, which
+                          * makes one domain of these 3150 particles; small ones make many
+                          * cross-domain candidates) */
 } config;
 
 typedef struct outcome {
@@ -180,6 +183,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         return o;
     }
     w->no_fast_path = no_fast_path;
+    if (c->domain) w->nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";
     md.density = 2500;
@@ -289,12 +293,12 @@ int main(int argc, char **argv) {
             getenv("OMP_WAIT_POLICY"));
     /* 150 steps: the spheres move fast enough that the lists are rebuilt every few steps */
     const config configs[] = {
-        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false},
-        {"box, verlet, lean", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true},
-        {"box, leapfrog, lean, reorder every build", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false},
-        {"box, leapfrog, energy, collision log", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false},
-        {"periodic xy, verlet, lean", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true},
-        {"periodic xy, leapfrog, energy, log, reorder 1", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false},
+        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false, 0},
+        {"box, verlet, lean, 7 domains", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450},
+        {"box, leapfrog, lean, reorder every build, 10 domains", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300},
+        {"box, leapfrog, energy, collision log, 5 domains", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false, 600},
+        {"periodic xy, verlet, lean, 7 domains", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450},
+        {"periodic xy, leapfrog, energy, log, reorder 1, 3 domains", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false, 1000},
     };
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) check_config(&configs[k]);
     return tl_test_report("test_threads");
