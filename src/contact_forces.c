@@ -400,32 +400,26 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
     v3_copy(vt, vrel);
     v3_axpy(vt, -rate, g.n);
     double *rec = tl_pair_record(l, k);
-    tl_contact c;
-    c.delta = g.delta;
-    c.delta_rate = rate;
-    v3_copy(c.n, g.n);
-    v3_copy(c.vt, vt);
-    c.r_eff = g.r_eff;
-    c.m_eff = 1.0 / iml;
-    c.dt = s->dt;
-    c.first = false;
-    c.v_impact = 0.0;
+    double dxi[3];
     if (s->half_is_v) {
-        v3_scale(c.dxi, vt, s->dt);
+        v3_scale(dxi, vt, s->dt);
     } else {
         side_b b;
         b.wall = false;
         b.index = j;
         b.v = p->v[j];
         b.w = p->w[j];
-        drift_slip(s, i, &b, g.n, la, lb, c.dxi);
+        drift_slip(s, i, &b, g.n, la, lb, dxi);
     }
-    tl_fused_hertz_mindlin(law, pl, &c, rec);
+    /* the fused kernel on plain values (tl_fused_hertz_mindlin without the record) */
+    tl_hm_result r;
+    tl_hm_eval(law, pl, g.delta, rate, g.n, vt, dxi, g.r_eff, 1.0 / iml,
+               rec + law->hist_offset[TL_SLOT_HISTORY], &r);
     double fa[3];
-    v3_scale(fa, g.n, -c.fn);
-    v3_add(fa, fa, c.ft);
+    v3_scale(fa, g.n, -r.fn);
+    v3_add(fa, fa, r.ft);
     double cn[3];
-    v3_cross(cn, g.n, c.ft);
+    v3_cross(cn, g.n, r.ft);
     if (out->slot) {
         double *o = out->slot;
         v3_copy(o + OUT_F, fa);
@@ -442,10 +436,10 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
         v3_add(t[j], t[j], tq);
     }
     double *bk = rec + s->lay->hist;
-    bk[TL_BK_DELTA] = c.delta;
-    bk[TL_BK_FN] = c.fn;
-    v3_copy(bk + TL_BK_FT, c.ft);
-    l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
+    bk[TL_BK_DELTA] = g.delta;
+    bk[TL_BK_FN] = r.fn;
+    v3_copy(bk + TL_BK_FT, r.ft);
+    l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (r.sliding ? TL_PAIR_SLIDING : 0) |
                             (out->slot ? TL_PAIR_FORCE : 0));
     return true;
 }

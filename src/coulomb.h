@@ -7,46 +7,60 @@
 #include "registry.h"
 #include "vec.h"
 
-/* The shared spring + dashpot + Coulomb step. k: spring stiffness (N/m),
- * eta: dashpot (N s/m). Rescales c->xi when sliding. */
-static inline void tl_spring_dashpot_coulomb(tl_contact *c, double k, double eta, double mu, int test) {
-    double fs[3], fd[3];
-    v3_scale(fs, c->xi, -k);
-    v3_scale(fd, c->vt, -eta);
-    double limit = mu * dmax(c->fn, 0.0);
+/* The shared spring + dashpot + Coulomb step on plain values. k: spring
+ * stiffness (N/m), eta: dashpot (N s/m), xi_in: the tangential displacement;
+ * out: the force on a (ft, its dashpot part ft_damp), the displacement kept
+ * (xi_in, or rescaled when sliding), the spring's elastic energy. xi may be
+ * xi_in. */
+static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], double k, double eta,
+                                   double mu, double fn, int test, double xi[3], double ft[3],
+                                   double ft_damp[3], bool *sliding, double *e_el_t) {
+    double fs[3], fd[3], f[3], x[3];
+    v3_scale(fs, xi_in, -k);
+    v3_scale(fd, vt, -eta);
+    v3_copy(x, xi_in);
+    double limit = mu * dmax(fn, 0.0);
+    bool slide = false;
     /* the limit is tested on squares: no square root unless sliding */
     if (test == TL_COULOMB_SPRING) {
         double fsn2 = v3_norm2(fs);
         if (fsn2 >= limit * limit) {
-            c->sliding = true;
+            slide = true;
             if (fsn2 > 0.0) {
-                v3_scale(c->ft, fs, limit / sqrt(fsn2));
-                if (k > 0.0) v3_scale(c->xi, c->ft, -1.0 / k);
+                v3_scale(f, fs, limit / sqrt(fsn2));
+                if (k > 0.0) v3_scale(x, f, -1.0 / k);
             } else {
-                v3_zero(c->ft);
+                v3_zero(f);
             }
-            v3_zero(c->ft_damp);
+            v3_zero(fd);
         } else {
-            v3_add(c->ft, fs, fd);
-            v3_copy(c->ft_damp, fd);
+            v3_add(f, fs, fd);
         }
     } else {
-        double f[3];
         v3_add(f, fs, fd);
         double f2 = v3_norm2(f);
-        v3_copy(c->ft_damp, fd);
         if (f2 > limit * limit) {
-            c->sliding = true;
+            slide = true;
             double s = limit / sqrt(f2); /* f2 > 0 here */
-            v3_scale(c->ft, f, s);
+            v3_scale(f, f, s);
             /* the spring alone carries the capped force */
-            if (k > 0.0) v3_scale(c->xi, c->ft, -1.0 / k);
-            v3_zero(c->ft_damp);
-        } else {
-            v3_copy(c->ft, f);
+            if (k > 0.0) v3_scale(x, f, -1.0 / k);
+            v3_zero(fd);
         }
     }
-    c->e_el_t = 0.5 * k * v3_norm2(c->xi);
+    v3_copy(ft, f);
+    v3_copy(ft_damp, fd);
+    v3_copy(xi, x);
+    *sliding = slide;
+    *e_el_t = 0.5 * k * v3_norm2(x);
+}
+
+/* The same on a contact record (c->xi in and out). */
+static inline void tl_spring_dashpot_coulomb(tl_contact *c, double k, double eta, double mu, int test) {
+    bool slide;
+    tl_coulomb_eval(c->xi, c->vt, k, eta, mu, c->fn, test, c->xi, c->ft, c->ft_damp, &slide,
+                    &c->e_el_t);
+    if (slide) c->sliding = true;
 }
 
 #endif

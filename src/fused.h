@@ -35,38 +35,63 @@ void tl_fused_prepare(const tl_law *law, tl_pair_law *pl);
  * fused: 0 sqrt(K0), 1 sqrt(8G*). Four square roots instead of seven. (Keeping
  * sqrt(R*) and A in the contact's record would save two more, but the record
  * would outgrow a cache line; measured slower at 10^5 particles.) */
-static inline void tl_fused_hertz_mindlin(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
-                                          double *hist) {
+/* What the kernel gives for one contact. */
+typedef struct tl_hm_result {
+    double fn, fn_el, fn_damp, k, e_el_n, e_el_t;
+    double xi[3], ft[3], ft_damp[3];
+    bool sliding;
+} tl_hm_result;
+
+/* The kernel on plain values (hist: the true history's 3 values, updated). */
+static inline void tl_hm_eval(const tl_law *law, const tl_pair_law *pl, double delta, double rate,
+                              const double n[3], const double vt[3], const double dxi[3],
+                              double r_eff, double m_eff, double *hist, tl_hm_result *r) {
     const double *pn = pl->p[TL_SLOT_NORMAL], *pd = pl->p[TL_SLOT_DAMPING];
     const double *pt = pl->p[TL_SLOT_TANGENTIAL];
-    double *hh = hist + law->hist_offset[TL_SLOT_HISTORY];
-    c->eta = 0.0;
-    c->yielded = false;
-    c->e_el_t = 0.0;
-    c->sliding = false;
-    double sr = sqrt(c->r_eff), A = sqrt(c->m_eff * sr), sd = sqrt(c->delta), q = sqrt(sd);
+    double sr = sqrt(r_eff), A = sqrt(m_eff * sr), sd = sqrt(delta), q = sqrt(sd);
     /* normal: hertz */
     double K = pn[0] * sr;
-    c->k = K;
-    c->area = 1.0;
-    c->fn_el = K * c->delta * sd;
-    c->e_el_n = 0.4 * K * c->delta * c->delta * sd;
+    r->k = K;
+    r->fn_el = K * delta * sd;
+    r->e_el_n = 0.4 * K * delta * delta * sd;
     /* damping: tsuji, sqrt(5) beta sqrt(m* K) delta^1/4 rate */
     const double sqrt5 = 2.23606797749979;
-    c->fn_damp = sqrt5 * pd[0] * (pl->fused[0] * A) * q * c->delta_rate;
-    double fn = c->fn_el + c->fn_damp;
+    r->fn_damp = sqrt5 * pd[0] * (pl->fused[0] * A) * q * rate;
+    double fn = r->fn_el + r->fn_damp;
     if (law->clamp_tensile && fn < 0.0) fn = 0.0;
-    c->fn = fn;
+    r->fn = fn;
     /* history: true */
-    double x[3];
-    v3_add(x, hh, c->dxi);
-    v3_reject(c->xi, x, c->n);
+    double x[3], xi[3];
+    v3_add(x, hist, dxi);
+    v3_reject(xi, x, n);
     /* tangential: mindlin (pt[4] = 1) or mindlin-renzo (2/3), dashpot 2 sqrt(5/6) beta_t sqrt(K_t0 m*) */
     const double two_sqrt_5_6 = 1.8257418583505538;
     double kt0 = pt[1] * sr * sd;
     double eta = two_sqrt_5_6 * pt[2] * (pl->fused[1] * A * q);
-    tl_spring_dashpot_coulomb(c, pt[4] * kt0, eta, pt[0], (int)pt[3]);
-    v3_copy(hh, c->xi);
+    tl_coulomb_eval(xi, vt, pt[4] * kt0, eta, pt[0], fn, (int)pt[3], r->xi, r->ft, r->ft_damp,
+                    &r->sliding, &r->e_el_t);
+    v3_copy(hist, r->xi);
+}
+
+/* The same on a contact record. */
+static inline void tl_fused_hertz_mindlin(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
+                                          double *hist) {
+    tl_hm_result r;
+    tl_hm_eval(law, pl, c->delta, c->delta_rate, c->n, c->vt, c->dxi, c->r_eff, c->m_eff,
+               hist + law->hist_offset[TL_SLOT_HISTORY], &r);
+    c->eta = 0.0;
+    c->yielded = false;
+    c->area = 1.0;
+    c->k = r.k;
+    c->fn_el = r.fn_el;
+    c->e_el_n = r.e_el_n;
+    c->fn_damp = r.fn_damp;
+    c->fn = r.fn;
+    v3_copy(c->xi, r.xi);
+    v3_copy(c->ft, r.ft);
+    v3_copy(c->ft_damp, r.ft_damp);
+    c->e_el_t = r.e_el_t;
+    c->sliding = r.sliding;
 }
 
 #endif
