@@ -41,9 +41,9 @@ typedef tl_loader loader;
 
 static const char *const top_keys[] = {"talus",     "name",      "units",        "seed",
                                        "domain",    "gravity",   "integrator",   "neighbor",
-                                       "threads",   "track_energy", "materials", "laws",
-                                       "particles", "walls",     "stages",       "outputs",
-                                       "checkpoint"};
+                                       "threads",   "track_energy", "track_orientation",
+                                       "materials", "laws",      "particles",    "walls",
+                                       "stages",    "outputs",   "checkpoint"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -253,14 +253,15 @@ static int read_neighbor(loader *L) {
     return 0;
 }
 
-/* threads: N (0 = all cores), track_energy: bool */
+/* threads: N (0 = all cores), track_energy, track_orientation: bool */
 static int read_run_keys(loader *L) {
     tl_yval v;
     tl_ymap_get(&L->root, "threads", &v);
     int64_t threads = 0;
     if (v.node && tl_yint(&L->doc, &v, 0, 4096, &threads)) return -1;
     if (v.node) L->def.threads = (int)threads;
-    return tl_ykey_bool(&L->doc, &L->root, "track_energy", &L->def.track_energy);
+    return tl_ykey_bool(&L->doc, &L->root, "track_energy", &L->def.track_energy) ||
+           tl_ykey_bool(&L->doc, &L->root, "track_orientation", &L->def.track_orientation);
 }
 
 static int create_world(loader *L) {

@@ -45,7 +45,8 @@
 /* One particle's predict. two_step: the predictor uses a_n-1 (verlet), which
  * then has to be kept; leapfrog does not. */
 static inline int predict_one(tl_particles *p, size_t i, double dt, double c1, double c2,
-                              const double g[3], double lim2, bool two_step, bool keep_old) {
+                              const double g[3], double lim2, bool two_step, bool keep_old,
+                              bool turn) {
     double im = p->inv_mass[i], ii = p->inv_inertia[i];
     double wh[3], d2 = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -64,7 +65,7 @@ static inline int predict_one(tl_particles *p, size_t i, double dt, double c1, d
         double d = p->x[i][k] - p->x_ref[i][k];
         d2 += d * d;
     }
-    q_rotate_by(p->q[i], wh, dt);
+    if (turn) q_rotate_by(p->q[i], wh, dt);
     if (two_step) {
         v3_copy(p->f_older[i], p->f_old[i]);
         v3_copy(p->t_older[i], p->t_old[i]);
@@ -90,12 +91,12 @@ static void stage_predict(tl_world *w) {
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
     const size_t n = p->count;
     int nt = w->nthreads;
-    const bool keep_old = w->lay.impact >= 0;
+    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0; /* some particle moved more than skin/2 */
     if (c2 != 0.0) {
-        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true);)
+        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
     } else {
-        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old);)
+        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
     }
     w->moved = acc != 0;
     tl_walls_advance(&w->walls, dt);
@@ -291,14 +292,14 @@ static void stage_correct_predict(tl_world *w) {
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
     const size_t n = p->count;
     int nt = w->nthreads;
-    const bool keep_old = w->lay.impact >= 0;
+    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0;
     if (c2 != 0.0) {
         TL_FOR_STATIC_OR(i, n, correct_one(p, i, dt, b1, b2, true);
-                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true);)
+                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
     } else {
         TL_FOR_STATIC_OR(i, n, correct_one(p, i, dt, b1, b2, false);
-                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old);)
+                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
     }
     w->moved = acc != 0;
     tl_walls_advance(&w->walls, dt);

@@ -40,6 +40,7 @@ tl_world_def tl_world_default(void) {
     d.contact_boundary_correction = true;
     d.seed = 1;
     d.track_energy = true;
+    d.track_orientation = true;
     d.threads = 1;
     return d;
 }

@@ -83,6 +83,9 @@ typedef struct tl_world_def {
     int threads;                    /* worker threads for the step; 0 = all available, 1 = serial.
                                      * Results are bit-identical for any thread count. */
     bool track_energy;              /* keep the energy ledger (default true); off saves time */
+    bool track_orientation;         /* integrate the particles' orientations (default true); a
+                                     * sphere's does not act on anything, so off saves time when
+                                     * no output needs it */
     int reorder_every;              /* neighbor builds between reorderings of the particles along
                                      * a space-filling curve; 0 = automatic, < 0 = never */
     uint64_t seed;                  /* random generator seed */
