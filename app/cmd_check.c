@@ -130,7 +130,11 @@ int cmd_check(int argc, char **argv) {
     } else {
         printf("  no contact can occur\n");
     }
-    printf("  chosen dt   %.4g s: %.1f steps per shortest contact\n", ts.dt, ts.steps_per_contact);
+    if (isfinite(ts.steps_per_contact))
+        printf("  chosen dt   %.4g s: %.1f steps per shortest contact\n", ts.dt, ts.steps_per_contact);
+    else
+        printf("  chosen dt   %.4g s (an automatic dt also resolves the contacts of inflow particles)\n",
+               ts.dt);
     printf("\nstages\n");
     for (int i = 0; i < tl_scene_stage_count(scene); i++) {
         char steps[32];

@@ -1,6 +1,7 @@
 /* talus run: loads a scene (or the built-in one), runs every stage with a
  * progress bar, writes the outputs and prints a summary. */
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +123,12 @@ int cmd_run(int argc, char **argv) {
         printf("talus %s: %s (%s)\n", tl_version(), tl_scene_title(scene),
                path ? path : "built-in default scene");
         int nw = tl_world_wall_count(w);
-        printf("  %zu particles, %d wall%s; dt = %.4g s (%.1f steps per shortest contact); %.6g s "
-               "in about %s steps\n",
-               tl_world_particle_count(w), nw, nw == 1 ? "" : "s", ts.dt, ts.steps_per_contact,
-               tl_scene_duration(scene), steps);
+        char per[64] = "no contact among the particles present";
+        if (isfinite(ts.steps_per_contact))
+            snprintf(per, sizeof per, "%.1f steps per shortest contact", ts.steps_per_contact);
+        printf("  %zu particles, %d wall%s; dt = %.4g s (%s); %.6g s in about %s steps\n",
+               tl_world_particle_count(w), nw, nw == 1 ? "" : "s", ts.dt, per, tl_scene_duration(scene),
+               steps);
         if (resume) printf("  resuming from %s\n", resume);
         fflush(stdout);
     }

@@ -223,6 +223,45 @@ for code in CODES:
         L.append("| %s | %s |" % (NAMES[code], " | ".join(cells)))
 L.append("")
 
+# The targets of the benchmark (issue 5), each with the figure reached in these runs.
+L.append("## Targets")
+L.append("")
+L.append("| target | reached | met |")
+L.append("|---|---|---|")
+st0 = steps_set[0] if steps_set else 0
+n1 = nps[0] if nps else 1
+for peer in ("liggghts", "lammps"):
+    t = medians.get(("talus", "100k", n1, st0))
+    p_ = medians.get((peer, "100k", n1, st0))
+    if t and p_:
+        L.append("| >= 3x %s, 1 core, 100,000 particles | %.2fx | %s |" % (NAMES[peer], p_ / t,
+                                                                        "yes" if p_ / t >= 3 else "no"))
+if len(nps) > 1:
+    for size in sizes:
+        a = medians.get(("talus", size, nps[0], st0))
+        b = medians.get(("talus", size, nps[1], st0))
+        if a and b:
+            L.append("| >= 1.8x from %d to %d threads, %s particles | %.2fx | %s |" % (
+                nps[0], nps[1], "{:,}".format(NMAP.get(size, 0)), a / b, "yes" if a / b >= 1.8 else "no"))
+cost = [(NMAP[s], 1e6 * medians[("talus", s, n1, st0)] / (NMAP[s] * st0)) for s in sizes
+        if ("talus", s, n1, st0) in medians]
+if len(cost) > 1:
+    growth = cost[-1][1] / cost[0][1]
+    L.append("| cost per particle-step flat from %s to %s particles | %.3f -> %.3f us (x%.2f) | %s |" % (
+        "{:,}".format(cost[0][0]), "{:,}".format(cost[-1][0]), cost[0][1], cost[-1][1], growth,
+        "yes" if growth <= 1.1 else "no"))
+big = sizes[-1] if sizes else None
+g = [r for s in steps_set for r in groups.get(("talus", big, n1, s), [])] if big else []
+if g:
+    rss = med([fnum(r, "rss_kB_per_rank") * 1024.0 / NMAP[big] for r in g])
+    eng = med([fnum(r, "engine_B_per_p") for r in g])
+    L.append("| <= 1 KB per particle with contacts, %s particles | engine %.0f B, peak RSS %.0f B | %s |" % (
+        "{:,}".format(NMAP[big]), eng, rss, "yes" if max(eng, rss) <= 1024 else "no"))
+L.append("")
+L.append("Where the time goes, what was tried and why the first target is missed: docs/bench.md, "
+         "section `Where the time goes`.")
+L.append("")
+
 if failed:
     L.append("## Failed runs")
     L.append("")

@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 2u
+#define FORMAT 3u
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -65,8 +65,9 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     tl_wbuf b = {0};
     tl_wbuf_u64(&b, MAGIC);
     tl_wbuf_u64(&b, FORMAT);
-    uint64_t sizes[6] = {sizeof(tl_timestep_info), sizeof(tl_collision), sizeof(tl_pending_exit),
-                         sizeof(tl_energy_ledger), sizeof(tl_rng), tl_particles_bytes_each()};
+    uint64_t sizes[7] = {sizeof(tl_timestep_info), sizeof(tl_collision), sizeof(tl_pending_exit),
+                         sizeof(tl_energy_ledger), sizeof(tl_rng), tl_particles_bytes_each(),
+                         sizeof(tl_servo_def)};
     tl_wbuf_put(&b, sizes, sizeof sizes);
     tl_wbuf_u64(&b, fingerprint(w));
     /* scalars */
@@ -100,6 +101,7 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
         double ref[3] = {0.0, 0.0, 0.0};
         if (k < w->nb.cap_walls) memcpy(ref, w->nb.wall_ref[k], sizeof ref);
         tl_wbuf_put(&b, ref, sizeof ref);
+        tl_wbuf_put(&b, &wl->servo, sizeof wl->servo);
     }
     for (size_t f = 0; f < w->walls.nfaces; f++) tl_wbuf_put(&b, w->walls.f[f].p, sizeof w->walls.f[f].p);
     /* the candidate lists and their records */
@@ -178,9 +180,9 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_rbuf b = {data, size, 0, false};
     if (tl_rbuf_u64(&b) != MAGIC) return refuse(w, "not a Talus world state");
     if (tl_rbuf_u64(&b) != FORMAT) return refuse(w, "written by another format version of Talus");
-    uint64_t sizes[6], want[6] = {sizeof(tl_timestep_info), sizeof(tl_collision),
+    uint64_t sizes[7], want[7] = {sizeof(tl_timestep_info), sizeof(tl_collision),
                                   sizeof(tl_pending_exit), sizeof(tl_energy_ledger), sizeof(tl_rng),
-                                  tl_particles_bytes_each()};
+                                  tl_particles_bytes_each(), sizeof(tl_servo_def)};
     tl_rbuf_get(&b, sizes, sizeof sizes);
     if (b.failed || memcmp(sizes, want, sizeof want) != 0)
         return refuse(w, "written by a different build of Talus (structure sizes differ)");
@@ -223,12 +225,17 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (tl_particles_read(&w->mem, &L.p, &b) != 0) why = b.failed ? "truncated (particles)" : "out of memory";
     size_t nw = w->walls.count, nf = w->walls.nfaces;
     double (*wall_data)[5][3] = NULL, (*face_p)[3] = NULL;
+    tl_servo_def *servo = NULL;
     if (!why && !b.failed) {
         wall_data = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *wall_data);
+        servo = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *servo);
         face_p = tl_mem_alloc(&w->mem, (nf ? nf : 1) * sizeof *face_p);
-        if (!wall_data || !face_p) why = "out of memory";
+        if (!wall_data || !face_p || !servo) why = "out of memory";
         else {
-            tl_rbuf_get(&b, wall_data, nw * sizeof *wall_data);
+            for (size_t k = 0; k < nw; k++) {
+                tl_rbuf_get(&b, wall_data[k], sizeof wall_data[k]);
+                tl_rbuf_get(&b, &servo[k], sizeof servo[k]);
+            }
             tl_rbuf_get(&b, face_p, nf * sizeof *face_p);
         }
     }
@@ -302,6 +309,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (why) {
         loaded_free(w, &L);
         tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+        tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
         tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
         return refuse(w, why);
     }
@@ -312,6 +320,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         if (!nr) {
             loaded_free(w, &L);
             tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+            tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
             tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         }
@@ -341,9 +350,11 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         memcpy(wl->force, wall_data[k][2], sizeof wl->force);
         memcpy(wl->force_prev, wall_data[k][3], sizeof wl->force_prev);
         memcpy(w->nb.wall_ref[k], wall_data[k][4], sizeof w->nb.wall_ref[k]);
+        wl->servo = servo[k];
     }
     for (size_t f = 0; f < nf; f++) memcpy(w->walls.f[f].p, face_p[f], sizeof face_p[f]);
     tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
+    tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
     tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
     w->time = time;
     w->steps = steps;

@@ -334,6 +334,8 @@ static void stage_finish(tl_world *w) {
     w->ledger.boundary_work += work;
     w->time += dt;
     w->steps++;
+    /* force-controlled walls take their velocity for the next step from this one's forces */
+    tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
      * the last force's second half-kick lands then */
     if (w->npend) tl_measure_finish_exits(w);

@@ -145,9 +145,28 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
     v3_set(wall->vel, def->velocity.x, def->velocity.y, def->velocity.z);
     wall->first_face = (int)faces_before;
     wall->face_count = (int)(w->nfaces - faces_before);
+    wall->area = def->kind == TL_WALL_PLANE       ? INFINITY
+                 : def->kind == TL_WALL_RECTANGLE ? 4.0 * def->half_length * def->half_width
+                                                  : 0.0;
     w->count++;
     if (out_index) *out_index = index;
     return TL_OK;
+}
+
+void tl_walls_servo(tl_walls *w) {
+    for (size_t i = 0; i < w->count; i++) {
+        tl_wall *wall = &w->w[i];
+        const tl_servo_def *sv = &wall->servo;
+        if (!sv->enabled) continue;
+        double d[3] = {sv->direction.x, sv->direction.y, sv->direction.z};
+        double push = -v3_dot(wall->force, d); /* the particles resist the wall's advance */
+        double v = sv->gain * (sv->target_force - push);
+        if (v > sv->max_speed) v = sv->max_speed;
+        if (v < -sv->max_speed) v = -sv->max_speed;
+        /* replace the component along d, keep the rest as prescribed */
+        double along = v3_dot(wall->vel, d);
+        v3_axpy(wall->vel, v - along, d);
+    }
 }
 
 void tl_walls_advance(tl_walls *w, double dt) {

@@ -41,6 +41,8 @@ typedef struct tl_wall {
     double force[3];     /* force exerted by the particles in the last step, N */
     double force_prev[3];
     int first_face, face_count;
+    double area;         /* rectangle: 4 hu hv; plane: INFINITY; box: 0 */
+    tl_servo_def servo;  /* force control of the velocity along servo.direction */
 } tl_wall;
 
 typedef struct tl_walls {
@@ -57,6 +59,9 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
                        int *out_index);
 /* Moves every wall by its velocity over dt. */
 void tl_walls_advance(tl_walls *w, double dt);
+/* Sets the velocity of the force-controlled walls from the forces of the
+ * last contact stage (before the next step's drift). */
+void tl_walls_servo(tl_walls *w);
 
 /* Geometry of a sphere (centre x, radius R) against a face, from the sphere
  * towards the face. Returns false when the sphere is clearly not near (e.g.

@@ -601,6 +601,35 @@ tl_status tl_world_get_wall(const tl_world *w, int i, tl_wall_state *o) {
     o->displacement = (tl_vec3){wl->disp[0], wl->disp[1], wl->disp[2]};
     o->velocity = (tl_vec3){wl->vel[0], wl->vel[1], wl->vel[2]};
     o->force = (tl_vec3){wl->force[0], wl->force[1], wl->force[2]};
+    o->area = wl->area;
+    o->servo = wl->servo.enabled;
+    return TL_OK;
+}
+
+tl_status tl_world_set_wall_servo(tl_world *w, int i, const tl_servo_def *sv) {
+    if (!w || !sv) return TL_ERROR_ARGUMENT;
+    if (i < 0 || (size_t)i >= w->walls.count)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no wall with index %d", i);
+    tl_wall *wl = &w->walls.w[i];
+    if (!sv->enabled) {
+        wl->servo.enabled = false;
+        return TL_OK;
+    }
+    double d[3] = {sv->direction.x, sv->direction.y, sv->direction.z}, dn = v3_norm(d);
+    if (!finite3(sv->direction) || !(dn > 0.0))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': direction must be a finite, non-zero vector",
+                             wl->name);
+    if (!(sv->target_force >= 0.0) || !isfinite(sv->target_force))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': target force must be >= 0 N, got %g",
+                             wl->name, sv->target_force);
+    if (!(sv->gain > 0.0) || !isfinite(sv->gain))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': gain must be > 0 m/(s N), got %g",
+                             wl->name, sv->gain);
+    if (!(sv->max_speed > 0.0) || !isfinite(sv->max_speed))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': max_speed must be > 0 m/s, got %g",
+                             wl->name, sv->max_speed);
+    wl->servo = *sv;
+    wl->servo.direction = (tl_vec3){d[0] / dn, d[1] / dn, d[2] / dn};
     return TL_OK;
 }
 

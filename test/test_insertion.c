@@ -784,7 +784,7 @@ static void test_examples(void) {
         ENSURE(st == TL_OK && s && s->ninflows == 1);
         if (!s) continue;
         if (i == 0) ENSURE(tl_world_particle_count(tl_scene_world(s)) == 1000);
-        if (i == 1) ENSURE(s->inflows[0].count == 100000 && s->inflows[0].rate == 100000);
+        if (i == 1) ENSURE(s->inflows[0].count == 100000 && s->inflows[0].rate == 200000);
         tl_scene_destroy(s);
     }
 }

@@ -93,6 +93,9 @@ size_t tl_world_particles_removed(const tl_world *world); /* left the domain */
 int tl_world_wall_count(const tl_world *world);
 tl_status tl_world_get_wall(const tl_world *world, int index, tl_wall_state *out);
 tl_status tl_world_set_wall_velocity(tl_world *world, int index, tl_vec3 velocity);
+/* Makes a wall force-controlled (servo.enabled) or gives its velocity back to
+ * tl_world_set_wall_velocity (!servo.enabled); see tl_servo_def. */
+tl_status tl_world_set_wall_servo(tl_world *world, int index, const tl_servo_def *servo);
 
 /* Touching contacts (particle-particle, then particle-wall), index 0 .. count-1. */
 size_t tl_world_contact_count(const tl_world *world);

@@ -207,6 +207,20 @@ typedef struct tl_wall_def {
     tl_vec3 velocity;    /* prescribed translation velocity, m/s */
 } tl_wall_def;
 
+/* A force-controlled wall: along `direction` (unit; the way the wall moves to press on
+ * the particles) its velocity follows the force error,
+ *   v = gain (F_target - F), clamped to +-max_speed,
+ * F the force the particles exert against that motion (-force . direction). The other
+ * components of its velocity stay as prescribed (a shear-box lid can follow the box
+ * sideways while the servo holds the normal load). */
+typedef struct tl_servo_def {
+    bool enabled;
+    tl_vec3 direction;
+    double target_force; /* N, >= 0 */
+    double gain;         /* m/s per N, > 0 */
+    double max_speed;    /* m/s, > 0 */
+} tl_servo_def;
+
 typedef struct tl_wall_state {
     int index;
     const char *name;
@@ -215,6 +229,8 @@ typedef struct tl_wall_state {
     tl_vec3 displacement; /* since the start, m */
     tl_vec3 velocity;
     tl_vec3 force;        /* total force the particles exert on the wall, N */
+    double area;          /* rectangle: its area; box: 0; plane: infinite (m2) */
+    bool servo;           /* its velocity follows a force (tl_world_set_wall_servo) */
 } tl_wall_state;
 
 /* ---- queries ---------------------------------------------------------------------------- */
