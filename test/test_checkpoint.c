@@ -7,42 +7,7 @@
 
 #include "talus/talus.h"
 #include "test.h"
-
-static uint64_t fnv(const void *p, size_t n, uint64_t h) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-/* every particle's state in id order, the energy terms, the contacts */
-static uint64_t state_hash(tl_world *w) {
-    uint64_t h = 14695981039346656037ULL;
-    size_t n = tl_world_particle_count(w);
-    for (uint32_t id = 1; id <= n + 64; id++) {
-        tl_particle_state s;
-        if (tl_world_get_particle(w, id, &s) != TL_OK) continue;
-        h = fnv(&s.position, sizeof s.position, h);
-        h = fnv(&s.velocity, sizeof s.velocity, h);
-        h = fnv(&s.angular_velocity, sizeof s.angular_velocity, h);
-        h = fnv(&s.orientation, sizeof s.orientation, h);
-        h = fnv(&s.force, sizeof s.force, h);
-        h = fnv(&s.torque, sizeof s.torque, h);
-    }
-    tl_energy e;
-    tl_world_energy(w, &e);
-    h = fnv(&e, sizeof e, h);
-    size_t nc = tl_world_contact_count(w);
-    h = fnv(&nc, sizeof nc, h);
-    double t = tl_world_time(w);
-    h = fnv(&t, sizeof t, h);
-    size_t ncoll = tl_world_collision_count(w);
-    h = fnv(&ncoll, sizeof ncoll, h);
-    if (ncoll) h = fnv(tl_world_collisions(w), ncoll * sizeof(tl_collision), h);
-    return h;
-}
+#include "world_hash.h"
 
 /* a periodic box (x, y) with a floor and a slowly rising lid, spheres of two sizes falling */
 static tl_world *make_world(int threads, bool energy) {
@@ -110,7 +75,7 @@ static void test_resume_equals_straight(int threads_after, bool energy) {
     size_t size = 0;
     ENSURE_OK(tl_world_save_state(a, &data, &size));
     ENSURE_OK(tl_world_step(a, N / 2));
-    uint64_t straight = state_hash(a);
+    uint64_t straight = tl_test_world_hash(a);
     int64_t builds = tl_world_neighbor_builds(a);
     size_t contacts = tl_world_contact_count(a);
 
@@ -118,7 +83,7 @@ static void test_resume_equals_straight(int threads_after, bool energy) {
     ENSURE_OK(tl_world_load_state(b, data, size));
     ENSURE(tl_world_step_count(b) == N / 2);
     ENSURE_OK(tl_world_step(b, N / 2));
-    uint64_t resumed = state_hash(b);
+    uint64_t resumed = tl_test_world_hash(b);
     fprintf(stderr, "resume (energy %d, %d thread(s) after): %zu bytes, %lld builds, %zu contacts, "
                     "%zu collisions; straight %016llx resumed %016llx\n",
             (int)energy, threads_after, size, (long long)builds, contacts,
@@ -139,7 +104,7 @@ static void test_refusals(void) {
     ENSURE_OK(tl_world_save_state(a, &data, &size));
     tl_world *b = make_world(1, true);
     ENSURE_OK(tl_world_step(b, 10));
-    uint64_t before = state_hash(b);
+    uint64_t before = tl_test_world_hash(b);
     /* truncated anywhere: refused, the world untouched */
     size_t cuts[] = {0, 8, 100, size / 3, size / 2, size - 9, size - 1};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
@@ -152,7 +117,7 @@ static void test_refusals(void) {
     memcpy(bad, data, size);
     memcpy(bad + size, data, 8);
     ENSURE(tl_world_load_state(b, bad, size + 8) != TL_OK); /* trailing bytes */
-    ENSURE(state_hash(b) == before);
+    ENSURE(tl_test_world_hash(b) == before);
     /* another world (a different law) refuses it */
     tl_world_def wd = tl_world_default();
     wd.dt = 1e-6;
@@ -182,7 +147,7 @@ static void test_refusals(void) {
     ENSURE_OK(tl_world_step(twin, 10));
     ENSURE_OK(tl_world_step(b, 50));
     ENSURE_OK(tl_world_step(twin, 50));
-    ENSURE(state_hash(b) == state_hash(twin));
+    ENSURE(tl_test_world_hash(b) == tl_test_world_hash(twin));
     free(bad);
     free(data);
     tl_world_destroy(a);

@@ -21,6 +21,7 @@
 
 #include "talus/talus.h"
 #include "test.h"
+#include "world_hash.h"
 
 static const char *const SCENE =
     "talus: 1\n"
@@ -70,15 +71,6 @@ static const char *const CSV_FILES[] = {"energy.csv", "csv/particles.csv", "cont
                                         "collisions.csv", "frames.pvd"};
 
 /* ---- helpers ---- */
-
-static uint64_t fnv(const void *p, size_t n, uint64_t h) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 static char *path_of(const char *dir, const char *name) {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -148,14 +140,14 @@ static uint64_t tree_hash(const char *dir, uint64_t h, int *files) {
             char *p = path_of(dir, nm);
             struct stat st;
             if (p && stat(p, &st) == 0) {
-                h = fnv(nm, strlen(nm), h);
+                h = tl_test_fnv(nm, strlen(nm), h);
                 if (S_ISDIR(st.st_mode)) {
                     h = tree_hash(p, h, files);
                 } else {
                     size_t size;
                     unsigned char *data = slurp(p, &size);
-                    h = fnv(&size, sizeof size, h);
-                    if (data) h = fnv(data, size, h);
+                    h = tl_test_fnv(&size, sizeof size, h);
+                    if (data) h = tl_test_fnv(data, size, h);
                     free(data);
                     (*files)++;
                 }
@@ -166,48 +158,6 @@ static uint64_t tree_hash(const char *dir, uint64_t h, int *files) {
     }
     free(list);
     return h;
-}
-
-static int cmp_id(const void *a, const void *b) {
-    uint32_t x = ((const tl_particle_state *)a)->id, y = ((const tl_particle_state *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
-/* every particle in id order, the contacts, the energy terms, time and step */
-static uint64_t world_hash(tl_world *w) {
-    uint64_t h = 14695981039346656037ULL;
-    size_t n = tl_world_particle_count(w);
-    tl_particle_state *ps = calloc(n ? n : 1, sizeof *ps);
-    for (size_t i = 0; i < n; i++) tl_world_particle_at(w, i, &ps[i]);
-    qsort(ps, n, sizeof *ps, cmp_id);
-    for (size_t i = 0; i < n; i++) {
-        h = fnv(&ps[i].id, sizeof ps[i].id, h);
-        h = fnv(&ps[i].position, sizeof ps[i].position, h);
-        h = fnv(&ps[i].velocity, sizeof ps[i].velocity, h);
-        h = fnv(&ps[i].angular_velocity, sizeof ps[i].angular_velocity, h);
-        h = fnv(&ps[i].orientation, sizeof ps[i].orientation, h);
-        h = fnv(&ps[i].force, sizeof ps[i].force, h);
-        h = fnv(&ps[i].torque, sizeof ps[i].torque, h);
-    }
-    free(ps);
-    size_t nc = tl_world_contact_count(w);
-    h = fnv(&nc, sizeof nc, h);
-    for (size_t i = 0; i < nc; i++) {
-        tl_contact_info c;
-        if (tl_world_get_contact(w, i, &c) != TL_OK) continue;
-        h = fnv(&c.id_a, sizeof c.id_a, h);
-        h = fnv(&c.id_b, sizeof c.id_b, h);
-        h = fnv(&c.overlap, sizeof c.overlap, h);
-        h = fnv(&c.normal_force, sizeof c.normal_force, h);
-        h = fnv(&c.tangential_force, sizeof c.tangential_force, h);
-    }
-    tl_energy e;
-    tl_world_energy(w, &e);
-    h = fnv(&e, sizeof e, h);
-    double t = tl_world_time(w);
-    int64_t steps = tl_world_step_count(w);
-    h = fnv(&t, sizeof t, h);
-    return fnv(&steps, sizeof steps, h);
 }
 
 static tl_scene *load(const char *text) {
@@ -263,7 +213,7 @@ static run_result run(const char *text, const char *dir, int64_t stop, const cha
     }
     res.status = tl_scene_run(sc, &o, &res.sum);
     snprintf(res.error, sizeof res.error, "%s", tl_scene_run_error(sc));
-    res.hash = world_hash(tl_scene_world(sc));
+    res.hash = tl_test_world_hash(tl_scene_world(sc));
     tl_scene_destroy(sc);
     return res;
 }
