@@ -21,10 +21,11 @@ tl_material_def validate_material(const char *name, double density, double E, do
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: talus validate [--quick] [--no-plots] [-o DIR]\n\n"
+    fprintf(f, "usage: talus validate [--quick] [--long] [--no-plots] [-o DIR]\n\n"
                "Runs the cases of the source papers, compares Talus with the papers' values and\n"
                "writes DIR/report.md (default out/validation) with data files and figures.\n"
                "  --quick     a short subset (the one `make test` runs)\n"
+               "  --long      also the cases that take hours (004: glass beads)\n"
                "  --no-plots  no figures (gnuplot)\n");
 }
 
@@ -34,6 +35,7 @@ int cmd_validate(int argc, char **argv) {
     bool plots = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) o.quick = true;
+        else if (strcmp(argv[i], "--long") == 0) o.long_runs = true;
         else if (strcmp(argv[i], "--no-plots") == 0) plots = false;
         else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -56,8 +58,9 @@ int cmd_validate(int argc, char **argv) {
                     "**explained** outside it for the reason given (a misprint, a reading, a closure; "
                     "see the source papers' ERRATA and docs/models.md), **FAIL** otherwise.\n\n",
                     o.quick ? " --quick" : "", tl_version(), when);
-    int (*const cases[])(report *, const validate_opts *) = {validate_ray_table1, validate_ray_lambda,
-                                                             validate_wang_spheres, validate_li_kharaz};
+    int (*const cases[])(report *, const validate_opts *) = {
+        validate_ray_table1, validate_ray_lambda, validate_wang_spheres, validate_li_kharaz,
+        validate_sediment,   validate_chains,     validate_bounce,       validate_shear};
     int status = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         if (cases[k](&r, &o) != 0) status = 1;

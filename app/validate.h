@@ -10,12 +10,17 @@
 
 typedef struct validate_opts {
     bool quick; /* a short subset (what `make test` runs) */
+    bool long_runs; /* --long: also the cases that take hours (004 section 4, glass beads) */
 } validate_opts;
 
 int validate_ray_table1(report *r, const validate_opts *o);
 int validate_ray_lambda(report *r, const validate_opts *o);
 int validate_wang_spheres(report *r, const validate_opts *o);
 int validate_li_kharaz(report *r, const validate_opts *o);
+int validate_shear(report *r, const validate_opts *o);    /* 004: direct shear (validate_shear.c) */
+int validate_sediment(report *r, const validate_opts *o); /* 003 6.2: sedimentation (validate_sediment.c) */
+int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granular chains (validate_chain.c) */
+int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing ball (validate_bounce.c) */
 
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,

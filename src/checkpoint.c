@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 3u
+#define FORMAT 4u
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -123,6 +123,9 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     tl_wbuf_put(&b, w->coll, w->ncoll * sizeof *w->coll);
     tl_wbuf_u64(&b, w->npend);
     tl_wbuf_put(&b, w->pend, w->npend * sizeof *w->pend);
+    /* the constant external forces */
+    tl_wbuf_u64(&b, w->next);
+    tl_wbuf_put(&b, w->ext, w->next * sizeof *w->ext);
     tl_wbuf_u64(&b, MAGIC); /* end mark */
     if (b.failed) {
         free(b.data);
@@ -141,7 +144,8 @@ typedef struct loaded {
     tl_domains dom;
     tl_collision *coll;
     tl_pending_exit *pend;
-    size_t ncoll, npend;
+    tl_external *ext;
+    size_t ncoll, npend, next;
 } loaded;
 
 static void loaded_free(tl_world *w, loaded *L) {
@@ -151,6 +155,7 @@ static void loaded_free(tl_world *w, loaded *L) {
     tl_domains_free(&w->mem, &L->dom);
     tl_mem_free(&w->mem, L->coll, L->ncoll * sizeof *L->coll);
     tl_mem_free(&w->mem, L->pend, L->npend * sizeof *L->pend);
+    tl_mem_free(&w->mem, L->ext, L->next * sizeof *L->ext);
 }
 
 static int read_pairs(tl_world *w, tl_rbuf *b, tl_pairs *l, int stride) {
@@ -294,6 +299,12 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         else if (L.npend && !(L.pend = tl_mem_alloc(&w->mem, L.npend * sizeof *L.pend))) why = "out of memory";
         else tl_rbuf_get(&b, L.pend, L.npend * sizeof *L.pend);
     }
+    if (!why && !b.failed) {
+        L.next = (size_t)tl_rbuf_u64(&b);
+        if (b.failed || L.next > (b.size - b.at) / sizeof(tl_external)) why = "truncated (external forces)";
+        else if (L.next && !(L.ext = tl_mem_alloc(&w->mem, L.next * sizeof *L.ext))) why = "out of memory";
+        else tl_rbuf_get(&b, L.ext, L.next * sizeof *L.ext);
+    }
     if (!why && (tl_rbuf_u64(&b) != MAGIC || b.failed)) why = "truncated (no end mark)";
     if (!why && b.at != b.size) why = "trailing bytes after the end mark";
     /* every index must point where it may */
@@ -343,6 +354,9 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_mem_free(&w->mem, w->pend, w->cappend * sizeof *w->pend);
     w->pend = L.pend;
     w->npend = w->cappend = L.npend;
+    tl_mem_free(&w->mem, w->ext, w->cap_ext * sizeof *w->ext);
+    w->ext = L.ext;
+    w->next = w->cap_ext = L.next;
     for (size_t k = 0; k < nw; k++) {
         tl_wall *wl = &w->walls.w[k];
         memcpy(wl->vel, wall_data[k][0], sizeof wl->vel);

@@ -328,6 +328,16 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
         v3_scale(arel, p->f_old[i], p->inv_mass[i]);
         if (!b->wall) v3_axpy(arel, -p->inv_mass[b->index], p->f_old[b->index]);
         bi[TL_BI_V_IN] = q->rate - (s->acc ? phi * s->dt : 0.0) * v3_dot(arel, q->g.n);
+        if (s->acc && w->pc_phase == 2) {
+            /* predictor-corrector, committing stage: the velocities already hold
+             * dt/2 (a_n + a*), a* (f_older) with this contact's trial force; back
+             * to v_n + (1 - phi) dt a_n */
+            double astar[3];
+            v3_scale(astar, p->f_older[i], p->inv_mass[i]);
+            if (!b->wall) v3_axpy(astar, -p->inv_mass[b->index], p->f_older[b->index]);
+            bi[TL_BI_V_IN] = q->rate - 0.5 * s->dt * v3_dot(astar, q->g.n) +
+                             (0.5 - phi) * s->dt * v3_dot(arel, q->g.n);
+        }
     }
     rec[lay->hist + TL_BK_DELTA] = d_first; /* the applied force of the previous step was zero */
     return phi;
@@ -708,6 +718,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         exits += w->blocks[bi].exits;
     }
     w->touching = touching;
+    /* 4. constant external forces, in id order */
+    if (w->next) tl_external_apply(w);
     if (exits && w->log_collisions && w->lay.impact >= 0) {
         tl_status st = log_exits(w, &w->pp, false, &s);
         if (st == TL_OK) st = log_exits(w, &w->pw, true, &s);

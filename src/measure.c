@@ -19,6 +19,7 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
         }
         if (p->inv_inertia[i] > 0.0) e->kinetic_rotational += 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
     }
+    if (w->next) e->potential += tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {
         const tl_pairs *lists[2] = {&w->pp, &w->pw};
         for (int li = 0; li < 2; li++) {

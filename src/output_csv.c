@@ -31,6 +31,9 @@ static const char *const collision_columns[] = {
     "id_a", "id_b", "with_wall", "t_begin", "t_end", "duration", "normal_speed_in",
     "normal_speed_out", "restitution", "max_overlap", "max_normal_force"};
 
+static const char *const wall_columns[] = {"time", "step", "wall", "dx", "dy", "dz", "vx", "vy",
+                                           "vz",   "fx",   "fy",   "fz", "servo"};
+
 /* particle fields in column order: the bit and its columns */
 typedef struct field_columns {
     unsigned bit;
@@ -63,6 +66,7 @@ size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max
     case TL_OUTPUT_CONTACTS: return copy_names(contact_columns, COUNT(contact_columns), names, max);
     case TL_OUTPUT_COLLISIONS:
         return copy_names(collision_columns, COUNT(collision_columns), names, max);
+    case TL_OUTPUT_WALLS: return copy_names(wall_columns, COUNT(wall_columns), names, max);
     case TL_OUTPUT_PARTICLES: {
         static const char *const lead[] = {"time", "step", "id"};
         size_t k = copy_names(lead, COUNT(lead), names, max);
@@ -369,6 +373,31 @@ static void collisions_abort(tl_output *o) {
     csv_abort(o);
 }
 
+/* ---- walls: one row per wall and record ---- */
+
+static void wall_row(tl_output *o, int index) {
+    tl_wall_state st;
+    if (tl_world_get_wall(o->ctx->world, index, &st) != TL_OK) return;
+    FILE *fp = o->file.fp;
+    row_start(o);
+    fprintf(fp, ",%d", index);
+    put3(fp, st.displacement);
+    put3(fp, st.velocity);
+    put3(fp, st.force);
+    fprintf(fp, ",%d\n", st.servo ? 1 : 0);
+}
+
+static tl_status walls_record(tl_output *o) {
+    if (o->spec->walls) {
+        for (size_t k = 0; k < o->spec->nwalls; k++) wall_row(o, o->spec->walls[k]);
+    } else {
+        int n = tl_world_wall_count(o->ctx->world);
+        for (int i = 0; i < n; i++) wall_row(o, i);
+    }
+    o->records++;
+    return fail_io(o);
+}
+
 /* ---- tables ---- */
 
 #define CSV_OPS(label, record_fn)                                                           \
@@ -379,6 +408,7 @@ static void collisions_abort(tl_output *o) {
 static const tl_output_ops energy_ops = CSV_OPS("energy", energy_record);
 static const tl_output_ops particles_ops = CSV_OPS("particles", particles_record);
 static const tl_output_ops contacts_ops = CSV_OPS("contacts", contacts_record);
+static const tl_output_ops walls_ops = CSV_OPS("walls", walls_record);
 static const tl_output_ops collisions_ops = {.name = "collisions",
                                              .open = collisions_open,
                                              .sync = collisions_sync,
@@ -394,6 +424,7 @@ const tl_output_ops *tl_csv_ops(tl_output_kind kind) {
     case TL_OUTPUT_PARTICLES: return &particles_ops;
     case TL_OUTPUT_CONTACTS: return &contacts_ops;
     case TL_OUTPUT_COLLISIONS: return &collisions_ops;
+    case TL_OUTPUT_WALLS: return &walls_ops;
     default: return NULL;
     }
 }

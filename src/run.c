@@ -240,6 +240,7 @@ static void free_run(run_state *r) {
     free(r->sched);
     free(r->stage_steps);
     free(r->stage_cap);
+    free(r->mu0);
     free(r->runs);
     free(r->inflow_next);
     free(r->present);
@@ -714,6 +715,88 @@ static tl_status checkpoint_interrupted(run_state *r) {
     return tl_run_checkpoint_write(r);
 }
 
+/* ---- stage actions (`set:` of a stage) ---- */
+
+/* Each law's own friction coefficient, as the scene gave it (before any
+ * stage changed it): what `friction: restore` gives back. */
+static tl_status take_friction(run_state *r) {
+    int n = tl_world_material_count(r->world);
+    r->nmat = n;
+    r->mu0 = malloc((size_t)(n > 0 ? n : 1) * (size_t)(n > 0 ? n : 1) * sizeof *r->mu0);
+    if (!r->mu0) {
+        fail(r, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            double mu = NAN;
+            tl_law_def d;
+            if (tl_world_get_law(r->world, a, b, &d) == TL_OK)
+                for (int k = 0; k < d.coeff_count; k++)
+                    if (strcmp(d.coeffs[k].name, "mu") == 0) mu = d.coeffs[k].value;
+            r->mu0[(size_t)a * (size_t)n + (size_t)b] = mu;
+        }
+    return TL_OK;
+}
+
+/* mu of every law that has one: the value, or (NAN) the law's own */
+static tl_status set_friction(run_state *r, double mu) {
+    int n = r->nmat;
+    for (int a = 0; a < n; a++)
+        for (int b = a; b < n; b++) {
+            double own = r->mu0[(size_t)a * (size_t)n + (size_t)b];
+            if (isnan(own)) continue;
+            tl_law_def d;
+            if (tl_world_get_law(r->world, a, b, &d) != TL_OK) continue;
+            tl_status st = tl_law_set(&d, "mu", isnan(mu) ? own : mu);
+            if (st == TL_OK) st = tl_world_set_law(r->world, a, b, &d);
+            if (st != TL_OK) {
+                fail(r, "friction: %s", tl_world_error(r->world));
+                return st;
+            }
+        }
+    return TL_OK;
+}
+
+/* What stage s changes when it begins: friction, wall velocities, servos. */
+static tl_status apply_stage_actions(run_state *r, size_t s) {
+    const tl_scene *sc = r->scene;
+    if (!sc->stage_actions) return TL_OK;
+    const tl_stage_action *a = &sc->stage_actions[s];
+    tl_status st = TL_OK;
+    if (a->set_friction) st = set_friction(r, a->friction);
+    for (size_t k = 0; st == TL_OK && k < a->nwalls; k++) {
+        const tl_wall_action *w = &a->walls[k];
+        if (w->set_velocity) st = tl_world_set_wall_velocity(r->world, w->wall, w->velocity);
+        if (st == TL_OK && w->set_servo) st = tl_world_set_wall_servo(r->world, w->wall, &w->servo);
+        if (st != TL_OK) fail(r, "stage '%s': %s", sc->stages[s].name, tl_world_error(r->world));
+    }
+    return st;
+}
+
+/* A resumed run: the world's state (wall motion and servos included) comes
+ * from the checkpoint, the laws' coefficients from the scene; the friction
+ * the stages begun so far set is set again. */
+static tl_status resume_friction(run_state *r) {
+    const tl_scene *sc = r->scene;
+    if (!sc->stage_actions || r->stage < 0) return TL_OK;
+    for (size_t s = (size_t)r->stage + 1; s-- > 0;)
+        if (s < sc->nstages && sc->stage_actions[s].set_friction)
+            return set_friction(r, sc->stage_actions[s].friction);
+    return TL_OK;
+}
+
+/* the until condition on a wall's displacement */
+static bool wall_reached(const run_state *r, const tl_stage_limits *lim) {
+    tl_wall_state w;
+    if (tl_world_get_wall(r->world, lim->until_wall_index, &w) != TL_OK) return false;
+    double d = lim->until_wall_axis == 0   ? w.displacement.x
+               : lim->until_wall_axis == 1 ? w.displacement.y
+                                           : w.displacement.z;
+    return lim->until_wall_reaches > 0.0 ? d >= lim->until_wall_reaches
+                                         : d <= lim->until_wall_reaches;
+}
+
 static tl_status run_stages(run_state *r) {
     const tl_scene *sc = r->scene;
     double target_wall = r->opt.progress && r->opt.progress_interval > 0.0
@@ -723,7 +806,7 @@ static tl_status run_stages(run_state *r) {
     for (size_t s = r->stage >= 0 ? (size_t)r->stage : 0; s < sc->nstages; s++) {
         r->stage = (int)s;
         const tl_stage_limits *lim = sc->stage_limits ? &sc->stage_limits[s] : NULL;
-        int64_t check = lim && lim->until_kinetic ? lim->check_every : 0;
+        int64_t check = lim && (lim->until_kinetic || lim->until_wall) ? lim->check_every : 0;
         tl_stage_run *run = &r->runs[s];
         if (r->resume_stage) { /* a resumed run goes on with the stage it stopped in */
             r->resume_stage = false;
@@ -732,6 +815,8 @@ static tl_status run_stages(run_state *r) {
             r->stage_end = r->done + r->stage_steps[s];
             run->t_begin = tl_world_time(r->world);
             run->ended_by = r->stage_cap[s];
+            tl_status st = apply_stage_actions(r, s);
+            if (st != TL_OK) return st;
         }
         const int64_t begin = r->stage_begin;
         while (r->done < r->stage_end) {
@@ -772,9 +857,16 @@ static tl_status run_stages(run_state *r) {
             if (st == TL_OK) st = record_due(r, false);
             if (st != TL_OK) return st;
             if (check > 0 && ((r->done - begin) % check == 0 || r->done == end)) {
-                run->kinetic_energy = kinetic_energy(r->world);
-                if (run->kinetic_energy < lim->kinetic_below) {
-                    run->ended_by = TL_STAGE_BY_KINETIC_ENERGY;
+                bool met;
+                if (lim->until_wall) {
+                    met = wall_reached(r, lim);
+                } else {
+                    run->kinetic_energy = kinetic_energy(r->world);
+                    met = run->kinetic_energy < lim->kinetic_below;
+                }
+                if (met) {
+                    run->ended_by = lim->until_wall ? TL_STAGE_BY_WALL_DISPLACEMENT
+                                                    : TL_STAGE_BY_KINETIC_ENERGY;
                     r->total -= end - r->done; /* the steps it will not run */
                     r->stage_end = r->done;
                 }
@@ -835,6 +927,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.step0 = tl_world_step_count(r.world);
     r.particles0 = tl_world_particle_count(r.world);
     st = plan_stages(&r);
+    if (st == TL_OK) st = take_friction(&r);
     if (st != TL_OK) {
         free_run(&r);
         return st;
@@ -871,6 +964,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         /* everything is checked before anything is changed */
         st = tl_run_saved_read(&r, r.opt.resume, &saved);
         if (st == TL_OK) st = tl_run_saved_apply(&r, saved);
+        if (st == TL_OK) st = resume_friction(&r);
         r.progress_step = r.done;
     } else if (st == TL_OK) {
         st = run_inflows(&r, false); /* what is due already */

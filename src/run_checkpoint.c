@@ -517,7 +517,7 @@ static tl_status parse_run(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
     for (size_t i = 0; i < 3; i++) S->ck[i] = get_i64(b);
     if (b->failed) return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (run)", S->path);
     for (size_t i = 0; i < S->nstages; i++)
-        if ((unsigned)S->runs[i].ended_by > TL_STAGE_INTERRUPTED) return mismatch(r, S, "stages");
+        if ((unsigned)S->runs[i].ended_by > TL_STAGE_BY_WALL_DISPLACEMENT) return mismatch(r, S, "stages");
     return TL_OK;
 }
 

@@ -213,7 +213,7 @@ static int read_integrator(loader *L) {
     static const char *const keys[] = {"scheme",       "dt",
                                        "steps_per_contact", "impact_speed",
                                        "allow_unresolved_contacts", "contact_boundary_correction"};
-    static const char *const schemes[] = {"verlet", "leapfrog"};
+    static const char *const schemes[] = {"verlet", "leapfrog", "predictor-corrector"};
     tl_yval m, v;
     tl_ymap_get(&L->root, "integrator", &m);
     L->integrator_at = m;
@@ -224,7 +224,9 @@ static int read_integrator(loader *L) {
     tl_ymap_get(&m, "scheme", &v);
     int scheme = 0;
     if (v.node && tl_ychoice(&L->doc, &v, schemes, COUNT_OF(schemes), &scheme)) return -1;
-    L->def.integrator = scheme == 1 ? TL_INTEGRATOR_LEAPFROG : TL_INTEGRATOR_VERLET;
+    L->def.integrator = scheme == 2   ? TL_INTEGRATOR_PREDICTOR_CORRECTOR
+                       : scheme == 1 ? TL_INTEGRATOR_LEAPFROG
+                                     : TL_INTEGRATOR_VERLET;
     if (read_dt(L, &m) ||
         tl_ykey_number(&L->doc, &m, "steps_per_contact", false, AT_LEAST(1.0, ""),
                        &L->def.steps_per_contact) ||
@@ -652,13 +654,13 @@ static int read_open_faces(loader *L, const tl_yval *wall, unsigned *faces) {
 }
 
 static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
-    static const char *const plane_keys[] = {"name", "type", "material", "velocity", "point",
-                                             "normal"};
-    static const char *const rect_keys[] = {"name",   "type", "material",    "velocity",
-                                            "center", "normal", "axis", "half_length",
-                                            "half_width"};
+    static const char *const plane_keys[] = {"name", "type", "material", "velocity", "servo",
+                                             "point", "normal"};
+    static const char *const rect_keys[] = {"name",   "type",   "material", "velocity",
+                                            "servo",  "center", "normal",   "axis",
+                                            "half_length", "half_width"};
     static const char *const box_keys[] = {"name", "type", "material", "velocity",
-                                           "min",  "max",  "open"};
+                                           "servo", "min", "max", "open"};
     switch (wd->kind) {
     case TL_WALL_PLANE:
         wd->point = (tl_vec3){0, 0, 0};
@@ -701,6 +703,53 @@ static int check_wall_name(loader *L, const tl_yval *e, const char *name) {
     return 0;
 }
 
+/* servo: {direction, stress (Pa) or force (N), gain, max_speed}, or off */
+static int read_servo(loader *L, const tl_yval *v, int wall, tl_servo_def *sv) {
+    static const char *const keys[] = {"direction", "stress", "force", "gain", "max_speed"};
+    const char *what = "a servo {direction: [x, y, z], stress: Pa (or force: N), gain: m/s per N, "
+                       "max_speed: m/s}, or off";
+    memset(sv, 0, sizeof *sv);
+    if (tl_yis_scalar(v)) {
+        const char *t = tl_yscalar(v);
+        if (t && strcmp(t, "off") == 0) return 0;
+        return tl_yexpected(&L->doc, v, what);
+    }
+    if (tl_ymap_expect(&L->doc, v, what) ||
+        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_vec3(&L->doc, v, "direction", true, "", &sv->direction) ||
+        tl_ykey_number(&L->doc, v, "gain", true, ABOVE(0.0, "m/s per N"), &sv->gain) ||
+        tl_ykey_number(&L->doc, v, "max_speed", true, ABOVE(0.0, "m/s"), &sv->max_speed))
+        return -1;
+    tl_vec3 d = sv->direction;
+    double n = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+    tl_yval at;
+    if (!(n > 0.0)) {
+        tl_ymap_get(v, "direction", &at);
+        return tl_yfail(&L->doc, &at, "expected a non-zero direction (the way the wall presses on "
+                                      "the particles)");
+    }
+    sv->direction = (tl_vec3){d.x / n, d.y / n, d.z / n};
+    sv->enabled = true;
+    bool has_stress = tl_ymap_has(v, "stress"), has_force = tl_ymap_has(v, "force");
+    if (has_stress == has_force) {
+        tl_ymap_get(v, has_stress ? "force" : "stress", &at);
+        if (!has_stress) return tl_ymissing(&L->doc, &at, "stress: Pa (>= 0), or force: N (>= 0)");
+        return tl_yfail(&L->doc, &at, "give either stress (Pa) or force (N), not both");
+    }
+    if (has_force)
+        return tl_ykey_number(&L->doc, v, "force", true, AT_LEAST(0.0, "N"), &sv->target_force);
+    double stress = 0.0;
+    if (tl_ykey_number(&L->doc, v, "stress", true, AT_LEAST(0.0, "Pa"), &stress)) return -1;
+    tl_wall_state ws;
+    if (tl_world_get_wall(L->world, wall, &ws) != TL_OK || !(ws.area > 0.0) || !isfinite(ws.area)) {
+        tl_ymap_get(v, "stress", &at);
+        return tl_yfail(&L->doc, &at, "a stress needs a wall with a finite area (a rectangle); "
+                                      "give force (N) for this wall");
+    }
+    sv->target_force = stress * ws.area;
+    return 0;
+}
+
 static int read_wall(loader *L, const tl_yval *e) {
     if (tl_ymap_expect(&L->doc, e, "a wall mapping {type, material, ...}")) return -1;
     tl_wall_def wd = tl_wall_default();
@@ -716,8 +765,16 @@ static int read_wall(loader *L, const tl_yval *e) {
         tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity))
         return -1;
     if (wd.name && check_wall_name(L, e, wd.name)) return -1;
-    if (tl_world_add_wall(L->world, &wd, NULL) != TL_OK)
+    int index;
+    if (tl_world_add_wall(L->world, &wd, &index) != TL_OK)
         return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
+    tl_ymap_get(e, "servo", &v);
+    if (v.node) {
+        tl_servo_def sv;
+        if (read_servo(L, &v, index, &sv)) return -1;
+        if (tl_world_set_wall_servo(L->world, index, &sv) != TL_OK)
+            return tl_yfail(&L->doc, &v, "%s", tl_world_error(L->world));
+    }
     /* kept for insertion: random fills and inflows avoid the walls */
     tl_scene *sc = L->scene;
     tl_wall_def *walls = realloc(sc->walls, (sc->nwalls + 1) * sizeof *walls);
@@ -742,18 +799,123 @@ static int read_walls(loader *L) {
 
 /* ---- stages ---- */
 
-/* until: {kinetic_energy_below: J} */
+/* a wall by its name (walls[i] names without a name are not found) */
+static int find_wall(loader *L, const tl_yval *v, int *index) {
+    const char *name;
+    if (tl_ystring(&L->doc, v, "a wall name", &name)) return -1;
+    const char *known[256];
+    size_t n = 0;
+    for (int i = 0; i < tl_world_wall_count(L->world); i++) {
+        tl_wall_state st;
+        if (tl_world_get_wall(L->world, i, &st) != TL_OK || !st.name) continue;
+        if (strcmp(st.name, name) == 0) {
+            *index = i;
+            return 0;
+        }
+        if (n < COUNT_OF(known)) known[n++] = st.name;
+    }
+    if (n == 0) return tl_yfail(&L->doc, v, "no wall is named '%s' (give the wall a name: key)", name);
+    return tl_yunknown_name(&L->doc, v, "wall", name, known, n);
+}
+
+/* until: {wall_displacement: {wall: NAME, axis: x|y|z, reaches: m}} */
+static int read_until_wall(loader *L, const tl_yval *u, tl_stage_limits *st) {
+    static const char *const keys[] = {"wall", "axis", "reaches"};
+    static const char *const axes[] = {"x", "y", "z"};
+    tl_yval w, v;
+    tl_ymap_get(u, "wall_displacement", &w);
+    if (tl_ymap_expect(&L->doc, &w, "{wall: <name>, axis: x|y|z, reaches: <m>}") ||
+        tl_ymap_check_keys(&L->doc, &w, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_ymap_get(&w, "wall", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "the name of a wall");
+    if (find_wall(L, &v, &st->until_wall_index)) return -1;
+    tl_ymap_get(&w, "axis", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "one of: x, y, z");
+    if (tl_ychoice(&L->doc, &v, axes, COUNT_OF(axes), &st->until_wall_axis)) return -1;
+    static const tl_yrange any = {-INFINITY, INFINITY, false, false, "m"};
+    if (tl_ykey_number(&L->doc, &w, "reaches", true, &any, &st->until_wall_reaches)) return -1;
+    if (st->until_wall_reaches == 0.0) {
+        tl_ymap_get(&w, "reaches", &v);
+        return tl_yfail(&L->doc, &v, "expected a displacement != 0 (m, since the start of the "
+                                     "run; its sign gives the way)");
+    }
+    st->until_wall = true;
+    return 0;
+}
+
+/* until: {kinetic_energy_below: J} or {wall_displacement: {...}} */
 static int read_until(loader *L, const tl_yval *e, tl_stage_limits *st) {
-    static const char *const keys[] = {"kinetic_energy_below"};
+    static const char *const keys[] = {"kinetic_energy_below", "wall_displacement"};
+    const char *what = "a condition {kinetic_energy_below: <J>} or {wall_displacement: {wall: "
+                       "<name>, axis: x|y|z, reaches: <m>}}";
     tl_yval u;
     tl_ymap_get(e, "until", &u);
     if (!u.node) return 0;
-    if (tl_ymap_expect(&L->doc, &u, "a condition {kinetic_energy_below: <J>}") ||
-        tl_ymap_check_keys(&L->doc, &u, keys, COUNT_OF(keys), NULL) ||
-        tl_ykey_number(&L->doc, &u, "kinetic_energy_below", true, ABOVE(0.0, "J"),
+    if (tl_ymap_expect(&L->doc, &u, what) ||
+        tl_ymap_check_keys(&L->doc, &u, keys, COUNT_OF(keys), NULL))
+        return -1;
+    if (tl_ymap_count(&u) != 1) return tl_yexpected(&L->doc, &u, "exactly one condition");
+    if (tl_ymap_has(&u, "wall_displacement")) return read_until_wall(L, &u, st);
+    if (tl_ykey_number(&L->doc, &u, "kinetic_energy_below", true, ABOVE(0.0, "J"),
                        &st->kinetic_below))
         return -1;
     st->until_kinetic = true;
+    return 0;
+}
+
+/* set: {friction: <mu> | restore, walls: [{wall, velocity, servo}, ...]} */
+static int read_wall_action(loader *L, const tl_yval *e, tl_wall_action *a) {
+    static const char *const keys[] = {"wall", "velocity", "servo"};
+    tl_yval v;
+    if (tl_ymap_expect(&L->doc, e, "{wall: <name>, velocity: [x, y, z], servo: {...} | off}") ||
+        tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_ymap_get(e, "wall", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "the name of a wall");
+    if (find_wall(L, &v, &a->wall)) return -1;
+    a->set_velocity = tl_ymap_has(e, "velocity");
+    if (tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &a->velocity)) return -1;
+    tl_ymap_get(e, "servo", &v);
+    a->set_servo = v.node != NULL;
+    if (v.node && read_servo(L, &v, a->wall, &a->servo)) return -1;
+    if (!a->set_velocity && !a->set_servo)
+        return tl_yexpected(&L->doc, e, "velocity: [x, y, z] or servo: {...} | off for the wall");
+    return 0;
+}
+
+static int read_stage_set(loader *L, const tl_yval *e, tl_stage_action *a) {
+    static const char *const keys[] = {"friction", "walls"};
+    const char *what = "{friction: <mu> | restore, walls: [{wall: <name>, velocity: [x, y, z], "
+                       "servo: {...} | off}, ...]}";
+    tl_yval s, v;
+    tl_ymap_get(e, "set", &s);
+    if (!s.node) return 0;
+    if (tl_ymap_expect(&L->doc, &s, what) ||
+        tl_ymap_check_keys(&L->doc, &s, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_ymap_get(&s, "friction", &v);
+    if (v.node) {
+        a->set_friction = true;
+        const char *t = tl_yis_scalar(&v) ? tl_yscalar(&v) : NULL;
+        if (t && strcmp(t, "restore") == 0) a->friction = NAN;
+        else if (tl_ynumber(&L->doc, &v, AT_LEAST(0.0, ""), &a->friction)) return -1;
+    }
+    tl_ymap_get(&s, "walls", &v);
+    if (v.node) {
+        if (tl_yseq_expect(&L->doc, &v, "a sequence of {wall: <name>, velocity, servo}")) return -1;
+        size_t n = tl_yseq_count(&v);
+        if (n == 0) return tl_yexpected(&L->doc, &v, "at least one wall");
+        a->walls = calloc(n, sizeof *a->walls);
+        if (!a->walls) return tl_load_out_of_memory(L);
+        tl_yiter it = {0};
+        tl_yval item;
+        while (tl_yseq_next(&v, &it, &item)) {
+            a->nwalls = it.index + 1;
+            if (read_wall_action(L, &item, &a->walls[it.index])) return -1;
+        }
+    }
+    if (!a->set_friction && a->nwalls == 0) return tl_yexpected(&L->doc, &s, what);
     return 0;
 }
 
@@ -762,7 +924,8 @@ static int read_until(loader *L, const tl_yval *e, tl_stage_limits *st) {
 static int check_stage_ends(loader *L, const tl_yval *e, const tl_stage_spec *sp,
                             const tl_stage_limits *st) {
     tl_yval v;
-    if (st->max_duration > 0.0 && !st->until_kinetic) {
+    const bool until = st->until_kinetic || st->until_wall;
+    if (st->max_duration > 0.0 && !until) {
         tl_ymap_get(e, "max_duration", &v);
         return tl_yfail(&L->doc, &v, "max_duration guards an until condition, and this stage has "
                                      "none; give duration (s) or steps");
@@ -771,18 +934,18 @@ static int check_stage_ends(loader *L, const tl_yval *e, const tl_stage_spec *sp
         tl_ymap_get(e, "max_duration", &v);
         return tl_yfail(&L->doc, &v, "give either duration or max_duration, not both");
     }
-    if (tl_ymap_has(e, "check_every") && !st->until_kinetic) {
+    if (tl_ymap_has(e, "check_every") && !until) {
         tl_ymap_get(e, "check_every", &v);
         return tl_yfail(&L->doc, &v, "check_every says how often the until condition is checked, "
                                      "and this stage has none");
     }
-    if (st->until_kinetic && sp->duration == 0.0 && st->steps == 0 && st->max_duration == 0.0) {
+    if (until && sp->duration == 0.0 && st->steps == 0 && st->max_duration == 0.0) {
         tl_ymap_get(e, "until", &v);
         return tl_yfail(&L->doc, &v, "a stage that ends on a condition needs a guard: give "
                                      "max_duration (s), so that it ends even if the condition is "
                                      "never met (or steps, or duration)");
     }
-    if (!st->until_kinetic && sp->duration == 0.0 && st->steps == 0) {
+    if (!until && sp->duration == 0.0 && st->steps == 0) {
         tl_ymap_get(e, "duration", &v);
         return tl_ymissing(&L->doc, &v, "a number > 0 (s), or steps: N, or until: {...} with "
                                         "max_duration");
@@ -791,9 +954,9 @@ static int check_stage_ends(loader *L, const tl_yval *e, const tl_stage_spec *sp
 }
 
 static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *sp,
-                      tl_stage_limits *st) {
-    static const char *const keys[] = {"name",  "duration",    "steps",
-                                       "until", "check_every", "max_duration"};
+                      tl_stage_limits *st, tl_stage_action *act) {
+    static const char *const keys[] = {"name",        "duration",     "steps", "until",
+                                       "check_every", "max_duration", "set"};
     const char *name = NULL;
     st->check_every = 100;
     if (tl_ymap_expect(&L->doc, e, "a stage {name, duration, steps, until, ...}") ||
@@ -801,7 +964,7 @@ static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *
         tl_ykey_string(&L->doc, e, "name", false, "a stage name", &name) ||
         tl_ykey_number(&L->doc, e, "duration", false, ABOVE(0.0, "s"), &sp->duration) ||
         tl_ykey_number(&L->doc, e, "max_duration", false, ABOVE(0.0, "s"), &st->max_duration) ||
-        read_until(L, e, st))
+        read_until(L, e, st) || read_stage_set(L, e, act))
         return -1;
     tl_yval v;
     tl_ymap_get(e, "steps", &v);
@@ -826,31 +989,37 @@ static int read_stages(loader *L) {
     L->scene->stages = calloc(n, sizeof *L->scene->stages);
     L->scene->stage_limits = calloc(n, sizeof *L->scene->stage_limits);
     L->scene->stage_runs = calloc(n, sizeof *L->scene->stage_runs);
-    if (!L->scene->stages || !L->scene->stage_limits || !L->scene->stage_runs)
+    L->scene->stage_actions = calloc(n, sizeof *L->scene->stage_actions);
+    if (!L->scene->stages || !L->scene->stage_limits || !L->scene->stage_runs ||
+        !L->scene->stage_actions)
         return tl_load_out_of_memory(L);
     tl_yiter it = {0};
     tl_yval e;
     while (tl_yseq_next(&s, &it, &e)) {
         size_t i = it.index;
         L->scene->nstages = i + 1;
-        if (read_stage(L, &e, i, &L->scene->stages[i], &L->scene->stage_limits[i])) return -1;
+        if (read_stage(L, &e, i, &L->scene->stages[i], &L->scene->stage_limits[i],
+                       &L->scene->stage_actions[i]))
+            return -1;
     }
     return 0;
 }
 
 /* ---- outputs ---- */
 
-static const char *const output_kinds[] = {"energy", "particles",  "contacts",
-                                           "vtk",    "collisions", "plot"};
+static const char *const output_kinds[] = {"energy",     "particles", "contacts",
+                                           "vtk",        "collisions", "plot",
+                                           "walls"};
 static const char *const default_files[] = {"energy.csv", "particles.csv",  "contacts.csv",
-                                            "frames",     "collisions.csv", "energy.png"};
+                                            "frames",     "collisions.csv", "energy.png",
+                                            "walls.csv"};
 static const char *const field_names[] = {"position", "velocity", "angular_velocity",
                                           "force",    "torque",   "orientation",
                                           "radius",   "kinetic_energy"};
 
 static bool output_is_csv(tl_output_kind k) {
     return k == TL_OUTPUT_ENERGY || k == TL_OUTPUT_PARTICLES || k == TL_OUTPUT_CONTACTS ||
-           k == TL_OUTPUT_COLLISIONS;
+           k == TL_OUTPUT_COLLISIONS || k == TL_OUTPUT_WALLS;
 }
 
 static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
@@ -859,7 +1028,10 @@ static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
                                                 "every_steps", "ids",  "fields"};
     static const char *const collision_keys[] = {"type", "file"};
     static const char *const plot_keys[] = {"type", "file", "of"};
+    static const char *const wall_keys[] = {"type", "file", "every", "every_steps", "walls"};
     switch (kind) {
+    case TL_OUTPUT_WALLS:
+        return tl_ymap_check_keys(&L->doc, e, wall_keys, COUNT_OF(wall_keys), NULL);
     case TL_OUTPUT_PARTICLES:
         return tl_ymap_check_keys(&L->doc, e, particle_keys, COUNT_OF(particle_keys), NULL);
     case TL_OUTPUT_COLLISIONS:
@@ -959,7 +1131,8 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     tl_ymap_get(e, "type", &v);
     int kind;
     if (!v.node)
-        return tl_ymissing(&L->doc, &v, "one of: energy, particles, contacts, vtk, collisions, plot");
+        return tl_ymissing(&L->doc, &v,
+                           "one of: energy, particles, contacts, vtk, collisions, plot, walls");
     if (tl_ychoice(&L->doc, &v, output_kinds, COUNT_OF(output_kinds), &kind)) return -1;
     o->kind = (tl_output_kind)kind;
     if (check_output_keys(L, e, o->kind) || read_output_file(L, e, o) ||
@@ -967,6 +1140,27 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
         return -1;
     if (o->kind == TL_OUTPUT_PARTICLES && (read_output_ids(L, e, o) || read_output_fields(L, e, o)))
         return -1;
+    if (o->kind == TL_OUTPUT_WALLS) {
+        tl_ymap_get(e, "walls", &v);
+        if (!v.node) {
+            if (tl_world_wall_count(L->world) == 0) {
+                tl_ymap_get(e, "type", &v);
+                return tl_yfail(&L->doc, &v, "the scene has no walls to write");
+            }
+            return 0;
+        }
+        size_t n = tl_yseq_count(&v);
+        if (!tl_yis_seq(&v) || n == 0)
+            return tl_yexpected(&L->doc, &v, "a non-empty sequence of wall names");
+        o->walls = malloc(n * sizeof *o->walls);
+        if (!o->walls) return tl_load_out_of_memory(L);
+        tl_yiter it = {0};
+        tl_yval item;
+        while (tl_yseq_next(&v, &it, &item)) {
+            o->nwalls = it.index + 1;
+            if (find_wall(L, &item, &o->walls[it.index])) return -1;
+        }
+    }
     return 0;
 }
 
@@ -1391,12 +1585,16 @@ void tl_scene_destroy(tl_scene *scene) {
     free(scene->stages);
     free(scene->stage_limits);
     free(scene->stage_runs);
+    for (size_t i = 0; scene->stage_actions && i < scene->nstages; i++)
+        free(scene->stage_actions[i].walls);
+    free(scene->stage_actions);
     free(scene->inflows);
     free(scene->inflow_states);
     free(scene->walls);
     for (size_t i = 0; i < scene->noutputs; i++) {
         free(scene->outputs[i].file);
         free(scene->outputs[i].ids);
+        free(scene->outputs[i].walls);
     }
     free(scene->outputs);
     free(scene->checkpoint.dir);
@@ -1437,8 +1635,9 @@ double tl_scene_duration(const tl_scene *scene) {
     return t;
 }
 
-static const char *const stage_end_names[] = {"not run", "duration", "steps", "kinetic_energy_below",
-                                              "max_duration", "interrupted"};
+static const char *const stage_end_names[] = {"not run",      "duration",    "steps",
+                                              "kinetic_energy_below", "max_duration",
+                                              "interrupted",  "wall_displacement"};
 
 tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out) {
     if (!scene || !out || index < 0 || (size_t)index >= scene->nstages) return TL_ERROR_NOT_FOUND;

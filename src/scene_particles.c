@@ -47,7 +47,7 @@ int tl_load_material_key(loader *L, const tl_yval *e, int *material) {
 static int read_particle(loader *L, const tl_yval *e) {
     static const char *const keys[] = {"id",       "material",         "radius", "position",
                                        "velocity", "angular_velocity", "mass",   "fixed",
-                                       "prescribed", "lock_rotation"};
+                                       "prescribed", "lock_rotation", "external_force"};
     tl_particle_def pd = tl_particle_default();
     if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), ENTRY_KINDS)) return -1;
     tl_yval v;
@@ -65,11 +65,19 @@ static int read_particle(loader *L, const tl_yval *e) {
         read_flag(L, e, "prescribed", TL_PARTICLE_PRESCRIBED, &pd.flags) ||
         read_flag(L, e, "lock_rotation", TL_PARTICLE_LOCK_ROTATION, &pd.flags))
         return -1;
-    return add_particle(L, e, &pd);
+    tl_vec3 fe = {0.0, 0.0, 0.0};
+    if (tl_ykey_vec3(&L->doc, e, "external_force", false, "N", &fe)) return -1;
+    uint32_t got = 0;
+    if (tl_world_add_particle(L->world, &pd, &got) != TL_OK ||
+        ((fe.x != 0.0 || fe.y != 0.0 || fe.z != 0.0) && tl_world_set_particle_force(L->world, got, fe) != TL_OK))
+        return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
+    return 0;
 }
 
 typedef struct lattice {
-    tl_particle_def pd;       /* material, radius, velocity */
+    tl_particle_def pd;       /* material, radius, velocity, fixed */
+    bool hexagonal;           /* type: hexagonal, one close-packed layer */
+    int row_axis, along_axis, normal_axis; /* hexagonal: rows stacked along row_axis, running along along_axis */
     tl_vec3 min, max;
     double spacing;           /* 0 = from count */
     int64_t count[3];
@@ -83,6 +91,17 @@ typedef struct lattice {
 static int read_count(loader *L, const tl_yval *m, lattice *lt) {
     tl_yval v;
     tl_ymap_get(m, "count", &v);
+    if (lt->hexagonal) {
+        if (!v.node) return tl_ymissing(&L->doc, &v, "[rows, spheres per row] for a hexagonal layer");
+        if (!tl_yis_seq(&v) || tl_yseq_count(&v) != 2)
+            return tl_yexpected(&L->doc, &v, "a sequence of 2 integers [rows, spheres per row]");
+        for (size_t k = 0; k < 2; k++) {
+            tl_yval e;
+            tl_yseq_at(&v, k, &e);
+            if (tl_yint(&L->doc, &e, 1, 1000000, &lt->count[k])) return -1;
+        }
+        return 0;
+    }
     if (!v.node) return 0;
     if (tl_ymap_has(m, "spacing"))
         return tl_yfail(&L->doc, &v, "give either spacing (m) or count [nx, ny, nz], not both");
@@ -96,14 +115,48 @@ static int read_count(loader *L, const tl_yval *m, lattice *lt) {
     return 0;
 }
 
+/* type: cubic (default) or hexagonal; plane: the hexagonal layer's two axes
+ * ("xz": rows stacked along x, each running along z; the layer sits in the
+ * middle of the box along the third axis) */
+static int read_lattice_type(loader *L, const tl_yval *m, lattice *lt) {
+    static const char *const types[] = {"cubic", "hexagonal"};
+    static const char *const planes[] = {"xy", "xz", "yx", "yz", "zx", "zy"};
+    static const int axes[6][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}};
+    tl_yval v;
+    tl_ymap_get(m, "type", &v);
+    int type = 0, plane = 1;
+    if (v.node && tl_ychoice(&L->doc, &v, types, COUNT_OF(types), &type)) return -1;
+    lt->hexagonal = type == 1;
+    tl_ymap_get(m, "plane", &v);
+    if (v.node) {
+        if (!lt->hexagonal) return tl_yfail(&L->doc, &v, "plane is only for type: hexagonal");
+        if (tl_ychoice(&L->doc, &v, planes, COUNT_OF(planes), &plane)) return -1;
+    }
+    lt->row_axis = axes[plane][0];
+    lt->along_axis = axes[plane][1];
+    lt->normal_axis = 3 - lt->row_axis - lt->along_axis;
+    if (lt->hexagonal) {
+        static const char *const cubic_only[] = {"spacing", "jitter"};
+        for (size_t k = 0; k < COUNT_OF(cubic_only); k++) {
+            tl_ymap_get(m, cubic_only[k], &v);
+            if (v.node)
+                return tl_yfail(&L->doc, &v, "%s is not for type: hexagonal (its count [rows, spheres per "
+                                "row] divides the box)", cubic_only[k]);
+        }
+    }
+    return 0;
+}
+
 static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
     static const char *const keys[] = {"material", "radius", "min",      "max",
                                        "spacing",  "count",  "jitter",   "velocity",
-                                       "velocity_jitter"};
+                                       "velocity_jitter", "type", "plane", "fixed"};
     memset(lt, 0, sizeof *lt);
     lt->pd = tl_particle_default();
     if (tl_ymap_expect(&L->doc, m, "a mapping {material, radius, min, max, spacing or count, ...}") ||
         tl_ymap_check_keys(&L->doc, m, keys, COUNT_OF(keys), NULL) ||
+        read_lattice_type(L, m, lt) ||
+        read_flag(L, m, "fixed", TL_PARTICLE_FIXED, &lt->pd.flags) ||
         tl_load_material_key(L, m, &lt->pd.material) ||
         tl_ykey_number(&L->doc, m, "radius", true, ABOVE(0.0, "m"), &lt->pd.radius) ||
         tl_ykey_vec3(&L->doc, m, "min", true, "m", &lt->min) ||
@@ -205,6 +258,39 @@ static int fill_lattice(loader *L, const tl_yval *m, const lattice *lt) {
     return 0;
 }
 
+/* One close-packed layer: the box is divided into count[0] rows along the
+ * row axis and count[1] cells along the rows; the centres sit at the cells'
+ * centres, every other row shifted by half a cell (wrapped into the box), so
+ * that with an even number of rows the layer tiles a periodic box of this
+ * extent. It is hexagonal when the row distance is sqrt(3)/2 of the cell. */
+static int fill_hexagonal(loader *L, const tl_yval *m, const lattice *lt) {
+    const double lo[3] = {lt->min.x, lt->min.y, lt->min.z}, hi[3] = {lt->max.x, lt->max.y, lt->max.z};
+    const int a = lt->row_axis, b = lt->along_axis, c = lt->normal_axis;
+    for (int k = 0; k < 3; k++)
+        if (!(hi[k] > lo[k])) return tl_yfail(&L->doc, m, "max must exceed min along %c", "xyz"[k]);
+    if ((double)lt->count[0] * (double)lt->count[1] > MAX_LATTICE_PARTICLES)
+        return tl_yfail(&L->doc, m, "the layer would hold %.0f particles; at most %.0f",
+                        (double)lt->count[0] * (double)lt->count[1], MAX_LATTICE_PARTICLES);
+    const double da = (hi[a] - lo[a]) / (double)lt->count[0], db = (hi[b] - lo[b]) / (double)lt->count[1];
+    tl_particle_def pd = lt->pd;
+    double vj = lt->velocity_jitter;
+    for (int64_t i = 0; i < lt->count[0]; i++)
+        for (int64_t j = 0; j < lt->count[1]; j++) {
+            double x[3];
+            x[a] = lo[a] + ((double)i + 0.5) * da;
+            double s = (double)j + 0.5 + ((i & 1) ? 0.5 : 0.0);
+            if (s >= (double)lt->count[1]) s -= (double)lt->count[1];
+            x[b] = lo[b] + s * db;
+            x[c] = 0.5 * (lo[c] + hi[c]);
+            pd.position = (tl_vec3){x[0], x[1], x[2]};
+            pd.velocity.x = lt->pd.velocity.x + jitter(&L->rng, vj);
+            pd.velocity.y = lt->pd.velocity.y + jitter(&L->rng, vj);
+            pd.velocity.z = lt->pd.velocity.z + jitter(&L->rng, vj);
+            if (add_particle(L, m, &pd)) return -1;
+        }
+    return 0;
+}
+
 static int read_lattice(loader *L, const tl_yval *e) {
     static const char *const keys[] = {"lattice"};
     if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys),
@@ -213,7 +299,9 @@ static int read_lattice(loader *L, const tl_yval *e) {
     tl_yval m;
     tl_ymap_get(e, "lattice", &m);
     lattice lt;
-    if (read_lattice_keys(L, &m, &lt) || layout_lattice(L, &m, &lt)) return -1;
+    if (read_lattice_keys(L, &m, &lt)) return -1;
+    if (lt.hexagonal) return fill_hexagonal(L, &m, &lt);
+    if (layout_lattice(L, &m, &lt)) return -1;
     return fill_lattice(L, &m, &lt);
 }
 

@@ -20,7 +20,8 @@ typedef enum tl_output_kind {
     TL_OUTPUT_CONTACTS,    /* CSV snapshots of every touching contact */
     TL_OUTPUT_VTK,         /* VTK XML PolyData frames (.vtp) + a .pvd series */
     TL_OUTPUT_COLLISIONS,  /* CSV, one row per contact that ended */
-    TL_OUTPUT_PLOT         /* PNG (gnuplot) of a CSV output, at the end of the run */
+    TL_OUTPUT_PLOT,        /* PNG (gnuplot) of a CSV output, at the end of the run */
+    TL_OUTPUT_WALLS        /* CSV time series of the walls: displacement, velocity, force */
 } tl_output_kind;
 
 /* particle fields for TL_OUTPUT_PARTICLES (bit set) */
@@ -44,6 +45,8 @@ typedef struct tl_output_spec {
     size_t nids;
     unsigned fields;      /* particles: tl_particle_field bits */
     int plot_of;          /* plot: index of the CSV output it draws (-1 = the first energy output) */
+    int *walls;           /* walls: the wall indices to write (NULL = all) */
+    size_t nwalls;
     int line;             /* where it was declared, for run-time messages */
 } tl_output_spec;
 
@@ -61,8 +64,31 @@ typedef struct tl_stage_limits {
     double max_duration;  /* s, the guard of a condition; 0 = not given */
     bool until_kinetic;   /* until: {kinetic_energy_below: J} */
     double kinetic_below; /* J */
+    bool until_wall;      /* until: {wall_displacement: {wall, axis, reaches}} */
+    int until_wall_index; /* the wall */
+    int until_wall_axis;  /* 0, 1, 2: x, y, z */
+    double until_wall_reaches; /* m: the wall's displacement since the start of the run
+                                * along the axis reaches it (>= when > 0, <= when < 0) */
     int64_t check_every;  /* steps between checks of the condition */
 } tl_stage_limits;
+
+/* What a stage changes when it begins (`set:` of a stage), in this order:
+ * the friction of every law, then each wall's velocity, then its servo. */
+typedef struct tl_wall_action {
+    int wall;             /* index */
+    bool set_velocity;    /* velocity: [x, y, z] */
+    tl_vec3 velocity;
+    bool set_servo;       /* servo: {...} or servo: off */
+    tl_servo_def servo;   /* enabled = false: off (the wall keeps its current velocity) */
+} tl_wall_action;
+
+typedef struct tl_stage_action {
+    bool set_friction;    /* friction: mu, or restore */
+    double friction;      /* mu >= 0 for every law with a friction coefficient; NAN = restore
+                           * each law's own mu (as the scene gave it) */
+    tl_wall_action *walls;
+    size_t nwalls;
+} tl_stage_action;
 
 /* What ended a stage (tl_stage_result.ended_by names them). */
 typedef enum tl_stage_end {
@@ -71,7 +97,8 @@ typedef enum tl_stage_end {
     TL_STAGE_BY_STEPS,
     TL_STAGE_BY_KINETIC_ENERGY,
     TL_STAGE_BY_MAX_DURATION,
-    TL_STAGE_INTERRUPTED
+    TL_STAGE_INTERRUPTED,
+    TL_STAGE_BY_WALL_DISPLACEMENT
 } tl_stage_end;
 
 /* How a stage went in the last run. */
@@ -141,6 +168,7 @@ struct tl_scene {
     tl_stage_spec *stages;
     size_t nstages;
     tl_stage_limits *stage_limits; /* per stage, or NULL: durations only */
+    tl_stage_action *stage_actions; /* per stage, or NULL: none */
     tl_stage_run *stage_runs; /* per stage: how it went in the last run (NULL: not kept) */
     tl_inflow_spec *inflows;
     tl_inflow_state *inflow_states;

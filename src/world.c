@@ -158,7 +158,8 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     else if (!(def->skin >= 0.0) || !isfinite(def->skin))
         s = tl_world_fail(w, TL_ERROR_ARGUMENT, "skin must be >= 0 m (0 = automatic), got %g",
                           def->skin);
-    else if (def->integrator != TL_INTEGRATOR_VERLET && def->integrator != TL_INTEGRATOR_LEAPFROG)
+    else if (def->integrator != TL_INTEGRATOR_VERLET && def->integrator != TL_INTEGRATOR_LEAPFROG &&
+             def->integrator != TL_INTEGRATOR_PREDICTOR_CORRECTOR)
         s = tl_world_fail(w, TL_ERROR_ARGUMENT, "unknown integrator %d", (int)def->integrator);
     else if (def->has_domain &&
              (!finite3(def->domain_min) || !finite3(def->domain_max) ||
@@ -173,6 +174,10 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     if (def->integrator == TL_INTEGRATOR_LEAPFROG) {
         w->c_pred[0] = 0.5;
         w->c_pred[1] = 0.0;
+    } else if (def->integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) {
+        /* set by each stage of the step (step.c); these are the committing stage's */
+        w->c_pred[0] = 0.5;
+        w->c_pred[1] = 0.5;
     } else {
         w->c_pred[0] = 1.5;
         w->c_pred[1] = -0.5;
@@ -195,6 +200,9 @@ void tl_world_destroy(tl_world *w) {
     tl_pairs_free(m, &w->pw);
     tl_stash_free(m, &w->stash);
     tl_contact_buffers_free(w);
+    tl_mem_free(m, w->pc_rec, w->cap_pc_rec * sizeof *w->pc_rec);
+    tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
+    tl_mem_free(m, w->pc_state, w->cap_pc_state * sizeof *w->pc_state);
     tl_domains_free(m, &w->dom);
     tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
     tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);

@@ -47,8 +47,16 @@ typedef struct tl_block_sum {
 
 #define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
 
+/* a constant external force on one particle (external.c) */
+typedef struct tl_external {
+    uint64_t id; /* the particle's id (64 bits: no padding in checkpoints) */
+    double f[3]; /* N */
+} tl_external;
+
 struct tl_world {
     tl_world_def def;
+    tl_external *ext;     /* constant external forces, sorted by particle id */
+    size_t next, cap_ext;
     tl_mem mem;
     char error[1024];
 
@@ -87,6 +95,11 @@ struct tl_world {
     double time, dt;
     int64_t steps;
     double c_pred[2];     /* force-stage velocity v_n + dt (c0 a_n + c1 a_n-1), see step.c */
+    int pc_phase;         /* predictor-corrector: 1 in the trial contact stage, 2 in the
+                           * committing one, 0 otherwise (step.c) */
+    double *pc_rec;       /* predictor-corrector: the records before the trial stage (step.c) */
+    uint8_t *pc_state;
+    size_t cap_pc_rec, cap_pc_state;
     tl_timestep_info ts;
     tl_energy_ledger ledger;
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
@@ -152,5 +165,10 @@ double tl_timestep_impact_speed(const tl_world *w);
 void tl_measure_finish_exits(tl_world *w);
 /* Records a finished collision in the log. */
 tl_status tl_measure_log(tl_world *w, const tl_collision *c);
+
+/* external.c: the constant external forces */
+const double *tl_external_force_of(const tl_world *w, uint32_t id); /* NULL: none */
+void tl_external_apply(tl_world *w);          /* adds them to the particles' forces */
+double tl_external_potential(const tl_world *w); /* sum of -F.x, J */
 
 #endif

@@ -70,6 +70,8 @@ static void test_resume_equals_straight(int threads_after, bool energy) {
     const int N = 2400;
     tl_world *a = make_world(1, energy);
     ENSURE(a != NULL);
+    /* a constant external force on one sphere: only the checkpoint can give it to b */
+    ENSURE_OK(tl_world_set_particle_force(a, 5, (tl_vec3){1e-4, 0.0, -2e-4}));
     ENSURE_OK(tl_world_step(a, N / 2));
     void *data = NULL;
     size_t size = 0;

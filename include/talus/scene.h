@@ -46,7 +46,8 @@ int tl_scene_output_count(const tl_scene *scene);
 typedef struct tl_stage_result {
     const char *name;
     /* "duration", "steps", "kinetic_energy_below" (its until condition),
-     * "max_duration" (the condition's guard), "interrupted", "not run" */
+     * "max_duration" (the condition's guard), "interrupted", "not run",
+     * "wall_displacement" (its until condition) */
     const char *ended_by;
     int64_t steps;
     double time_begin, time_end; /* world time, s */

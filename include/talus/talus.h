@@ -95,6 +95,10 @@ tl_status tl_world_get_wall(const tl_world *world, int index, tl_wall_state *out
 tl_status tl_world_set_wall_velocity(tl_world *world, int index, tl_vec3 velocity);
 /* Makes a wall force-controlled (servo.enabled) or gives its velocity back to
  * tl_world_set_wall_velocity (!servo.enabled); see tl_servo_def. */
+/* A constant external force on a particle (N; a zero vector removes it), added
+ * to its contact forces every step; counted as the potential -F.x in the energy. */
+tl_status tl_world_set_particle_force(tl_world *world, uint32_t id, tl_vec3 force);
+tl_vec3 tl_world_particle_external_force(const tl_world *world, uint32_t id);
 tl_status tl_world_set_wall_servo(tl_world *world, int index, const tl_servo_def *servo);
 
 /* Touching contacts (particle-particle, then particle-wall), index 0 .. count-1. */

@@ -62,7 +62,11 @@ typedef enum tl_integrator {
     TL_INTEGRATOR_VERLET = 0,
     /* Leapfrog / velocity Verlet with forces evaluated at the half-step
      * velocity v_n + dt/2 a_n (the LAMMPS / LIGGGHTS convention). */
-    TL_INTEGRATOR_LEAPFROG
+    TL_INTEGRATOR_LEAPFROG,
+    /* Predictor-corrector (Wang et al. 2025, 002): an Euler predictor
+     * x* = x + dt v, v* = v + dt a(x, v), then the trapezoidal corrector
+     * with the forces at the predicted state. Two force evaluations per step. */
+    TL_INTEGRATOR_PREDICTOR_CORRECTOR
 } tl_integrator;
 
 typedef struct tl_world_def {
@@ -253,7 +257,7 @@ typedef struct tl_contact_info {
 typedef struct tl_energy {
     double kinetic_translational; /* J, free particles */
     double kinetic_rotational;    /* J */
-    double potential;             /* J, gravity, relative to the origin */
+    double potential;             /* J, gravity and external forces (-F.x), relative to the origin */
     double elastic_normal;        /* J stored in contacts */
     double elastic_tangential;    /* J */
     double dissipated_normal;     /* J so far by normal damping */

@@ -1,0 +1,90 @@
+/*
+ * Constant external forces on chosen particles (a magnet's preload, a
+ * weight hung on a bead): a small list sorted by particle id, added to the
+ * particles' forces at the end of every contact stage (after the contact
+ * sums, in id order: the result does not depend on the thread count).
+ *
+ * A constant force F is the gradient of the potential -F.x: the energy
+ * balance counts it in the potential term (measure.c), and a wrap across a
+ * periodic axis books the jump of that potential as boundary work, as for
+ * gravity (step.c).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world.h"
+
+static bool finite3(tl_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* index of id in the sorted list, or where it would go (*found false) */
+static size_t find(const tl_world *w, uint32_t id, bool *found) {
+    size_t lo = 0, hi = w->next;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->ext[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < w->next && w->ext[lo].id == id;
+    return lo;
+}
+
+tl_status tl_world_set_particle_force(tl_world *w, uint32_t id, tl_vec3 force) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    if (tl_particles_index(&w->p, id) < 0)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "external force: no particle with id %u", (unsigned)id);
+    if (!finite3(force))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "external force of particle %u must be finite (N)", (unsigned)id);
+    bool found;
+    size_t k = find(w, id, &found);
+    bool zero = force.x == 0.0 && force.y == 0.0 && force.z == 0.0;
+    if (zero) {
+        if (found) {
+            memmove(&w->ext[k], &w->ext[k + 1], (w->next - k - 1) * sizeof *w->ext);
+            w->next--;
+        }
+        return TL_OK;
+    }
+    if (!found) {
+        if (tl_mem_reserve(&w->mem, (void **)&w->ext, &w->cap_ext, w->next + 1, sizeof *w->ext) != 0)
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (external forces)");
+        memmove(&w->ext[k + 1], &w->ext[k], (w->next - k) * sizeof *w->ext);
+        w->next++;
+        w->ext[k].id = id;
+    }
+    v3_set(w->ext[k].f, force.x, force.y, force.z);
+    return TL_OK;
+}
+
+tl_vec3 tl_world_particle_external_force(const tl_world *w, uint32_t id) {
+    if (!w) return (tl_vec3){0.0, 0.0, 0.0};
+    bool found;
+    size_t k = find(w, id, &found);
+    if (!found) return (tl_vec3){0.0, 0.0, 0.0};
+    return (tl_vec3){w->ext[k].f[0], w->ext[k].f[1], w->ext[k].f[2]};
+}
+
+const double *tl_external_force_of(const tl_world *w, uint32_t id) {
+    if (!w->next) return NULL;
+    bool found;
+    size_t k = find(w, id, &found);
+    return found ? w->ext[k].f : NULL;
+}
+
+void tl_external_apply(tl_world *w) {
+    for (size_t k = 0; k < w->next; k++) {
+        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext[k].id);
+        if (i < 0 || w->p.inv_mass[i] == 0.0) continue; /* left the domain, or immovable */
+        v3_add(w->p.f[i], w->p.f[i], w->ext[k].f);
+    }
+}
+
+double tl_external_potential(const tl_world *w) {
+    double e = 0.0;
+    for (size_t k = 0; k < w->next; k++) {
+        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext[k].id);
+        if (i < 0 || w->p.inv_mass[i] == 0.0) continue;
+        e -= v3_dot(w->ext[k].f, w->p.x[i]);
+    }
+    return e;
+}
