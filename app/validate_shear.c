@@ -305,16 +305,21 @@ int validate_shear(report *r, const validate_opts *o) {
     }
     report_compare_begin(r);
     if (!o->quick) {
-        report_compare(r, "peak τ/σ, true history", "", 2.0, rs[0].peak, 0.25, 0.0,
+        /* the paper's figures are read off its curves ("about 2", "about 0.25"): 10 % and
+         * 0.05 are the reading accuracy; beyond them the row says why */
+        report_compare(r, "peak τ/σ, true history", "", 2.0, rs[0].peak, 0.10, 0.0,
                        "a different normal stress, damping and packing (the paper gives neither its "
                        "normal stress nor its damping); Talus's box has no gap between the halves");
-        report_compare(r, "residual τ/σ, true history", "", 1.0, rs[0].residual, 0.25, 0.0,
+        report_compare(r, "residual τ/σ, true history", "", 1.0, rs[0].residual, 0.10, 0.0,
                        "6 mm of shear is short of a residual state for a 6 cm box; see the curve");
-        report_compare(r, "τ/σ, pseudo history", "", 0.25, rs[1].residual, 0.0, 0.15,
-                       "pseudo history keeps the tangential dashpot (γ_t) which resists sliding at "
-                       "10 mm/s; the paper's coefficients are not given");
-        report_compare(r, "τ/σ, no history", "", 0.25, rs[2].residual, 0.0, 0.15,
-                       "with no history only the tangential dashpot acts (γ_t = 5e6)");
+        report_compare(r, "peak τ/σ, pseudo history", "", 0.25, rs[1].peak, 0.0, 0.05, NULL);
+        report_compare(r, "residual τ/σ, pseudo history", "", 0.25, rs[1].residual, 0.0, 0.05,
+                       "the residual here is the mean over the last third of the shear, below the peak "
+                       "the paper's flat curve shows; the paper's damping is not given");
+        report_compare(r, "peak τ/σ, no history", "", 0.25, rs[2].peak, 0.0, 0.05, NULL);
+        report_compare(r, "residual τ/σ, no history", "", 0.25, rs[2].residual, 0.0, 0.05,
+                       "with no history only the tangential dashpot (γ_t = 5e6, our choice) resists "
+                       "sliding; the residual is the mean over the last third of the shear");
     }
     report_compare(r, "true history: peak τ/σ above μ = 0.5", "", NAN, rs[0].peak, 0, 0, NULL);
     report_bound(r, "normal stress held during shear: mean deviation", "", 0.05, rs[0].sigma_mean_dev,
