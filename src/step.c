@@ -418,7 +418,9 @@ static inline int pc_correct_one(tl_particles *p, size_t i, double dt, const dou
     return d2 > lim2;
 }
 
-static void pc_predict(tl_world *w) {
+/* One pass of the predictor (Euler) or of the corrector (trapezoid) over the
+ * particles; either notes whether some particle moved more than half the skin. */
+static void pc_pass(tl_world *w, bool correct) {
     tl_particles *p = &w->p;
     const double dt = w->dt;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
@@ -427,22 +429,14 @@ static void pc_predict(tl_world *w) {
     int nt = w->nthreads;
     const bool turn = w->def.track_orientation;
     int acc = 0;
-    TL_FOR_STATIC_OR(i, n, acc |= pc_predict_one(p, i, dt, g, lim2, turn);)
-    w->moved = acc != 0;
-    tl_walls_advance(&w->walls, dt);
-}
-
-static void pc_correct(tl_world *w) {
-    tl_particles *p = &w->p;
-    const double dt = w->dt;
-    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
-    const size_t n = p->count;
-    int nt = w->nthreads;
-    const bool turn = w->def.track_orientation;
-    int acc = 0;
-    TL_FOR_STATIC_OR(i, n, acc |= pc_correct_one(p, i, dt, g, lim2, turn);)
-    w->moved = w->moved || acc != 0;
+    if (correct) {
+        TL_FOR_STATIC_OR(i, n, acc |= pc_correct_one(p, i, dt, g, lim2, turn);)
+        w->moved = w->moved || acc != 0;
+    } else {
+        TL_FOR_STATIC_OR(i, n, acc |= pc_predict_one(p, i, dt, g, lim2, turn);)
+        w->moved = acc != 0;
+        tl_walls_advance(&w->walls, dt);
+    }
 }
 
 /* The touching candidates' records and every state byte of one list. */
@@ -513,7 +507,7 @@ static void pc_restore(tl_world *w, const pc_saved *sv) {
 }
 
 static tl_status pc_step(tl_world *w) {
-    pc_predict(w);
+    pc_pass(w, false);
     tl_status s = stage_neighbors(w);
     if (s != TL_OK) return s;
     s = pc_snapshot_reserve(w);
@@ -528,7 +522,7 @@ static tl_status pc_step(tl_world *w) {
     w->pc_phase = 0;
     pc_restore(w, &sv);
     if (s != TL_OK) return s;
-    pc_correct(w);
+    pc_pass(w, true);
     /* the committing evaluation: drift velocity v_n+1 - dt/2 a* (f_older = F*) */
     w->c_pred[0] = 0.5;
     w->c_pred[1] = 0.5;
