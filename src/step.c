@@ -456,6 +456,7 @@ static tl_status pc_snapshot_reserve(tl_world *w) {
  * to (save) or from the snapshot. */
 static void pc_copy_list(tl_pairs *l, double *rec, uint8_t *state, bool save, int nt) {
     const size_t stride = (size_t)l->stride, n = l->count;
+    if (n == 0) return; /* an empty list may have no arrays yet */
     if (save) {
         memcpy(state, l->state, n);
         TL_FOR_STATIC(k, n, if (state[k] & (TL_PAIR_TOUCH | TL_PAIR_EXIT))
