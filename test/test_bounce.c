@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "talus/talus.h"
+#include "setup.h"
 #include "test.h"
 #include "world_hash.h"
 
@@ -216,17 +217,7 @@ static uint64_t bed(tl_integrator integ, int threads, int steps, bool energy, do
     wd.track_energy = energy;
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return 0;
-    tl_material_def md = tl_material_default();
-    md.name = "glass";
-    md.density = 2500;
-    md.youngs_modulus = 1e6;
-    md.poisson_ratio = 0.3;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    tl_law_set(&law, "e", 0.5);
-    tl_law_set(&law, "mu", 0.5);
-    tl_world_set_law(w, m, m, &law);
+    int m = tl_test_material_law(w, "glass", 2500, 1e6, 0.3, 0.5, 0.5);
     const int NX = 8, NY = 8, NZ = 8;
     const double S = 0.0021;
     tl_wall_def wl = tl_wall_default();

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "talus/talus.h"
+#include "setup.h"
 #include "test.h"
 #include "world_hash.h"
 
@@ -25,17 +26,7 @@ static tl_world *make_world(int threads, bool energy) {
     wd.seed = 7;
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    tl_material_def md = tl_material_default();
-    md.name = "glass";
-    md.density = 2500;
-    md.youngs_modulus = 5e6;
-    md.poisson_ratio = 0.3;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    tl_law_set(&law, "e", 0.5);
-    tl_law_set(&law, "mu", 0.5);
-    tl_world_set_law(w, m, m, &law);
+    int m = tl_test_material_law(w, "glass", 2500, 5e6, 0.3, 0.5, 0.5);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
     tl_world_add_wall(w, &wl, NULL); /* floor z = 0 */

@@ -17,6 +17,7 @@
 
 #include "neighbors.h"
 #include "talus/talus.h"
+#include "setup.h"
 #include "test.h"
 #include "vec.h"
 #include "world.h"
@@ -49,16 +50,7 @@ static tl_world *build(const scene *sc) {
     for (int k = 0; k < 3; k++) wd.periodic[k] = sc->periodic[k];
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    tl_material_def md = tl_material_default();
-    md.name = "m";
-    md.density = 2500;
-    md.youngs_modulus = 1e6;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    tl_law_set(&law, "e", 0.5);
-    tl_law_set(&law, "mu", 0.5);
-    tl_world_set_law(w, m, m, &law);
+    int m = tl_test_material_law(w, "m", 2500, 1e6, NAN, 0.5, 0.5);
     uint64_t s = sc->seed;
     tl_particle_def pd = tl_particle_default();
     pd.material = m;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "talus/talus.h"
+#include "setup.h"
 #include "test.h"
 #include "world.h"
 
@@ -127,16 +128,7 @@ static void test_domain_removal(void) {
     wd.dt = 1e-5;
     tl_world *w;
     tl_world_create(&wd, &w);
-    tl_material_def md = tl_material_default();
-    md.name = "m";
-    md.density = 1000;
-    md.youngs_modulus = 1e6;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    tl_law_set(&law, "e", 0.5);
-    tl_law_set(&law, "mu", 0.5);
-    tl_world_set_law(w, m, m, &law);
+    int m = tl_test_material_law(w, "m", 1000, 1e6, NAN, 0.5, 0.5);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
     pd.radius = 0.001;
