@@ -108,8 +108,8 @@ static inline void geometry(const tl_world *w, uint32_t i, const side_b *b, cons
                      const double xj[3], tl_geometry *g) {
     if (!b->wall) {
         tl_geometry_sphere_sphere(xi, w->p.radius[i], xj, w->p.radius[b->index], g);
-    } else if (!tl_face_geometry(&w->walls.f[b->index], xi, w->p.radius[i], g)) {
-        g->delta = -INFINITY;
+    } else {
+        tl_face_geometry(&w->walls.f[b->index], xi, w->p.radius[i], g);
     }
 }
 

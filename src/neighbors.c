@@ -255,7 +255,7 @@ static size_t face_pairs(const tl_walls *w, const tl_particles *p, double skin, 
     size_t n = 0;
     for (size_t f = 0; f < w->nfaces; f++) {
         tl_geometry g;
-        if (!tl_face_geometry(&w->f[f], p->x[i], p->radius[i], &g)) continue;
+        tl_face_geometry(&w->f[f], p->x[i], p->radius[i], &g);
         if (!(g.delta > -skin)) continue;
         if (at) {
             size_t k = (*at)++;

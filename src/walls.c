@@ -109,7 +109,9 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
                 fn[axis] = side ? -1.0 : 1.0; /* inwards */
                 int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
                 fu[a1] = 1.0;
-                tl_face f = rect_face(index, TL_FACE_RECT_INNER, fc, fn, fu, h[a1], h[a2]);
+                /* a thin two-sided plate whose normal faces inwards: a sphere pushed behind it
+                 * (an overlap larger than its radius) is pushed out, not flung back in */
+                tl_face f = rect_face(index, TL_FACE_RECT, fc, fn, fu, h[a1], h[a2]);
                 /* v = n x u must span a2 with half extent h[a2] whatever its sign */
                 if (push_face(mem, w, &f) != 0) {
                     w->nfaces = faces_before;
@@ -183,7 +185,7 @@ void tl_walls_advance(tl_walls *w, double dt) {
     }
 }
 
-bool tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g) {
+void tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g) {
     double rel[3];
     v3_sub(rel, x, f->p);
     double s = v3_dot(rel, f->n); /* signed distance to the plane */
@@ -195,9 +197,8 @@ bool tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry
         double a = v3_dot(rel, f->u), b = v3_dot(rel, f->v);
         double ca = dclamp(a, -f->hu, f->hu), cb = dclamp(b, -f->hv, f->hv);
         bool inside = (ca == a && cb == b);
-        if (f->kind == TL_FACE_RECT_INNER && s <= 0.0 && !inside) return false;
         if (inside) {
-            if (f->kind == TL_FACE_RECT_INNER || s >= 0.0) {
+            if (s >= 0.0) {
                 g->delta = R - s;
                 v3_scale(g->n, f->n, -1.0);
             } else {
@@ -220,5 +221,4 @@ bool tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry
     }
     v3_scale(g->ra, g->n, R - 0.5 * g->delta);
     v3_zero(g->rb);
-    return true;
 }

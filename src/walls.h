@@ -5,7 +5,11 @@
  *
  * A wall is made of faces: an infinite plane (one face, one-sided: the
  * particles stay on the side its normal points to), a finite rectangle (one
- * two-sided face), or a box (up to six one-sided rectangles facing inwards).
+ * two-sided face), or a box (up to six rectangles, normals inwards). A box's
+ * faces are two-sided thin plates like a rectangle: a sphere whose centre has
+ * crossed a face (an overlap beyond its radius, or a moving half of a shear box
+ * sweeping past it) is pushed to the side its centre is on, with an overlap
+ * below its radius, instead of receiving an unbounded push back.
  * A wall may translate with a prescribed velocity.
  */
 #ifndef TL_WALLS_H
@@ -19,8 +23,7 @@
 
 typedef enum tl_face_kind {
     TL_FACE_PLANE = 0,  /* infinite, one-sided */
-    TL_FACE_RECT,       /* finite, two-sided */
-    TL_FACE_RECT_INNER  /* finite, one-sided (box faces) */
+    TL_FACE_RECT        /* finite, two-sided (rectangles and box faces) */
 } tl_face_kind;
 
 typedef struct tl_face {
@@ -64,9 +67,7 @@ void tl_walls_advance(tl_walls *w, double dt);
 void tl_walls_servo(tl_walls *w);
 
 /* Geometry of a sphere (centre x, radius R) against a face, from the sphere
- * towards the face. Returns false when the sphere is clearly not near (e.g.
- * behind a one-sided rectangle); otherwise fills g (g->delta may be < 0: the
- * gap). */
-bool tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g);
+ * towards the face (g->delta < 0: the gap). */
+void tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g);
 
 #endif

@@ -185,7 +185,8 @@ typedef struct tl_particle_state {
 typedef enum tl_wall_kind {
     TL_WALL_PLANE = 0, /* infinite plane; particles stay on the side its normal points to */
     TL_WALL_RECTANGLE, /* finite rectangle, two-sided */
-    TL_WALL_BOX        /* the six inner faces of an axis-aligned box (some may be left open) */
+    TL_WALL_BOX        /* the six faces of an axis-aligned box (some may be left open), thin two-sided
+                        * plates with their normals inwards */
 } tl_wall_kind;
 
 enum tl_box_face {
