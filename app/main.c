@@ -20,7 +20,7 @@ static void usage(FILE *f) {
             "  collide [options]  the collision lab: two bodies, one collision, any law\n"
             "  calibrate [options]\n"
             "                     from what you know to what a law needs (k, d, e, dt)\n"
-            "  validate [--quick] [-o DIR]\n"
+            "  validate [--quick] [--long] [-o DIR]\n"
             "                     run the source papers' cases, compare, write a report\n"
             "  bench SCENE.yaml [--data FILE] [--steps N] [--threads N] [--json]\n"
             "                     time the steps of a scene (bench/ compares with LIGGGHTS, LAMMPS)\n"

@@ -119,6 +119,8 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
             if (i < 0) continue;
             used = true;
             const tl_coeff_info *ci = &out->sub[s]->info.coeffs[i];
+            /* NAN where the default is NAN: "derived", as tl_world_get_law reports it */
+            if (isnan(v) && isnan(ci->default_value)) continue;
             if (!in_range(ci, v)) {
                 char range[160];
                 tl_coeff_range_text(ci, range, sizeof range);
