@@ -3,6 +3,7 @@
  * (built-in validation/ CSV files) and writes a Markdown report with figures.
  * Exit status 1 when a comparison fails without an explanation. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,22 +22,33 @@ tl_material_def validate_material(const char *name, double density, double E, do
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: talus validate [--quick] [--long] [--no-plots] [-o DIR]\n\n"
+    fprintf(f, "usage: talus validate [--quick] [--long] [--threads N] [--no-plots] [-o DIR]\n\n"
                "Runs the cases of the source papers, compares Talus with the papers' values and\n"
                "writes DIR/report.md (default out/validation) with data files and figures.\n"
                "  --quick     a short subset (the one `make test` runs)\n"
                "  --long      also the cases that take hours (004: glass beads)\n"
+               "  --threads N threads for the many-particle runs (direct shear; default 1,\n"
+               "              0 = all); results are bit-identical for a given N\n"
                "  --no-plots  no figures (gnuplot)\n");
 }
 
 int cmd_validate(int argc, char **argv) {
     const char *dir = "out/validation";
-    validate_opts o = {false};
+    validate_opts o = {false, false, 1};
     bool plots = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) o.quick = true;
         else if (strcmp(argv[i], "--long") == 0) o.long_runs = true;
         else if (strcmp(argv[i], "--no-plots") == 0) plots = false;
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 0 || n > 1024) {
+                fprintf(stderr, "talus validate: --threads expects an integer from 0 to 1024, got '%s'\n", argv[i]);
+                return 2;
+            }
+            o.threads = (int)n;
+        }
         else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);

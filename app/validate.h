@@ -11,6 +11,7 @@
 typedef struct validate_opts {
     bool quick; /* a short subset (what `make test` runs) */
     bool long_runs; /* --long: also the cases that take hours (004 section 4, glass beads) */
+    int threads;    /* --threads N: threads of the many-particle runs (direct shear); 1 by default */
 } validate_opts;
 
 int validate_ray_table1(report *r, const validate_opts *o);
