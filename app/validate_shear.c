@@ -330,7 +330,11 @@ int validate_shear(report *r, const validate_opts *o) {
         report_compare(r, "residual τ/σ, pseudo history", "", 0.25, rs[1].residual, 0.0, 0.05,
                        "the residual here is the mean over the last third of the shear, below the peak "
                        "the paper's flat curve shows; the paper's damping is not given");
-        report_compare(r, "peak τ/σ, no history", "", 0.25, rs[2].peak, 0.0, 0.05, NULL);
+        report_compare(r, "peak τ/σ, no history", "", 0.25, rs[2].peak, 0.0, 0.05,
+                       "with no history only the tangential dashpot (γ_t = 5e6, our choice; the paper "
+                       "gives none) resists sliding, and its share grows with the sliding speed; the "
+                       "peak is the largest sample of a noisy curve (a transient near 1.6 mm), the "
+                       "residual stays within 0.05 of the paper's 0.25");
         report_compare(r, "residual τ/σ, no history", "", 0.25, rs[2].residual, 0.0, 0.05,
                        "with no history only the tangential dashpot (γ_t = 5e6, our choice) resists "
                        "sliding; the residual is the mean over the last third of the shear");
