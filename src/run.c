@@ -694,6 +694,22 @@ static void summarize_inflows(run_state *r, tl_run_summary *sum) {
     }
 }
 
+/* A servo that flipped between its speed clamps from one step to the next. */
+static void summarize_servos(run_state *r, tl_run_summary *sum) {
+    size_t used = strlen(sum->warnings);
+    for (int i = 0; i < tl_world_wall_count(r->world); i++) {
+        tl_wall_state w;
+        if (tl_world_get_wall(r->world, i, &w) != TL_OK || w.servo_chatter == 0) continue;
+        int k = snprintf(sum->warnings + used, sizeof sum->warnings - used,
+                         "%swall '%s': its servo went from +max_speed to -max_speed (or back) in one "
+                         "step %lld times: the gain is too high for the contacts' damping and the "
+                         "target force was not held; lower servo.gain (docs/scene.md, \"Choosing the "
+                         "gain\")",
+                         used ? "\n" : "", w.name, (long long)w.servo_chatter);
+        if (k > 0 && (size_t)k < sizeof sum->warnings - used) used += (size_t)k;
+    }
+}
+
 /* A checkpoint, when one is due now; none at the end of the run (and none
  * twice at one step). */
 static tl_status checkpoint_due(run_state *r) {
@@ -1033,6 +1049,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             fabs(e1.total - r.energy0 - r.energy_inserted) / r.ctx.energy_scale;
         summary->particles_inserted = r.inserted;
         summarize_inflows(&r, summary);
+        summarize_servos(&r, summary);
         summary->particles_removed = tl_world_particles_removed(r.world);
         if (r.opt.write_outputs)
             snprintf(summary->output_dir, sizeof summary->output_dir, "%s", r.dir_buf);

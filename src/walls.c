@@ -165,6 +165,10 @@ void tl_walls_servo(tl_walls *w) {
         double v = sv->gain * (sv->target_force - push);
         if (v > sv->max_speed) v = sv->max_speed;
         if (v < -sv->max_speed) v = -sv->max_speed;
+        /* from one clamp to the other in one step: the gain is too high for the
+         * contacts' damping (docs/scene.md, "Choosing the gain") */
+        if (fabs(v) == sv->max_speed && v == -wall->servo_last) wall->servo_chatter++;
+        wall->servo_last = v;
         /* replace the component along d, keep the rest as prescribed */
         double along = v3_dot(wall->vel, d);
         v3_axpy(wall->vel, v - along, d);

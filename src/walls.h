@@ -46,6 +46,8 @@ typedef struct tl_wall {
     int first_face, face_count;
     double area;         /* rectangle: 4 hu hv; plane: INFINITY; box: 0 */
     tl_servo_def servo;  /* force control of the velocity along servo.direction */
+    double servo_last;   /* the servo's last speed along its direction (m/s) */
+    int64_t servo_chatter; /* steps in which it flipped from one speed clamp to the other */
 } tl_wall;
 
 typedef struct tl_walls {

@@ -611,6 +611,7 @@ tl_status tl_world_get_wall(const tl_world *w, int i, tl_wall_state *o) {
     o->force = (tl_vec3){wl->force[0], wl->force[1], wl->force[2]};
     o->area = wl->area;
     o->servo = wl->servo.enabled;
+    o->servo_chatter = wl->servo_chatter;
     return TL_OK;
 }
 
@@ -638,6 +639,7 @@ tl_status tl_world_set_wall_servo(tl_world *w, int i, const tl_servo_def *sv) {
                              wl->name, sv->max_speed);
     wl->servo = *sv;
     wl->servo.direction = (tl_vec3){d[0] / dn, d[1] / dn, d[2] / dn};
+    wl->servo_last = 0.0;
     return TL_OK;
 }
 

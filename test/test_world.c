@@ -347,7 +347,70 @@ static void test_box_faces_two_sided(void) {
     tl_world_destroy(w);
 }
 
+/* The lid's servo and the contacts' damping: 16 spheres on a floor under a servo lid
+ * (target 16 N, a strongly damped law, e = 0.2). The dashpots put the lid's speed into
+ * its force (dF = D dv, D about 50 N s/m here): with gain D well below 1 the lid holds
+ * the target and never chatters; with gain D about 5 it jumps from one speed clamp to
+ * the other every step, holds nothing, and tl_wall_state.servo_chatter counts it. */
+static double servo_lid(double gain, int64_t *chatter) {
+    tl_world_def wd = tl_world_default();
+    wd.dt = 1e-6;
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NAN;
+    int m = tl_test_material_law(w, "grain", 2500, 1e7, 0.3, 0.2, 0.3);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m; /* the floor, z = 0 */
+    tl_world_add_wall(w, &wl, NULL);
+    const double R = 0.005;
+    wl.kind = TL_WALL_RECTANGLE;
+    wl.point = (tl_vec3){0.02, 0.02, 2 * R};
+    wl.normal = (tl_vec3){0, 0, -1};
+    wl.axis = (tl_vec3){1, 0, 0};
+    wl.half_length = wl.half_width = 0.02;
+    int lid;
+    tl_world_add_wall(w, &wl, &lid);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = R;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            pd.position = (tl_vec3){(2 * i + 1) * R, (2 * j + 1) * R, R};
+            tl_world_add_particle(w, &pd, NULL);
+        }
+    tl_servo_def sv = {0};
+    sv.enabled = true;
+    sv.direction = (tl_vec3){0, 0, -1};
+    sv.target_force = 16.0;
+    sv.gain = gain;
+    sv.max_speed = 0.05;
+    ENSURE_OK(tl_world_set_wall_servo(w, lid, &sv));
+    ENSURE_OK(tl_world_step(w, 30000)); /* 30 ms */
+    double f = 0.0;
+    for (int k = 0; k < 100; k++) { /* the mean over the last 100 steps */
+        ENSURE_OK(tl_world_step(w, 1));
+        tl_wall_state st;
+        tl_world_get_wall(w, lid, &st);
+        f += st.force.z / 100.0;
+    }
+    tl_wall_state st;
+    tl_world_get_wall(w, lid, &st);
+    *chatter = st.servo_chatter;
+    tl_world_destroy(w);
+    return f;
+}
+
+static void test_servo_chatter(void) {
+    int64_t calm = -1, chatter = -1;
+    double f_calm = servo_lid(0.05 / 16.0, &calm), f_chatter = servo_lid(0.1, &chatter);
+    fprintf(stderr, "servo lid, target 16 N: gain 3.1e-3: %.4g N, chatter %lld; gain 0.1: %.4g N, chatter "
+            "%lld\n", f_calm, (long long)calm, f_chatter, (long long)chatter);
+    ENSURE_REL(f_calm, 16.0, 0.01);
+    ENSURE(calm == 0);
+    ENSURE(chatter > 1000);
+}
+
 int main(void) {
+    test_servo_chatter();
     test_box_faces_two_sided();
     test_external_force();
     test_neighbor_search();

@@ -236,6 +236,9 @@ typedef struct tl_wall_state {
     tl_vec3 force;        /* total force the particles exert on the wall, N */
     double area;          /* rectangle: its area; box: 0; plane: infinite (m2) */
     bool servo;           /* its velocity follows a force (tl_world_set_wall_servo) */
+    int64_t servo_chatter; /* steps (in this process) in which the servo's speed went from one
+                            * max_speed clamp to the other: its gain is too high for the
+                            * contacts' damping (docs/scene.md, "Choosing the gain") */
 } tl_wall_state;
 
 /* ---- queries ---------------------------------------------------------------------------- */
