@@ -367,6 +367,17 @@ static const char *const STAGED =
     "  - {type: energy, file: energy.csv, every_steps: 20}\n"
     "  - {type: walls, file: walls.csv, every_steps: 20}\n";
 
+/* energy.csv and walls.csv of the two runs equal, byte for byte */
+static void ensure_same_records(const char *a, const char *b) {
+    const char *files[] = {"energy.csv", "walls.csv"};
+    for (int i = 0; i < 2; i++) {
+        char *fa = path_of(a, files[i]), *fb = path_of(b, files[i]);
+        ENSURE(same_file(fa, fb));
+        free(fa);
+        free(fb);
+    }
+}
+
 static void test_stage_actions_resume(const char *root) {
     char *straight = path_of(root, "staged-straight"), *stopped = path_of(root, "staged-stopped");
     run_result a = run(STAGED, straight, 0, NULL, 0);
@@ -381,13 +392,7 @@ static void test_stage_actions_resume(const char *root) {
     ENSURE(c.status == TL_OK);
     if (c.status != TL_OK) fprintf(stderr, "staged resume: %s\n", c.error);
     ENSURE(c.hash == a.hash);
-    const char *files[] = {"energy.csv", "walls.csv"};
-    for (int i = 0; i < 2; i++) {
-        char *fa = path_of(straight, files[i]), *fb = path_of(stopped, files[i]);
-        ENSURE(same_file(fa, fb));
-        free(fa);
-        free(fb);
-    }
+    ensure_same_records(straight, stopped);
     fprintf(stderr, "staged (friction off, servo, friction restored, paddle): stopped at step %lld in "
             "'loose', resumed: world %s\n", (long long)b.sum.steps, c.hash == a.hash ? "bit-identical" : "DIFFERENT");
     /* from the straight run's checkpoint of the first stage, across both actions */
@@ -396,12 +401,7 @@ static void test_stage_actions_resume(const char *root) {
     ENSURE(d.status == TL_OK);
     if (d.status != TL_OK) fprintf(stderr, "staged resume from 600: %s\n", d.error);
     ENSURE(d.hash == a.hash);
-    for (int i = 0; i < 2; i++) {
-        char *fa = path_of(straight, files[i]), *fb = path_of(stopped, files[i]);
-        ENSURE(same_file(fa, fb));
-        free(fa);
-        free(fb);
-    }
+    ensure_same_records(straight, stopped);
     /* the friction action matters: with friction: 0.4 (the law's own) the run differs */
     const char *at = strstr(STAGED, "friction: 0,");
     ENSURE(at != NULL);

@@ -200,17 +200,8 @@ static void test_external_force(void) {
     wd.track_energy = true;
     tl_world *w;
     ENSURE_OK(tl_world_create(&wd, &w));
-    tl_material_def md = tl_material_default();
-    md.name = "steel";
-    md.density = 7800;
-    md.youngs_modulus = 2e8;
-    md.poisson_ratio = 0.3;
-    int m;
-    ENSURE_OK(tl_world_add_material(w, &md, &m));
-    tl_law_def law = tl_law_default();
-    tl_law_set(&law, "e", 0.3);
-    tl_law_set(&law, "mu", 0.0);
-    ENSURE_OK(tl_world_set_law(w, m, m, &law));
+    int m = tl_test_material_law(w, "steel", 7800, 2e8, 0.3, 0.3, 0.0);
+    ENSURE(m >= 0);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
     ENSURE_OK(tl_world_add_wall(w, &wl, NULL)); /* floor z = 0 */
