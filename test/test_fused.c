@@ -1,5 +1,5 @@
-/* The fused Hertz-Mindlin kernel (law->fused, src/fused.h) against the
- * generic slot composition (tl_law_eval_slots, src/law.h) on random
+/* The fused Hertz-Mindlin kernel (law->fused, src/contact/fused.h) against the
+ * generic slot composition (tl_law_eval_slots, src/laws/law.h) on random
  * contacts: overlaps from 1e-9 to 1e-4 m, random rates, normals, tangential
  * velocities, displacements, radii, masses and histories, both Coulomb
  * tests, clamping on and off, mindlin and mindlin-renzo, sliding and

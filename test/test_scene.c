@@ -1,6 +1,6 @@
 /* Scene loading: a valid scene becomes the expected world and plan; bad
  * scenes are refused with the line, the key path and the words that say
- * what is wrong; loading creates no file. Reaches into src/scene_plan.h
+ * what is wrong; loading creates no file. Reaches into src/scene/scene_plan.h
  * for the plan's fields. */
 #include <dirent.h>
 #include <math.h>
