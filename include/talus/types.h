@@ -148,7 +148,9 @@ typedef struct tl_law_def {
 /* ---- particles ------------------------------------------------------------------- */
 
 typedef enum tl_shape_kind {
-    TL_SHAPE_SPHERE = 0
+    TL_SHAPE_SPHERE = 0,
+    TL_SHAPE_ELLIPSOID,  /* semi-axes a, b, c */
+    TL_SHAPE_MESH        /* a closed triangulated surface (polyhedron) */
 } tl_shape_kind;
 
 enum tl_particle_flags {

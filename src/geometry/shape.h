@@ -1,7 +1,10 @@
 /*
- * The shape interface: what the engine needs to know of a body's shape. Only
- * spheres exist today; ellipsoids and polyhedra add a kind here, their mass
- * properties, and their narrow-phase functions, without touching the step.
+ * The shape interface: what the engine needs to know of a body's shape.
+ * A sphere is described by its radius alone (the particle store's radius). A
+ * non-spherical body refers to a tl_shape, stored once per world in its body
+ * frame (centroid at the origin, axes along the principal axes of inertia):
+ * an ellipsoid by its semi-axes, a polyhedron by its triangle mesh (mesh.h).
+ * Narrow-phase functions of each pair of shapes are in narrow.h.
  */
 #ifndef TL_SHAPE_H
 #define TL_SHAPE_H
@@ -10,6 +13,18 @@
 #include <stdbool.h>
 
 #include "talus/types.h"
+
+typedef struct tl_mesh tl_mesh; /* mesh.h */
+
+typedef struct tl_shape {
+    tl_shape_kind kind;
+    double semi[3];       /* ellipsoid: semi-axes a, b, c along the body axes, m */
+    const tl_mesh *mesh;  /* mesh: the surface in the body frame */
+    double radius;        /* bounding radius about the centroid, m (the broad phase's) */
+    double volume;        /* m^3 */
+    double inertia[3];    /* principal moments of inertia per unit mass, m^2 (I = m inertia) */
+    double r_volume;      /* radius of the sphere of the same volume, m */
+} tl_shape;
 
 /* Contact geometry between two bodies, from body a towards body b. */
 typedef struct tl_geometry {
