@@ -338,9 +338,7 @@ static void kinetic_energy(const tl_world *w, double *trans, double *rot) {
         if (p.flags & TL_PARTICLE_FIXED) continue;
         t += 0.5 * p.mass *
              (p.velocity.x * p.velocity.x + p.velocity.y * p.velocity.y + p.velocity.z * p.velocity.z);
-        r += 0.5 * p.inertia *
-             (p.angular_velocity.x * p.angular_velocity.x + p.angular_velocity.y * p.angular_velocity.y +
-              p.angular_velocity.z * p.angular_velocity.z);
+        r += tl_particle_rotational_energy(&p);
     }
     *trans = t;
     *rot = r;

@@ -39,6 +39,7 @@ tl_world_def tl_world_default(void);
 tl_material_def tl_material_default(void);
 tl_law_def tl_law_default(void);
 tl_particle_def tl_particle_default(void);
+tl_shape_def tl_shape_default(void);
 tl_wall_def tl_wall_default(void);
 
 /* Sets (or replaces) a named coefficient in a law definition. The name is
@@ -68,6 +69,18 @@ bool tl_world_has_law(const tl_world *world, int material_a, int material_b);
  * from the materials). Names point into the registry; valid for the world's life. */
 tl_status tl_world_get_law(const tl_world *world, int material_a, int material_b, tl_law_def *out);
 
+/* Shapes other than spheres (ellipsoids, polyhedra), referred to by the
+ * returned index (1, 2, ...) in tl_particle_def.shape. A mesh is checked
+ * (closed, consistently oriented, no degenerate facet) and moved to its body
+ * frame; its mass properties come from the geometry. */
+tl_status tl_world_add_shape(tl_world *world, const tl_shape_def *def, int *out_index);
+int tl_world_shape_count(const tl_world *world); /* the largest shape index */
+tl_status tl_world_get_shape(const tl_world *world, int index, tl_shape_info *out);
+/* The surface of a mesh shape (body frame): vertex coordinates (3 per vertex,
+ * m) and triangles (3 vertex indices each); valid for the world's life. */
+tl_status tl_world_shape_mesh(const tl_world *world, int index, const double **vertex_xyz,
+                              size_t *vertex_count, const uint32_t **triangles, size_t *triangle_count);
+
 tl_status tl_world_add_particle(tl_world *world, const tl_particle_def *def, uint32_t *out_id);
 tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_index);
 
@@ -87,6 +100,8 @@ tl_status tl_world_timestep(const tl_world *world, tl_timestep_info *out);
 size_t tl_world_particle_count(const tl_world *world);
 /* Particles in storage order, index 0 .. count-1 (the order changes when particles are removed). */
 tl_status tl_world_particle_at(const tl_world *world, size_t index, tl_particle_state *out);
+/* The kinetic energy of a particle's rotation, J: 1/2 I w^2 (sphere), 1/2 w . L (other shapes). */
+double tl_particle_rotational_energy(const tl_particle_state *p);
 tl_status tl_world_get_particle(const tl_world *world, uint32_t id, tl_particle_state *out);
 tl_status tl_world_set_particle_velocity(tl_world *world, uint32_t id, tl_vec3 velocity,
                                          tl_vec3 angular_velocity);

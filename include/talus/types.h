@@ -153,6 +153,61 @@ typedef enum tl_shape_kind {
     TL_SHAPE_MESH        /* a closed triangulated surface (polyhedron) */
 } tl_shape_kind;
 
+/* Where a mesh shape's surface comes from. */
+typedef enum tl_mesh_source {
+    TL_MESH_FILE = 0,     /* an STL (ASCII or binary) or OBJ file */
+    TL_MESH_ICOSPHERE,    /* a subdivided icosahedron: 10 * 4^k + 2 vertices on a sphere */
+    TL_MESH_ELLIPSOID,    /* a triangulated ellipsoid with a given number of vertices */
+    TL_MESH_ARRAYS        /* vertices and triangles given by the caller */
+} tl_mesh_source;
+
+/* The equivalent radius a Hertzian law sees at a mesh contact (docs/geometry.md). */
+typedef enum tl_mesh_radius {
+    TL_MESH_RADIUS_VOLUME = 0, /* the sphere of the same volume (R* of the two bodies) */
+    TL_MESH_RADIUS_AREA        /* from the patch: R = A / (2 pi delta), exact for spheres */
+} tl_mesh_radius;
+
+/* A non-spherical body shape, stored once per world and shared by its
+ * particles. Its body frame has the origin at the centroid and the axes along
+ * the principal axes of inertia; a particle's position is its centroid and its
+ * orientation turns the body frame into the world. */
+typedef struct tl_shape_def {
+    tl_shape_kind kind;        /* TL_SHAPE_ELLIPSOID or TL_SHAPE_MESH */
+    const char *name;          /* for messages and outputs; copied */
+    tl_vec3 semi_axes;         /* ellipsoid, and the generated ellipsoid mesh: a, b, c, m */
+    /* mesh */
+    tl_mesh_source source;
+    const char *file;          /* TL_MESH_FILE */
+    double scale;              /* metres per file unit (1 = the file is in metres; 0 = 1) */
+    double radius;             /* TL_MESH_ICOSPHERE, m */
+    int subdivisions;          /* TL_MESH_ICOSPHERE: 0 .. 7 */
+    int vertices;              /* TL_MESH_ELLIPSOID: the vertex count (facets: 2 V - 4) */
+    const double *vertex_xyz;  /* TL_MESH_ARRAYS: 3 * vertex_count values, m */
+    size_t vertex_count;
+    const uint32_t *triangles; /* TL_MESH_ARRAYS: 3 * triangle_count vertex indices, counter-
+                                * clockwise seen from outside */
+    size_t triangle_count;
+    tl_mesh_radius mesh_radius;
+} tl_shape_def;
+
+typedef struct tl_shape_info {
+    tl_shape_kind kind;
+    const char *name;
+    double volume;             /* m^3 */
+    double radius;             /* bounding radius about the centroid, m */
+    double volume_radius;      /* radius of the sphere of the same volume, m */
+    tl_vec3 inertia;           /* principal moments of inertia per unit mass, m^2 */
+    tl_vec3 semi_axes;         /* ellipsoid, m */
+    size_t vertices, facets;   /* mesh */
+    /* where the body frame lies in the frame the shape was given in: a point
+     * given as p in that frame is at origin + R(frame) (body point) */
+    tl_vec3 origin;
+    tl_quat frame;
+} tl_shape_info;
+
+/* The particle's shape: a sphere of the given radius, or a shape of the world. */
+#define TL_SPHERE 0
+
 enum tl_particle_flags {
     TL_PARTICLE_FIXED = 1u << 0,           /* infinite mass, does not move */
     TL_PARTICLE_PRESCRIBED = 1u << 1,      /* moves with its given (constant) velocities */
@@ -162,8 +217,8 @@ enum tl_particle_flags {
 typedef struct tl_particle_def {
     uint32_t id;              /* stable id, unique; 0 = next free id */
     int material;             /* index from tl_world_add_material */
-    tl_shape_kind shape;
-    double radius;            /* m (sphere) */
+    int shape;                /* TL_SPHERE, or an index from tl_world_add_shape */
+    double radius;            /* m (sphere; other shapes take their size from the shape) */
     tl_vec3 position;         /* m */
     tl_vec3 velocity;         /* m/s */
     tl_vec3 angular_velocity; /* rad/s, world frame */
@@ -176,8 +231,12 @@ typedef struct tl_particle_state {
     uint32_t id;
     int material;
     unsigned flags;
-    double radius, mass, inertia; /* m, kg, kg m2 (principal moment of a sphere) */
+    int shape;                    /* TL_SPHERE or the index of its shape */
+    double radius, mass, inertia; /* m (bounding radius of other shapes), kg, kg m2 (the
+                                   * largest principal moment) */
+    tl_vec3 principal_inertia;    /* kg m2, about the body axes */
     tl_vec3 position, velocity, angular_velocity;
+    tl_vec3 angular_momentum;     /* kg m2/s, world frame */
     tl_quat orientation;
     tl_vec3 force, torque; /* total force and torque of the last step, N and N m */
 } tl_particle_state;

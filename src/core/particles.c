@@ -12,7 +12,7 @@ void tl_particles_init(tl_particles *p) {
 /* Every array of the store, with its element size, for uniform growth and copying. */
 #define TL_PARTICLE_FIELDS(X) \
     X(x) X(v) X(w) X(f) X(t) X(f_old) X(t_old) X(f_older) X(t_older) X(radius) X(inv_mass) X(inv_inertia) \
-    X(inv_mass_law) X(material) X(q) X(x_ref) X(mass) X(inertia) X(id) X(flags) X(shape)
+    X(inv_mass_law) X(material) X(q) X(x_ref) X(mass) X(inertia) X(am) X(id) X(flags) X(shape)
 
 void tl_particles_free(tl_mem *mem, tl_particles *p) {
 #define FREE_FIELD(name) tl_mem_free(mem, p->name, p->cap * sizeof *p->name);

@@ -36,9 +36,10 @@ typedef struct tl_particles {
     double (*q)[4];     /* orientation */
     double (*x_ref)[3]; /* position at the last neighbor build */
     double *mass, *inertia;
+    double (*am)[3];    /* angular momentum, world frame (bodies other than spheres) */
     uint32_t *id;
     uint8_t *flags;
-    uint8_t *shape;
+    int32_t *shape;     /* TL_SPHERE (0) or the index of the world's shape */
     tl_keymap index_of; /* id -> storage index */
 } tl_particles;
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rigid.h"
 #include "shape.h"
 #include "vec.h"
 
@@ -194,6 +195,7 @@ void tl_world_destroy(tl_world *w) {
     tl_mem_free(m, w->law_of, w->law_dim * w->law_dim * sizeof *w->law_of);
     tl_mem_free(m, w->pair, w->law_dim * w->law_dim * sizeof *w->pair);
     tl_particles_free(m, &w->p);
+    tl_world_shapes_free(w);
     tl_walls_free(m, &w->walls);
     tl_neighbors_free(m, &w->nb);
     tl_pairs_free(m, &w->pp);
@@ -389,15 +391,20 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
     const tl_material *m = &w->mat[d->material];
-    if (!tl_shape_valid(d->shape))
-        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: unknown shape %d", (int)d->shape);
-    if (!(d->radius > 0.0) || !isfinite(d->radius))
+    const tl_shape *shape = NULL;
+    if (d->shape != TL_SPHERE) {
+        if (d->shape < 0 || (size_t)d->shape >= w->nshapes)
+            return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown shape index %d", d->shape);
+        shape = &w->shapes[d->shape];
+    } else if (!(d->radius > 0.0) || !isfinite(d->radius)) {
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: radius must be > 0 m, got %g", d->radius);
+    }
     if (!finite3(d->position) || !finite3(d->velocity) || !finite3(d->angular_velocity))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: position and velocities must be finite");
     if (!(d->mass >= 0.0) || !isfinite(d->mass))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: mass must be > 0 kg (0 = from density)");
-    double mass = d->mass > 0.0 ? d->mass : m->density * tl_shape_volume(d->shape, d->radius);
+    double volume = shape ? shape->volume : tl_sphere_volume(d->radius);
+    double mass = d->mass > 0.0 ? d->mass : m->density * volume;
     if (!(mass > 0.0))
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "particle: material '%s' has no density, give the mass (kg)", m->name);
@@ -425,16 +432,25 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
     if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)) q[0] = 1.0;
     q_normalize(q);
     memcpy(p->q[i], q, sizeof q);
-    p->radius[i] = d->radius;
+    p->radius[i] = shape ? shape->radius : d->radius;
     p->mass[i] = mass;
-    p->inertia[i] = tl_shape_inertia(d->shape, mass, d->radius);
+    if (shape) {
+        /* the largest principal moment; the body's own rotation uses all three (step.c) */
+        double I[3];
+        tl_shape_moments(shape, mass, I);
+        p->inertia[i] = dmax(I[0], dmax(I[1], I[2]));
+        rigid_momentum(p->q[i], I, p->w[i], p->am[i]);
+        w->nbodies++;
+    } else {
+        p->inertia[i] = tl_sphere_inertia(mass, d->radius);
+    }
     bool constrained = (flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) != 0;
     p->inv_mass[i] = constrained ? 0.0 : 1.0 / mass;
     p->inv_inertia[i] = (constrained || (flags & TL_PARTICLE_LOCK_ROTATION)) ? 0.0 : 1.0 / p->inertia[i];
     p->inv_mass_law[i] = (flags & TL_PARTICLE_FIXED) ? 0.0 : 1.0 / mass;
     p->material[i] = d->material;
     p->flags[i] = (uint8_t)flags;
-    p->shape[i] = (uint8_t)d->shape;
+    p->shape[i] = (int32_t)d->shape;
     if (id >= w->next_id) w->next_id = id + 1;
     w->neighbors_dirty = true;
     if (w->prepared && p->inv_mass[i] > 0.0) {
@@ -571,6 +587,18 @@ tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o
     o->radius = p->radius[i];
     o->mass = p->mass[i];
     o->inertia = p->inertia[i];
+    o->shape = p->shape[i];
+    const tl_shape *sh = tl_world_shape_of(w, i);
+    if (sh) {
+        double I[3];
+        tl_shape_moments(sh, p->mass[i], I);
+        o->principal_inertia = (tl_vec3){I[0], I[1], I[2]};
+        o->angular_momentum = (tl_vec3){p->am[i][0], p->am[i][1], p->am[i][2]};
+    } else {
+        double I = p->inertia[i];
+        o->principal_inertia = (tl_vec3){I, I, I};
+        o->angular_momentum = (tl_vec3){I * p->w[i][0], I * p->w[i][1], I * p->w[i][2]};
+    }
     o->position = (tl_vec3){p->x[i][0], p->x[i][1], p->x[i][2]};
     o->velocity = (tl_vec3){p->v[i][0], p->v[i][1], p->v[i][2]};
     o->angular_velocity = (tl_vec3){p->w[i][0], p->w[i][1], p->w[i][2]};
@@ -578,6 +606,12 @@ tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o
     o->force = (tl_vec3){p->f[i][0], p->f[i][1], p->f[i][2]};
     o->torque = (tl_vec3){p->t[i][0], p->t[i][1], p->t[i][2]};
     return TL_OK;
+}
+
+double tl_particle_rotational_energy(const tl_particle_state *p) {
+    const tl_vec3 o = p->angular_velocity, L = p->angular_momentum;
+    if (p->shape == TL_SPHERE) return 0.5 * p->inertia * (o.x * o.x + o.y * o.y + o.z * o.z);
+    return 0.5 * (o.x * L.x + o.y * L.y + o.z * L.z);
 }
 
 tl_status tl_world_get_particle(const tl_world *w, uint32_t id, tl_particle_state *o) {
@@ -594,6 +628,12 @@ tl_status tl_world_set_particle_velocity(tl_world *w, uint32_t id, tl_vec3 v, tl
         return tl_world_fail(w, TL_ERROR_STATE, "particle %u is fixed", id);
     v3_set(w->p.v[i], v.x, v.y, v.z);
     v3_set(w->p.w[i], om.x, om.y, om.z);
+    const tl_shape *sh = tl_world_shape_of(w, (size_t)i);
+    if (sh) {
+        double I[3];
+        tl_shape_moments(sh, w->p.mass[i], I);
+        rigid_momentum(w->p.q[i], I, w->p.w[i], w->p.am[i]);
+    }
     return TL_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "neighbors.h"
 #include "particles.h"
 #include "rng.h"
+#include "shape.h"
 #include "talus/talus.h"
 #include "walls.h"
 
@@ -69,6 +70,10 @@ struct tl_world {
     tl_pair_law *pair;    /* prepared constants, law_dim x law_dim */
 
     tl_particles p;
+    tl_shape *shapes;      /* the shapes of tl_world_add_shape; index 0 (TL_SPHERE) unused */
+    char **shape_names;
+    size_t nshapes, capshapes; /* nshapes counts index 0 */
+    size_t nbodies;        /* particles whose shape is not a sphere */
     tl_walls walls;
     tl_neighbors nb;
     tl_periodic per;       /* periodic axes and their periods */
@@ -131,6 +136,14 @@ tl_status tl_world_fail(tl_world *w, tl_status status, const char *fmt, ...)
 static inline const tl_pair_law *tl_world_pair(const tl_world *w, int a, int b) {
     return &w->pair[(size_t)a * w->law_dim + (size_t)b];
 }
+
+/* The shape of particle i (NULL for a sphere). */
+static inline const tl_shape *tl_world_shape_of(const tl_world *w, size_t i) {
+    int32_t s = w->p.shape[i];
+    return s ? &w->shapes[s] : NULL;
+}
+/* Frees the shape table (world_shapes.c). */
+void tl_world_shapes_free(tl_world *w);
 
 /* Checks that every pair of materials that can meet has a law, and prepares
  * the pair constants. */

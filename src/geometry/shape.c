@@ -2,14 +2,6 @@
 
 #include "vec.h"
 
-bool tl_shape_valid(tl_shape_kind kind) { return kind == TL_SHAPE_SPHERE; }
+double tl_sphere_volume(double radius) { return 4.0 / 3.0 * TL_PI * radius * radius * radius; }
 
-double tl_shape_volume(tl_shape_kind kind, double radius) {
-    (void)kind;
-    return 4.0 / 3.0 * TL_PI * radius * radius * radius;
-}
-
-double tl_shape_inertia(tl_shape_kind kind, double mass, double radius) {
-    (void)kind;
-    return 0.4 * mass * radius * radius;
-}
+double tl_sphere_inertia(double mass, double radius) { return 0.4 * mass * radius * radius; }

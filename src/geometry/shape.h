@@ -35,10 +35,13 @@ typedef struct tl_geometry {
     double r_eff;   /* effective radius of curvature, m */
 } tl_geometry;
 
-bool tl_shape_valid(tl_shape_kind kind);
-double tl_shape_volume(tl_shape_kind kind, double radius);
-/* Principal moment of inertia of a body of the given mass (sphere: 2/5 m R^2). */
-double tl_shape_inertia(tl_shape_kind kind, double mass, double radius);
+double tl_sphere_volume(double radius);
+/* The principal moment of inertia of a sphere of the given mass, 2/5 m R^2. */
+double tl_sphere_inertia(double mass, double radius);
+/* The principal moments of a body of the given mass and shape, kg m^2. */
+static inline void tl_shape_moments(const tl_shape *s, double mass, double I[3]) {
+    for (int k = 0; k < 3; k++) I[k] = mass * s->inertia[k];
+}
 
 /* Sphere-sphere: centres xa, xb, radii. Returns the gap-signed overlap in
  * g->delta always; the other fields only when touching or when `always`. */

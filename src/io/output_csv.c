@@ -278,9 +278,8 @@ static void particle_row(tl_output *o, const tl_particle_state *p) {
                 p->orientation.x, p->orientation.y, p->orientation.z);
     if (f & TL_FIELD_RADIUS) fprintf(fp, "," VALUE_FMT, p->radius);
     if (f & TL_FIELD_KINETIC_ENERGY) {
-        const tl_vec3 v = p->velocity, w = p->angular_velocity;
-        double ke = 0.5 * p->mass * (v.x * v.x + v.y * v.y + v.z * v.z) +
-                    0.5 * p->inertia * (w.x * w.x + w.y * w.y + w.z * w.z);
+        const tl_vec3 v = p->velocity;
+        double ke = 0.5 * p->mass * (v.x * v.x + v.y * v.y + v.z * v.z) + tl_particle_rotational_energy(p);
         fprintf(fp, "," VALUE_FMT, ke);
     }
     fputc('\n', fp);

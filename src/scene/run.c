@@ -438,10 +438,9 @@ static double kinetic_energy(const tl_world *w) {
         tl_particle_state p;
         if (tl_world_particle_at(w, i, &p) != TL_OK) continue;
         if (p.flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) continue;
-        const tl_vec3 v = p.velocity, o = p.angular_velocity;
+        const tl_vec3 v = p.velocity;
         ke += 0.5 * p.mass * (v.x * v.x + v.y * v.y + v.z * v.z);
-        if (!(p.flags & TL_PARTICLE_LOCK_ROTATION))
-            ke += 0.5 * p.inertia * (o.x * o.x + o.y * o.y + o.z * o.z);
+        if (!(p.flags & TL_PARTICLE_LOCK_ROTATION)) ke += tl_particle_rotational_energy(&p);
     }
     return ke;
 }

@@ -17,7 +17,9 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
             e->kinetic_translational += 0.5 * p->mass[i] * v3_norm2(p->v[i]);
             e->potential -= p->mass[i] * v3_dot(g, p->x[i]);
         }
-        if (p->inv_inertia[i] > 0.0) e->kinetic_rotational += 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
+        if (p->inv_inertia[i] > 0.0)
+            e->kinetic_rotational += p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i])
+                                                 : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
     }
     if (w->next) e->potential += tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {

@@ -64,6 +64,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "parallel.h"
 #include "reorder.h"
 #include "vec.h"
@@ -122,7 +123,14 @@ static void stage_predict(tl_world *w) {
     int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0; /* some particle moved more than skin/2 */
-    if (c2 != 0.0) {
+    const tl_shape *sh = w->shapes;
+    if (w->nbodies) {
+        /* spheres as below; the other bodies turn as rigid bodies (bodies.c) */
+        const bool two = c2 != 0.0;
+        TL_FOR_STATIC_OR(i, n, acc |= p->shape[i]
+                                          ? tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two)
+                                          : predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);)
+    } else if (c2 != 0.0) {
         TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
     } else {
         TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
@@ -156,7 +164,8 @@ static tl_status remove_lost(tl_world *w) {
         if (!keep[i] && p->inv_mass[i] > 0.0) {
             /* the energy it carries leaves the system through the boundary */
             double ke = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
-            if (p->inv_inertia[i] > 0.0) ke += 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
+            if (p->inv_inertia[i] > 0.0)
+                ke += p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
             double pe = -p->mass[i] * v3_dot(g, p->x[i]);
             w->ledger.boundary_work -= ke + pe;
         }
@@ -304,7 +313,12 @@ static void stage_correct(tl_world *w) {
     const double dt = w->dt, b1 = 0.5 - w->c_pred[0], b2 = -w->c_pred[1];
     const size_t n = p->count;
     int nt = w->nthreads;
-    if (b2 != 0.0) {
+    const tl_shape *sh = w->shapes;
+    if (w->nbodies) {
+        const bool two = b2 != 0.0;
+        TL_FOR_STATIC(i, n, if (p->shape[i]) tl_body_correct(p, sh, i, dt, b1, b2, two);
+                            else correct_one(p, i, dt, b1, b2, two);)
+    } else if (b2 != 0.0) {
         TL_FOR_STATIC(i, n, correct_one(p, i, dt, b1, b2, true);)
     } else {
         TL_FOR_STATIC(i, n, correct_one(p, i, dt, b1, b2, false);)
@@ -327,7 +341,17 @@ static void stage_correct_predict(tl_world *w) {
     int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0;
-    if (c2 != 0.0) {
+    const tl_shape *sh = w->shapes;
+    if (w->nbodies) {
+        const bool two = c2 != 0.0;
+        TL_FOR_STATIC_OR(i, n, if (p->shape[i]) {
+            tl_body_correct(p, sh, i, dt, b1, b2, two);
+            acc |= tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two);
+        } else {
+            correct_one(p, i, dt, b1, b2, two);
+            acc |= predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);
+        })
+    } else if (c2 != 0.0) {
         TL_FOR_STATIC_OR(i, n, correct_one(p, i, dt, b1, b2, true);
                          acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
     } else {
@@ -429,11 +453,14 @@ static void pc_pass(tl_world *w, bool correct) {
     int nt = w->nthreads;
     const bool turn = w->def.track_orientation;
     int acc = 0;
+    const tl_shape *sh = w->shapes;
     if (correct) {
-        TL_FOR_STATIC_OR(i, n, acc |= pc_correct_one(p, i, dt, g, lim2, turn);)
+        TL_FOR_STATIC_OR(i, n, acc |= p->shape[i] ? tl_body_pc_correct(p, sh, i, dt, g, lim2)
+                                                  : pc_correct_one(p, i, dt, g, lim2, turn);)
         w->moved = w->moved || acc != 0;
     } else {
-        TL_FOR_STATIC_OR(i, n, acc |= pc_predict_one(p, i, dt, g, lim2, turn);)
+        TL_FOR_STATIC_OR(i, n, acc |= p->shape[i] ? tl_body_pc_predict(p, sh, i, dt, g, lim2)
+                                                  : pc_predict_one(p, i, dt, g, lim2, turn);)
         w->moved = acc != 0;
         tl_walls_advance(&w->walls, dt);
     }
