@@ -403,7 +403,7 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
     if (iml == 0.0) return false;
     const tl_pair_law *pl = tl_world_pair(w, ma, mb);
     double la = p->radius[i] - pl->split * g.delta;
-    double lb = p->radius[j] - (1.0 - pl->split) * g.delta;
+    double lb = p->radius[j] - pl->split_b * g.delta;
     double vrel[3], vt[3];
     contact_velocity(p->v[i], p->w[i], p->v[j], p->w[j], g.n, la, lb, vrel);
     double rate = v3_dot(vrel, g.n);
@@ -493,7 +493,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     const tl_pair_law *pl = tl_world_pair(w, ma, b.material);
     /* the contact point divides the overlap in proportion to the bodies' compliances */
     q.la = R[i] - pl->split * q.g.delta;
-    q.lb = wall ? 0.0 : R[b.index] - (1.0 - pl->split) * q.g.delta;
+    q.lb = wall ? 0.0 : R[b.index] - pl->split_b * q.g.delta;
     /* kinematics at the contact point: velocity of a relative to b */
     double vrel[3];
     contact_velocity(p->v[i], p->w[i], b.v, b.w, q.g.n, q.la, q.lb, vrel);
@@ -718,6 +718,12 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         exits += w->blocks[bi].exits;
     }
     w->touching = touching;
+    /* the contacts of other shapes (shape_contacts.c) */
+    if (w->sc.cand.count || w->sc.touching) {
+        tl_status st = tl_shape_stage(w, accumulate);
+        if (st != TL_OK) return st;
+        w->touching += w->sc.touching;
+    }
     /* 4. constant external forces, in id order */
     if (w->next) tl_external_apply(w);
     if (exits && w->log_collisions && w->lay.impact >= 0) {

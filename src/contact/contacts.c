@@ -83,6 +83,42 @@ size_t tl_pairs_touching(const tl_pairs *l) {
     return n;
 }
 
+void tl_rec_copy_layout(double *n, const tl_rec_layout *to, const double *o, const tl_rec_layout *from) {
+    int h = from->hist < to->hist ? from->hist : to->hist;
+    memcpy(n, o, (size_t)h * sizeof *n);
+    memcpy(n + to->hist, o + from->hist, TL_BK_CORE * sizeof *n);
+    if (from->energy >= 0 && to->energy >= 0) memcpy(n + to->energy, o + from->energy, TL_BE_COUNT * sizeof *n);
+    if (from->impact >= 0 && to->impact >= 0) memcpy(n + to->impact, o + from->impact, TL_BI_COUNT * sizeof *n);
+}
+
+void tl_shape_list_free(tl_mem *mem, tl_shape_list *l) {
+    tl_mem_free(mem, l->a, l->cap * sizeof *l->a);
+    tl_mem_free(mem, l->b, l->cap * sizeof *l->b);
+    tl_mem_free(mem, l->img, l->cap * sizeof *l->img);
+    tl_mem_free(mem, l->wall, l->cap * sizeof *l->wall);
+    memset(l, 0, sizeof *l);
+}
+
+int tl_shape_list_reserve(tl_mem *mem, tl_shape_list *l, size_t n) {
+    if (n <= l->cap) return 0;
+    size_t ncap = l->cap + l->cap / 2;
+    if (ncap < n) ncap = n + n / 8 + 16;
+    uint32_t *a = tl_mem_realloc(mem, l->a, l->cap * sizeof *a, ncap * sizeof *a);
+    if (!a) return -1;
+    l->a = a;
+    uint32_t *b = tl_mem_realloc(mem, l->b, l->cap * sizeof *b, ncap * sizeof *b);
+    if (!b) return -1; /* a is larger than cap says: freed by its smaller size, harmless */
+    l->b = b;
+    uint8_t *img = tl_mem_realloc(mem, l->img, l->cap, ncap);
+    if (!img) return -1;
+    l->img = img;
+    uint8_t *wall = tl_mem_realloc(mem, l->wall, l->cap, ncap);
+    if (!wall) return -1;
+    l->wall = wall;
+    l->cap = ncap;
+    return 0;
+}
+
 int tl_pairs_relayout(tl_mem *mem, tl_pairs *l, const tl_rec_layout *from, const tl_rec_layout *to) {
     size_t st = (size_t)to->stride, sf = (size_t)from->stride;
     double *nr = NULL;
@@ -93,17 +129,7 @@ int tl_pairs_relayout(tl_mem *mem, tl_pairs *l, const tl_rec_layout *from, const
         if (!nr) return -1;
         memset(nr, 0, l->cap * st * sizeof *nr);
     }
-    for (size_t k = 0; k < l->count; k++) {
-        const double *o = l->rec + k * sf;
-        double *n = nr + k * st;
-        int h = from->hist < to->hist ? from->hist : to->hist;
-        memcpy(n, o, (size_t)h * sizeof *n);
-        memcpy(n + to->hist, o + from->hist, TL_BK_CORE * sizeof *n);
-        if (from->energy >= 0 && to->energy >= 0)
-            memcpy(n + to->energy, o + from->energy, TL_BE_COUNT * sizeof *n);
-        if (from->impact >= 0 && to->impact >= 0)
-            memcpy(n + to->impact, o + from->impact, TL_BI_COUNT * sizeof *n);
-    }
+    for (size_t k = 0; k < l->count; k++) tl_rec_copy_layout(nr + k * st, to, l->rec + k * sf, from);
     tl_mem_free(mem, l->rec_block, l->rec_block_bytes);
     l->rec = nr;
     l->rec_block = blk;

@@ -100,6 +100,26 @@ void tl_pairs_init(tl_pairs *l, int stride);
 void tl_pairs_free(tl_mem *mem, tl_pairs *l);
 /* Room for n candidates (contents kept); 0 on success. */
 int tl_pairs_reserve(tl_mem *mem, tl_pairs *l, size_t n);
+/* Copies one record's groups from one layout to another (the history up to
+ * the shorter of the two; optional groups present in both). */
+void tl_rec_copy_layout(double *to_rec, const tl_rec_layout *to, const double *from_rec,
+                        const tl_rec_layout *from);
+
+/* The candidates that involve a body other than a sphere (its shape's
+ * bounding sphere is within reach): particle-particle (wall = 0) or
+ * particle-face (wall = 1, b a face index). Their contacts are patches,
+ * handled by the shape stage (shape_contacts.h). */
+typedef struct tl_shape_list {
+    size_t count, cap;
+    uint32_t *a, *b;
+    uint8_t *img;
+    uint8_t *wall;
+} tl_shape_list;
+
+void tl_shape_list_free(tl_mem *mem, tl_shape_list *l);
+/* Room for n candidates (contents kept); 0 on success. */
+int tl_shape_list_reserve(tl_mem *mem, tl_shape_list *l, size_t n);
+
 /* Number of candidates with state TL_PAIR_TOUCH. */
 size_t tl_pairs_touching(const tl_pairs *l);
 /* Changes the record layout, keeping each group's values; 0 on success. */

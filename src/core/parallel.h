@@ -8,8 +8,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 static inline int tl_threads_available(void) { return omp_get_max_threads(); }
+static inline int tl_thread_num(void) { return omp_get_thread_num(); }
 #else
 static inline int tl_threads_available(void) { return 1; }
+static inline int tl_thread_num(void) { return 0; }
 #endif
 
 /* for (size_t var = 0; var < n; var++) { body } on `nt` threads (a variable

@@ -130,7 +130,9 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     tl_pairs_init(&w->pp, 0);
     tl_pairs_init(&w->pw, 0);
     tl_stash_init(&w->stash);
+    tl_shape_contacts_init(&w->sc);
     w->lay = tl_rec_layout_make(0, false, false);
+    w->sc.stride = w->lay.stride + TL_BP_COUNT;
     tl_neighbors_init(&w->nb, def->skin);
     for (int k = 0; k < 3; k++) {
         w->per.on[k] = def->has_domain && def->periodic[k];
@@ -201,6 +203,7 @@ void tl_world_destroy(tl_world *w) {
     tl_pairs_free(m, &w->pp);
     tl_pairs_free(m, &w->pw);
     tl_stash_free(m, &w->stash);
+    tl_shape_contacts_free(m, &w->sc);
     tl_contact_buffers_free(w);
     tl_mem_free(m, w->pc_rec, w->cap_pc_rec * sizeof *w->pc_rec);
     tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
@@ -210,6 +213,7 @@ void tl_world_destroy(tl_world *w) {
     tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
     tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);
     tl_mem_free(m, w->touch_ref, w->captouch * sizeof *w->touch_ref);
+    tl_mem_free(m, w->touch_cand, w->cap_touch_cand * sizeof *w->touch_cand);
     tl_mem mem = w->mem;
     tl_mem_free(&mem, w, sizeof *w);
 }
@@ -326,6 +330,7 @@ static tl_status prepare_pair(tl_world *w, int a, int b) {
         return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
                              msg);
     pl->split = overlap_split(&w->mat[a], &w->mat[b]);
+    pl->split_b = 1.0 - pl->split;
     return TL_OK;
 }
 
@@ -527,6 +532,8 @@ tl_status tl_world_prepare(tl_world *w) {
     tl_pairs_free(&w->mem, &w->pw);
     tl_pairs_init(&w->pp, w->lay.stride);
     tl_pairs_init(&w->pw, w->lay.stride);
+    tl_shape_contacts_free(&w->mem, &w->sc);
+    w->sc.stride = w->lay.stride + TL_BP_COUNT;
     w->nthreads = tl_world_thread_count(w->def.threads);
     if (w->def.skin > 0.0) {
         w->nb.skin = w->def.skin;
@@ -737,7 +744,8 @@ tl_status tl_world_update_layout(tl_world *w) {
     if (want.stride == w->lay.stride && want.energy == w->lay.energy && want.impact == w->lay.impact)
         return TL_OK;
     if (tl_pairs_relayout(&w->mem, &w->pp, &w->lay, &want) != 0 ||
-        tl_pairs_relayout(&w->mem, &w->pw, &w->lay, &want) != 0)
+        tl_pairs_relayout(&w->mem, &w->pw, &w->lay, &want) != 0 ||
+        tl_shape_contacts_relayout(&w->mem, &w->sc, &w->lay, &want) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     w->lay = want;
     return TL_OK;

@@ -13,6 +13,7 @@
 #include "particles.h"
 #include "rng.h"
 #include "shape.h"
+#include "shape_contacts.h"
 #include "talus/talus.h"
 #include "walls.h"
 
@@ -80,6 +81,7 @@ struct tl_world {
     tl_pairs pp, pw;       /* candidates with their contact records (contacts.h) */
     tl_rec_layout lay;     /* the records' layout */
     tl_stash stash;        /* records set aside during a rebuild */
+    tl_shape_contacts sc;  /* the candidates that involve other shapes, and their patches */
     size_t touching;       /* touching contacts after the last contact stage */
     bool neighbors_dirty;  /* particles were added or removed */
     bool moved;            /* the predict stage saw a particle move more than skin/2 */
@@ -124,6 +126,9 @@ struct tl_world {
     int64_t touch_step;   /* the step the list was built at, -1 = never */
     uint32_t *touch_ref;  /* candidate index, high bit set for particle-wall */
     size_t ntouch, captouch;
+    size_t ntouch_spheres; /* the first ones: sphere contacts; then the shape stage's patches */
+    uint32_t *touch_cand; /* each patch's candidate */
+    size_t cap_touch_cand;
 };
 
 /* Sets the world's error message and returns status. */

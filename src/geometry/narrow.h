@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "shape.h"
 
 typedef struct tl_pose {
@@ -49,5 +50,33 @@ typedef struct tl_patch {
 
 /* The pose of a body from its centroid and orientation quaternion (w, x, y, z). */
 void tl_pose_from(tl_pose *pose, const double x[3], const double q[4]);
+
+/* A body as the narrow phase sees it. */
+typedef struct tl_body {
+    const tl_shape *shape; /* NULL: a sphere */
+    double radius;         /* sphere: its radius */
+    tl_pose pose;          /* a sphere needs only pose.x */
+} tl_body;
+
+/* Working memory of the narrow phase, one per thread (the mesh pairs keep
+ * their element lists here); grown on demand through the allocator. */
+typedef struct tl_narrow_scratch {
+    tl_mem *mem;
+    void *pcm;             /* the polygonal contact model's buffers (pcm.h) */
+} tl_narrow_scratch;
+
+void tl_narrow_scratch_init(tl_narrow_scratch *s, tl_mem *mem);
+void tl_narrow_scratch_free(tl_narrow_scratch *s);
+
+/* The patches of two bodies (at most max); -1 when the pair of shapes has no
+ * geometry function, -2 when the scratch could not grow. */
+int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max, tl_narrow_scratch *s);
+/* The patches of a body against a wall face. */
+struct tl_face;
+int tl_narrow_face(const tl_body *a, const struct tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s);
+/* The most patches a pair of these shapes can have (1: both convex). */
+int tl_narrow_max_patches(const tl_shape *a, const tl_shape *b);
+
+#define TL_MAX_PATCHES 8
 
 #endif

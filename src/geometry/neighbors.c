@@ -24,8 +24,10 @@ void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
     tl_mem_free(mem, nb->chunk, nb->cap_chunk * sizeof *nb->chunk);
     double skin = nb->skin;
     size_t ds = nb->domain_size;
+    bool all = nb->all_to_shapes;
     tl_neighbors_init(nb, skin);
     nb->domain_size = ds;
+    nb->all_to_shapes = all;
 }
 
 bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w) {
@@ -316,12 +318,48 @@ void tl_domains_free(tl_mem *mem, tl_domains *d) {
     memset(d, 0, sizeof *d);
 }
 
+/* Moves the candidates of a list that involve a body other than a sphere to
+ * the shape list (in list order), closing the gaps and the domains' ranges. */
+static int extract_shapes(tl_mem *mem, const tl_particles *p, tl_pairs *l, size_t *start, size_t ndom,
+                          bool wall, bool all, tl_shape_list *out) {
+    size_t ns = 0;
+    for (size_t k = 0; k < l->count; k++)
+        ns += all || p->shape[l->a[k]] != 0 || (!wall && p->shape[l->b[k]] != 0);
+    if (ns == 0) return 0;
+    if (tl_shape_list_reserve(mem, out, out->count + ns) != 0) return -1;
+    size_t at = 0, lo = start[0];
+    for (size_t d = 0; d < ndom; d++) {
+        size_t hi = start[d + 1];
+        start[d] = at;
+        for (size_t k = lo; k < hi; k++) {
+            uint32_t a = l->a[k], b = l->b[k];
+            if (all || p->shape[a] != 0 || (!wall && p->shape[b] != 0)) {
+                size_t s = out->count++;
+                out->a[s] = a;
+                out->b[s] = b;
+                out->img[s] = l->img[k];
+                out->wall[s] = wall;
+            } else {
+                l->a[at] = a;
+                l->b[at] = b;
+                l->img[at] = l->img[k];
+                at++;
+            }
+        }
+        lo = hi;
+    }
+    start[ndom] = at;
+    l->count = at;
+    return 0;
+}
+
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
                        const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
-                       int threads) {
+                       tl_shape_list *shapes, int threads) {
     size_t n = p->count;
     pp->count = 0;
     pw->count = 0;
+    if (shapes) shapes->count = 0;
     if (w->count > nb->cap_walls) {
         void *nw = tl_mem_realloc(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref,
                                   w->count * sizeof *nb->wall_ref);
@@ -438,6 +476,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
     })
     pp->count = total;
+    if (shapes && extract_shapes(mem, p, pp, dom->pp_start, ndom, false, nb->all_to_shapes, shapes) != 0) return -1;
 
     /* the cross candidates: a particle outside the finder's domain */
     size_t ncross = 0;
@@ -489,5 +528,6 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     })
 #undef CHUNK_RANGE
     pw->count = total;
+    if (shapes && extract_shapes(mem, p, pw, dom->pw_start, ndom, true, nb->all_to_shapes, shapes) != 0) return -1;
     return 0;
 }

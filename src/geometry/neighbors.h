@@ -83,6 +83,7 @@ typedef struct tl_neighbors {
     double (*wall_ref)[3];
     size_t cap_walls;
     size_t domain_size;     /* particles per domain (TL_DOMAIN_SIZE; tests set it smaller) */
+    bool all_to_shapes;     /* tests: every candidate goes to the shape list (spheres too) */
     size_t *chunk;          /* candidates per chunk of work (parallel two-pass build) */
     size_t cap_chunk;
     int64_t builds;
@@ -97,12 +98,13 @@ bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w);
 double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p);
 /* Rebuilds both candidate lists (their records are not touched: states are
  * left for the caller to set) and the domains, and records the reference
- * positions.
+ * positions. With `shapes`, the candidates that involve a body other than a
+ * sphere go to that list instead (particle-particle first, then particle-face).
  * Positions must already be wrapped into the periodic axes. Returns 0, or -1
  * on allocation failure. */
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
                        const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
-                       int threads);
+                       tl_shape_list *shapes, int threads);
 void tl_domains_free(tl_mem *mem, tl_domains *d);
 
 /* The image code of shift (sx, sy, sz), each in {-1, 0, 1}. */

@@ -39,6 +39,8 @@ typedef struct tl_pair_law {
      * centre. Each body takes the share of its compliance: (1 - nu^2)/E (Hertz's
      * approach), else 1/k_n; 1/2 when neither is known. */
     double split;
+    double split_b; /* body b's share: 1 - split (the law's contact_point: compliance), or 0
+                     * (surface: each lever arm is the body's radius, the papers' point contact) */
     double fused[4]; /* constants of the law's fused kernel (fused.h) */
 } tl_pair_law;
 

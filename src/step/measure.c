@@ -33,6 +33,12 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
                 e->elastic_tangential += be[TL_BE_E_T];
             }
         }
+        const tl_patch_store *ps = &w->sc.store[w->sc.cur];
+        for (size_t r = 0; r < ps->count; r++) {
+            const double *be = ps->rec + r * (size_t)w->sc.stride + w->lay.energy;
+            e->elastic_normal += be[TL_BE_E_N];
+            e->elastic_tangential += be[TL_BE_E_T];
+        }
     } else if (w->prepared) {
         /* not tracked: only the mechanical energy of the particles is known */
         e->elastic_normal = e->elastic_tangential = NAN;
@@ -65,8 +71,44 @@ static int build_touch_list(tl_world *w) {
     for (size_t k = 0; k < w->pw.count; k++)
         if ((w->pw.state[k] & TL_PAIR_TOUCH) && w->ntouch < w->captouch)
             w->touch_ref[w->ntouch++] = (uint32_t)k | 0x80000000u;
+    /* then the shape stage's patches, in record order, each with its candidate */
+    const tl_shape_contacts *sc = &w->sc;
+    w->ntouch_spheres = w->ntouch;
+    if (sc->touching) {
+        if (tl_mem_reserve(&w->mem, (void **)&w->touch_cand, &w->cap_touch_cand, sc->touching + 1,
+                           sizeof *w->touch_cand) != 0)
+            return -1;
+        size_t r = 0;
+        for (size_t k = 0; k < sc->cand.count && r < sc->touching; k++)
+            for (size_t m = 0; m < sc->live[sc->cur][k] && r < sc->touching; m++) w->touch_cand[r++] = (uint32_t)k;
+        w->ntouch += r;
+    }
     w->touch_step = w->steps;
     return 0;
+}
+
+/* A patch of the shape stage as a contact. */
+static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
+    const tl_shape_contacts *sc = &w->sc;
+    size_t k = w->touch_cand[r];
+    const double *rec = sc->store[sc->cur].rec + r * (size_t)sc->stride;
+    const double *bk = rec + w->lay.hist, *bp = rec + w->lay.stride;
+    const tl_particles *p = &w->p;
+    uint32_t i = sc->cand.a[k], j = sc->cand.b[k];
+    bool wall = sc->cand.wall[k] != 0;
+    memset(o, 0, sizeof *o);
+    o->id_a = p->id[i];
+    o->id_b = wall ? (uint32_t)w->walls.f[j].wall : p->id[j];
+    o->with_wall = wall;
+    o->overlap = bk[TL_BK_DELTA];
+    o->normal = (tl_vec3){bp[TL_BP_N], bp[TL_BP_N + 1], bp[TL_BP_N + 2]};
+    o->point = (tl_vec3){p->x[i][0] + bp[TL_BP_RA], p->x[i][1] + bp[TL_BP_RA + 1], p->x[i][2] + bp[TL_BP_RA + 2]};
+    o->normal_force = bk[TL_BK_FN];
+    o->normal_damping_force = w->lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->lay.energy + TL_BE_FN_EL] : NAN;
+    o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
+    o->sliding = (sc->store[sc->cur].state[r] & TL_PAIR_SLIDING) != 0;
+    o->history = rec;
+    o->history_count = w->lay.hist;
 }
 
 size_t tl_world_contact_count(const tl_world *w) { return w->prepared ? w->touching : 0; }
@@ -75,6 +117,10 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     tl_world *w = (tl_world *)cw; /* the query list is a cache */
     if (build_touch_list(w) != 0) return TL_ERROR_MEMORY;
     if (index >= w->ntouch) return TL_ERROR_NOT_FOUND;
+    if (index >= w->ntouch_spheres) {
+        shape_contact(w, index - w->ntouch_spheres, o);
+        return TL_OK;
+    }
     uint32_t ref = w->touch_ref[index];
     bool wall = (ref & 0x80000000u) != 0;
     size_t k = ref & 0x7fffffffu;

@@ -254,18 +254,25 @@ tl_status tl_world_list_immovable(tl_world *w) {
 
 static tl_status world_rebuild(tl_world *w) {
     /* the touching records, by key, before indices change */
-    if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0)
+    if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     tl_status s = remove_lost(w);
     if (s != TL_OK) return s;
+    if (w->nbodies) {
+        size_t nb = 0;
+        for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
+        w->nbodies = nb;
+    }
     tl_particles_fit(&w->mem, &w->p);
     wrap_periodic(w);
     s = reorder(w);
     if (s != TL_OK) return s;
     s = check_periods(w);
     if (s != TL_OK) return s;
-    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom,
-                           w->nthreads) != 0)
+    tl_shape_list *shapes = w->nbodies || w->sc.cand.count || w->nb.all_to_shapes ? &w->sc.cand : NULL;
+    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, shapes,
+                           w->nthreads) != 0 ||
+        (shapes && tl_shape_contacts_give(w) != 0))
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (neighbor lists)");
     tl_stash_give(&w->stash, &w->pp, false, w->p.id, w->nthreads);
     tl_stash_give(&w->stash, &w->pw, true, w->p.id, w->nthreads);
@@ -498,6 +505,8 @@ static void pc_copy_list(tl_pairs *l, double *rec, uint8_t *state, bool save, in
 typedef struct pc_saved {
     tl_energy_ledger ledger, ledger_next;
     size_t touching, npend;
+    int shape_store;       /* the shape stage's live store (the trial writes the other) */
+    size_t shape_touching;
 } pc_saved;
 
 static void pc_save(tl_world *w, pc_saved *sv) {
@@ -515,6 +524,8 @@ static void pc_save(tl_world *w, pc_saved *sv) {
     sv->ledger_next = w->ledger_next;
     sv->touching = w->touching;
     sv->npend = w->npend;
+    sv->shape_store = w->sc.cur;
+    sv->shape_touching = w->sc.touching;
 }
 
 static void pc_restore(tl_world *w, const pc_saved *sv) {
@@ -532,6 +543,8 @@ static void pc_restore(tl_world *w, const pc_saved *sv) {
     w->ledger_next = sv->ledger_next;
     w->touching = sv->touching;
     w->npend = sv->npend;
+    w->sc.cur = sv->shape_store;
+    w->sc.touching = sv->shape_touching;
 }
 
 static tl_status pc_step(tl_world *w) {

@@ -1,0 +1,710 @@
+/* The shape stage; see shape_contacts.h. */
+#include "shape_contacts.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "bodies.h"
+#include "law.h"
+#include "parallel.h"
+#include "rigid.h"
+#include "vec.h"
+#include "world.h"
+
+void tl_shape_contacts_init(tl_shape_contacts *sc) {
+    memset(sc, 0, sizeof *sc);
+    tl_keymap_init(&sc->stash);
+}
+
+static void store_free(tl_mem *mem, tl_patch_store *s, int stride) {
+    tl_mem_free(mem, s->rec, s->cap * (size_t)stride * sizeof *s->rec);
+    tl_mem_free(mem, s->state, s->cap * sizeof *s->state);
+    memset(s, 0, sizeof *s);
+}
+
+void tl_shape_contacts_free(tl_mem *mem, tl_shape_contacts *sc) {
+    tl_shape_list_free(mem, &sc->cand);
+    for (int b = 0; b < 2; b++) {
+        store_free(mem, &sc->store[b], sc->stride);
+        tl_mem_free(mem, sc->first[b], sc->cap_cand * sizeof *sc->first[b]);
+        tl_mem_free(mem, sc->live[b], sc->cap_cand * sizeof *sc->live[b]);
+    }
+    tl_mem_free(mem, sc->off, sc->cap_step * sizeof *sc->off);
+    tl_mem_free(mem, sc->np, sc->cap_step * sizeof *sc->np);
+    tl_mem_free(mem, sc->nfirst, sc->cap_step * sizeof *sc->nfirst);
+    tl_mem_free(mem, sc->buf, sc->cap_buf * sizeof *sc->buf);
+    tl_mem_free(mem, sc->slot, sc->cap_slot * sizeof *sc->slot);
+    for (int t = 0; t < sc->nscratch; t++) tl_narrow_scratch_free(&sc->scratch[t]);
+    tl_mem_free(mem, sc->scratch, (size_t)sc->nscratch * sizeof *sc->scratch);
+    tl_keymap_free(mem, &sc->stash);
+    tl_shape_contacts_init(sc);
+}
+
+static int store_reserve(tl_mem *mem, tl_patch_store *s, int stride, size_t n) {
+    if (n <= s->cap) return 0;
+    size_t ncap = s->cap + s->cap / 2;
+    if (ncap < n) ncap = n + n / 8 + 16;
+    size_t st = (size_t)stride;
+    double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
+    if (!r) return -1;
+    s->rec = r;
+    uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
+    if (!q) {
+        /* rec has the new size: keep the books right */
+        double *back = tl_mem_realloc(mem, s->rec, ncap * st * sizeof *r, s->cap * st * sizeof *r);
+        if (back || s->cap == 0) s->rec = back;
+        return -1;
+    }
+    s->state = q;
+    s->cap = ncap;
+    return 0;
+}
+
+/* per-candidate arrays of both stores: room for n candidates, contents kept */
+static int reserve_cand(tl_mem *mem, tl_shape_contacts *sc, size_t n) {
+    if (n <= sc->cap_cand) return 0;
+    size_t ncap = n + n / 4 + 16, old = sc->cap_cand;
+    for (int b = 0; b < 2; b++) {
+        uint32_t *f = tl_mem_realloc(mem, sc->first[b], old * sizeof *f, ncap * sizeof *f);
+        if (!f) return -1;
+        sc->first[b] = f;
+        uint8_t *l = tl_mem_realloc(mem, sc->live[b], old * sizeof *l, ncap * sizeof *l);
+        if (!l) return -1;
+        sc->live[b] = l;
+        memset(l + old, 0, (ncap - old) * sizeof *l);
+        memset(f + old, 0, (ncap - old) * sizeof *f);
+    }
+    sc->cap_cand = ncap;
+    return 0;
+}
+
+static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) {
+    return c->wall[k] ? tl_key_pw(ids[c->a[k]], c->b[k]) : tl_key_pp(ids[c->a[k]], ids[c->b[k]]);
+}
+
+int tl_shape_contacts_stash(tl_world *w) {
+    tl_shape_contacts *sc = &w->sc;
+    tl_keymap_clear(&sc->stash);
+    const uint8_t *live = sc->live[sc->cur];
+    for (size_t k = 0; k < sc->cand.count; k++) {
+        if (!live[k]) continue;
+        if (tl_keymap_put(&w->mem, &sc->stash, cand_key(&sc->cand, k, w->p.id), (int32_t)k) != 0) return -1;
+    }
+    return 0;
+}
+
+int tl_shape_contacts_give(tl_world *w) {
+    tl_shape_contacts *sc = &w->sc;
+    const size_t n = sc->cand.count;
+    if (reserve_cand(&w->mem, sc, n) != 0) return -1;
+    const int from = sc->cur, to = 1 - from;
+    const size_t st = (size_t)sc->stride;
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        int32_t o = sc->stash.count ? tl_keymap_get(&sc->stash, cand_key(&sc->cand, k, w->p.id)) : -1;
+        total += o >= 0 ? sc->live[from][o] : 0;
+    }
+    if (store_reserve(&w->mem, &sc->store[to], sc->stride, total) != 0) return -1;
+    const tl_patch_store *src = &sc->store[from];
+    tl_patch_store *dst = &sc->store[to];
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        int32_t o = sc->stash.count ? tl_keymap_get(&sc->stash, cand_key(&sc->cand, k, w->p.id)) : -1;
+        size_t m = o >= 0 ? sc->live[from][o] : 0;
+        sc->first[to][k] = (uint32_t)at;
+        sc->live[to][k] = (uint8_t)m;
+        if (m) {
+            size_t f = sc->first[from][o];
+            memcpy(dst->rec + at * st, src->rec + f * st, m * st * sizeof *dst->rec);
+            memcpy(dst->state + at, src->state + f, m);
+            at += m;
+        }
+    }
+    dst->count = at;
+    sc->cur = to;
+    tl_keymap_clear(&sc->stash);
+    return 0;
+}
+
+int tl_shape_contacts_relayout(tl_mem *mem, tl_shape_contacts *sc, const tl_rec_layout *from,
+                               const tl_rec_layout *to) {
+    const size_t sf = (size_t)from->stride + TL_BP_COUNT, stn = (size_t)to->stride + TL_BP_COUNT;
+    tl_patch_store *s = &sc->store[sc->cur];
+    double *nr = NULL;
+    if (s->cap) {
+        nr = tl_mem_calloc(mem, s->cap * stn, sizeof *nr);
+        if (!nr) return -1;
+        for (size_t r = 0; r < s->count; r++) {
+            const double *o = s->rec + r * sf;
+            double *q = nr + r * stn;
+            tl_rec_copy_layout(q, to, o, from);
+            memcpy(q + to->stride, o + from->stride, TL_BP_COUNT * sizeof *q);
+        }
+    }
+    tl_mem_free(mem, s->rec, s->cap * sf * sizeof *s->rec);
+    s->rec = nr;
+    /* the other store holds nothing live: start it afresh */
+    store_free(mem, &sc->store[1 - sc->cur], (int)sf);
+    sc->stride = (int)stn;
+    return 0;
+}
+
+/* ---- the stage ---- */
+
+typedef struct sstage {
+    tl_world *w;
+    const tl_rec_layout *lay;
+    int pb;          /* offset of the patch group */
+    double dt;
+    bool acc, correct, energy, half_is_v;
+    double b1, b2;   /* drift velocity = v - dt (b1 a_n + b2 a_n-1) */
+    int from, to;    /* stores */
+} sstage;
+
+/* the two bodies of a candidate */
+typedef struct side {
+    bool wall;
+    uint32_t index;      /* particle or face */
+    tl_body body;        /* pose (centroid, with b's periodic image) and shape */
+    double v[3], w[3];   /* force-stage velocities */
+    double vh[3], wh[3]; /* drift velocities */
+    double iml;          /* inverse mass seen by the law */
+    int material;
+} side;
+
+static void side_particle(const sstage *s, uint32_t i, const double shift[3], side *o) {
+    const tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    o->wall = false;
+    o->index = i;
+    o->body.shape = tl_world_shape_of(w, i);
+    o->body.radius = p->radius[i];
+    double x[3];
+    v3_add(x, p->x[i], shift);
+    if (o->body.shape) tl_pose_from(&o->body.pose, x, p->q[i]);
+    else v3_copy(o->body.pose.x, x);
+    v3_copy(o->v, p->v[i]);
+    v3_copy(o->w, p->w[i]);
+    if (s->half_is_v) {
+        v3_copy(o->vh, p->v[i]);
+        v3_copy(o->wh, p->w[i]);
+    } else if (o->body.shape) {
+        tl_body_drift_velocity(p, w->shapes, i, s->dt, s->b1, s->b2, o->vh, o->wh);
+    } else {
+        double im = p->inv_mass[i], ii = p->inv_inertia[i];
+        for (int k = 0; k < 3; k++) {
+            o->vh[k] = p->v[i][k] - s->dt * (s->b1 * p->f_old[i][k] + s->b2 * p->f_older[i][k]) * im;
+            o->wh[k] = p->w[i][k] - s->dt * (s->b1 * p->t_old[i][k] + s->b2 * p->t_older[i][k]) * ii;
+        }
+    }
+    o->iml = p->inv_mass_law[i];
+    o->material = p->material[i];
+}
+
+static void side_wall(const sstage *s, uint32_t face, side *o) {
+    const tl_wall *wl = &s->w->walls.w[s->w->walls.f[face].wall];
+    o->wall = true;
+    o->index = face;
+    v3_copy(o->v, wl->vel);
+    v3_zero(o->w);
+    v3_copy(o->vh, wl->vel);
+    v3_zero(o->wh);
+    o->iml = 0.0;
+    o->material = wl->material;
+}
+
+/* velocity of a's point (arm ra) relative to b's point (arm rb) */
+static inline void rel_velocity(const double va[3], const double wa[3], const double ra[3], const double vb[3],
+                                const double wb[3], const double rb[3], double out[3]) {
+    double ta[3], tb[3];
+    v3_cross(ta, wa, ra);
+    v3_cross(tb, wb, rb);
+    for (int k = 0; k < 3; k++) out[k] = (va[k] + ta[k]) - (vb[k] + tb[k]);
+}
+
+/* the tangential displacement over this step's drift of a's point relative to b's */
+static inline void drift_slip(const sstage *s, const side *a, const side *b, const double n[3],
+                              const double ra[3], const double rb[3], double out[3]) {
+    double vr[3];
+    rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vr);
+    v3_reject(out, vr, n);
+    v3_scale(out, out, s->dt);
+}
+
+static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df) {
+    slot[at + 0] += dn;
+    slot[at + 1] += dp;
+    slot[at + 2] += dtd;
+    slot[at + 3] += df;
+}
+
+static inline void apply(double *slot, const double fa[3], const double ra[3], const double rb[3]) {
+    double t[3], mf[3];
+    v3_add(slot + TL_SS_F, slot + TL_SS_F, fa);
+    v3_cross(t, ra, fa);
+    v3_add(slot + TL_SS_TA, slot + TL_SS_TA, t);
+    v3_scale(mf, fa, -1.0);
+    v3_cross(t, rb, mf);
+    v3_add(slot + TL_SS_TB, slot + TL_SS_TB, t);
+}
+
+/* The law's force at zero overlap (the contact-boundary correction), with the
+ * given tangential history (NULL = none yet). */
+static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist,
+                        double *fn, double ft[3]) {
+    tl_contact c = *c0;
+    c.delta = 0.0;
+    c.dt = 0.0;
+    v3_zero(c.dxi);
+    double scratch[TL_MAX_HIST];
+    if (hist) memcpy(scratch, hist, (size_t)law->hist_count * sizeof *scratch);
+    else memset(scratch, 0, sizeof scratch);
+    tl_law_eval(law, pl, &c, scratch);
+    *fn = c.fn;
+    v3_copy(ft, c.ft);
+}
+
+/* One patch in contact this step: rec holds its record (copied from the
+ * last step's when `touching`, else to be opened). Returns the new state. */
+static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const tl_patch *P, double *rec,
+                           bool touching, const tl_law *law, const tl_pair_law *pl, double *slot) {
+    const tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    const tl_rec_layout *lay = s->lay;
+    const double delta = P->delta;
+    /* the contact point divides the overlap as the law says (contact_point) */
+    double pa[3], pbp[3], ra[3], rb[3];
+    v3_copy(pa, P->p);
+    v3_axpy(pa, (0.5 - pl->split) * delta, P->n);
+    v3_sub(ra, pa, a->body.pose.x);
+    if (b->wall) {
+        v3_zero(rb);
+    } else {
+        v3_copy(pbp, P->p);
+        v3_axpy(pbp, -(0.5 - pl->split_b) * delta, P->n);
+        v3_sub(rb, pbp, b->body.pose.x);
+    }
+    double vrel[3], vt[3];
+    rel_velocity(a->v, a->w, ra, b->v, b->w, rb, vrel);
+    double rate = v3_dot(vrel, P->n);
+    v3_copy(vt, vrel);
+    v3_axpy(vt, -rate, P->n);
+
+    tl_contact c;
+    c.delta = delta;
+    c.delta_rate = rate;
+    v3_copy(c.n, P->n);
+    v3_copy(c.vt, vt);
+    v3_zero(c.dxi);
+    c.r_eff = P->r_eff;
+    c.m_eff = 1.0 / (a->iml + b->iml);
+    c.dt = s->acc ? s->dt : 0.0;
+    c.first = false;
+    c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
+
+    double ds[3] = {0.0, 0.0, 0.0};
+    if (s->acc) drift_slip(s, a, b, P->n, ra, rb, ds);
+    double phi = 0.5;
+    bool entered = false;
+    if (!touching) {
+        memset(rec, 0, (size_t)w->sc.stride * sizeof *rec);
+        double d_first = 0.0;
+        if (s->acc) {
+            /* the overlap at the start of the drift, from the drift's approach rate at the point */
+            double vd[3];
+            rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vd);
+            d_first = delta - s->dt * v3_dot(vd, P->n);
+            if (d_first <= 0.0) {
+                phi = delta / (delta - d_first);
+                entered = true;
+            } else {
+                phi = 1.0;
+                d_first = delta;
+            }
+        }
+        if (lay->impact >= 0) {
+            double *bi = rec + lay->impact;
+            double t_now = s->acc ? w->time + s->dt : w->time;
+            bi[TL_BI_T_BEGIN] = s->acc ? t_now - phi * s->dt : t_now;
+            double arel[3];
+            v3_scale(arel, p->f_old[a->index], p->inv_mass[a->index]);
+            if (!b->wall) v3_axpy(arel, -p->inv_mass[b->index], p->f_old[b->index]);
+            bi[TL_BI_V_IN] = rate - (s->acc ? phi * s->dt : 0.0) * v3_dot(arel, P->n);
+            if (s->acc && w->pc_phase == 2) {
+                /* predictor-corrector, committing stage: back from v_n+1 = v_n + dt/2 (a_n + a*)
+                 * to v_n + (1 - phi) dt a_n (as the sphere stage) */
+                double astar[3];
+                v3_scale(astar, p->f_older[a->index], p->inv_mass[a->index]);
+                if (!b->wall) v3_axpy(astar, -p->inv_mass[b->index], p->f_older[b->index]);
+                bi[TL_BI_V_IN] = rate - 0.5 * s->dt * v3_dot(astar, P->n) + (0.5 - phi) * s->dt * v3_dot(arel, P->n);
+            }
+            c.v_impact = bi[TL_BI_V_IN];
+        }
+        rec[lay->hist + TL_BK_DELTA] = d_first;
+        c.first = true;
+        v3_scale(c.dxi, ds, phi);
+    } else {
+        v3_copy(c.dxi, ds);
+    }
+
+    tl_law_eval(law, pl, &c, rec);
+
+    double fn_app = c.fn, ft_app[3];
+    v3_copy(ft_app, c.ft);
+    if (entered && s->correct && phi != 0.5) {
+        double fn0, ft0[3], wgt = phi - 0.5;
+        touch_force(law, pl, &c, NULL, &fn0, ft0);
+        fn_app += wgt * fn0;
+        v3_axpy(ft_app, wgt, ft0);
+    }
+    double fa[3];
+    v3_scale(fa, P->n, -fn_app);
+    v3_add(fa, fa, ft_app);
+    apply(slot, fa, ra, rb);
+
+    double *bk = rec + lay->hist, *bp = rec + s->pb;
+    if (s->energy) {
+        double *be = rec + lay->energy;
+        if (s->acc) {
+            bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
+            double fn_prev = bk[TL_BK_FN], fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
+            double dd = c.delta - d_prev;
+            double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c.fn_el)) * dd;
+            double spring = 0.5 * (fel_prev + c.fn_el) * dd - (c.e_el_n - be[TL_BE_E_N]);
+            double ds_prev[3] = {0.0, 0.0, 0.0};
+            if (!c.first) drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
+            double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
+            double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
+            add_ledger_slot(slot, TL_SS_CUR, damper + (plastic ? 0.0 : spring), plastic ? spring : 0.0,
+                            c.sliding ? 0.0 : diss_t, c.sliding ? diss_t : 0.0);
+        }
+        be[TL_BE_FN_EL] = c.fn_el;
+        be[TL_BE_E_N] = c.e_el_n;
+        be[TL_BE_E_T] = c.e_el_t;
+        v3_copy(be + TL_BE_N, P->n);
+    }
+    v3_copy(bp + TL_BP_N, P->n);
+    v3_copy(bp + TL_BP_RA, ra);
+    v3_copy(bp + TL_BP_RB, rb);
+    bk[TL_BK_DELTA] = c.delta;
+    bk[TL_BK_FN] = fn_app;
+    v3_copy(bk + TL_BK_FT, ft_app);
+    if (lay->impact >= 0) {
+        double *bi = rec + lay->impact;
+        if (c.delta > bi[TL_BI_MAX_DELTA]) bi[TL_BI_MAX_DELTA] = c.delta;
+        if (c.fn > bi[TL_BI_MAX_FN]) bi[TL_BI_MAX_FN] = c.fn;
+    }
+    slot[TL_SS_TOUCH] += 1.0;
+    return (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0));
+}
+
+/* A patch of the last step that has no patch now: the contact ended during
+ * this step's drift. Its force's boundary correction, the energy its record
+ * still holds, and a mark for the collision log. Returns the record's state. */
+static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double *rec, const tl_law *law,
+                          const tl_pair_law *pl, double *slot) {
+    if (!s->acc) return 0;
+    const tl_rec_layout *lay = s->lay;
+    double *bk = rec + lay->hist, *bp = rec + s->pb;
+    const double *n = bp + TL_BP_N, *ra = bp + TL_BP_RA, *rb = bp + TL_BP_RB;
+    /* the overlap now, from the drift's approach rate at the last contact point */
+    double vd[3];
+    rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vd);
+    double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n);
+    double dnow = dprev + s->dt * rate_d;
+    double psi = dprev > 0.0 && dnow < 0.0 ? dprev / (dprev - dnow) : (dprev > 0.0 ? 1.0 : 0.5);
+    bp[TL_BP_PSI] = psi;
+    tl_contact c;
+    memset(&c, 0, sizeof c);
+    v3_copy(c.n, n);
+    c.r_eff = 1.0; /* unused at zero overlap by the Hertzian laws; the linear ones ignore it */
+    c.m_eff = 1.0 / (a->iml + b->iml);
+    c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
+    c.delta_rate = rate_d;
+    double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
+    touch_force(law, pl, &c, rec, &fn0, ft0);
+    if (s->correct) {
+        double wgt = psi - 0.5, fa[3];
+        fn_app = wgt * fn0;
+        v3_scale(ft_app, ft0, wgt);
+        v3_scale(fa, n, -fn_app);
+        v3_add(fa, fa, ft_app);
+        apply(slot, fa, ra, rb);
+    }
+    if (s->energy) {
+        const double *be = rec + lay->energy;
+        bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
+        double ds[3];
+        drift_slip(s, a, b, n, ra, rb, ds);
+        double dd = dnow - dprev, fel_prev = be[TL_BE_FN_EL];
+        double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
+        double damper = 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
+        add_ledger_slot(slot, TL_SS_CUR, damper + (plastic ? 0.0 : spring), plastic ? spring : 0.0, diss_t, 0.0);
+        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0);
+    }
+    if (s->w->log_collisions && lay->impact >= 0) {
+        slot[TL_SS_EXITS] += 1.0;
+        return TL_PAIR_EXIT;
+    }
+    return 0;
+}
+
+/* the body-frame point of a world point on body a */
+static void anchor_of(const side *a, const double pw[3], double out[3]) {
+    double d[3];
+    v3_sub(d, pw, a->body.pose.x);
+    if (a->body.shape) {
+        double R[3][3];
+        memcpy(R, a->body.pose.R, sizeof R);
+        m3_tmul(out, R, d);
+    } else {
+        v3_copy(out, d);
+    }
+}
+
+static void sides_of(const sstage *s, size_t k, side *a, side *b) {
+    const tl_world *w = s->w;
+    const tl_shape_list *c = &w->sc.cand;
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    side_particle(s, c->a[k], zero, a);
+    if (c->wall[k]) side_wall(s, c->b[k], b);
+    else side_particle(s, c->b[k], w->nb.shift[c->img[k]], b);
+}
+
+/* 1. geometry of candidate k */
+static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr) {
+    tl_world *w = s->w;
+    tl_shape_contacts *sc = &w->sc;
+    side a, b;
+    sides_of(s, k, &a, &b);
+    sc->np[k] = 0;
+    if (a.iml + b.iml == 0.0) return 0; /* two immovable bodies do not interact */
+    int max = (int)(sc->off[k + 1] - sc->off[k]);
+    tl_patch *out = sc->buf + sc->off[k];
+    int n = b.wall ? tl_narrow_face(&a.body, &w->walls.f[b.index], out, max, scr)
+                   : tl_narrow_bodies(&a.body, &b.body, out, max, scr);
+    if (n < 0) return n;
+    sc->np[k] = (uint8_t)(n > max ? max : n);
+    return 0;
+}
+
+/* 2.-3. matching and the law for candidate k */
+static void candidate_contacts(const sstage *s, size_t k) {
+    tl_world *w = s->w;
+    tl_shape_contacts *sc = &w->sc;
+    const size_t st = (size_t)sc->stride;
+    double *slot = sc->slot + k * TL_SS_COUNT;
+    memset(slot, 0, TL_SS_COUNT * sizeof *slot);
+    const size_t nnew = sc->np[k], nold = sc->live[s->from][k];
+    if (nnew == 0 && nold == 0) return;
+    side a, b;
+    sides_of(s, k, &a, &b);
+    tl_patch_store *os = &sc->store[s->from], *ns = &sc->store[s->to];
+    double *orec = os->rec + (size_t)sc->first[s->from][k] * st;
+    uint8_t *ostate = os->state + sc->first[s->from][k];
+    if (a.iml + b.iml == 0.0) return; /* dropped without a word, as the sphere stage does */
+    const int ma = a.material, mb = b.material;
+    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
+    const tl_pair_law *pl = tl_world_pair(w, ma, mb);
+    const tl_patch *P = sc->buf + sc->off[k];
+    /* match by the contact point in a's body frame: nearest first, within a quarter of the
+     * smaller bounding radius (a convex pair's one patch always takes the one record) */
+    int match[TL_MAX_PATCHES];
+    bool used[TL_MAX_PATCHES] = {false};
+    double anchor[TL_MAX_PATCHES][3];
+    double tol = 0.25 * (b.wall ? a.body.radius : dmin(a.body.radius, b.body.radius));
+    for (size_t j = 0; j < nnew; j++) {
+        anchor_of(&a, P[j].p, anchor[j]);
+        match[j] = -1;
+        if (nnew == 1 && nold == 1) {
+            match[j] = 0;
+            used[0] = true;
+            continue;
+        }
+        double best = tol * tol;
+        for (size_t o = 0; o < nold; o++) {
+            if (used[o]) continue;
+            double d[3];
+            v3_sub(d, anchor[j], orec + o * st + s->pb + TL_BP_ANCHOR);
+            double d2 = v3_norm2(d);
+            if (d2 < best) {
+                best = d2;
+                match[j] = (int)o;
+            }
+        }
+        if (match[j] >= 0) used[match[j]] = true;
+    }
+    for (size_t j = 0; j < nnew; j++) {
+        size_t at = (size_t)sc->nfirst[k] + j;
+        double *rec = ns->rec + at * st;
+        bool touching = match[j] >= 0;
+        if (touching) memcpy(rec, orec + (size_t)match[j] * st, st * sizeof *rec);
+        ns->state[at] = patch_touch(s, &a, &b, &P[j], rec, touching, law, pl, slot);
+        /* the anchor of the point the law used on a */
+        double pa[3];
+        v3_copy(pa, a.body.pose.x);
+        v3_add(pa, pa, rec + s->pb + TL_BP_RA);
+        anchor_of(&a, pa, rec + s->pb + TL_BP_ANCHOR);
+    }
+    for (size_t o = 0; o < nold; o++)
+        if (!used[o]) ostate[o] = patch_exit(s, &a, &b, orec + o * st, law, pl, slot);
+}
+
+static tl_status reserve_step(tl_world *w, size_t n) {
+    tl_shape_contacts *sc = &w->sc;
+    if (n + 1 > sc->cap_step) {
+        size_t ncap = n + n / 4 + 16, old = sc->cap_step;
+        size_t *off = tl_mem_realloc(&w->mem, sc->off, old * sizeof *off, ncap * sizeof *off);
+        if (!off) return TL_ERROR_MEMORY;
+        sc->off = off;
+        uint8_t *np = tl_mem_realloc(&w->mem, sc->np, old * sizeof *np, ncap * sizeof *np);
+        if (!np) return TL_ERROR_MEMORY;
+        sc->np = np;
+        uint32_t *nf = tl_mem_realloc(&w->mem, sc->nfirst, old * sizeof *nf, ncap * sizeof *nf);
+        if (!nf) return TL_ERROR_MEMORY;
+        sc->nfirst = nf;
+        sc->cap_step = ncap;
+    }
+    if (tl_mem_reserve(&w->mem, (void **)&sc->slot, &sc->cap_slot, n * TL_SS_COUNT + 1, sizeof *sc->slot) != 0)
+        return TL_ERROR_MEMORY;
+    if (reserve_cand(&w->mem, sc, n) != 0) return TL_ERROR_MEMORY;
+    int nt = w->nthreads > 0 ? w->nthreads : 1;
+    if (nt > sc->nscratch) {
+        tl_narrow_scratch *ns = tl_mem_realloc(&w->mem, sc->scratch, (size_t)sc->nscratch * sizeof *ns,
+                                               (size_t)nt * sizeof *ns);
+        if (!ns) return TL_ERROR_MEMORY;
+        for (int t = sc->nscratch; t < nt; t++) tl_narrow_scratch_init(&ns[t], &w->mem);
+        sc->scratch = ns;
+        sc->nscratch = nt;
+    }
+    return TL_OK;
+}
+
+static const char *kind_name(const tl_shape *s) {
+    if (!s) return "sphere";
+    return s->kind == TL_SHAPE_ELLIPSOID ? "ellipsoid" : s->kind == TL_SHAPE_MESH ? "mesh" : "sphere";
+}
+
+tl_status tl_shape_stage(tl_world *w, bool accumulate) {
+    tl_shape_contacts *sc = &w->sc;
+    const size_t n = sc->cand.count;
+    sc->touching = 0;
+    if (n == 0) {
+        sc->store[sc->cur].count = 0;
+        return TL_OK;
+    }
+    sstage s;
+    s.w = w;
+    s.lay = &w->lay;
+    s.pb = w->lay.stride;
+    s.dt = w->dt;
+    s.acc = accumulate;
+    s.correct = accumulate && w->def.contact_boundary_correction;
+    s.energy = w->def.track_energy && w->lay.energy >= 0;
+    s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
+    s.b1 = w->c_pred[0] - 0.5;
+    s.b2 = w->c_pred[1];
+    s.from = sc->cur;
+    s.to = 1 - sc->cur;
+    if (reserve_step(w, n) != TL_OK) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
+
+    /* 1. geometry: room for each candidate's largest patch count */
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        sc->off[k] = total;
+        const tl_shape *sa = tl_world_shape_of(w, sc->cand.a[k]);
+        const tl_shape *sb = sc->cand.wall[k] ? NULL : tl_world_shape_of(w, sc->cand.b[k]);
+        total += (size_t)tl_narrow_max_patches(sa, sb);
+    }
+    sc->off[n] = total;
+    if (tl_mem_reserve(&w->mem, (void **)&sc->buf, &sc->cap_buf, total + 1, sizeof *sc->buf) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
+    int nt = w->nthreads;
+    int err = 0;
+    TL_FOR_DYNAMIC(k, n, {
+        int r = candidate_geometry(&s, k, &sc->scratch[tl_thread_num()]);
+        if (r < 0) {
+            _Pragma("omp atomic write") err = r;
+        }
+    })
+    if (err) {
+        for (size_t k = 0; k < n; k++) {
+            side a, b;
+            sides_of(&s, k, &a, &b);
+            if (candidate_geometry(&s, k, &sc->scratch[0]) < 0)
+                return tl_world_fail(w, err == -2 ? TL_ERROR_MEMORY : TL_ERROR_ARGUMENT,
+                                     err == -2 ? "out of memory (contact geometry)"
+                                               : "no contact geometry between a %s and a %s",
+                                     kind_name(a.body.shape), b.wall ? "wall" : kind_name(b.body.shape));
+        }
+    }
+    /* 2. where each candidate's records go */
+    size_t nrec = 0;
+    for (size_t k = 0; k < n; k++) {
+        sc->nfirst[k] = (uint32_t)nrec;
+        nrec += sc->np[k];
+    }
+    if (store_reserve(&w->mem, &sc->store[s.to], sc->stride, nrec) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
+    /* 3. matching and the law */
+    TL_FOR_DYNAMIC(k, n, candidate_contacts(&s, k);)
+
+    /* 4. the sums, in candidate order */
+    tl_particles *p = &w->p;
+    tl_patch_store *os = &sc->store[s.from];
+    const size_t st = (size_t)sc->stride;
+    for (size_t k = 0; k < n; k++) {
+        const double *slot = sc->slot + k * TL_SS_COUNT;
+        uint32_t i = sc->cand.a[k], j = sc->cand.b[k];
+        v3_add(p->f[i], p->f[i], slot + TL_SS_F);
+        v3_add(p->t[i], p->t[i], slot + TL_SS_TA);
+        if (sc->cand.wall[k]) {
+            double *wf = w->walls.w[w->walls.f[j].wall].force;
+            v3_sub(wf, wf, slot + TL_SS_F);
+        } else {
+            v3_sub(p->f[j], p->f[j], slot + TL_SS_F);
+            v3_add(p->t[j], p->t[j], slot + TL_SS_TB);
+        }
+        const double *c = slot + TL_SS_CUR, *nx = slot + TL_SS_NEXT;
+        w->ledger.diss_normal += c[0];
+        w->ledger.diss_plastic += c[1];
+        w->ledger.diss_tangential_damping += c[2];
+        w->ledger.diss_friction += c[3];
+        w->ledger_next.diss_normal += nx[0];
+        w->ledger_next.diss_plastic += nx[1];
+        w->ledger_next.diss_tangential_damping += nx[2];
+        w->ledger_next.diss_friction += nx[3];
+        sc->touching += (size_t)slot[TL_SS_TOUCH];
+        if (slot[TL_SS_EXITS] > 0.0) {
+            /* the collision log: the patches that closed */
+            size_t f = sc->first[s.from][k], m = sc->live[s.from][k];
+            for (size_t o = 0; o < m; o++) {
+                if (!(os->state[f + o] & TL_PAIR_EXIT)) continue;
+                os->state[f + o] &= (uint8_t)~TL_PAIR_EXIT;
+                if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
+                    return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+                const double *rec = os->rec + (f + o) * st;
+                const double *bm = rec + w->lay.impact, *bp = rec + s.pb;
+                tl_pending_exit *e = &w->pend[w->npend++];
+                e->a = p->id[i];
+                e->b = sc->cand.wall[k] ? j : p->id[j];
+                e->wall = sc->cand.wall[k] != 0;
+                v3_copy(e->n, bp + TL_BP_N);
+                e->t_begin = bm[TL_BI_T_BEGIN];
+                e->t_end = w->time + bp[TL_BP_PSI] * s.dt;
+                e->v_in = bm[TL_BI_V_IN];
+                e->max_delta = bm[TL_BI_MAX_DELTA];
+                e->max_fn = bm[TL_BI_MAX_FN];
+                e->step = w->steps;
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        sc->first[s.to][k] = sc->nfirst[k];
+        sc->live[s.to][k] = sc->np[k];
+    }
+    sc->store[s.to].count = nrec;
+    sc->cur = s.to;
+    return TL_OK;
+}

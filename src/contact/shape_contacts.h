@@ -1,0 +1,113 @@
+/*
+ * The shape stage: contacts that involve a body other than a sphere.
+ *
+ * Its candidates come from the same neighbor search as the spheres' (the
+ * bounding spheres of the shapes), set apart by the build (tl_shape_list).
+ * Each step, for every candidate:
+ *
+ *   1. geometry   the narrow phase gives the pair's patches (narrow.h): zero,
+ *                 one, or (non-convex meshes) several, each with its overlap,
+ *                 normal, point and equivalent radius;
+ *   2. matching   each patch takes the record of the last step's patch whose
+ *                 contact point, in a's body frame, lies nearest (within a
+ *                 tolerance); a patch without one opens a contact, a record
+ *                 without a patch closes one (its energy released, its
+ *                 collision logged);
+ *   3. law        the world's law between the two materials, unchanged, on
+ *                 the patch's kinematics: the contact point divides the
+ *                 overlap as the sphere stage does (the law's contact_point),
+ *                 the lever arms are the vectors r = point - centroid, the
+ *                 relative velocity at the point includes w x r of both
+ *                 bodies, and the force makes the torques r x F;
+ *   4. sums       each candidate's forces, torques and energy terms go to its
+ *                 own slot; one pass then adds the slots in candidate order.
+ *
+ * Candidates are independent in steps 1-3, which therefore run on any number
+ * of threads; step 4 is serial and in a fixed order, so the result is
+ * bit-identical for any thread count.
+ *
+ * Records. A patch's record is the sphere stage's (law history, bookkeeping,
+ * optional energy and impact groups: the world's layout) followed by the
+ * patch group below. Records live in one of two stores: each step writes the
+ * live patches to the other store in candidate order and swaps. A neighbor
+ * rebuild carries the records to the new candidate list by the key of the
+ * pair's stable ids.
+ */
+#ifndef TL_SHAPE_CONTACTS_H
+#define TL_SHAPE_CONTACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contacts.h"
+#include "keymap.h"
+#include "narrow.h"
+
+/* the patch group, after the world's record layout */
+enum tl_book_patch {
+    TL_BP_ANCHOR = 0, /* the contact point in a's body frame (3 values), m */
+    TL_BP_N = 3,      /* the normal of the last evaluation (3) */
+    TL_BP_RA = 6,     /* its lever arms, a then b (3 + 3), m: the last force acted through them */
+    TL_BP_RB = 9,
+    TL_BP_PSI = 12,   /* the fraction of the step spent in contact when the patch closed */
+    TL_BP_COUNT = 13
+};
+
+/* values of a candidate's slot: force on a, torques on a and b, energy terms, counts */
+enum {
+    TL_SS_F = 0,
+    TL_SS_TA = 3,
+    TL_SS_TB = 6,
+    TL_SS_CUR = 9,   /* this step's dissipation (5 terms, the ledger's order) */
+    TL_SS_NEXT = 14, /* and the next step's */
+    TL_SS_TOUCH = 19,
+    TL_SS_EXITS = 20,
+    TL_SS_COUNT = 21
+};
+
+typedef struct tl_patch_store {
+    double *rec;    /* count * stride values */
+    uint8_t *state; /* tl_pair_state bits of each record */
+    size_t count, cap;
+} tl_patch_store;
+
+typedef struct tl_shape_contacts {
+    tl_shape_list cand;
+    int stride;                /* values per record: layout stride + TL_BP_COUNT */
+    int cur;                   /* the store holding the live records */
+    tl_patch_store store[2];
+    uint32_t *first[2];        /* per candidate of each store: its first record */
+    uint8_t *live[2];          /* per candidate: its records */
+    size_t cap_cand;
+    /* per step */
+    size_t *off;               /* per candidate: its first entry in buf */
+    uint8_t *np;               /* per candidate: patches found */
+    uint32_t *nfirst;          /* per candidate: its first record in the store being written */
+    size_t cap_step;
+    tl_patch *buf;
+    size_t cap_buf;
+    double *slot;              /* TL_SS_COUNT per candidate */
+    size_t cap_slot;
+    tl_narrow_scratch *scratch; /* one per thread */
+    int nscratch;
+    tl_keymap stash;           /* rebuilds: pair key -> index in the previous list */
+    size_t touching;           /* live patches after the last stage */
+} tl_shape_contacts;
+
+struct tl_world;
+
+void tl_shape_contacts_init(tl_shape_contacts *sc);
+void tl_shape_contacts_free(tl_mem *mem, tl_shape_contacts *sc);
+/* The stage (accumulate as tl_contact_forces). TL_OK or an error set on the world. */
+tl_status tl_shape_stage(struct tl_world *w, bool accumulate);
+/* Before a neighbor rebuild (while the candidates' particle indices are still
+ * valid): notes the live candidates by the keys of their ids. */
+int tl_shape_contacts_stash(struct tl_world *w);
+/* After it: gives the new candidates the records of their pairs. */
+int tl_shape_contacts_give(struct tl_world *w);
+/* Changes the records' layout (a law or an option changed). */
+int tl_shape_contacts_relayout(tl_mem *mem, tl_shape_contacts *sc, const tl_rec_layout *from,
+                               const tl_rec_layout *to);
+
+#endif
