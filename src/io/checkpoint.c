@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 4u
+#define FORMAT 5u
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -44,6 +44,12 @@ static uint64_t fingerprint(const tl_world *w) {
     }
     for (int k = 0; k < 3; k++)
         if (w->per.on[k]) h = tl_fnv1a(&w->per.len[k], sizeof w->per.len[k], h);
+    /* the shapes: kind, size and mass properties */
+    for (size_t k = 1; k < w->nshapes; k++) {
+        const tl_shape *s = &w->shapes[k];
+        double sv[6] = {(double)s->kind, s->radius, s->volume, s->inertia[0], s->inertia[1], s->inertia[2]};
+        h = tl_fnv1a(sv, sizeof sv, h);
+    }
     return h;
 }
 
@@ -118,6 +124,20 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
         tl_wbuf_put(&b, dm->cross_start, (dm->count + 1) * sizeof *dm->cross_start);
     }
     tl_wbuf_put(&b, dm->cross, dm->ncross * sizeof *dm->cross);
+    /* the shape stage: candidates, their live patches' records */
+    const tl_shape_contacts *sc = &w->sc;
+    const tl_patch_store *ps = &sc->store[sc->cur];
+    tl_wbuf_u64(&b, sc->cand.count);
+    tl_wbuf_u64(&b, ps->count);
+    tl_wbuf_u64(&b, (uint64_t)sc->stride);
+    tl_wbuf_put(&b, sc->cand.a, sc->cand.count * sizeof *sc->cand.a);
+    tl_wbuf_put(&b, sc->cand.b, sc->cand.count * sizeof *sc->cand.b);
+    tl_wbuf_put(&b, sc->cand.img, sc->cand.count);
+    tl_wbuf_put(&b, sc->cand.wall, sc->cand.count);
+    if (sc->cand.count) tl_wbuf_put(&b, sc->live[sc->cur], sc->cand.count);
+    tl_wbuf_put(&b, ps->rec, ps->count * (size_t)sc->stride * sizeof *ps->rec);
+    tl_wbuf_put(&b, ps->state, ps->count);
+    tl_wbuf_u64(&b, sc->touching);
     /* the collision log */
     tl_wbuf_u64(&b, w->ncoll);
     tl_wbuf_put(&b, w->coll, w->ncoll * sizeof *w->coll);
@@ -141,6 +161,7 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
 typedef struct loaded {
     tl_particles p;
     tl_pairs pp, pw;
+    tl_shape_contacts sc;
     tl_domains dom;
     tl_collision *coll;
     tl_pending_exit *pend;
@@ -152,6 +173,7 @@ static void loaded_free(tl_world *w, loaded *L) {
     tl_particles_free(&w->mem, &L->p);
     tl_pairs_free(&w->mem, &L->pp);
     tl_pairs_free(&w->mem, &L->pw);
+    tl_shape_contacts_free(&w->mem, &L->sc);
     tl_domains_free(&w->mem, &L->dom);
     tl_mem_free(&w->mem, L->coll, L->ncoll * sizeof *L->coll);
     tl_mem_free(&w->mem, L->pend, L->npend * sizeof *L->pend);
@@ -172,6 +194,54 @@ static int read_pairs(tl_world *w, tl_rbuf *b, tl_pairs *l, int stride) {
     tl_rbuf_get(b, l->state, l->count * sizeof *l->state);
     tl_rbuf_get(b, l->rec, l->count * (size_t)stride * sizeof *l->rec);
     return b->failed ? -1 : 0;
+}
+
+/* The shape stage's section into L->sc (store 0); NULL or why not. */
+static const char *read_shape_contacts(tl_world *w, tl_rbuf *b, tl_shape_contacts *sc, const tl_rec_layout *lay,
+                                       size_t np, size_t nf) {
+    uint64_t n = tl_rbuf_u64(b), nrec = tl_rbuf_u64(b), st = tl_rbuf_u64(b);
+    if (b->failed) return "truncated (shape contacts)";
+    if (st != (uint64_t)(lay->stride + TL_BP_COUNT)) return "inconsistent shape contact records";
+    if (n > (b->size - b->at) / 11 || nrec > (b->size - b->at) / (st * sizeof(double) + 1))
+        return "truncated (shape contacts)";
+    tl_shape_contacts_init(sc);
+    sc->stride = (int)st;
+    sc->cur = 0;
+    if (tl_shape_list_reserve(&w->mem, &sc->cand, (size_t)n) != 0) return "out of memory";
+    size_t ncap = (size_t)n + 1;
+    sc->first[0] = tl_mem_calloc(&w->mem, ncap, sizeof *sc->first[0]);
+    sc->first[1] = tl_mem_calloc(&w->mem, ncap, sizeof *sc->first[1]);
+    sc->live[0] = tl_mem_calloc(&w->mem, ncap, sizeof *sc->live[0]);
+    sc->live[1] = tl_mem_calloc(&w->mem, ncap, sizeof *sc->live[1]);
+    sc->cap_cand = ncap;
+    tl_patch_store *ps = &sc->store[0];
+    size_t rcap = (size_t)nrec + 1;
+    ps->rec = tl_mem_alloc(&w->mem, rcap * (size_t)st * sizeof *ps->rec);
+    ps->state = tl_mem_alloc(&w->mem, rcap);
+    ps->cap = rcap;
+    if (!sc->first[0] || !sc->first[1] || !sc->live[0] || !sc->live[1] || !ps->rec || !ps->state)
+        return "out of memory";
+    sc->cand.count = (size_t)n;
+    ps->count = (size_t)nrec;
+    tl_rbuf_get(b, sc->cand.a, sc->cand.count * sizeof *sc->cand.a);
+    tl_rbuf_get(b, sc->cand.b, sc->cand.count * sizeof *sc->cand.b);
+    tl_rbuf_get(b, sc->cand.img, sc->cand.count);
+    tl_rbuf_get(b, sc->cand.wall, sc->cand.count);
+    if (n) tl_rbuf_get(b, sc->live[0], sc->cand.count);
+    tl_rbuf_get(b, ps->rec, ps->count * (size_t)st * sizeof *ps->rec);
+    tl_rbuf_get(b, ps->state, ps->count);
+    sc->touching = (size_t)tl_rbuf_u64(b);
+    if (b->failed) return "truncated (shape contacts)";
+    size_t total = 0;
+    for (size_t k = 0; k < sc->cand.count; k++) {
+        if (sc->cand.a[k] >= np || sc->cand.wall[k] > 1 || sc->cand.img[k] >= 27 ||
+            sc->cand.b[k] >= (sc->cand.wall[k] ? nf : np) || sc->live[0][k] > TL_MAX_PATCHES)
+            return "a shape contact names no body";
+        sc->first[0][k] = (uint32_t)total;
+        total += sc->live[0][k];
+    }
+    if (total != ps->count || sc->touching != total) return "inconsistent shape contacts";
+    return NULL;
 }
 
 static tl_status refuse(tl_world *w, const char *why) {
@@ -287,6 +357,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
                     why = "inconsistent cross candidates";
         }
     }
+    if (!why) why = read_shape_contacts(w, &b, &L.sc, &layout, L.p.count, nf);
     if (!why) {
         L.ncoll = (size_t)tl_rbuf_u64(&b);
         if (b.failed || L.ncoll > (b.size - b.at) / sizeof(tl_collision)) why = "truncated (collision log)";
@@ -310,8 +381,11 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     /* every index must point where it may */
     if (!why) {
         size_t n = L.p.count;
-        for (size_t i = 0; i < n && !why; i++)
+        for (size_t i = 0; i < n && !why; i++) {
             if (L.p.material[i] < 0 || (size_t)L.p.material[i] >= w->nmat) why = "a particle's material is unknown";
+            if (L.p.shape[i] < 0 || (L.p.shape[i] > 0 && (size_t)L.p.shape[i] >= w->nshapes))
+                why = "a particle's shape is unknown";
+        }
         for (size_t k = 0; k < L.pp.count && !why; k++)
             if (L.pp.a[k] >= n || L.pp.b[k] >= n || L.pp.img[k] >= 27) why = "a contact names no particle";
         for (size_t k = 0; k < L.pw.count && !why; k++)
@@ -346,6 +420,10 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_pairs_free(&w->mem, &w->pw);
     w->pp = L.pp;
     w->pw = L.pw;
+    tl_shape_contacts_free(&w->mem, &w->sc);
+    w->sc = L.sc;
+    w->nbodies = 0;
+    for (size_t i = 0; i < w->p.count; i++) w->nbodies += w->p.shape[i] != 0;
     tl_domains_free(&w->mem, &w->dom);
     w->dom = L.dom;
     tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
