@@ -38,3 +38,13 @@ double tl_rng_normal(tl_rng *r) {
     if (u1 < 1e-300) u1 = 1e-300;
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
+
+void tl_rng_rotation(tl_rng *r, double q[4]) {
+    const double two_pi = 6.283185307179586;
+    double u1 = tl_rng_uniform(r), u2 = tl_rng_uniform(r), u3 = tl_rng_uniform(r);
+    double a = sqrt(1.0 - u1), b = sqrt(u1);
+    q[0] = a * sin(two_pi * u2);
+    q[1] = a * cos(two_pi * u2);
+    q[2] = b * sin(two_pi * u3);
+    q[3] = b * cos(two_pi * u3);
+}

@@ -14,5 +14,8 @@ uint64_t tl_rng_next(tl_rng *r);
 double tl_rng_uniform(tl_rng *r);          /* [0, 1) */
 double tl_rng_range(tl_rng *r, double lo, double hi);
 double tl_rng_normal(tl_rng *r);           /* standard normal (Box-Muller) */
+/* A rotation drawn uniformly (Haar measure): the unit quaternion (w, x, y, z)
+ * of Shoemake's method, from three uniform numbers. */
+void tl_rng_rotation(tl_rng *r, double q[4]);
 
 #endif

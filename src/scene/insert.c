@@ -681,6 +681,11 @@ tl_status tl_insert_fill(tl_world *world, const tl_fill_def *def, tl_fill_result
         pd.velocity.x += jitter(&rng, def->velocity_jitter);
         pd.velocity.y += jitter(&rng, def->velocity_jitter);
         pd.velocity.z += jitter(&rng, def->velocity_jitter);
+        if (def->random_orientation) {
+            double q[4];
+            tl_rng_rotation(&rng, q);
+            pd.orientation = (tl_quat){q[0], q[1], q[2], q[3]};
+        }
         if (tl_world_add_particle(world, &pd, NULL) != TL_OK) {
             snprintf(msg, msg_size, "%s", tl_world_error(world));
             st = TL_ERROR_ARGUMENT;

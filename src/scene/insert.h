@@ -109,6 +109,7 @@ typedef struct tl_fill_def {
     uint64_t seed;
     int max_attempts;          /* centres tried per sphere; 0 = 1000 */
     bool keep_order;           /* place in the order drawn (default: largest first) */
+    bool random_orientation;   /* bodies other than spheres: each turned at random */
 } tl_fill_def;
 
 typedef struct tl_fill_result {

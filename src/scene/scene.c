@@ -43,7 +43,7 @@ static const char *const top_keys[] = {"talus",     "name",      "units",       
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "track_orientation",
                                        "materials", "laws",      "particles",    "walls",
-                                       "stages",    "outputs",   "checkpoint"};
+                                       "stages",    "outputs",   "checkpoint", "shapes"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -1399,7 +1399,7 @@ static int load(loader *L) {
                                                 : "a non-empty sequence of stages"));
     }
     /* walls before particles: random fills avoid them */
-    if (read_header(L) || create_world(L) || read_materials(L) || read_laws(L) || read_walls(L) ||
+    if (read_header(L) || create_world(L) || read_materials(L) || tl_load_shapes(L) || read_laws(L) || read_walls(L) ||
         tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L) ||
         read_checkpoint(L))
         return -1;

@@ -47,7 +47,8 @@ int tl_load_material_key(loader *L, const tl_yval *e, int *material) {
 static int read_particle(loader *L, const tl_yval *e) {
     static const char *const keys[] = {"id",       "material",         "radius", "position",
                                        "velocity", "angular_velocity", "mass",   "fixed",
-                                       "prescribed", "lock_rotation", "external_force"};
+                                       "prescribed", "lock_rotation", "external_force", "shape",
+                                       "orientation"};
     tl_particle_def pd = tl_particle_default();
     if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), ENTRY_KINDS)) return -1;
     tl_yval v;
@@ -55,8 +56,7 @@ static int read_particle(loader *L, const tl_yval *e) {
     int64_t id = 0;
     if (v.node && tl_yint(&L->doc, &v, 1, 0x7fffffff, &id)) return -1;
     pd.id = (uint32_t)id;
-    if (tl_load_material_key(L, e, &pd.material) ||
-        tl_ykey_number(&L->doc, e, "radius", true, ABOVE(0.0, "m"), &pd.radius) ||
+    if (tl_load_material_key(L, e, &pd.material) || tl_load_body(L, e, &pd, true, NULL) ||
         tl_ykey_vec3(&L->doc, e, "position", true, "m", &pd.position) ||
         tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &pd.velocity) ||
         tl_ykey_vec3(&L->doc, e, "angular_velocity", false, "rad/s", &pd.angular_velocity) ||
@@ -82,6 +82,7 @@ typedef struct lattice {
     double spacing;           /* 0 = from count */
     int64_t count[3];
     double jitter, velocity_jitter;
+    bool random_orientation;  /* shapes: each body turned at random (unless orientation is given) */
     /* per axis: how many, the first centre, the distance, the jitter
      * amplitude, and where centres may go */
     int64_t n[3];
@@ -150,7 +151,7 @@ static int read_lattice_type(loader *L, const tl_yval *m, lattice *lt) {
 static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
     static const char *const keys[] = {"material", "radius", "min",      "max",
                                        "spacing",  "count",  "jitter",   "velocity",
-                                       "velocity_jitter", "type", "plane", "fixed"};
+                                       "velocity_jitter", "type", "plane", "fixed", "shape", "orientation"};
     memset(lt, 0, sizeof *lt);
     lt->pd = tl_particle_default();
     if (tl_ymap_expect(&L->doc, m, "a mapping {material, radius, min, max, spacing or count, ...}") ||
@@ -158,7 +159,7 @@ static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
         read_lattice_type(L, m, lt) ||
         read_flag(L, m, "fixed", TL_PARTICLE_FIXED, &lt->pd.flags) ||
         tl_load_material_key(L, m, &lt->pd.material) ||
-        tl_ykey_number(&L->doc, m, "radius", true, ABOVE(0.0, "m"), &lt->pd.radius) ||
+        tl_load_body(L, m, &lt->pd, true, &lt->random_orientation) ||
         tl_ykey_vec3(&L->doc, m, "min", true, "m", &lt->min) ||
         tl_ykey_vec3(&L->doc, m, "max", true, "m", &lt->max) ||
         tl_ykey_number(&L->doc, m, "spacing", false, ABOVE(0.0, "m"), &lt->spacing) ||
@@ -253,6 +254,11 @@ static int fill_lattice(loader *L, const tl_yval *m, const lattice *lt) {
                 pd.velocity.x = lt->pd.velocity.x + jitter(&L->rng, vj);
                 pd.velocity.y = lt->pd.velocity.y + jitter(&L->rng, vj);
                 pd.velocity.z = lt->pd.velocity.z + jitter(&L->rng, vj);
+                if (lt->random_orientation) {
+                    double q[4];
+                    tl_rng_rotation(&L->rng, q);
+                    pd.orientation = (tl_quat){q[0], q[1], q[2], q[3]};
+                }
                 if (add_particle(L, m, &pd)) return -1;
             }
     return 0;
@@ -483,7 +489,7 @@ static int read_seed_attempts(loader *L, const tl_yval *m, uint64_t *seed, int *
 static int read_random(loader *L, const tl_yval *e, size_t index) {
     static const char *const keys[] = {"region",   "count",    "volume_fraction", "radius",
                                        "diameter", "material", "velocity",        "velocity_jitter",
-                                       "seed",     "max_attempts"};
+                                       "seed",     "max_attempts", "shape",        "orientation"};
     if (tl_ymap_check_keys(&L->doc, e, (const char *const[]){"random"}, 1,
                            "; a random entry holds only its random mapping"))
         return -1;
@@ -498,8 +504,22 @@ static int read_random(loader *L, const tl_yval *e, size_t index) {
     if (tl_ymap_expect(&L->doc, &m, "a mapping {region, count or volume_fraction, radius or "
                                     "diameter, material, ...}") ||
         tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
-        read_region(L, &m, &min, &max) || read_size(L, &m, &fd.size, &fd.size_scale) ||
-        tl_load_material_key(L, &m, &fd.particle.material) ||
+        read_region(L, &m, &min, &max) || tl_load_body(L, &m, &fd.particle, false, &fd.random_orientation))
+        return -1;
+    tl_yval shape_at;
+    tl_ymap_get(&m, "shape", &shape_at);
+    if (shape_at.node) {
+        /* every body of a shape has its size: placement keeps their bounding spheres apart */
+        tl_yval r, dia;
+        tl_ymap_get(&m, "radius", &r);
+        tl_ymap_get(&m, "diameter", &dia);
+        if (dia.node) return tl_yfail(&L->doc, &dia, "give either diameter (spheres) or shape, not both");
+        fd.size = tl_dist_constant(fd.particle.radius);
+        fd.size_scale = 1.0;
+    } else if (read_size(L, &m, &fd.size, &fd.size_scale)) {
+        return -1;
+    }
+    if (tl_load_material_key(L, &m, &fd.particle.material) ||
         tl_ykey_vec3(&L->doc, &m, "velocity", false, "m/s", &fd.particle.velocity) ||
         tl_ykey_number(&L->doc, &m, "velocity_jitter", false, AT_LEAST(0.0, "m/s"),
                        &fd.velocity_jitter) ||

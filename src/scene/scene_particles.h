@@ -51,6 +51,19 @@ int tl_load_material(tl_loader *L, const tl_yval *v, bool allow_any, int *out);
 int tl_load_material_key(tl_loader *L, const tl_yval *map, int *material);
 char *tl_load_copy_string(const char *s);
 
+/* The `shapes:` mapping (scene_shapes.c): each shape added to the world. */
+int tl_load_shapes(tl_loader *L);
+/* A shape by name; *out its index. */
+int tl_load_shape(tl_loader *L, const tl_yval *v, int *out);
+/* A quaternion [w, x, y, z] (normalised), or `random` where random is not NULL. */
+int tl_load_orientation(tl_loader *L, const tl_yval *v, tl_quat *q, bool *random);
+/* The body of an entry: `radius` (a sphere; required when radius_required) or
+ * `shape` (then pd->radius is its bounding radius), and `orientation`.
+ * random_orientation (NULL where an entry places one body) is set for shapes
+ * unless a fixed orientation is given. */
+int tl_load_body(tl_loader *L, const tl_yval *map, tl_particle_def *pd, bool radius_required,
+                 bool *random_orientation);
+
 /* The `particles:` sequence: every entry is added to the world; inflows
  * become the scene's inflows. Walls must be read before. */
 int tl_load_particles(tl_loader *L);

@@ -1,0 +1,216 @@
+/*
+ * The `shapes:` mapping of a scene (docs/scene.md): named bodies other than
+ * spheres, which particle entries refer to with `shape: NAME`.
+ *
+ *   shapes:
+ *     peanut: {ellipsoid: [0.006, 0.005, 0.005]}              # semi-axes, m
+ *     nut:    {mesh: {ellipsoid: [0.012, 0.009, 0.009], vertices: 2864}}
+ *     ball:   {mesh: {icosphere: 0.0025, subdivisions: 4}}     # radius, m
+ *     rock:   {mesh: {file: rock.stl, units: mm}, contact_radius: area}
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_particles.h"
+
+typedef tl_loader loader;
+
+#define MAX_SHAPES 256
+
+static const char *const unit_names[] = {"m", "cm", "mm", "um"};
+static const double unit_scale[] = {1.0, 1e-2, 1e-3, 1e-6};
+
+static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path) {
+    static const char *const keys[] = {"file", "units", "scale", "icosphere", "subdivisions", "ellipsoid",
+                                       "vertices"};
+    if (tl_ymap_expect(&L->doc, m, "a mapping {file: PATH, units} or {icosphere: R, subdivisions: K} or "
+                                   "{ellipsoid: [a, b, c], vertices: V}") ||
+        tl_ymap_check_keys(&L->doc, m, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_yval file, ico, ell, v;
+    tl_ymap_get(m, "file", &file);
+    tl_ymap_get(m, "icosphere", &ico);
+    tl_ymap_get(m, "ellipsoid", &ell);
+    int given = (file.node != NULL) + (ico.node != NULL) + (ell.node != NULL);
+    if (given != 1)
+        return tl_yfail(&L->doc, m, "give exactly one of file, icosphere or ellipsoid");
+    if (file.node) {
+        const char *name;
+        if (tl_ystring(&L->doc, &file, "a mesh file (STL or OBJ)", &name)) return -1;
+        size_t need = strlen(L->dir) + strlen(name) + 2;
+        *path = malloc(need);
+        if (!*path) return tl_load_out_of_memory(L);
+        if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(*path, need, "%s", name);
+        else snprintf(*path, need, "%s/%s", L->dir, name);
+        sd->source = TL_MESH_FILE;
+        sd->file = *path;
+        tl_yval u, sc;
+        tl_ymap_get(m, "units", &u);
+        tl_ymap_get(m, "scale", &sc);
+        if (u.node && sc.node) return tl_yfail(&L->doc, &sc, "give either units or scale, not both");
+        sd->scale = 1.0;
+        if (u.node) {
+            int k;
+            if (tl_ychoice(&L->doc, &u, unit_names, COUNT_OF(unit_names), &k)) return -1;
+            sd->scale = unit_scale[k];
+        }
+        if (sc.node && tl_ynumber(&L->doc, &sc, ABOVE(0.0, "m per file unit"), &sd->scale)) return -1;
+        return 0;
+    }
+    tl_yval u;
+    tl_ymap_get(m, "units", &u);
+    if (u.node) return tl_yfail(&L->doc, &u, "units apply to mesh files only (generated meshes are in m)");
+    if (ico.node) {
+        sd->source = TL_MESH_ICOSPHERE;
+        int64_t k = 3;
+        tl_ymap_get(m, "subdivisions", &v);
+        if (tl_ynumber(&L->doc, &ico, ABOVE(0.0, "m"), &sd->radius)) return -1;
+        if (!v.node) return tl_ymissing(&L->doc, &v, "an integer 0 to 7 (10 * 4^k + 2 vertices)");
+        if (tl_yint(&L->doc, &v, 0, 7, &k)) return -1;
+        sd->subdivisions = (int)k;
+        return 0;
+    }
+    sd->source = TL_MESH_ELLIPSOID;
+    if (tl_yvec3(&L->doc, &ell, "m", &sd->semi_axes)) return -1;
+    tl_ymap_get(m, "vertices", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "the vertex count of the triangulated ellipsoid");
+    int64_t nv;
+    if (tl_yint(&L->doc, &v, 6, 10000000, &nv)) return -1;
+    sd->vertices = (int)nv;
+    return 0;
+}
+
+static int read_shape(loader *L, const char *name, const tl_yval *v) {
+    static const char *const keys[] = {"ellipsoid", "mesh", "contact_radius"};
+    static const char *const radius_rules[] = {"volume", "area"};
+    if (tl_ymap_expect(&L->doc, v, "a mapping {ellipsoid: [a, b, c]} or {mesh: {...}}") ||
+        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL))
+        return -1;
+    tl_shape_def sd = tl_shape_default();
+    sd.name = name;
+    tl_yval ell, mesh, rr;
+    tl_ymap_get(v, "ellipsoid", &ell);
+    tl_ymap_get(v, "mesh", &mesh);
+    tl_ymap_get(v, "contact_radius", &rr);
+    if ((ell.node != NULL) == (mesh.node != NULL))
+        return tl_yfail(&L->doc, v, "give exactly one of ellipsoid (semi-axes [a, b, c] in m) or mesh");
+    char *path = NULL;
+    if (ell.node) {
+        sd.kind = TL_SHAPE_ELLIPSOID;
+        if (tl_yvec3(&L->doc, &ell, "m", &sd.semi_axes)) return -1;
+        if (rr.node) return tl_yfail(&L->doc, &rr, "contact_radius applies to meshes (an ellipsoid's comes from its "
+                                                   "curvature)");
+    } else {
+        sd.kind = TL_SHAPE_MESH;
+        if (read_mesh(L, &mesh, &sd, &path)) {
+            free(path);
+            return -1;
+        }
+        if (rr.node) {
+            int k;
+            if (tl_ychoice(&L->doc, &rr, radius_rules, COUNT_OF(radius_rules), &k)) {
+                free(path);
+                return -1;
+            }
+            sd.mesh_radius = k == 1 ? TL_MESH_RADIUS_AREA : TL_MESH_RADIUS_VOLUME;
+        }
+    }
+    int index;
+    tl_status st = tl_world_add_shape(L->world, &sd, &index);
+    free(path);
+    if (st == TL_ERROR_MEMORY) return tl_load_out_of_memory(L);
+    if (st != TL_OK) return tl_yfail(&L->doc, ell.node ? &ell : &mesh, "%s", tl_world_error(L->world));
+    return 0;
+}
+
+int tl_load_shapes(loader *L) {
+    const char *what = "a mapping of shape names to shapes, e.g. peanut: {ellipsoid: [0.006, 0.005, 0.005]}";
+    tl_yval m;
+    tl_ymap_get(&L->root, "shapes", &m);
+    if (!m.node) return 0;
+    if (tl_ymap_expect(&L->doc, &m, what)) return -1;
+    size_t n = tl_ymap_count(&m);
+    if (n > MAX_SHAPES) return tl_yfail(&L->doc, &m, "at most %d shapes", MAX_SHAPES);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        tl_yval key, value;
+        tl_ymap_entry(&m, i, &name, &key, &value);
+        if (!tl_yis_scalar(&key) || !name[0]) return tl_yexpected(&L->doc, &key, "shape names as keys");
+        if (strcmp(name, "sphere") == 0)
+            return tl_yfail(&L->doc, &key, "'sphere' is not a shape name: a sphere needs only its radius");
+        for (int k = 1; k <= tl_world_shape_count(L->world); k++) {
+            tl_shape_info si;
+            if (tl_world_get_shape(L->world, k, &si) == TL_OK && strcmp(si.name, name) == 0)
+                return tl_yfail(&L->doc, &key, "shape '%s' is defined twice", name);
+        }
+        if (read_shape(L, name, &value)) return -1;
+    }
+    return 0;
+}
+
+int tl_load_shape(loader *L, const tl_yval *v, int *out) {
+    const char *name;
+    if (tl_ystring(&L->doc, v, "a shape name (from shapes:)", &name)) return -1;
+    const char *names[MAX_SHAPES];
+    size_t n = 0;
+    for (int k = 1; k <= tl_world_shape_count(L->world); k++) {
+        tl_shape_info si;
+        if (tl_world_get_shape(L->world, k, &si) != TL_OK) continue;
+        if (strcmp(si.name, name) == 0) {
+            *out = k;
+            return 0;
+        }
+        if (n < MAX_SHAPES) names[n++] = si.name;
+    }
+    return tl_yunknown_name(&L->doc, v, "shape", name, names, n);
+}
+
+int tl_load_orientation(loader *L, const tl_yval *v, tl_quat *q, bool *random) {
+    if (random) *random = false;
+    if (tl_yis_scalar(v)) {
+        const char *s;
+        if (tl_ystring(&L->doc, v, "random or [w, x, y, z]", &s)) return -1;
+        if (strcmp(s, "random") == 0 && random) {
+            *random = true;
+            return 0;
+        }
+        return tl_yexpected(&L->doc, v, random ? "random, or a quaternion [w, x, y, z]" : "a quaternion [w, x, y, z]");
+    }
+    if (tl_yseq_count(v) != 4)
+        return tl_yexpected(&L->doc, v, random ? "random, or a quaternion [w, x, y, z]" : "a quaternion [w, x, y, z]");
+    double c[4];
+    for (size_t i = 0; i < 4; i++) {
+        tl_yval e;
+        tl_yseq_at(v, i, &e);
+        if (tl_ynumber(&L->doc, &e, &(tl_yrange){-INFINITY, INFINITY, false, false, ""}, &c[i])) return -1;
+    }
+    double n = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+    if (!(n > 0.0) || !isfinite(n)) return tl_yfail(&L->doc, v, "the quaternion must not be zero");
+    *q = (tl_quat){c[0] / n, c[1] / n, c[2] / n, c[3] / n};
+    return 0;
+}
+
+int tl_load_body(loader *L, const tl_yval *m, tl_particle_def *pd, bool radius_required, bool *random_orientation) {
+    tl_yval sh, r, o;
+    tl_ymap_get(m, "shape", &sh);
+    tl_ymap_get(m, "radius", &r);
+    tl_ymap_get(m, "orientation", &o);
+    if (sh.node) {
+        if (r.node) return tl_yfail(&L->doc, &r, "give either radius (a sphere) or shape, not both");
+        if (tl_load_shape(L, &sh, &pd->shape)) return -1;
+        tl_shape_info si;
+        tl_world_get_shape(L->world, pd->shape, &si);
+        pd->radius = si.radius; /* what placement keeps apart: the bounding sphere */
+        if (random_orientation) *random_orientation = true; /* the default of fills */
+    } else if (radius_required) {
+        if (tl_ykey_number(&L->doc, m, "radius", true, ABOVE(0.0, "m"), &pd->radius)) return -1;
+    }
+    if (o.node) {
+        if (!sh.node)
+            return tl_yfail(&L->doc, &o, "orientation applies to shapes (a sphere's does not act on anything)");
+        if (tl_load_orientation(L, &o, &pd->orientation, random_orientation)) return -1;
+    }
+    return 0;
+}
