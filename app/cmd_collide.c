@@ -87,8 +87,20 @@ static int opt_coef(collide_opts *o, const char *opt, const char *value) {
 static int opt_coulomb(collide_opts *o, const char *opt, const char *value) {
     if (strcmp(value, "total") == 0) o->def.law.coulomb_test = TL_COULOMB_TOTAL;
     else if (strcmp(value, "spring") == 0) o->def.law.coulomb_test = TL_COULOMB_SPRING;
-    else return app_usage_error(&CLI, "%s is 'total' or 'spring', got '%s'", opt, value);
+    else if (strcmp(value, "spring-capped") == 0) o->def.law.coulomb_test = TL_COULOMB_SPRING_CAPPED;
+    else return app_usage_error(&CLI, "%s is 'total', 'spring' or 'spring-capped', got '%s'", opt, value);
     return 0;
+}
+
+static int opt_contact_point(collide_opts *o, const char *opt, const char *value) {
+    if (strcmp(value, "compliance") == 0) o->def.law.contact_point = TL_CONTACT_POINT_COMPLIANCE;
+    else if (strcmp(value, "surface") == 0) o->def.law.contact_point = TL_CONTACT_POINT_SURFACE;
+    else return app_usage_error(&CLI, "%s is 'compliance' or 'surface', got '%s'", opt, value);
+    return 0;
+}
+
+static const char *coulomb_name(tl_coulomb_test t) {
+    return t == TL_COULOMB_SPRING ? "spring" : t == TL_COULOMB_SPRING_CAPPED ? "spring-capped" : "total";
 }
 
 /* ---- geometry, kinematics, integration ---- */
@@ -215,6 +227,7 @@ static const option OPTIONS[] = {
     {"--damping", true, opt_slot},     {"--tangential", true, opt_slot},
     {"--history", true, opt_slot},     {"--coef", true, opt_coef},
     {"--clamp", false, opt_flag},      {"--coulomb", true, opt_coulomb},
+    {"--contact-point", true, opt_contact_point},
     {"--material", true, opt_material}, {"--material-b", true, opt_material_b},
     {"--E", true, opt_material_field}, {"--nu", true, opt_material_field},
     {"--density", true, opt_material_field}, {"--yield", true, opt_material_field},
@@ -242,7 +255,9 @@ static void help(FILE *f) {
             "  --normal NAME  --damping NAME  --tangential NAME  --history NAME\n"
             "  --coef NAME=VALUE     a coefficient of the law's sub-models (repeatable), e.g. e=0.5\n"
             "  --clamp               clamp_tensile: a tensile normal force is set to zero\n"
-            "  --coulomb total|spring   the Coulomb test (default total)\n"
+            "  --coulomb total|spring|spring-capped   the Coulomb test (default total)\n"
+            "  --contact-point compliance|surface     where the contact point of two spheres lies:\n"
+            "                        the overlap split by compliances (default) or each lever arm R\n"
             "materials (default: density 2500 kg/m3, E 70 GPa, nu 0.25, for both bodies):\n"
             "  --material [NAME=]KEY:VALUE,...   keys: density, E, nu, k_n, k_t, yield\n"
             "  --E PA  --nu NU  --density KG_M3  --yield PA   the same, one key at a time\n"
@@ -449,9 +464,11 @@ static void json_vec(FILE *f, const char *key, tl_vec3 v) {
 
 static void json_law(FILE *f, const tl_law_def *law) {
     fprintf(f, "\"law\": {\"normal\": \"%s\", \"damping\": \"%s\", \"tangential\": \"%s\", "
-               "\"history\": \"%s\", \"clamp_tensile\": %s, \"coulomb_test\": \"%s\", \"coefficients\": {",
+               "\"history\": \"%s\", \"clamp_tensile\": %s, \"coulomb_test\": \"%s\", \"contact_point\": \"%s\", "
+               "\"coefficients\": {",
             law->normal, law->damping, law->tangential, law->history, law->clamp_tensile ? "true" : "false",
-            law->coulomb_test == TL_COULOMB_SPRING ? "spring" : "total");
+            coulomb_name(law->coulomb_test),
+            law->contact_point == TL_CONTACT_POINT_SURFACE ? "surface" : "compliance");
     for (int i = 0; i < law->coeff_count; i++) json_number(f, law->coeffs[i].name, law->coeffs[i].value, i + 1 < law->coeff_count);
     fprintf(f, "}}, ");
 }
@@ -496,8 +513,10 @@ static void print_law(const tl_law_def *law) {
     printf("  law        %s + %s + %s + %s", law->normal, law->damping, law->tangential, law->history);
     for (int i = 0; i < law->coeff_count; i++)
         printf("%s%s = %g", i ? ", " : " (", law->coeffs[i].name, law->coeffs[i].value);
-    printf("%s%s%s\n", law->coeff_count ? ")" : "", law->clamp_tensile ? ", clamp_tensile" : "",
-           law->coulomb_test == TL_COULOMB_SPRING ? ", coulomb_test spring" : "");
+    printf("%s%s%s%s%s\n", law->coeff_count ? ")" : "", law->clamp_tensile ? ", clamp_tensile" : "",
+           law->coulomb_test != TL_COULOMB_TOTAL ? ", coulomb_test " : "",
+           law->coulomb_test != TL_COULOMB_TOTAL ? coulomb_name(law->coulomb_test) : "",
+           law->contact_point == TL_CONTACT_POINT_SURFACE ? ", contact_point surface" : "");
 }
 
 static void print_setup(const tl_collide_def *d, const tl_collide_result *r) {

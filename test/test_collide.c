@@ -200,7 +200,72 @@ static void test_given_dt(void) {
     tl_collide_result_free(&r);
 }
 
+/* The contact point on the line of centres (law option contact_point). With
+ * `surface` every lever arm is R: the tangential impulse J turns the sphere by
+ * R J / I while it slows it by J / m, so the angular momentum about the
+ * contact point, m R v_t + I w, is what it was before the impact, to
+ * rounding. With `compliance` the arm is R - split delta during the contact,
+ * which leaves a difference of order split delta_max / R. Wall impact at 40
+ * degrees, sticking then sliding (mu = 0.3). */
+static void test_contact_point(void) {
+    double rel[2];
+    for (int k = 0; k < 2; k++) {
+        tl_collide_def d = base_def();
+        d.wall = true;
+        d.speed = 2.0;
+        d.angle = 40.0 * PI / 180.0;
+        tl_law_set(&d.law, "e", 0.9);
+        tl_law_set(&d.law, "mu", 0.3);
+        d.law.contact_point = k ? TL_CONTACT_POINT_SURFACE : TL_CONTACT_POINT_COMPLIANCE;
+        tl_collide_result r;
+        ENSURE(run(&d, &r));
+        double m = sphere_mass(), I = 0.4 * m * RAD * RAD;
+        /* along t: v_t = v.x (the lab's impact runs along +x, normal +z); the spin is about y */
+        double before = m * RAD * r.v_in.x, after = m * RAD * r.v_out.x + I * r.omega_out.y;
+        rel[k] = fabs(after - before) / fabs(m * RAD * (r.v_out.x - r.v_in.x));
+        fprintf(stderr, "contact_point %s: e_t %.9f, omega_out %.6f rad/s, angular momentum about the contact "
+                        "point kept to %.3g of the impulse's moment (max overlap / R = %.3g)\n",
+                k ? "surface" : "compliance", r.e_t, r.omega_out.y, rel[k], r.max_overlap / RAD);
+    }
+    ENSURE(rel[1] < 1e-10);
+    ENSURE(rel[0] > 1e-5);
+}
+
+/* The Coulomb tests: `spring` tests the spring force alone, so below the
+ * limit spring + dashpot may exceed mu F_n (Li et al. 2022 eq. 5 as printed);
+ * `spring-capped` caps that sum; `total` tests and caps the sum. A strong
+ * tangential dashpot (e_t = 0.2) at 30 degrees. */
+static void test_coulomb_readings(void) {
+    const tl_coulomb_test tests[3] = {TL_COULOMB_SPRING, TL_COULOMB_SPRING_CAPPED, TL_COULOMB_TOTAL};
+    double worst[3];
+    for (int k = 0; k < 3; k++) {
+        tl_collide_def d = base_def();
+        d.wall = true;
+        d.speed = 2.0;
+        d.angle = 30.0 * PI / 180.0;
+        d.record = true;
+        tl_law_set(&d.law, "e", 0.9);
+        tl_law_set(&d.law, "e_t", 0.2);
+        tl_law_set(&d.law, "mu", 0.3);
+        d.law.coulomb_test = tests[k];
+        tl_collide_result r;
+        ENSURE(run(&d, &r));
+        worst[k] = 0.0;
+        for (size_t i = 0; i < r.nsamples; i++)
+            if (r.samples[i].fn > 0.0)
+                worst[k] = fmax(worst[k], hypot(r.samples[i].ft, r.samples[i].ft_normal) / r.samples[i].fn);
+        tl_collide_result_free(&r);
+    }
+    fprintf(stderr, "largest |F_t| / F_n: spring %.6f, spring-capped %.6f, total %.6f (mu = 0.3)\n", worst[0],
+            worst[1], worst[2]);
+    ENSURE(worst[0] > 0.3 * (1.0 + 1e-3));
+    ENSURE(worst[1] <= 0.3 * (1.0 + 1e-12));
+    ENSURE(worst[2] <= 0.3 * (1.0 + 1e-12));
+}
+
 int main(void) {
+    test_coulomb_readings();
+    test_contact_point();
     test_linear_restitution();
     test_hertz_duration();
     test_oblique_sliding();

@@ -124,8 +124,21 @@ typedef enum tl_coulomb_test {
     TL_COULOMB_TOTAL = 0,
     /* the spring force alone is tested; when sliding the force is
      * mu F_n along -xi (Li et al. 2022 eq. 1 and 5) */
-    TL_COULOMB_SPRING
+    TL_COULOMB_SPRING,
+    /* as spring, and below the limit spring and dashpot together are capped
+     * at mu F_n (the sum never exceeds the Coulomb limit) */
+    TL_COULOMB_SPRING_CAPPED
 } tl_coulomb_test;
+
+/* Where the contact point of two spheres lies on their line of centres. */
+typedef enum tl_contact_point {
+    /* it divides the overlap in proportion to the bodies' compliances
+     * (1 - nu^2)/E (or 1/k_n): each body's lever arm is R - its share */
+    TL_CONTACT_POINT_COMPLIANCE = 0,
+    /* each body's lever arm is its radius: the undeformed surface (the point
+     * contact of the papers, Li et al. 2022 eq. 1 with l = R) */
+    TL_CONTACT_POINT_SURFACE
+} tl_contact_point;
 
 #define TL_LAW_MAX_COEFFS 24
 
@@ -143,6 +156,7 @@ typedef struct tl_law_def {
     int coeff_count;
     bool clamp_tensile;           /* a tensile total normal force is set to zero */
     tl_coulomb_test coulomb_test;
+    tl_contact_point contact_point;
 } tl_law_def;
 
 /* ---- particles ------------------------------------------------------------------- */

@@ -62,6 +62,7 @@ tl_law_def tl_law_default(void) {
     d.history = "true";
     d.clamp_tensile = false;
     d.coulomb_test = TL_COULOMB_TOTAL;
+    d.contact_point = TL_CONTACT_POINT_COMPLIANCE;
     return d;
 }
 
@@ -329,8 +330,13 @@ static tl_status prepare_pair(tl_world *w, int a, int b) {
     if (s != TL_OK)
         return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
                              msg);
-    pl->split = overlap_split(&w->mat[a], &w->mat[b]);
-    pl->split_b = 1.0 - pl->split;
+    if (w->laws[li].contact_point == TL_CONTACT_POINT_SURFACE) {
+        pl->split = 0.0;
+        pl->split_b = 0.0;
+    } else {
+        pl->split = overlap_split(&w->mat[a], &w->mat[b]);
+        pl->split_b = 1.0 - pl->split;
+    }
     return TL_OK;
 }
 
@@ -374,6 +380,7 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
     out->history = law->sub[TL_SLOT_HISTORY]->info.name;
     out->clamp_tensile = law->clamp_tensile;
     out->coulomb_test = law->coulomb_test;
+    out->contact_point = law->contact_point;
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_submodel *m = law->sub[s];
         for (int i = 0; i < m->info.coeff_count && out->coeff_count < TL_LAW_MAX_COEFFS; i++) {

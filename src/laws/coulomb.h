@@ -22,7 +22,7 @@ static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], do
     double limit = mu * dmax(fn, 0.0);
     bool slide = false;
     /* the limit is tested on squares: no square root unless sliding */
-    if (test == TL_COULOMB_SPRING) {
+    if (test == TL_COULOMB_SPRING || test == TL_COULOMB_SPRING_CAPPED) {
         double fsn2 = v3_norm2(fs);
         if (fsn2 >= limit * limit) {
             slide = true;
@@ -35,6 +35,13 @@ static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], do
             v3_zero(fd);
         } else {
             v3_add(f, fs, fd);
+            double f2 = v3_norm2(f);
+            if (test == TL_COULOMB_SPRING_CAPPED && f2 > limit * limit) {
+                /* the sum is capped; the spring (below the limit) keeps its displacement */
+                double s = limit / sqrt(f2);
+                v3_scale(f, f, s);
+                v3_scale(fd, fd, s);
+            }
         }
     } else {
         v3_add(f, fs, fd);

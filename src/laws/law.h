@@ -27,6 +27,7 @@ struct tl_law {
     int hist_count;
     bool clamp_tensile;
     tl_coulomb_test coulomb_test;
+    tl_contact_point contact_point;
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
 };
