@@ -188,6 +188,12 @@ static uint64_t get_u64(const unsigned char *b) {
     return v;
 }
 
+static uint32_t get_u32(const unsigned char *b) {
+    uint32_t v = 0;
+    for (int k = 3; k >= 0; k--) v = (v << 8) | b[k];
+    return v;
+}
+
 static double get_f64(const unsigned char *b) {
     uint64_t v = get_u64(b);
     double x;
@@ -554,7 +560,7 @@ static void check_frame(const char *dir, const char *name, double step) {
     ENSURE(text != NULL);
     if (!text) return;
     xml_doc d;
-    ENSURE(xml_parse(text, len, 9, &d));
+    ENSURE(xml_parse(text, len, 11, &d));
     ENSURE(strstr(text, "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
                         "header_type=\"UInt64\">") != NULL);
     char buf[64];
@@ -570,9 +576,10 @@ static void check_frame(const char *dir, const char *name, double step) {
         uint64_t bytes;
     } want[] = {{"id", 32},         {"material", 16},         {"radius", 32},
                 {"velocity", 96},   {"angular_velocity", 96}, {"force", 96},
-                {"Points", 96},     {"connectivity", 32},     {"offsets", 32}};
-    ENSURE(d.nblocks == 9);
-    for (int b = 0; b < 9 && b < d.nblocks; b++) {
+                {"Points", 96},     {"connectivity", 32},     {"offsets", 32},
+                {"shape", 16},      {"orientation", 128}};
+    ENSURE(d.nblocks == 11);
+    for (int b = 0; b < 11 && b < d.nblocks; b++) {
         int k = find_tag(&d, "DataArray", want[b].name);
         ENSURE(k >= 0);
         if (k < 0) continue;
@@ -580,7 +587,7 @@ static void check_frame(const char *dir, const char *name, double step) {
         ENSURE(strtoull(attr(&d, k, "offset", buf, sizeof buf), NULL, 10) == d.block_at[b]);
         ENSURE(d.block_size[b] == want[b].bytes);
     }
-    if (d.nblocks == 9) {
+    if (d.nblocks == 11) {
         double x[4][3];
         particle_positions(dir, step, x);
         for (int i = 0; i < 4; i++) {
@@ -590,6 +597,10 @@ static void check_frame(const char *dir, const char *name, double step) {
                 ENSURE_NEAR(get_f64(d.block_data[6] + 24 * i + 8 * k), x[i][k], 1e-12);
             ENSURE(get_u64(d.block_data[7] + 8 * i) == (uint64_t)i);     /* connectivity */
             ENSURE(get_u64(d.block_data[8] + 8 * i) == (uint64_t)i + 1); /* offsets */
+            ENSURE(get_u32(d.block_data[9] + 4 * i) == 0);              /* shape: spheres */
+            double q2 = 0.0;                                             /* a unit quaternion */
+            for (int k = 0; k < 4; k++) q2 += get_f64(d.block_data[10] + 32 * i + 8 * k) * get_f64(d.block_data[10] + 32 * i + 8 * k);
+            ENSURE_NEAR(q2, 1.0, 1e-12);
         }
     }
     static const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";

@@ -7,12 +7,21 @@
  *   particles/particles_000000.vtp      frame 0 (t = 0), 000001, ...
  *
  * A frame holds the particle centres as points, one vertex cell per
- * particle, and point data id (Int64), material (Int32), radius, velocity,
- * angular_velocity, force (Float64). Arrays are stored as appended raw
+ * particle, and point data id (Int64), material (Int32), shape (Int32, 0 for
+ * a sphere), radius (a sphere's, or the bounding radius), velocity,
+ * angular_velocity, force (Float64) and orientation (Float64, the quaternion
+ * w, x, y, z). Arrays are stored as appended raw
  * binary, little endian, each block preceded by its byte count as UInt64
  * (header_type="UInt64"); the time is also given as field data TimeValue.
  * Frames are final as soon as they are written (the .pvd refers to them);
  * an aborted run removes them and the .pvd again.
+ *
+ * When the world has bodies other than spheres, a second series shows their
+ * surfaces, placed and oriented (particles_surfaces.pvd and
+ * particles_surfaces/particles_surfaces_NNNNNN.vtp): the triangles of each
+ * body's mesh (an ellipsoid's display tessellation) as polygons, with cell
+ * data id, material, shape and point data velocity (of the surface point,
+ * v + w x r). Both series are written at the same times.
  *
  * A resumed run (o->resume) takes back the frames written by the
  * checkpoint: it goes on from the next index (frames of the interrupted run
@@ -29,13 +38,22 @@
 
 #include "outputs.h"
 
-struct tl_vtk_state {
-    char *pvd_path;   /* <dir>/<file>.pvd (= o->path) */
-    char *frame_dir;  /* <dir>/<file> */
-    char *base;       /* last component of <file> */
+/* one series of frames: its .pvd, its folder, the frames written */
+typedef struct series {
+    char *pvd_path;   /* <dir>/<file><suffix>.pvd */
+    char *frame_dir;  /* <dir>/<file><suffix> */
+    char *base;       /* last component of <file><suffix> */
     bool made_dir;    /* frame_dir was created by this run */
-    size_t resumed;   /* frames taken back from a checkpoint (a resumed run) */
     char **frames;    /* full paths of the frames written */
+} series;
+
+enum { S_PARTICLES = 0, S_SURFACES, S_COUNT };
+static const char *const series_suffix[S_COUNT] = {"", "_surfaces"};
+
+struct tl_vtk_state {
+    series s[S_COUNT];
+    int nseries;      /* 1, or 2 when the world has other shapes */
+    size_t resumed;   /* frames taken back from a checkpoint (a resumed run) */
     double *times;
     size_t nframes, cap;
     tl_file frame;    /* the frame being written */
@@ -77,11 +95,16 @@ static void put_xml_text(FILE *fp, const char *s) {
 
 static void free_state(struct tl_vtk_state *v) {
     if (!v) return;
-    for (size_t k = 0; k < v->nframes; k++) free(v->frames[k]);
-    free(v->frames);
+    for (int k = 0; k < S_COUNT; k++) {
+        series *se = &v->s[k];
+        if (se->frames)
+            for (size_t f = 0; f < v->nframes; f++) free(se->frames[f]);
+        free(se->frames);
+        free(se->frame_dir);
+        free(se->base);
+        free(se->pvd_path);
+    }
     free(v->times);
-    free(v->frame_dir);
-    free(v->base);
     free(v->buf);
     free(v);
 }
@@ -91,15 +114,15 @@ static tl_status oom(tl_output *o) {
     return TL_ERROR_MEMORY;
 }
 
-/* The folder of the frames (<dir>/<file> less a trailing .pvd or .vtp) and
- * the base name of the frames; malloc'd. */
-static tl_status series_names(tl_output *o, char **frame_dir, char **base) {
+/* The folder of the frames of a series (<dir>/<file><suffix>, <file> less a
+ * trailing .pvd or .vtp) and the base name of its frames; malloc'd. */
+static tl_status series_names(tl_output *o, const char *suffix, char **frame_dir, char **base) {
     *frame_dir = *base = NULL;
     const char *file = o->spec->file;
     size_t len = strlen(file);
     if (len > 4 && (strcmp(file + len - 4, ".pvd") == 0 || strcmp(file + len - 4, ".vtp") == 0))
         len -= 4;
-    char *name = tl_strdup_printf("%.*s", (int)len, file);
+    char *name = tl_strdup_printf("%.*s%s", (int)len, file, suffix);
     if (!name) return oom(o);
     const char *slash = strrchr(name, '/');
     *base = tl_strdup_printf("%s", slash ? slash + 1 : name);
@@ -111,7 +134,7 @@ static tl_status series_names(tl_output *o, char **frame_dir, char **base) {
         *frame_dir = *base = NULL;
         return oom(o);
     }
-    if (!(*base)[0]) {
+    if (!(*base)[0] || (*base)[0] == '_') {
         snprintf(o->ctx->err, o->ctx->errsize, "vtk: output file '%s' has no name", o->spec->file);
         free(*base);
         free(*frame_dir);
@@ -121,8 +144,8 @@ static tl_status series_names(tl_output *o, char **frame_dir, char **base) {
     return TL_OK;
 }
 
-static char *frame_path(const struct tl_vtk_state *v, size_t index) {
-    return tl_strdup_printf("%s/%s_%06zu.vtp", v->frame_dir, v->base, index);
+static char *frame_path(const series *se, size_t index) {
+    return tl_strdup_printf("%s/%s_%06zu.vtp", se->frame_dir, se->base, index);
 }
 
 static tl_status grow_frames(tl_output *o, size_t need) {
@@ -130,9 +153,11 @@ static tl_status grow_frames(tl_output *o, size_t need) {
     if (need <= v->cap) return TL_OK;
     size_t cap = v->cap ? v->cap : 64;
     while (cap < need) cap *= 2;
-    char **f = realloc(v->frames, cap * sizeof *f);
-    if (!f) return oom(o);
-    v->frames = f;
+    for (int k = 0; k < v->nseries; k++) {
+        char **f = realloc(v->s[k].frames, cap * sizeof *f);
+        if (!f) return oom(o);
+        v->s[k].frames = f;
+    }
     double *t = realloc(v->times, cap * sizeof *t);
     if (!t) return oom(o);
     v->times = t;
@@ -140,7 +165,16 @@ static tl_status grow_frames(tl_output *o, size_t need) {
     return TL_OK;
 }
 
-static tl_status write_pvd(tl_output *o);
+static tl_status write_pvd(tl_output *o, const series *se);
+
+static tl_status write_pvds(tl_output *o) {
+    struct tl_vtk_state *v = o->vtk;
+    for (int k = 0; k < v->nseries; k++) {
+        tl_status s = write_pvd(o, &v->s[k]);
+        if (s != TL_OK) return s;
+    }
+    return TL_OK;
+}
 
 /* a resumed run: the frames written by the checkpoint */
 static tl_status vtk_take_back(tl_output *o) {
@@ -148,30 +182,43 @@ static tl_status vtk_take_back(tl_output *o) {
     const tl_output_saved *in = o->resume;
     tl_status s = grow_frames(o, in->nframes);
     if (s != TL_OK) return s;
-    for (size_t k = 0; k < in->nframes; k++) {
-        char *path = frame_path(v, k);
-        if (!path) return oom(o);
-        v->frames[k] = path;
-        v->times[k] = in->times[k];
-        v->nframes = v->resumed = k + 1; /* an abort keeps them */
+    for (size_t f = 0; f < in->nframes; f++) {
+        for (int k = 0; k < v->nseries; k++) {
+            char *path = frame_path(&v->s[k], f);
+            if (!path) {
+                for (int j = 0; j < k; j++) free(v->s[j].frames[f]);
+                return oom(o);
+            }
+            v->s[k].frames[f] = path;
+        }
+        v->times[f] = in->times[f];
+        v->nframes = v->resumed = f + 1; /* an abort keeps them */
     }
     o->records = in->records;
-    return v->nframes ? write_pvd(o) : TL_OK;
+    return v->nframes ? write_pvds(o) : TL_OK;
+}
+
+static tl_status open_series(tl_output *o, series *se, const char *suffix) {
+    tl_status s = series_names(o, suffix, &se->frame_dir, &se->base);
+    if (s != TL_OK) return s;
+    se->pvd_path = tl_strdup_printf("%s.pvd", se->frame_dir);
+    if (!se->pvd_path) return oom(o);
+    if (access(se->frame_dir, F_OK) != 0) se->made_dir = true;
+    return tl_mkdir_p(se->frame_dir, o->ctx->err, o->ctx->errsize);
 }
 
 static tl_status vtk_open(tl_output *o) {
     struct tl_vtk_state *v = calloc(1, sizeof *v);
     if (!v) return oom(o);
     o->vtk = v;
-    tl_status s = series_names(o, &v->frame_dir, &v->base);
+    v->nseries = tl_world_shape_count(o->ctx->world) > 0 ? 2 : 1;
+    tl_status s = TL_OK;
+    for (int k = 0; k < v->nseries && s == TL_OK; k++) s = open_series(o, &v->s[k], series_suffix[k]);
     if (s != TL_OK) return s;
     free(o->path);
-    o->path = tl_strdup_printf("%s.pvd", v->frame_dir);
+    o->path = tl_strdup_printf("%s", v->s[S_PARTICLES].pvd_path);
     if (!o->path) return oom(o);
-    v->pvd_path = o->path;
-    if (access(v->frame_dir, F_OK) != 0) v->made_dir = true;
-    s = tl_mkdir_p(v->frame_dir, o->ctx->err, o->ctx->errsize);
-    if (s == TL_OK && o->resume) s = vtk_take_back(o);
+    if (o->resume) s = vtk_take_back(o);
     return s;
 }
 
@@ -186,30 +233,34 @@ static tl_status vtk_save(tl_output *o, tl_output_saved *out) {
 
 /* the frames the checkpoint counts must be there */
 static tl_status vtk_resume_check(tl_output *o, const tl_output_saved *in) {
-    char *dir, *base;
-    tl_status s = series_names(o, &dir, &base);
-    if (s != TL_OK) return s;
-    struct tl_vtk_state probe = {.frame_dir = dir, .base = base};
-    for (size_t k = 0; k < in->nframes && s == TL_OK; k++) {
-        char *path = frame_path(&probe, k);
-        if (!path) s = oom(o);
-        else if (access(path, F_OK) != 0) {
-            snprintf(o->ctx->err, o->ctx->errsize,
-                     "cannot resume: the frame %s is missing (the checkpoint counts %zu frames); "
-                     "rerun without --resume or restore the file",
-                     path, in->nframes);
-            s = TL_ERROR_IO;
+    int nseries = tl_world_shape_count(o->ctx->world) > 0 ? 2 : 1;
+    tl_status s = TL_OK;
+    for (int k = 0; k < nseries && s == TL_OK; k++) {
+        char *dir, *base;
+        s = series_names(o, series_suffix[k], &dir, &base);
+        if (s != TL_OK) return s;
+        series probe = {.frame_dir = dir, .base = base};
+        for (size_t f = 0; f < in->nframes && s == TL_OK; f++) {
+            char *path = frame_path(&probe, f);
+            if (!path) s = oom(o);
+            else if (access(path, F_OK) != 0) {
+                snprintf(o->ctx->err, o->ctx->errsize,
+                         "cannot resume: the frame %s is missing (the checkpoint counts %zu frames); "
+                         "rerun without --resume or restore the file",
+                         path, in->nframes);
+                s = TL_ERROR_IO;
+            }
+            free(path);
         }
-        free(path);
+        free(dir);
+        free(base);
     }
-    free(dir);
-    free(base);
     return s;
 }
 
 /* ---- the .pvd ---- */
 
-static tl_status write_pvd(tl_output *o) {
+static tl_status write_pvd(tl_output *o, const series *se) {
     struct tl_vtk_state *v = o->vtk;
     char *text = NULL;
     size_t size = 0;
@@ -221,9 +272,9 @@ static tl_status write_pvd(tl_output *o) {
           fp);
     for (size_t k = 0; k < v->nframes; k++) {
         fprintf(fp, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", v->times[k]);
-        put_xml_text(fp, v->base);
+        put_xml_text(fp, se->base);
         fputc('/', fp);
-        put_xml_text(fp, v->base);
+        put_xml_text(fp, se->base);
         fprintf(fp, "_%06zu.vtp\"/>\n", k);
     }
     fputs("  </Collection>\n</VTKFile>\n", fp);
@@ -231,7 +282,7 @@ static tl_status write_pvd(tl_output *o) {
         free(text);
         return oom(o);
     }
-    tl_status s = tl_file_write_atomic(v->pvd_path, text, size, o->ctx->err, o->ctx->errsize);
+    tl_status s = tl_file_write_atomic(se->pvd_path, text, size, o->ctx->err, o->ctx->errsize);
     free(text);
     return s;
 }
@@ -250,9 +301,10 @@ static uint8_t *scratch(struct tl_vtk_state *v, size_t size) {
     return v->buf;
 }
 
+/* in the order of the appended blocks (shape and orientation came last) */
 typedef enum array_id {
     A_ID, A_MATERIAL, A_RADIUS, A_VELOCITY, A_ANGULAR_VELOCITY, A_FORCE, A_POINTS,
-    A_CONNECTIVITY, A_OFFSETS, A_COUNT
+    A_CONNECTIVITY, A_OFFSETS, A_SHAPE, A_ORIENTATION, A_COUNT
 } array_id;
 
 typedef struct array_desc {
@@ -271,6 +323,8 @@ static const array_desc arrays[A_COUNT] = {
     {"Points", "Float64", 3, 8},
     {"connectivity", "Int64", 1, 8},
     {"offsets", "Int64", 1, 8},
+    {"shape", "Int32", 1, 4},
+    {"orientation", "Float64", 4, 8},
 };
 
 static void put_array_tag(FILE *fp, const char *indent, array_id a, uint64_t offset) {
@@ -291,9 +345,17 @@ static size_t fill_array(uint8_t *b, array_id a, const tl_particle_state *ps, si
         switch (a) {
         case A_ID: put_u64(d, (uint64_t)p->id); d += 8; continue;
         case A_MATERIAL: put_u32(d, (uint32_t)(int32_t)p->material); d += 4; continue;
+        case A_SHAPE: put_u32(d, (uint32_t)(int32_t)p->shape); d += 4; continue;
         case A_RADIUS: put_f64(d, p->radius); d += 8; continue;
         case A_CONNECTIVITY: put_u64(d, (uint64_t)i); d += 8; continue;
         case A_OFFSETS: put_u64(d, (uint64_t)i + 1); d += 8; continue;
+        case A_ORIENTATION:
+            put_f64(d, p->orientation.w);
+            put_f64(d + 8, p->orientation.x);
+            put_f64(d + 16, p->orientation.y);
+            put_f64(d + 24, p->orientation.z);
+            d += 32;
+            continue;
         case A_VELOCITY: vec = p->velocity; break;
         case A_ANGULAR_VELOCITY: vec = p->angular_velocity; break;
         case A_FORCE: vec = p->force; break;
@@ -308,17 +370,7 @@ static size_t fill_array(uint8_t *b, array_id a, const tl_particle_state *ps, si
     return 8 + bytes;
 }
 
-static tl_status write_frame(tl_output *o, const char *path, const tl_particle_state *ps, size_t n,
-                             double time) {
-    struct tl_vtk_state *v = o->vtk;
-    tl_status s = tl_file_open(&v->frame, path, o->ctx->err, o->ctx->errsize);
-    if (s != TL_OK) return s;
-    FILE *fp = v->frame.fp;
-    uint64_t offset[A_COUNT], at = 0;
-    for (int a = 0; a < A_COUNT; a++) {
-        offset[a] = at;
-        at += 8 + (uint64_t)n * (uint64_t)arrays[a].components * arrays[a].bytes_per_value;
-    }
+static void put_header(FILE *fp, double time) {
     fputs("<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
           "header_type=\"UInt64\">\n"
@@ -330,31 +382,12 @@ static tl_status write_frame(tl_output *o, const char *path, const tl_particle_s
             "format=\"ascii\">%.17g</DataArray>\n"
             "    </FieldData>\n",
             time);
-    fprintf(fp,
-            "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
-            "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
-            n, n);
-    fputs("      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n", fp);
-    for (int a = A_ID; a <= A_FORCE; a++) put_array_tag(fp, "        ", (array_id)a, offset[a]);
-    fputs("      </PointData>\n      <Points>\n", fp);
-    put_array_tag(fp, "        ", A_POINTS, offset[A_POINTS]);
-    fputs("      </Points>\n      <Verts>\n", fp);
-    put_array_tag(fp, "        ", A_CONNECTIVITY, offset[A_CONNECTIVITY]);
-    put_array_tag(fp, "        ", A_OFFSETS, offset[A_OFFSETS]);
-    fputs("      </Verts>\n    </Piece>\n  </PolyData>\n"
-          "  <AppendedData encoding=\"raw\">\n   _",
-          fp);
-    for (int a = 0; a < A_COUNT; a++) {
-        uint8_t *b = scratch(v, n * 24);
-        if (!b) {
-            tl_file_abort(&v->frame);
-            return oom(o);
-        }
-        size_t size = fill_array(b, (array_id)a, ps, n);
-        fwrite(b, 1, size, fp);
-    }
-    fputs("\n  </AppendedData>\n</VTKFile>\n", fp);
-    s = tl_file_check(&v->frame, o->ctx->err, o->ctx->errsize);
+}
+
+static tl_status finish_frame(tl_output *o) {
+    struct tl_vtk_state *v = o->vtk;
+    fputs("\n  </AppendedData>\n</VTKFile>\n", v->frame.fp);
+    tl_status s = tl_file_check(&v->frame, o->ctx->err, o->ctx->errsize);
     if (s != TL_OK) {
         tl_file_abort(&v->frame);
         return s;
@@ -364,6 +397,181 @@ static tl_status write_frame(tl_output *o, const char *path, const tl_particle_s
     return s;
 }
 
+static tl_status write_frame(tl_output *o, const char *path, const tl_particle_state *ps, size_t n,
+                             double time) {
+    struct tl_vtk_state *v = o->vtk;
+    tl_status s = tl_file_open(&v->frame, path, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
+    FILE *fp = v->frame.fp;
+    uint64_t offset[A_COUNT], at = 0;
+    for (int a = 0; a < A_COUNT; a++) {
+        offset[a] = at;
+        at += 8 + (uint64_t)n * (uint64_t)arrays[a].components * arrays[a].bytes_per_value;
+    }
+    put_header(fp, time);
+    fprintf(fp,
+            "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
+            "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
+            n, n);
+    fputs("      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n", fp);
+    for (int a = A_ID; a <= A_FORCE; a++) put_array_tag(fp, "        ", (array_id)a, offset[a]);
+    put_array_tag(fp, "        ", A_SHAPE, offset[A_SHAPE]);
+    put_array_tag(fp, "        ", A_ORIENTATION, offset[A_ORIENTATION]);
+    fputs("      </PointData>\n      <Points>\n", fp);
+    put_array_tag(fp, "        ", A_POINTS, offset[A_POINTS]);
+    fputs("      </Points>\n      <Verts>\n", fp);
+    put_array_tag(fp, "        ", A_CONNECTIVITY, offset[A_CONNECTIVITY]);
+    put_array_tag(fp, "        ", A_OFFSETS, offset[A_OFFSETS]);
+    fputs("      </Verts>\n    </Piece>\n  </PolyData>\n"
+          "  <AppendedData encoding=\"raw\">\n   _",
+          fp);
+    for (int a = 0; a < A_COUNT; a++) {
+        uint8_t *b = scratch(v, n * 32);
+        if (!b) {
+            tl_file_abort(&v->frame);
+            return oom(o);
+        }
+        size_t size = fill_array(b, (array_id)a, ps, n);
+        fwrite(b, 1, size, fp);
+    }
+    return finish_frame(o);
+}
+
+/* ---- the surfaces of the bodies other than spheres ---- */
+
+/* the body -> world rotation of a unit quaternion */
+static void rotation(tl_quat q, double R[3][3]) {
+    double w = q.w, x = q.x, y = q.y, z = q.z;
+    R[0][0] = 1.0 - 2.0 * (y * y + z * z);
+    R[0][1] = 2.0 * (x * y - w * z);
+    R[0][2] = 2.0 * (x * z + w * y);
+    R[1][0] = 2.0 * (x * y + w * z);
+    R[1][1] = 1.0 - 2.0 * (x * x + z * z);
+    R[1][2] = 2.0 * (y * z - w * x);
+    R[2][0] = 2.0 * (x * z - w * y);
+    R[2][1] = 2.0 * (y * z + w * x);
+    R[2][2] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+typedef struct surf_block {
+    const char *name, *type;
+    int components;
+} surf_block;
+
+enum { B_VELOCITY = 0, B_POINTS, B_CONNECTIVITY, B_OFFSETS, B_ID, B_MATERIAL, B_SHAPE, B_COUNT };
+static const surf_block blocks[B_COUNT] = {
+    {"velocity", "Float64", 3}, {"Points", "Float64", 3}, {"connectivity", "Int64", 1}, {"offsets", "Int64", 1},
+    {"id", "Int64", 1},         {"material", "Int32", 1}, {"shape", "Int32", 1},
+};
+
+static void put_block_tag(FILE *fp, int k, uint64_t offset) {
+    fprintf(fp, "        <DataArray type=\"%s\" Name=\"%s\"", blocks[k].type, blocks[k].name);
+    if (blocks[k].components > 1) fprintf(fp, " NumberOfComponents=\"%d\"", blocks[k].components);
+    fprintf(fp, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
+}
+
+static tl_status write_surfaces(tl_output *o, const char *path, const tl_particle_state *ps, size_t n,
+                                double time) {
+    struct tl_vtk_state *v = o->vtk;
+    const tl_world *w = o->ctx->world;
+    size_t npoints = 0, ntri = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *xyz;
+        const uint32_t *tri;
+        size_t nv, nt;
+        if (ps[i].shape == TL_SPHERE || tl_world_shape_mesh(w, ps[i].shape, &xyz, &nv, &tri, &nt) != TL_OK) continue;
+        npoints += nv;
+        ntri += nt;
+    }
+    tl_status s = tl_file_open(&v->frame, path, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
+    FILE *fp = v->frame.fp;
+    const size_t count[B_COUNT] = {npoints, npoints, 3 * ntri, ntri, ntri, ntri, ntri};
+    const size_t width[B_COUNT] = {24, 24, 8, 8, 8, 4, 4};
+    uint64_t offset[B_COUNT], at = 0;
+    for (int k = 0; k < B_COUNT; k++) {
+        offset[k] = at;
+        at += 8 + (uint64_t)count[k] * width[k];
+    }
+    put_header(fp, time);
+    fprintf(fp,
+            "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+            "NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n",
+            npoints, ntri);
+    fputs("      <PointData Vectors=\"velocity\">\n", fp);
+    put_block_tag(fp, B_VELOCITY, offset[B_VELOCITY]);
+    fputs("      </PointData>\n      <CellData Scalars=\"id\">\n", fp);
+    for (int k = B_ID; k <= B_SHAPE; k++) put_block_tag(fp, k, offset[k]);
+    fputs("      </CellData>\n      <Points>\n", fp);
+    put_block_tag(fp, B_POINTS, offset[B_POINTS]);
+    fputs("      </Points>\n      <Polys>\n", fp);
+    put_block_tag(fp, B_CONNECTIVITY, offset[B_CONNECTIVITY]);
+    put_block_tag(fp, B_OFFSETS, offset[B_OFFSETS]);
+    fputs("      </Polys>\n    </Piece>\n  </PolyData>\n"
+          "  <AppendedData encoding=\"raw\">\n   _",
+          fp);
+    for (int k = 0; k < B_COUNT; k++) {
+        size_t bytes = count[k] * width[k];
+        uint8_t *b = scratch(v, bytes);
+        if (!b) {
+            tl_file_abort(&v->frame);
+            return oom(o);
+        }
+        put_u64(b, (uint64_t)bytes);
+        uint8_t *d = b + 8;
+        size_t first = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double *xyz;
+            const uint32_t *tri;
+            size_t nv, nt;
+            const tl_particle_state *p = &ps[i];
+            if (p->shape == TL_SPHERE || tl_world_shape_mesh(w, p->shape, &xyz, &nv, &tri, &nt) != TL_OK) continue;
+            double R[3][3];
+            rotation(p->orientation, R);
+            if (k == B_VELOCITY || k == B_POINTS) {
+                for (size_t j = 0; j < nv; j++) {
+                    double r[3];
+                    for (int a = 0; a < 3; a++)
+                        r[a] = R[a][0] * xyz[3 * j] + R[a][1] * xyz[3 * j + 1] + R[a][2] * xyz[3 * j + 2];
+                    double out[3];
+                    if (k == B_POINTS) {
+                        out[0] = p->position.x + r[0];
+                        out[1] = p->position.y + r[1];
+                        out[2] = p->position.z + r[2];
+                    } else {
+                        const tl_vec3 om = p->angular_velocity;
+                        out[0] = p->velocity.x + om.y * r[2] - om.z * r[1];
+                        out[1] = p->velocity.y + om.z * r[0] - om.x * r[2];
+                        out[2] = p->velocity.z + om.x * r[1] - om.y * r[0];
+                    }
+                    for (int a = 0; a < 3; a++) put_f64(d + 8 * a, out[a]);
+                    d += 24;
+                }
+            } else {
+                for (size_t t = 0; t < nt; t++) {
+                    switch (k) {
+                    case B_CONNECTIVITY:
+                        for (size_t a = 0; a < 3; a++) put_u64(d + 8 * a, (uint64_t)(first + tri[3 * t + a]));
+                        d += 24;
+                        break;
+                    case B_ID: put_u64(d, (uint64_t)p->id); d += 8; break;
+                    case B_MATERIAL: put_u32(d, (uint32_t)(int32_t)p->material); d += 4; break;
+                    case B_SHAPE: put_u32(d, (uint32_t)(int32_t)p->shape); d += 4; break;
+                    default: break;
+                    }
+                }
+            }
+            first += nv;
+        }
+        if (k == B_OFFSETS) {
+            d = b + 8;
+            for (size_t t = 0; t < ntri; t++) put_u64(d + 8 * t, (uint64_t)(3 * (t + 1)));
+        }
+        fwrite(b, 1, 8 + bytes, fp);
+    }
+    return finish_frame(o);
+}
+
 static tl_status vtk_record(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
     const tl_world *w = o->ctx->world;
@@ -371,42 +579,48 @@ static tl_status vtk_record(tl_output *o) {
     if (s != TL_OK) return s;
     size_t n = tl_world_particle_count(w);
     tl_particle_state *ps = malloc((n ? n : 1) * sizeof *ps);
-    char *path = frame_path(v, v->nframes);
-    if (!ps || !path) {
+    char *path[S_COUNT] = {NULL, NULL};
+    bool ok = ps != NULL;
+    for (int k = 0; k < v->nseries && ok; k++) ok = (path[k] = frame_path(&v->s[k], v->nframes)) != NULL;
+    if (!ok) {
         free(ps);
-        free(path);
+        for (int k = 0; k < S_COUNT; k++) free(path[k]);
         return oom(o);
     }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (tl_world_particle_at(w, i, &ps[m]) == TL_OK) m++;
     double time = tl_world_time(w);
-    s = write_frame(o, path, ps, m, time);
+    s = write_frame(o, path[S_PARTICLES], ps, m, time);
+    if (s == TL_OK && v->nseries > S_SURFACES) {
+        s = write_surfaces(o, path[S_SURFACES], ps, m, time);
+        if (s != TL_OK) (void)unlink(path[S_PARTICLES]);
+    }
     free(ps);
     if (s != TL_OK) {
-        free(path);
+        for (int k = 0; k < S_COUNT; k++) free(path[k]);
         return s;
     }
-    v->frames[v->nframes] = path; /* final now: removed again on abort */
+    for (int k = 0; k < v->nseries; k++) v->s[k].frames[v->nframes] = path[k]; /* final now: removed again on abort */
     v->times[v->nframes] = time;
     v->nframes++;
     o->records++;
-    return write_pvd(o);
+    return write_pvds(o);
 }
 
 /* ---- end ---- */
 
 /* Removes frames of an earlier run of this series beyond the last one written
  * now (<base>_NNNNNN.vtp with NNNNNN >= the frame count). */
-static void remove_stale_frames(struct tl_vtk_state *v) {
-    DIR *d = opendir(v->frame_dir);
+static void remove_stale_frames(const series *se, size_t nframes) {
+    DIR *d = opendir(se->frame_dir);
     if (!d) return;
-    size_t lb = strlen(v->base);
+    size_t lb = strlen(se->base);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *nm = e->d_name;
         size_t ln = strlen(nm);
-        if (ln < lb + 6 || strncmp(nm, v->base, lb) != 0 || nm[lb] != '_') continue;
+        if (ln < lb + 6 || strncmp(nm, se->base, lb) != 0 || nm[lb] != '_') continue;
         if (strcmp(nm + ln - 4, ".vtp") != 0) continue;
         const char *digits = nm + lb + 1;
         size_t nd = (size_t)(nm + ln - 4 - digits);
@@ -417,8 +631,8 @@ static void remove_stale_frames(struct tl_vtk_state *v) {
             if (digits[k] < '0' || digits[k] > '9') ok = false;
             else index = index * 10 + (size_t)(digits[k] - '0');
         }
-        if (!ok || index < v->nframes) continue;
-        char *path = tl_strdup_printf("%s/%s", v->frame_dir, nm);
+        if (!ok || index < nframes) continue;
+        char *path = tl_strdup_printf("%s/%s", se->frame_dir, nm);
         if (path) (void)unlink(path);
         free(path);
     }
@@ -427,8 +641,8 @@ static void remove_stale_frames(struct tl_vtk_state *v) {
 
 static tl_status vtk_commit(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
-    remove_stale_frames(v);
-    o->files_written = (int)v->nframes + (v->nframes ? 1 : 0);
+    for (int k = 0; k < v->nseries; k++) remove_stale_frames(&v->s[k], v->nframes);
+    o->files_written = v->nseries * ((int)v->nframes + (v->nframes ? 1 : 0));
     return TL_OK;
 }
 
@@ -436,18 +650,24 @@ static void vtk_abort(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
     if (!v) return;
     tl_file_abort(&v->frame);
-    for (size_t k = v->resumed; k < v->nframes; k++) (void)unlink(v->frames[k]);
+    for (int k = 0; k < v->nseries; k++)
+        if (v->s[k].frames)
+            for (size_t f = v->resumed; f < v->nframes; f++) (void)unlink(v->s[k].frames[f]);
     if (v->resumed) { /* the .pvd of the frames taken back; the failure's message stays */
         char *keep = tl_strdup_printf("%s", o->ctx->err);
-        for (size_t k = v->resumed; k < v->nframes; k++) free(v->frames[k]);
+        for (int k = 0; k < v->nseries; k++)
+            if (v->s[k].frames)
+                for (size_t f = v->resumed; f < v->nframes; f++) free(v->s[k].frames[f]);
         v->nframes = v->resumed;
-        (void)write_pvd(o);
+        (void)write_pvds(o);
         if (keep) snprintf(o->ctx->err, o->ctx->errsize, "%s", keep);
         free(keep);
     } else if (v->nframes) {
-        (void)unlink(v->pvd_path);
+        for (int k = 0; k < v->nseries; k++)
+            if (v->s[k].pvd_path) (void)unlink(v->s[k].pvd_path);
     }
-    if (v->made_dir) (void)rmdir(v->frame_dir); /* only when empty */
+    for (int k = 0; k < v->nseries; k++)
+        if (v->s[k].made_dir && v->s[k].frame_dir) (void)rmdir(v->s[k].frame_dir); /* only when empty */
     free_state(v);
     o->vtk = NULL;
     o->files_written = 0;
