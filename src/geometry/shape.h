@@ -24,6 +24,8 @@ typedef struct tl_shape {
     double volume;        /* m^3 */
     double inertia[3];    /* principal moments of inertia per unit mass, m^2 (I = m inertia) */
     double r_volume;      /* radius of the sphere of the same volume, m */
+    double r_contact;     /* mesh: the radius its law's rule gives at most (0: the bounding radius) */
+    tl_mesh_radius mesh_radius; /* mesh: how Hertzian laws see it */
 } tl_shape;
 
 /* Contact geometry between two bodies, from body a towards body b. */
@@ -38,6 +40,10 @@ typedef struct tl_geometry {
 double tl_sphere_volume(double radius);
 /* The principal moment of inertia of a sphere of the given mass, 2/5 m R^2. */
 double tl_sphere_inertia(double mass, double radius);
+/* The largest radius of curvature the shape can present to a Hertzian law, m
+ * (the time step's bound uses it: a larger radius makes a stiffer contact). */
+double tl_shape_contact_radius(const tl_shape *s);
+
 /* The principal moments of a body of the given mass and shape, kg m^2. */
 static inline void tl_shape_moments(const tl_shape *s, double mass, double I[3]) {
     for (int k = 0; k < 3; k++) I[k] = mass * s->inertia[k];

@@ -8,6 +8,12 @@
  *                    = 2.9432 delta_max / v                    (Li et al. 2022 eq. 24, with
  *                    1/E* = sum (1 - nu^2)/E per ERRATA; 2.9432 = 0.8 B(2/5, 1/2))
  *
+ * A body of another shape enters with its own mass and the largest radius
+ * of curvature its surface can present to a Hertzian law (an ellipsoid's
+ * a^2/c, a the largest semi-axis and c the smallest; a mesh's radius of the
+ * law: its volume-equivalent sphere, or its bounding sphere with the area
+ * rule): the larger the radius, the stiffer and shorter the contact.
+ *
  * The Hertz time depends on the impact speed v: given (impact_speed) or
  * estimated as the fastest body plus the free-fall speed over the scene's
  * height, sqrt(2 g H). The undamped duration is used: damping lengthens
@@ -19,6 +25,8 @@
 
 #include "vec.h"
 #include "world.h"
+
+static bool nbodies_any(const tl_world *w) { return w->nbodies > 0; }
 
 static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9); }
 
@@ -159,19 +167,33 @@ tl_status tl_timestep_compute(tl_world *w) {
     ts->impact_speed = v;
     ts->impact_speed_estimated = estimated;
 
-    /* the smallest bodies of each material */
+    /* the smallest spheres of each material */
     size_t nm = w->nmat;
     double rmin[256], mmin[256];
+    double rbody[256], mbody[256]; /* other shapes: the largest contact radius, the smallest mass */
     size_t ndyn[256];
     bool dyn[256], fixed[256], wall[256];
     for (size_t m = 0; m < nm && m < 256; m++) {
-        rmin[m] = mmin[m] = INFINITY;
+        rmin[m] = mmin[m] = mbody[m] = INFINITY;
+        rbody[m] = 0.0;
         ndyn[m] = 0;
         dyn[m] = fixed[m] = wall[m] = false;
     }
     const tl_particles *p = &w->p;
     for (size_t i = 0; i < p->count; i++) {
         int m = p->material[i];
+        const tl_shape *sh = tl_world_shape_of(w, i);
+        if (sh) {
+            rbody[m] = dmax(rbody[m], tl_shape_contact_radius(sh));
+            if (p->inv_mass_law[i] > 0.0) {
+                dyn[m] = true;
+                ndyn[m]++;
+                mbody[m] = dmin(mbody[m], p->mass[i]);
+            } else {
+                fixed[m] = true;
+            }
+            continue;
+        }
         rmin[m] = dmin(rmin[m], p->radius[i]);
         if (p->inv_mass_law[i] > 0.0) {
             dyn[m] = true;
@@ -186,17 +208,28 @@ tl_status tl_timestep_compute(tl_world *w) {
     double best = INFINITY;
     for (size_t a = 0; a < nm; a++) {
         if (!dyn[a]) continue;
+        for (int sa = 0; sa < 2; sa++) { /* a sphere of a, then a body of another shape */
+        double ra = sa ? rbody[a] : rmin[a], ma_ = sa ? mbody[a] : mmin[a];
+        if (!(ra > 0.0) || !isfinite(ra) || !isfinite(ma_)) continue;
         for (size_t b = 0; b < nm; b++) {
             /* partners: dynamic particles, fixed particles, walls */
             /* two moving bodies of one material need two of them */
             bool pair_dyn = dyn[b] && (a != b || ndyn[a] >= 2);
-            double mb[3] = {pair_dyn ? mmin[b] : NAN, fixed[b] ? INFINITY : NAN, wall[b] ? INFINITY : NAN};
-            double rbv[3] = {rmin[b], rmin[b], INFINITY};
+            double rb_any = isfinite(rmin[b]) ? rmin[b] : rbody[b];
+            if (rbody[b] > 0.0 && isfinite(rmin[b])) rb_any = dmax(rmin[b], rbody[b]);
+            double mb_any = dmin(mmin[b], mbody[b]);
+            double mb[3] = {pair_dyn ? mb_any : NAN, fixed[b] ? INFINITY : NAN, wall[b] ? INFINITY : NAN};
+            double rbv[3] = {rb_any, rb_any, INFINITY};
+            if (!nbodies_any(w)) {
+                /* spheres only: as always */
+                mb[0] = pair_dyn ? mmin[b] : NAN;
+                rbv[0] = rbv[1] = rmin[b];
+            }
             for (int kind = 0; kind < 3; kind++) {
                 if (isnan(mb[kind])) continue;
                 if (w->law_of[a * w->law_dim + b] < 0) continue;
                 tl_pair_estimate e;
-                tl_status s = tl_world_estimate_pair(w, (int)a, (int)b, rmin[a], mmin[a], rbv[kind],
+                tl_status s = tl_world_estimate_pair(w, (int)a, (int)b, ra, ma_, rbv[kind],
                                                      mb[kind], v > 0.0 ? v : -1.0, &e);
                 if (s != TL_OK) return s;
                 if (v <= 0.0 && !(w->laws[w->law_of[a * w->law_dim + b]].sub[TL_SLOT_NORMAL]->normal_kind &
@@ -215,6 +248,7 @@ tl_status tl_timestep_compute(tl_world *w) {
                     ts->wall = kind == 2;
                 }
             }
+        }
         }
     }
     ts->contact_time = best;
