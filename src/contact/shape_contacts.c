@@ -480,6 +480,16 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
     sides_of(s, k, &a, &b);
     sc->np[k] = 0;
     if (a.iml + b.iml == 0.0) return 0; /* two immovable bodies do not interact */
+    /* the bounding spheres first: most candidates end here */
+    if (b.wall) {
+        tl_geometry g;
+        tl_face_geometry(&w->walls.f[b.index], a.body.pose.x, a.body.radius, &g);
+        if (!(g.delta > 0.0)) return 0;
+    } else {
+        double d[3], r = a.body.radius + b.body.radius;
+        v3_sub(d, b.body.pose.x, a.body.pose.x);
+        if (v3_norm2(d) >= r * r) return 0;
+    }
     int max = (int)(sc->off[k + 1] - sc->off[k]);
     tl_patch *out = sc->buf + sc->off[k];
     int n = b.wall ? tl_narrow_face(&a.body, &w->walls.f[b.index], out, max, scr)
