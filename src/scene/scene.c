@@ -1113,6 +1113,8 @@ static int read_output_fields(loader *L, const tl_yval *e, tl_output_spec *o) {
     tl_yval v;
     tl_ymap_get(e, "fields", &v);
     o->fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY;
+    /* bodies of other shapes: their attitude and spin matter */
+    if (tl_world_shape_count(L->world) > 0) o->fields |= TL_FIELD_ANGULAR_VELOCITY | TL_FIELD_ORIENTATION;
     if (!v.node) return 0;
     size_t n = tl_yseq_count(&v);
     if (!tl_yis_seq(&v) || n == 0)
