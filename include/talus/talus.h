@@ -110,6 +110,9 @@ size_t tl_world_particles_removed(const tl_world *world); /* left the domain */
 int tl_world_wall_count(const tl_world *world);
 tl_status tl_world_get_wall(const tl_world *world, int index, tl_wall_state *out);
 tl_status tl_world_set_wall_velocity(tl_world *world, int index, tl_vec3 velocity);
+/* Starts a motion of a wall now (rotation, oscillation, rocking: tl_motion_def),
+ * from where the wall is, with the translation velocity given. */
+tl_status tl_world_set_wall_motion(tl_world *world, int index, tl_vec3 velocity, const tl_motion_def *motion);
 /* Makes a wall force-controlled (servo.enabled) or gives its velocity back to
  * tl_world_set_wall_velocity (!servo.enabled); see tl_servo_def. */
 /* A constant external force on a particle (N; a zero vector removes it), added

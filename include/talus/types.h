@@ -273,6 +273,29 @@ enum tl_box_face {
     TL_BOX_ZMAX = 1u << 5
 };
 
+/* How a wall moves besides its translation velocity (tl_wall_def.velocity).
+ * Times count from the moment the motion starts (the first step, or the stage
+ * that sets it); angles are radians; the axis is normalised. */
+typedef enum tl_motion_kind {
+    TL_MOTION_TRANSLATE = 0, /* only the translation velocity (a servo may drive it) */
+    TL_MOTION_ROTATE,        /* angular_speed about `axis` through `pivot`; the pivot moves
+                              * with the translation velocity */
+    TL_MOTION_OSCILLATE,     /* translation by A [sin(2 pi t / T + phase) - sin(phase)] along
+                              * `axis` (A = amplitude, m; T = period, s): no jump at the start */
+    TL_MOTION_ROCK           /* rotation by the angle A [sin(2 pi t / T + phase) - sin(phase)]
+                              * about `axis` through `pivot` (A in rad) */
+} tl_motion_kind;
+
+typedef struct tl_motion_def {
+    tl_motion_kind kind;
+    tl_vec3 axis;         /* rotation axis, or the direction of an oscillation */
+    tl_vec3 pivot;        /* a point on the rotation axis, m */
+    double angular_speed; /* TL_MOTION_ROTATE, rad/s (right-handed about axis) */
+    double amplitude;     /* TL_MOTION_OSCILLATE (m), TL_MOTION_ROCK (rad) */
+    double period;        /* s */
+    double phase;         /* rad */
+} tl_motion_def;
+
 typedef struct tl_wall_def {
     const char *name;    /* copied; may be NULL */
     tl_wall_kind kind;
@@ -285,6 +308,7 @@ typedef struct tl_wall_def {
     tl_vec3 box_min, box_max; /* box: inner extent, m */
     unsigned open_faces; /* box: tl_box_face bits of faces left out */
     tl_vec3 velocity;    /* prescribed translation velocity, m/s */
+    tl_motion_def motion; /* rotation or oscillation (kind TL_MOTION_TRANSLATE: none) */
 } tl_wall_def;
 
 /* A force-controlled wall: along `direction` (unit; the way the wall moves to press on
@@ -306,9 +330,12 @@ typedef struct tl_wall_state {
     const char *name;
     tl_wall_kind kind;
     int material;
-    tl_vec3 displacement; /* since the start, m */
-    tl_vec3 velocity;
+    tl_vec3 displacement; /* of its pivot (or of the wall) since the start, m */
+    tl_vec3 velocity;     /* of its pivot (translation), m/s */
+    tl_vec3 angular_velocity; /* rad/s */
+    double angle;         /* rotation since the start of its motion about the motion's axis, rad */
     tl_vec3 force;        /* total force the particles exert on the wall, N */
+    tl_vec3 torque;       /* their total torque on the wall about the world origin, N m */
     double area;          /* rectangle: its area; box: 0; plane: infinite (m2) */
     bool servo;           /* its velocity follows a force (tl_world_set_wall_servo) */
     int64_t servo_chatter; /* steps (in this process) in which the servo's speed went from one

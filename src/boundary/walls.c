@@ -147,6 +147,16 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
     v3_set(wall->vel, def->velocity.x, def->velocity.y, def->velocity.z);
     wall->first_face = (int)faces_before;
     wall->face_count = (int)(w->nfaces - faces_before);
+    w->count++; /* set_motion needs the wall in place */
+    double vel[3] = {def->velocity.x, def->velocity.y, def->velocity.z};
+    tl_status st = tl_walls_set_motion(w, w->count - 1, vel, &def->motion, 0.0, msg, msg_size);
+    if (st != TL_OK) {
+        tl_mem_strfree(mem, wall->name);
+        w->count--;
+        w->nfaces = faces_before;
+        return st;
+    }
+    w->count--;
     wall->area = def->kind == TL_WALL_PLANE       ? INFINITY
                  : def->kind == TL_WALL_RECTANGLE ? 4.0 * def->half_length * def->half_width
                                                   : 0.0;
@@ -175,16 +185,173 @@ void tl_walls_servo(tl_walls *w) {
     }
 }
 
-void tl_walls_advance(tl_walls *w, double dt) {
+/* R = the rotation by th about the unit axis a (Rodrigues) */
+static void axis_rotation(const double a[3], double th, double R[3][3]) {
+    double c = cos(th), s = sin(th), t = 1.0 - c;
+    R[0][0] = c + a[0] * a[0] * t;
+    R[0][1] = a[0] * a[1] * t - a[2] * s;
+    R[0][2] = a[0] * a[2] * t + a[1] * s;
+    R[1][0] = a[1] * a[0] * t + a[2] * s;
+    R[1][1] = c + a[1] * a[1] * t;
+    R[1][2] = a[1] * a[2] * t - a[0] * s;
+    R[2][0] = a[2] * a[0] * t - a[1] * s;
+    R[2][1] = a[2] * a[1] * t + a[0] * s;
+    R[2][2] = c + a[2] * a[2] * t;
+}
+
+static void turn(double out[3], double R[3][3], const double v[3]) {
+    for (int r = 0; r < 3; r++) out[r] = R[r][0] * v[0] + R[r][1] * v[1] + R[r][2] * v[2];
+}
+
+/* the motion's rotation angle and offset along its axis at time tau after its start,
+ * and their rates */
+static void motion_at(const tl_motion_def *m, double tau, double *angle, double *offset, double *rate) {
+    *angle = *offset = *rate = 0.0;
+    switch (m->kind) {
+    case TL_MOTION_ROTATE:
+        *angle = m->angular_speed * tau;
+        *rate = m->angular_speed;
+        break;
+    case TL_MOTION_OSCILLATE:
+    case TL_MOTION_ROCK: {
+        double w = 2.0 * TL_PI / m->period;
+        double a = m->amplitude * (sin(w * tau + m->phase) - sin(m->phase));
+        *rate = m->amplitude * w * cos(w * tau + m->phase);
+        if (m->kind == TL_MOTION_ROCK) *angle = a;
+        else *offset = a;
+        break;
+    }
+    default: break;
+    }
+}
+
+static bool finite_d3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+tl_status tl_walls_set_motion(tl_walls *w, size_t k, const double vel[3], const tl_motion_def *m, double t,
+                              char *msg, size_t msg_size) {
+    tl_wall *wl = &w->w[k];
+    tl_motion_def mm = *m;
+    if (!finite_d3(vel)) {
+        snprintf(msg, msg_size, "wall velocity must be finite");
+        return TL_ERROR_ARGUMENT;
+    }
+    if (mm.kind != TL_MOTION_TRANSLATE) {
+        double a[3] = {mm.axis.x, mm.axis.y, mm.axis.z}, an = v3_norm(a);
+        if (!finite3(mm.axis) || !(an > 0.0)) {
+            snprintf(msg, msg_size, "motion: axis must be a finite, non-zero vector");
+            return TL_ERROR_ARGUMENT;
+        }
+        mm.axis = (tl_vec3){a[0] / an, a[1] / an, a[2] / an};
+        if (!finite3(mm.pivot)) {
+            snprintf(msg, msg_size, "motion: pivot must be finite (m)");
+            return TL_ERROR_ARGUMENT;
+        }
+    }
+    switch (mm.kind) {
+    case TL_MOTION_TRANSLATE: break;
+    case TL_MOTION_ROTATE:
+        if (!isfinite(mm.angular_speed)) {
+            snprintf(msg, msg_size, "motion: angular_speed must be finite (rad/s)");
+            return TL_ERROR_ARGUMENT;
+        }
+        break;
+    case TL_MOTION_OSCILLATE:
+    case TL_MOTION_ROCK:
+        if (!(mm.period > 0.0) || !isfinite(mm.period) || !isfinite(mm.amplitude) || !isfinite(mm.phase)) {
+            snprintf(msg, msg_size, "motion: period must be > 0 s, amplitude and phase finite");
+            return TL_ERROR_ARGUMENT;
+        }
+        break;
+    default:
+        snprintf(msg, msg_size, "motion: unknown kind %d", (int)mm.kind);
+        return TL_ERROR_ARGUMENT;
+    }
+    if (mm.kind != TL_MOTION_TRANSLATE && wl->servo.enabled) {
+        snprintf(msg, msg_size, "motion: a force-controlled wall can only translate (its servo drives it)");
+        return TL_ERROR_ARGUMENT;
+    }
+    wl->motion = mm;
+    wl->turns = mm.kind == TL_MOTION_ROTATE || mm.kind == TL_MOTION_ROCK;
+    wl->t0 = t;
+    v3_copy(wl->vel, vel);
+    v3_copy(wl->vel_base, vel);
+    v3_set(wl->pivot0, mm.pivot.x, mm.pivot.y, mm.pivot.z);
+    v3_copy(wl->pivot, wl->pivot0);
+    v3_copy(wl->pivot_mid, wl->pivot0);
+    v3_copy(wl->disp0, wl->disp);
+    wl->angle = 0.0;
+    double angle, offset, rate;
+    motion_at(&mm, 0.0, &angle, &offset, &rate);
+    double ax[3] = {mm.axis.x, mm.axis.y, mm.axis.z};
+    v3_zero(wl->omega);
+    if (wl->turns) v3_scale(wl->omega, ax, rate);
+    else if (mm.kind == TL_MOTION_OSCILLATE) v3_axpy(wl->vel, rate, ax);
+    v3_copy(wl->vel_mid, wl->vel);
+    v3_copy(wl->omega_mid, wl->omega);
+    for (int j = 0; j < wl->face_count; j++) {
+        tl_face *f = &w->f[wl->first_face + j];
+        v3_copy(f->p0, f->p);
+        v3_copy(f->n0, f->n);
+        v3_copy(f->u0, f->u);
+        v3_copy(f->v0, f->v);
+    }
+    return TL_OK;
+}
+
+/* the pivot's position at time tau after the motion started (the oscillation's offset included) */
+static void pivot_at(const tl_wall *wl, double tau, double offset, double out[3]) {
+    const double ax[3] = {wl->motion.axis.x, wl->motion.axis.y, wl->motion.axis.z};
+    v3_copy(out, wl->pivot0);
+    v3_axpy(out, tau, wl->vel_base);
+    v3_axpy(out, offset, ax);
+}
+
+void tl_walls_advance(tl_walls *w, double t, double dt) {
     for (size_t i = 0; i < w->count; i++) {
         tl_wall *wall = &w->w[i];
-        if (wall->vel[0] == 0.0 && wall->vel[1] == 0.0 && wall->vel[2] == 0.0) continue;
-        double d[3];
-        v3_scale(d, wall->vel, dt);
-        v3_add(wall->disp, wall->disp, d);
+        if (wall->motion.kind == TL_MOTION_TRANSLATE) {
+            v3_copy(wall->vel_mid, wall->vel); /* a servo may have changed it */
+            if (wall->vel[0] == 0.0 && wall->vel[1] == 0.0 && wall->vel[2] == 0.0) continue;
+            double d[3];
+            v3_scale(d, wall->vel, dt);
+            v3_add(wall->disp, wall->disp, d);
+            v3_add(wall->pivot, wall->pivot, d);
+            for (int k = 0; k < wall->face_count; k++) {
+                tl_face *f = &w->f[wall->first_face + k];
+                v3_add(f->p, f->p, d);
+            }
+            continue;
+        }
+        /* closed form from where the motion started */
+        const tl_motion_def *m = &wall->motion;
+        const double ax[3] = {m->axis.x, m->axis.y, m->axis.z};
+        double tau = t - wall->t0, angle, offset, rate, a0, o0, r0, am, om, rm;
+        motion_at(m, tau, &angle, &offset, &rate);
+        motion_at(m, tau - dt, &a0, &o0, &r0);
+        motion_at(m, tau - 0.5 * dt, &am, &om, &rm);
+        double piv[3], piv0[3];
+        pivot_at(wall, tau, offset, piv);
+        pivot_at(wall, tau - dt, o0, piv0);
+        pivot_at(wall, tau - 0.5 * dt, om, wall->pivot_mid);
+        for (int q = 0; q < 3; q++) wall->vel_mid[q] = (piv[q] - piv0[q]) / dt;
+        v3_scale(wall->omega_mid, ax, wall->turns ? (angle - a0) / dt : 0.0);
+        v3_copy(wall->vel, wall->vel_base);
+        if (m->kind == TL_MOTION_OSCILLATE) v3_axpy(wall->vel, rate, ax);
+        v3_scale(wall->omega, ax, wall->turns ? rate : 0.0);
+        v3_copy(wall->pivot, piv);
+        for (int q = 0; q < 3; q++) wall->disp[q] = wall->disp0[q] + (piv[q] - wall->pivot0[q]);
+        wall->angle = angle;
+        double R[3][3];
+        axis_rotation(ax, angle, R);
         for (int k = 0; k < wall->face_count; k++) {
             tl_face *f = &w->f[wall->first_face + k];
-            v3_add(f->p, f->p, d);
+            double r[3], rr[3];
+            v3_sub(r, f->p0, wall->pivot0);
+            turn(rr, R, r);
+            v3_add(f->p, piv, rr);
+            turn(f->n, R, f->n0);
+            turn(f->u, R, f->u0);
+            turn(f->v, R, f->v0);
         }
     }
 }

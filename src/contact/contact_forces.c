@@ -57,6 +57,7 @@ typedef struct stage {
 /* where one task's forces go */
 typedef struct sink {
     double (*wall_force)[3]; /* the task's share of each wall's reaction */
+    double (*wall_torque)[3]; /* and of its torque about the world origin */
     double *slot;            /* a cross candidate's force slot (TL_OUT values), or NULL:
                               * the forces go to the bodies at once */
 } sink;
@@ -67,6 +68,8 @@ typedef struct side_b {
     uint32_t index;   /* particle index or face index */
     double x[3];      /* particle: its centre in a's image */
     const double *v, *w;
+    const double *vh; /* wall: the velocity of its point over the last drift */
+    double vbuf[3], vhbuf[3]; /* a turning wall's point velocities */
     double inv_mass_law;
     int material;
 } side_b;
@@ -87,6 +90,7 @@ static inline void side_b_of(const tl_world *w, const tl_pairs *l, size_t k, boo
     } else {
         const tl_wall *wl = &w->walls.w[w->walls.f[j].wall];
         b->v = wl->vel;
+        b->vh = wl->vel_mid;
         b->w = zero3;
         b->inv_mass_law = 0.0;
         b->material = wl->material;
@@ -142,7 +146,7 @@ static void drift_slip(const stage *s, uint32_t i, const side_b *b, const double
         drift_velocity(s, i, vha, wha);
         if (!b->wall) drift_velocity(s, b->index, vhb, whb);
         else {
-            v3_copy(vhb, b->v);
+            v3_copy(vhb, b->vh);
             v3_zero(whb);
         }
         contact_velocity(vha, wha, vhb, whb, n, la, lb, vrel);
@@ -167,7 +171,7 @@ static double previous_overlap(const stage *s, uint32_t i, const side_b *b) {
         geometry(w, i, b, xi, xj, &g);
     } else {
         /* the face was where it is minus its own drift */
-        v3_axpy(xi, s->dt, b->v);
+        v3_axpy(xi, s->dt, b->vh);
         geometry(w, i, b, xi, NULL, &g);
     }
     return g.delta;
@@ -218,8 +222,16 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
         v3_scale(tq, c, lb);
         v3_add(t[j], t[j], tq);
     } else {
-        double *wf = out->wall_force[w->walls.f[b->index].wall];
+        int k = w->walls.f[b->index].wall;
+        double *wf = out->wall_force[k], *wt = out->wall_torque[k];
         v3_sub(wf, wf, fa);
+        /* its torque about the origin, from the contact point */
+        double pt[3], mf[3], tw[3];
+        v3_copy(pt, w->p.x[i]);
+        v3_axpy(pt, la, n);
+        v3_scale(mf, fa, -1.0);
+        v3_cross(tw, pt, mf);
+        v3_add(wt, wt, tw);
     }
 }
 
@@ -494,6 +506,18 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     /* the contact point divides the overlap in proportion to the bodies' compliances */
     q.la = R[i] - pl->split * q.g.delta;
     q.lb = wall ? 0.0 : R[b.index] - pl->split_b * q.g.delta;
+    if (wall) {
+        const tl_wall *wl = &w->walls.w[w->walls.f[b.index].wall];
+        if (wl->turns) {
+            /* a turning wall moves differently at each point: its velocity at the contact point */
+            double pt[3];
+            v3_copy(pt, X[i]);
+            v3_axpy(pt, q.la, q.g.n);
+            tl_wall_point_velocity(wl, pt, b.vbuf, b.vhbuf);
+            b.v = b.vbuf;
+            b.vh = b.vhbuf;
+        }
+    }
     /* kinematics at the contact point: velocity of a relative to b */
     double vrel[3];
     contact_velocity(p->v[i], p->w[i], b.v, b.w, q.g.n, q.la, q.lb, vrel);
@@ -606,10 +630,12 @@ void tl_contact_buffers_free(tl_world *w) {
     tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
     tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
     tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
+    tl_mem_free(&w->mem, w->wall_tpart, w->cap_wall_tpart * sizeof *w->wall_tpart);
     w->out = NULL;
     w->blocks = NULL;
     w->wall_part = NULL;
-    w->cap_out = w->cap_blocks = w->cap_wall_part = 0;
+    w->wall_tpart = NULL;
+    w->cap_out = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
 /* A particle-particle candidate that does not touch (the test interact starts with). */
@@ -641,14 +667,14 @@ static inline void pp_candidate(const stage *s, const sink *out, tl_pairs *l, si
 static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
-    sink out = {w->wall_part + d * w->walls.count, NULL};
+    sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL};
     const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
     tl_pairs *pp = &w->pp, *pw = &w->pw;
     size_t c = dm->cross_start[d];
     for (size_t k = dm->pp_start[d]; k < dm->pp_start[d + 1]; k++) {
         uint32_t a = pp->a[k], b = pp->b[k];
         if (a < lo || a >= hi || b < lo || b >= hi) {
-            sink slot = {NULL, w->out + c * TL_OUT};
+            sink slot = {NULL, NULL, w->out + c * TL_OUT};
             c++;
             pp_candidate(s, &slot, pp, k, bs);
         } else {
@@ -688,10 +714,13 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, ndom + 1, sizeof *w->blocks) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->wall_part, &w->cap_wall_part, ndom * nwall + 1,
                        sizeof *w->wall_part) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->wall_tpart, &w->cap_wall_tpart, ndom * nwall + 1,
+                       sizeof *w->wall_tpart) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
     memset(w->blocks, 0, ndom * sizeof *w->blocks);
     memset(w->wall_part, 0, ndom * nwall * sizeof *w->wall_part);
+    memset(w->wall_tpart, 0, ndom * nwall * sizeof *w->wall_tpart);
 
     /* 1. the domains, any of them on any thread */
     TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->blocks[d]);)
@@ -709,6 +738,9 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         v3_copy(wl->force_prev, wl->force);
         v3_zero(wl->force);
         for (size_t d = 0; d < ndom; d++) v3_add(wl->force, wl->force, w->wall_part[d * nwall + k]);
+        v3_copy(wl->torque_prev, wl->torque);
+        v3_zero(wl->torque);
+        for (size_t d = 0; d < ndom; d++) v3_add(wl->torque, wl->torque, w->wall_tpart[d * nwall + k]);
     }
     size_t touching = 0, exits = 0;
     for (size_t bi = 0; bi < ndom; bi++) {

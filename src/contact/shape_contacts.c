@@ -164,6 +164,7 @@ typedef struct sstage {
 /* the two bodies of a candidate */
 typedef struct side {
     bool wall;
+    const tl_wall *wl;   /* a wall: its motion gives the velocity of each of its points */
     uint32_t index;      /* particle or face */
     tl_body body;        /* pose (centroid, with b's periodic image) and shape */
     double v[3], w[3];   /* force-stage velocities */
@@ -204,6 +205,7 @@ static void side_particle(const sstage *s, uint32_t i, const double shift[3], si
 static void side_wall(const sstage *s, uint32_t face, side *o) {
     const tl_wall *wl = &s->w->walls.w[s->w->walls.f[face].wall];
     o->wall = true;
+    o->wl = wl;
     o->index = face;
     v3_copy(o->v, wl->vel);
     v3_zero(o->w);
@@ -213,20 +215,34 @@ static void side_wall(const sstage *s, uint32_t face, side *o) {
     o->material = wl->material;
 }
 
+/* The velocity of a body's point at arm r from its centre (a wall: at the point r,
+ * from the world origin), now or over the drift. */
+static inline void point_velocity(const side *b, const double r[3], bool drift, double out[3]) {
+    if (b->wall) {
+        double v[3], vh[3];
+        tl_wall_point_velocity(b->wl, r, v, vh);
+        v3_copy(out, drift ? vh : v);
+        return;
+    }
+    double t[3];
+    v3_cross(t, drift ? b->wh : b->w, r);
+    v3_add(out, drift ? b->vh : b->v, t);
+}
+
 /* velocity of a's point (arm ra) relative to b's point (arm rb) */
-static inline void rel_velocity(const double va[3], const double wa[3], const double ra[3], const double vb[3],
-                                const double wb[3], const double rb[3], double out[3]) {
-    double ta[3], tb[3];
-    v3_cross(ta, wa, ra);
-    v3_cross(tb, wb, rb);
-    for (int k = 0; k < 3; k++) out[k] = (va[k] + ta[k]) - (vb[k] + tb[k]);
+static inline void rel_velocity(const side *a, const double ra[3], const side *b, const double rb[3], bool drift,
+                                double out[3]) {
+    double va[3], vb[3];
+    point_velocity(a, ra, drift, va);
+    point_velocity(b, rb, drift, vb);
+    v3_sub(out, va, vb);
 }
 
 /* the tangential displacement over this step's drift of a's point relative to b's */
 static inline void drift_slip(const sstage *s, const side *a, const side *b, const double n[3],
                               const double ra[3], const double rb[3], double out[3]) {
     double vr[3];
-    rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vr);
+    rel_velocity(a, ra, b, rb, true, vr);
     v3_reject(out, vr, n);
     v3_scale(out, out, s->dt);
 }
@@ -277,15 +293,13 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_copy(pa, P->p);
     v3_axpy(pa, (0.5 - pl->split) * delta, P->n);
     v3_sub(ra, pa, a->body.pose.x);
-    if (b->wall) {
-        v3_zero(rb);
-    } else {
-        v3_copy(pbp, P->p);
-        v3_axpy(pbp, -(0.5 - pl->split_b) * delta, P->n);
-        v3_sub(rb, pbp, b->body.pose.x);
-    }
+    v3_copy(pbp, P->p);
+    v3_axpy(pbp, -(0.5 - pl->split_b) * delta, P->n);
+    /* b's arm: from its centre, or for a wall the point itself (torques about the origin) */
+    if (b->wall) v3_copy(rb, pbp);
+    else v3_sub(rb, pbp, b->body.pose.x);
     double vrel[3], vt[3];
-    rel_velocity(a->v, a->w, ra, b->v, b->w, rb, vrel);
+    rel_velocity(a, ra, b, rb, false, vrel);
     double rate = v3_dot(vrel, P->n);
     v3_copy(vt, vrel);
     v3_axpy(vt, -rate, P->n);
@@ -312,7 +326,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         if (s->acc) {
             /* the overlap at the start of the drift, from the drift's approach rate at the point */
             double vd[3];
-            rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vd);
+            rel_velocity(a, ra, b, rb, true, vd);
             d_first = delta - s->dt * v3_dot(vd, P->n);
             if (d_first <= 0.0) {
                 phi = delta / (delta - d_first);
@@ -409,7 +423,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     const double *n = bp + TL_BP_N, *ra = bp + TL_BP_RA, *rb = bp + TL_BP_RB;
     /* the overlap now, from the drift's approach rate at the last contact point */
     double vd[3];
-    rel_velocity(a->vh, a->wh, ra, b->vh, b->wh, rb, vd);
+    rel_velocity(a, ra, b, rb, true, vd);
     double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n);
     double dnow = dprev + s->dt * rate_d;
     double psi = dprev > 0.0 && dnow < 0.0 ? dprev / (dprev - dnow) : (dprev > 0.0 ? 1.0 : 0.5);
@@ -670,8 +684,9 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         v3_add(p->f[i], p->f[i], slot + TL_SS_F);
         v3_add(p->t[i], p->t[i], slot + TL_SS_TA);
         if (sc->cand.wall[k]) {
-            double *wf = w->walls.w[w->walls.f[j].wall].force;
-            v3_sub(wf, wf, slot + TL_SS_F);
+            tl_wall *wl = &w->walls.w[w->walls.f[j].wall];
+            v3_sub(wl->force, wl->force, slot + TL_SS_F);
+            v3_add(wl->torque, wl->torque, slot + TL_SS_TB); /* about the origin: see patch_touch */
         } else {
             v3_sub(p->f[j], p->f[j], slot + TL_SS_F);
             v3_add(p->t[j], p->t[j], slot + TL_SS_TB);

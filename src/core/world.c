@@ -484,6 +484,12 @@ tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
     char msg[256];
     tl_status s = tl_walls_add(&w->mem, &w->walls, d, msg, sizeof msg, out_index);
     if (s != TL_OK) return tl_world_fail(w, s, "wall%s%s: %s", d->name ? " " : "", d->name ? d->name : "", msg);
+    if (w->time != 0.0) {
+        /* added during a run: its motion starts now */
+        size_t k = w->walls.count - 1;
+        double vel[3] = {d->velocity.x, d->velocity.y, d->velocity.z};
+        (void)tl_walls_set_motion(&w->walls, k, vel, &w->walls.w[k].motion, w->time, msg, sizeof msg);
+    }
     w->neighbors_dirty = true;
     return TL_OK;
 }
@@ -662,7 +668,10 @@ tl_status tl_world_get_wall(const tl_world *w, int i, tl_wall_state *o) {
     o->material = wl->material;
     o->displacement = (tl_vec3){wl->disp[0], wl->disp[1], wl->disp[2]};
     o->velocity = (tl_vec3){wl->vel[0], wl->vel[1], wl->vel[2]};
+    o->angular_velocity = (tl_vec3){wl->omega[0], wl->omega[1], wl->omega[2]};
+    o->angle = wl->angle;
     o->force = (tl_vec3){wl->force[0], wl->force[1], wl->force[2]};
+    o->torque = (tl_vec3){wl->torque[0], wl->torque[1], wl->torque[2]};
     o->area = wl->area;
     o->servo = wl->servo.enabled;
     o->servo_chatter = wl->servo_chatter;
@@ -678,6 +687,10 @@ tl_status tl_world_set_wall_servo(tl_world *w, int i, const tl_servo_def *sv) {
         wl->servo.enabled = false;
         return TL_OK;
     }
+    if (wl->motion.kind != TL_MOTION_TRANSLATE)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': the wall rotates or oscillates; a servo "
+                                                   "drives a translation only",
+                             wl->name);
     double d[3] = {sv->direction.x, sv->direction.y, sv->direction.z}, dn = v3_norm(d);
     if (!finite3(sv->direction) || !(dn > 0.0))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "servo of wall '%s': direction must be a finite, non-zero vector",
@@ -701,7 +714,30 @@ tl_status tl_world_set_wall_velocity(tl_world *w, int i, tl_vec3 v) {
     if (i < 0 || (size_t)i >= w->walls.count)
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no wall with index %d", i);
     if (!finite3(v)) return tl_world_fail(w, TL_ERROR_ARGUMENT, "wall velocity must be finite");
-    v3_set(w->walls.w[i].vel, v.x, v.y, v.z);
+    tl_wall *wl = &w->walls.w[i];
+    if (wl->motion.kind != TL_MOTION_TRANSLATE) {
+        /* a new translation velocity restarts the motion from where the wall is */
+        double vel[3] = {v.x, v.y, v.z};
+        char msg[256];
+        tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, &wl->motion, w->time, msg, sizeof msg);
+        if (s != TL_OK) return tl_world_fail(w, s, "wall '%s': %s", wl->name, msg);
+        return TL_OK;
+    }
+    v3_set(wl->vel, v.x, v.y, v.z);
+    return TL_OK;
+}
+
+tl_status tl_world_set_wall_motion(tl_world *w, int i, tl_vec3 v, const tl_motion_def *m) {
+    if (!w || !m) return TL_ERROR_ARGUMENT;
+    if (i < 0 || (size_t)i >= w->walls.count)
+        return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no wall with index %d", i);
+    tl_wall *wl = &w->walls.w[i];
+    if (m->kind != TL_MOTION_TRANSLATE && wl->servo.enabled)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "wall '%s': a force-controlled wall can only translate", wl->name);
+    double vel[3] = {v.x, v.y, v.z};
+    char msg[256];
+    tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, m, w->time, msg, sizeof msg);
+    if (s != TL_OK) return tl_world_fail(w, s, "wall '%s': %s", wl->name, msg);
     return TL_OK;
 }
 

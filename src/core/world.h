@@ -94,7 +94,8 @@ struct tl_world {
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     double *out;           /* TL_OUT values per cross candidate (threads > 1) */
     double (*wall_part)[3];/* each domain's share of each wall's reaction */
-    size_t cap_out, cap_wall_part;
+    double (*wall_tpart)[3];/* and of its torque about the origin */
+    size_t cap_out, cap_wall_part, cap_wall_tpart;
     tl_block_sum *blocks;
     size_t cap_blocks;
 

@@ -21,6 +21,8 @@ void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
     tl_mem_free(mem, nb->level_of, nb->cap_level);
     tl_mem_free(mem, nb->cell_of, nb->cap_of * sizeof *nb->cell_of);
     tl_mem_free(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref);
+    tl_mem_free(mem, nb->wall_angle_ref, nb->cap_walls * sizeof *nb->wall_angle_ref);
+    tl_mem_free(mem, nb->wall_reach, nb->cap_walls * sizeof *nb->wall_reach);
     tl_mem_free(mem, nb->chunk, nb->cap_chunk * sizeof *nb->chunk);
     double skin = nb->skin;
     size_t ds = nb->domain_size;
@@ -36,7 +38,12 @@ bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w) {
     for (size_t k = 0; k < w->count; k++) {
         double d[3];
         v3_sub(d, w->w[k].disp, nb->wall_ref[k]);
-        if (v3_norm2(d) > lim2) return true;
+        double d2 = v3_norm2(d);
+        if (w->w[k].turns) {
+            double m = sqrt(d2) + nb->wall_reach[k] * fabs(w->w[k].angle - nb->wall_angle_ref[k]);
+            d2 = m * m;
+        }
+        if (d2 > lim2) return true;
     }
     return false;
 }
@@ -45,6 +52,21 @@ double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p) {
     double rmax = 0.0;
     for (size_t i = 0; i < p->count; i++) rmax = dmax(rmax, p->radius[i]);
     return 2.0 * rmax + nb->skin;
+}
+
+int tl_neighbors_reserve_walls(tl_mem *mem, tl_neighbors *nb, size_t n) {
+    if (n <= nb->cap_walls) return 0;
+    void *nw = tl_mem_realloc(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref, n * sizeof *nb->wall_ref);
+    if (!nw) return -1;
+    nb->wall_ref = nw;
+    double *na = tl_mem_realloc(mem, nb->wall_angle_ref, nb->cap_walls * sizeof *na, n * sizeof *na);
+    if (!na) return -1; /* wall_ref is larger than cap says: freed by its smaller size, harmless */
+    nb->wall_angle_ref = na;
+    double *nr = tl_mem_realloc(mem, nb->wall_reach, nb->cap_walls * sizeof *nr, n * sizeof *nr);
+    if (!nr) return -1;
+    nb->wall_reach = nr;
+    nb->cap_walls = n;
+    return 0;
 }
 
 static int reserve_u32(tl_mem *mem, uint32_t **a, size_t *cap, size_t need) {
@@ -360,14 +382,22 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     pp->count = 0;
     pw->count = 0;
     if (shapes) shapes->count = 0;
-    if (w->count > nb->cap_walls) {
-        void *nw = tl_mem_realloc(mem, nb->wall_ref, nb->cap_walls * sizeof *nb->wall_ref,
-                                  w->count * sizeof *nb->wall_ref);
-        if (!nw) return -1;
-        nb->wall_ref = nw;
-        nb->cap_walls = w->count;
+    if (tl_neighbors_reserve_walls(mem, nb, w->count) != 0) return -1;
+    for (size_t k = 0; k < w->count; k++) {
+        const tl_wall *wl = &w->w[k];
+        v3_copy(nb->wall_ref[k], wl->disp);
+        nb->wall_angle_ref[k] = wl->angle;
+        nb->wall_reach[k] = 0.0;
+        if (!wl->turns) continue;
+        /* the farthest a particle's surface lies from the pivot */
+        double reach = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double d[3];
+            v3_sub(d, p->x[i], wl->pivot);
+            reach = dmax(reach, v3_norm(d) + p->radius[i]);
+        }
+        nb->wall_reach[k] = reach;
     }
-    for (size_t k = 0; k < w->count; k++) v3_copy(nb->wall_ref[k], w->w[k].disp);
     for (size_t i = 0; i < n; i++) v3_copy(p->x_ref[i], p->x[i]);
     for (int c = 0; c < 27; c++) {
         int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};

@@ -79,8 +79,11 @@ typedef struct tl_neighbors {
     uint32_t *cell_of;      /* cell of each particle in its class's grid */
     size_t cap_of, cap_level;
     double shift[27][3];    /* image shifts, m */
-    /* wall displacement at the last build */
+    /* wall displacement at the last build; and for turning walls their angle then, and how
+     * far from their pivot a particle could be (a turn by d angle moves a face's point
+     * there by up to reach x d angle) */
     double (*wall_ref)[3];
+    double *wall_angle_ref, *wall_reach;
     size_t cap_walls;
     size_t domain_size;     /* particles per domain (TL_DOMAIN_SIZE; tests set it smaller) */
     bool all_to_shapes;     /* tests: every candidate goes to the shape list (spheres too) */
@@ -94,6 +97,8 @@ void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb);
 /* true when a wall moved more than skin/2 since the last build (the
  * particles are checked by the predict stage) */
 bool tl_neighbors_walls_moved(const tl_neighbors *nb, const tl_walls *w);
+/* Room for the build references of n walls; 0 on success. */
+int tl_neighbors_reserve_walls(tl_mem *mem, tl_neighbors *nb, size_t n);
 /* The largest interaction range 2 R_max + skin. */
 double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p);
 /* Rebuilds both candidate lists (their records are not touched: states are

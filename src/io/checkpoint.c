@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 5u
+#define FORMAT 6u
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -51,6 +51,47 @@ static uint64_t fingerprint(const tl_world *w) {
         h = tl_fnv1a(sv, sizeof sv, h);
     }
     return h;
+}
+
+/* a wall's motion and its state, field by field */
+#define WALL_MOTION_VALUES 47
+static void wall_motion_values(const tl_wall *wl, double angle_ref, double reach, double v[WALL_MOTION_VALUES]) {
+    const tl_motion_def *m = &wl->motion;
+    double head[14] = {(double)m->kind, m->axis.x,  m->axis.y,  m->axis.z,    m->pivot.x,
+                       m->pivot.y,      m->pivot.z, m->angular_speed, m->amplitude, m->period,
+                       m->phase,        wl->t0,     wl->angle,  angle_ref};
+    memcpy(v, head, sizeof head);
+    const double *tri[10] = {wl->torque, wl->torque_prev, wl->pivot, wl->pivot0, wl->disp0,
+                             wl->omega,  wl->vel_mid,     wl->omega_mid, wl->pivot_mid, wl->vel_base};
+    for (int q = 0; q < 10; q++) memcpy(v + 14 + 3 * q, tri[q], 3 * sizeof(double));
+    v[44] = reach;
+    v[45] = wl->turns ? 1.0 : 0.0;
+    v[46] = 0.0;
+}
+
+static void write_wall_motion(tl_wbuf *b, const tl_wall *wl, double angle_ref, double reach) {
+    double v[WALL_MOTION_VALUES];
+    wall_motion_values(wl, angle_ref, reach, v);
+    for (int q = 0; q < WALL_MOTION_VALUES; q++) tl_wbuf_f64(b, v[q]);
+}
+
+static void read_wall_motion(tl_wall *wl, const double v[WALL_MOTION_VALUES], double *angle_ref, double *reach) {
+    tl_motion_def *m = &wl->motion;
+    m->kind = (tl_motion_kind)(int)v[0];
+    m->axis = (tl_vec3){v[1], v[2], v[3]};
+    m->pivot = (tl_vec3){v[4], v[5], v[6]};
+    m->angular_speed = v[7];
+    m->amplitude = v[8];
+    m->period = v[9];
+    m->phase = v[10];
+    wl->t0 = v[11];
+    wl->angle = v[12];
+    *angle_ref = v[13];
+    double *tri[10] = {wl->torque, wl->torque_prev, wl->pivot, wl->pivot0, wl->disp0,
+                       wl->omega,  wl->vel_mid,     wl->omega_mid, wl->pivot_mid, wl->vel_base};
+    for (int q = 0; q < 10; q++) memcpy(tri[q], v + 14 + 3 * q, 3 * sizeof(double));
+    *reach = v[44];
+    wl->turns = v[45] != 0.0;
 }
 
 static void write_pairs(tl_wbuf *b, const tl_pairs *l) {
@@ -108,8 +149,14 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
         if (k < w->nb.cap_walls) memcpy(ref, w->nb.wall_ref[k], sizeof ref);
         tl_wbuf_put(&b, ref, sizeof ref);
         tl_wbuf_put(&b, &wl->servo, sizeof wl->servo);
+        write_wall_motion(&b, wl, k < w->nb.cap_walls ? w->nb.wall_angle_ref[k] : 0.0,
+                          k < w->nb.cap_walls ? w->nb.wall_reach[k] : 0.0);
     }
-    for (size_t f = 0; f < w->walls.nfaces; f++) tl_wbuf_put(&b, w->walls.f[f].p, sizeof w->walls.f[f].p);
+    for (size_t f = 0; f < w->walls.nfaces; f++) {
+        const tl_face *fc = &w->walls.f[f];
+        const double *g[8] = {fc->p, fc->n, fc->u, fc->v, fc->p0, fc->n0, fc->u0, fc->v0};
+        for (int q = 0; q < 8; q++) tl_wbuf_put(&b, g[q], 3 * sizeof(double));
+    }
     /* the candidate lists and their records */
     write_pairs(&b, &w->pp);
     write_pairs(&b, &w->pw);
@@ -299,17 +346,20 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     const char *why = NULL;
     if (tl_particles_read(&w->mem, &L.p, &b) != 0) why = b.failed ? "truncated (particles)" : "out of memory";
     size_t nw = w->walls.count, nf = w->walls.nfaces;
-    double (*wall_data)[5][3] = NULL, (*face_p)[3] = NULL;
+    double (*wall_data)[5][3] = NULL, (*face_p)[8][3] = NULL, (*motion)[WALL_MOTION_VALUES] = NULL;
     tl_servo_def *servo = NULL;
     if (!why && !b.failed) {
         wall_data = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *wall_data);
         servo = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *servo);
+        motion = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *motion);
         face_p = tl_mem_alloc(&w->mem, (nf ? nf : 1) * sizeof *face_p);
-        if (!wall_data || !face_p || !servo) why = "out of memory";
+        if (!wall_data || !face_p || !servo || !motion) why = "out of memory";
         else {
             for (size_t k = 0; k < nw; k++) {
                 tl_rbuf_get(&b, wall_data[k], sizeof wall_data[k]);
                 tl_rbuf_get(&b, &servo[k], sizeof servo[k]);
+                for (int q = 0; q < WALL_MOTION_VALUES; q++) motion[k][q] = tl_rbuf_f64(&b);
+                if (!(motion[k][0] >= 0.0 && motion[k][0] <= (double)TL_MOTION_ROCK)) why = "inconsistent wall motion";
             }
             tl_rbuf_get(&b, face_p, nf * sizeof *face_p);
         }
@@ -396,21 +446,19 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
         tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
         tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+        tl_mem_free(&w->mem, motion, (nw ? nw : 1) * sizeof *motion);
         return refuse(w, why);
     }
     /* the neighbor build reference of the walls */
     if (nw > w->nb.cap_walls) {
-        void *nr = tl_mem_realloc(&w->mem, w->nb.wall_ref, w->nb.cap_walls * sizeof *w->nb.wall_ref,
-                                  nw * sizeof *w->nb.wall_ref);
-        if (!nr) {
+        if (tl_neighbors_reserve_walls(&w->mem, &w->nb, nw) != 0) {
             loaded_free(w, &L);
             tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
             tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
             tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+        tl_mem_free(&w->mem, motion, (nw ? nw : 1) * sizeof *motion);
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         }
-        w->nb.wall_ref = nr;
-        w->nb.cap_walls = nw;
     }
 
     /* ---- everything read and checked: swap in ---- */
@@ -443,11 +491,17 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         memcpy(wl->force_prev, wall_data[k][3], sizeof wl->force_prev);
         memcpy(w->nb.wall_ref[k], wall_data[k][4], sizeof w->nb.wall_ref[k]);
         wl->servo = servo[k];
+        read_wall_motion(wl, motion[k], &w->nb.wall_angle_ref[k], &w->nb.wall_reach[k]);
     }
-    for (size_t f = 0; f < nf; f++) memcpy(w->walls.f[f].p, face_p[f], sizeof face_p[f]);
+    for (size_t f = 0; f < nf; f++) {
+        tl_face *fc = &w->walls.f[f];
+        double *g[8] = {fc->p, fc->n, fc->u, fc->v, fc->p0, fc->n0, fc->u0, fc->v0};
+        for (int q = 0; q < 8; q++) memcpy(g[q], face_p[f][q], 3 * sizeof(double));
+    }
     tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
     tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
     tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
+    tl_mem_free(&w->mem, motion, (nw ? nw : 1) * sizeof *motion);
     w->time = time;
     w->steps = steps;
     w->dt = dt;

@@ -136,7 +136,7 @@ static void stage_predict(tl_world *w) {
         TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
     }
     w->moved = acc != 0;
-    tl_walls_advance(&w->walls, dt);
+    tl_walls_advance(&w->walls, w->time + dt, dt);
 }
 
 /* ---- 2. neighbors ---- */
@@ -366,7 +366,7 @@ static void stage_correct_predict(tl_world *w) {
                          acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
     }
     w->moved = acc != 0;
-    tl_walls_advance(&w->walls, dt);
+    tl_walls_advance(&w->walls, w->time + dt, dt);
 }
 
 /* ---- 5. finish ---- */
@@ -393,7 +393,17 @@ static void stage_finish(tl_world *w) {
         const tl_wall *wl = &w->walls.w[k];
         double f[3];
         v3_add(f, wl->force, wl->force_prev);
-        work -= 0.5 * dt * v3_dot(f, wl->vel);
+        if (wl->motion.kind == TL_MOTION_TRANSLATE) {
+            work -= 0.5 * dt * v3_dot(f, wl->vel);
+            continue;
+        }
+        /* the work of the step's drift: the mean force through the pivot's displacement, the
+         * mean torque about the pivot through the rotation */
+        double t[3], c[3];
+        v3_add(t, wl->torque, wl->torque_prev);
+        v3_cross(c, wl->pivot_mid, f);
+        v3_sub(t, t, c);
+        work -= 0.5 * dt * (v3_dot(f, wl->vel_mid) + v3_dot(t, wl->omega_mid));
     }
     w->ledger.boundary_work += work;
     w->time += dt;
@@ -469,7 +479,7 @@ static void pc_pass(tl_world *w, bool correct) {
         TL_FOR_STATIC_OR(i, n, acc |= p->shape[i] ? tl_body_pc_predict(p, sh, i, dt, g, lim2)
                                                   : pc_predict_one(p, i, dt, g, lim2, turn);)
         w->moved = acc != 0;
-        tl_walls_advance(&w->walls, dt);
+        tl_walls_advance(&w->walls, w->time + dt, dt);
     }
 }
 
@@ -479,7 +489,7 @@ static size_t pc_list_values(const tl_pairs *l) { return l->count * (size_t)l->s
 static tl_status pc_snapshot_reserve(tl_world *w) {
     size_t nrec = pc_list_values(&w->pp) + pc_list_values(&w->pw);
     size_t nst = w->pp.count + w->pw.count;
-    size_t nwall = 2 * 3 * w->walls.count;
+    size_t nwall = 4 * 3 * w->walls.count;
     if (tl_mem_reserve(&w->mem, (void **)&w->pc_rec, &w->cap_pc_rec, nrec + nwall + 1, sizeof *w->pc_rec) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->pc_state, &w->cap_pc_state, nst + 1, sizeof *w->pc_state) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (predictor-corrector)");
@@ -517,8 +527,10 @@ static void pc_save(tl_world *w, pc_saved *sv) {
     pc_copy_list(&w->pw, rec, w->pc_state + w->pp.count, true, nt);
     rec += pc_list_values(&w->pw);
     for (size_t k = 0; k < w->walls.count; k++) {
-        v3_copy(rec + 6 * k, w->walls.w[k].force);
-        v3_copy(rec + 6 * k + 3, w->walls.w[k].force_prev);
+        v3_copy(rec + 12 * k, w->walls.w[k].force);
+        v3_copy(rec + 12 * k + 3, w->walls.w[k].force_prev);
+        v3_copy(rec + 12 * k + 6, w->walls.w[k].torque);
+        v3_copy(rec + 12 * k + 9, w->walls.w[k].torque_prev);
     }
     sv->ledger = w->ledger;
     sv->ledger_next = w->ledger_next;
@@ -536,8 +548,10 @@ static void pc_restore(tl_world *w, const pc_saved *sv) {
     pc_copy_list(&w->pw, rec, w->pc_state + w->pp.count, false, nt);
     rec += pc_list_values(&w->pw);
     for (size_t k = 0; k < w->walls.count; k++) {
-        v3_copy(w->walls.w[k].force, rec + 6 * k);
-        v3_copy(w->walls.w[k].force_prev, rec + 6 * k + 3);
+        v3_copy(w->walls.w[k].force, rec + 12 * k);
+        v3_copy(w->walls.w[k].force_prev, rec + 12 * k + 3);
+        v3_copy(w->walls.w[k].torque, rec + 12 * k + 6);
+        v3_copy(w->walls.w[k].torque_prev, rec + 12 * k + 9);
     }
     w->ledger = sv->ledger;
     w->ledger_next = sv->ledger_next;
