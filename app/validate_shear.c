@@ -145,7 +145,7 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* walls.csv rows: time,step,wall,dx,dy,dz,vx,vy,vz,fx,fy,fz,servo (walls 5-8: the upper
+/* walls.csv rows: time,step,wall,dx,dy,dz,vx,vy,vz,fx,fy,fz,tx,ty,tz,wx,wy,wz,angle,servo (walls 5-8: the upper
  * half, 9: the lid) */
 static shear_result analyze(const shear_case *c, const char *csv, FILE *dat) {
     shear_result res;

@@ -113,7 +113,7 @@ static shear_out run(const char *history, const char *dir) {
     if (!f) return o;
     char line[512];
     ENSURE(fgets(line, sizeof line, f) != NULL);
-    ENSURE(strncmp(line, "time,step,wall,dx,dy,dz,vx,vy,vz,fx,fy,fz,servo", 47) == 0);
+    ENSURE(strncmp(line, "time,step,wall,dx,dy,dz,vx,vy,vz,fx,fy,fz,tx,ty,tz,wx,wy,wz,angle,servo", 68) == 0);
     const double A = 0.03 * 0.03, target = 1e4;
     double fx = 0.0, dx = 0.0, sum_dev = 0.0;
     int n = 0;

@@ -32,7 +32,8 @@ static const char *const collision_columns[] = {
     "normal_speed_out", "restitution", "max_overlap", "max_normal_force"};
 
 static const char *const wall_columns[] = {"time", "step", "wall", "dx", "dy", "dz", "vx", "vy",
-                                           "vz",   "fx",   "fy",   "fz", "servo"};
+                                           "vz",   "fx",   "fy",   "fz", "tx", "ty", "tz", "wx", "wy",
+                                           "wz",   "angle", "servo"};
 
 /* particle fields in column order: the bit and its columns */
 typedef struct field_columns {
@@ -383,7 +384,13 @@ static void wall_row(tl_output *o, int index) {
     put3(fp, st.displacement);
     put3(fp, st.velocity);
     put3(fp, st.force);
-    fprintf(fp, ",%d\n", st.servo ? 1 : 0);
+    /* the torque about the output's point P: T_O - P x F */
+    const tl_vec3 P = o->spec->torque_point, F = st.force;
+    tl_vec3 t = {st.torque.x - (P.y * F.z - P.z * F.y), st.torque.y - (P.z * F.x - P.x * F.z),
+                 st.torque.z - (P.x * F.y - P.y * F.x)};
+    put3(fp, t);
+    put3(fp, st.angular_velocity);
+    fprintf(fp, "," VALUE_FMT ",%d\n", st.angle, st.servo ? 1 : 0);
 }
 
 static tl_status walls_record(tl_output *o) {

@@ -782,7 +782,12 @@ static tl_status apply_stage_actions(run_state *r, size_t s) {
     if (a->set_friction) st = set_friction(r, a->friction);
     for (size_t k = 0; st == TL_OK && k < a->nwalls; k++) {
         const tl_wall_action *w = &a->walls[k];
-        if (w->set_velocity) st = tl_world_set_wall_velocity(r->world, w->wall, w->velocity);
+        if (w->set_motion) {
+            tl_vec3 v = w->set_velocity ? w->velocity : (tl_vec3){0.0, 0.0, 0.0};
+            st = tl_world_set_wall_motion(r->world, w->wall, v, &w->motion);
+        } else if (w->set_velocity) {
+            st = tl_world_set_wall_velocity(r->world, w->wall, w->velocity);
+        }
         if (st == TL_OK && w->set_servo) st = tl_world_set_wall_servo(r->world, w->wall, &w->servo);
         if (st != TL_OK) fail(r, "stage '%s': %s", sc->stages[s].name, tl_world_error(r->world));
     }

@@ -658,14 +658,94 @@ static int read_open_faces(loader *L, const tl_yval *wall, unsigned *faces) {
     return 0;
 }
 
+/* motion: {rotate: {axis, point, speed | rpm}} | {oscillate: {axis, amplitude, period, phase}}
+ *       | {rock: {axis, point, amplitude | amplitude_deg, period, phase | phase_deg}} */
+static int read_angle(loader *L, const tl_yval *m, const char *rad_key, const char *deg_key, bool required,
+                      double *out) {
+    tl_yval r, d;
+    tl_ymap_get(m, rad_key, &r);
+    tl_ymap_get(m, deg_key, &d);
+    if (r.node && d.node) return tl_yfail(&L->doc, &d, "give either %s (rad) or %s, not both", rad_key, deg_key);
+    const tl_yrange any = {-INFINITY, INFINITY, false, false, ""};
+    if (d.node) {
+        double deg;
+        if (tl_ynumber(&L->doc, &d, &any, &deg)) return -1;
+        *out = deg * 3.14159265358979323846 / 180.0;
+        return 0;
+    }
+    if (!r.node) {
+        if (!required) return 0;
+        return tl_ymissing(&L->doc, &r, "an angle (rad), or give the same in degrees");
+    }
+    return tl_ynumber(&L->doc, &r, &any, out);
+}
+
+static int read_motion(loader *L, const tl_yval *v, tl_motion_def *m) {
+    static const char *const kinds[] = {"rotate", "oscillate", "rock"};
+    static const char *const rotate_keys[] = {"axis", "point", "speed", "rpm"};
+    static const char *const oscillate_keys[] = {"axis", "amplitude", "period", "phase", "phase_deg"};
+    static const char *const rock_keys[] = {"axis", "point", "amplitude", "amplitude_deg", "period", "phase",
+                                            "phase_deg"};
+    const char *what = "{rotate: {axis, point, speed}}, {oscillate: {axis, amplitude, period}} or "
+                       "{rock: {axis, point, amplitude_deg, period}}";
+    memset(m, 0, sizeof *m);
+    if (tl_ymap_expect(&L->doc, v, what)) return -1;
+    if (tl_ymap_count(v) != 1) return tl_yexpected(&L->doc, v, what);
+    const char *name;
+    tl_yval key, e;
+    tl_ymap_entry(v, 0, &name, &key, &e);
+    int kind;
+    if (tl_ychoice(&L->doc, &key, kinds, COUNT_OF(kinds), &kind)) return -1;
+    if (tl_ymap_expect(&L->doc, &e, what)) return -1;
+    const tl_yrange any = {-INFINITY, INFINITY, false, false, ""};
+    if (tl_ykey_vec3(&L->doc, &e, "axis", true, "", &m->axis)) return -1;
+    switch (kind) {
+    case 0: {
+        m->kind = TL_MOTION_ROTATE;
+        if (tl_ymap_check_keys(&L->doc, &e, rotate_keys, COUNT_OF(rotate_keys), NULL) ||
+            tl_ykey_vec3(&L->doc, &e, "point", true, "m", &m->pivot))
+            return -1;
+        tl_yval sp, rpm;
+        tl_ymap_get(&e, "speed", &sp);
+        tl_ymap_get(&e, "rpm", &rpm);
+        if ((sp.node != NULL) == (rpm.node != NULL))
+            return tl_yfail(&L->doc, &e, "give the angular speed as speed (rad/s) or rpm, once");
+        if (sp.node && tl_ynumber(&L->doc, &sp, &any, &m->angular_speed)) return -1;
+        if (rpm.node) {
+            double r;
+            if (tl_ynumber(&L->doc, &rpm, &any, &r)) return -1;
+            m->angular_speed = r * 2.0 * 3.14159265358979323846 / 60.0;
+        }
+        return 0;
+    }
+    case 1:
+        m->kind = TL_MOTION_OSCILLATE;
+        return tl_ymap_check_keys(&L->doc, &e, oscillate_keys, COUNT_OF(oscillate_keys), NULL) ||
+                       tl_ykey_number(&L->doc, &e, "amplitude", true, &any, &m->amplitude) ||
+                       tl_ykey_number(&L->doc, &e, "period", true, ABOVE(0.0, "s"), &m->period) ||
+                       read_angle(L, &e, "phase", "phase_deg", false, &m->phase)
+                   ? -1
+                   : 0;
+    default:
+        m->kind = TL_MOTION_ROCK;
+        return tl_ymap_check_keys(&L->doc, &e, rock_keys, COUNT_OF(rock_keys), NULL) ||
+                       tl_ykey_vec3(&L->doc, &e, "point", true, "m", &m->pivot) ||
+                       read_angle(L, &e, "amplitude", "amplitude_deg", true, &m->amplitude) ||
+                       tl_ykey_number(&L->doc, &e, "period", true, ABOVE(0.0, "s"), &m->period) ||
+                       read_angle(L, &e, "phase", "phase_deg", false, &m->phase)
+                   ? -1
+                   : 0;
+    }
+}
+
 static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
     static const char *const plane_keys[] = {"name", "type", "material", "velocity", "servo",
-                                             "point", "normal"};
+                                             "point", "normal", "motion"};
     static const char *const rect_keys[] = {"name",   "type",   "material", "velocity",
                                             "servo",  "center", "normal",   "axis",
-                                            "half_length", "half_width"};
+                                            "half_length", "half_width", "motion"};
     static const char *const box_keys[] = {"name", "type", "material", "velocity",
-                                           "servo", "min", "max", "open"};
+                                           "servo", "min", "max", "open", "motion"};
     switch (wd->kind) {
     case TL_WALL_PLANE:
         wd->point = (tl_vec3){0, 0, 0};
@@ -769,6 +849,8 @@ static int read_wall(loader *L, const tl_yval *e) {
         tl_load_material_key(L, e, &wd.material) ||
         tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity))
         return -1;
+    tl_ymap_get(e, "motion", &v);
+    if (v.node && read_motion(L, &v, &wd.motion)) return -1;
     if (wd.name && check_wall_name(L, e, wd.name)) return -1;
     int index;
     if (tl_world_add_wall(L->world, &wd, &index) != TL_OK)
@@ -871,9 +953,10 @@ static int read_until(loader *L, const tl_yval *e, tl_stage_limits *st) {
 
 /* set: {friction: <mu> | restore, walls: [{wall, velocity, servo}, ...]} */
 static int read_wall_action(loader *L, const tl_yval *e, tl_wall_action *a) {
-    static const char *const keys[] = {"wall", "velocity", "servo"};
+    static const char *const keys[] = {"wall", "velocity", "servo", "motion"};
     tl_yval v;
-    if (tl_ymap_expect(&L->doc, e, "{wall: <name>, velocity: [x, y, z], servo: {...} | off}") ||
+    if (tl_ymap_expect(&L->doc, e, "{wall: <name>, velocity: [x, y, z], servo: {...} | off, motion: {...} | "
+                                   "none}") ||
         tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), NULL))
         return -1;
     tl_ymap_get(e, "wall", &v);
@@ -884,8 +967,16 @@ static int read_wall_action(loader *L, const tl_yval *e, tl_wall_action *a) {
     tl_ymap_get(e, "servo", &v);
     a->set_servo = v.node != NULL;
     if (v.node && read_servo(L, &v, a->wall, &a->servo)) return -1;
-    if (!a->set_velocity && !a->set_servo)
-        return tl_yexpected(&L->doc, e, "velocity: [x, y, z] or servo: {...} | off for the wall");
+    tl_ymap_get(e, "motion", &v);
+    a->set_motion = v.node != NULL;
+    if (v.node) {
+        const char *t = tl_yis_scalar(&v) ? tl_yscalar(&v) : NULL;
+        if (t && strcmp(t, "none") == 0) memset(&a->motion, 0, sizeof a->motion); /* translate only */
+        else if (read_motion(L, &v, &a->motion)) return -1;
+    }
+    if (!a->set_velocity && !a->set_servo && !a->set_motion)
+        return tl_yexpected(&L->doc, e, "velocity: [x, y, z], servo: {...} | off or motion: {...} | none for the "
+                                        "wall");
     return 0;
 }
 
@@ -1033,7 +1124,7 @@ static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
                                                 "every_steps", "ids",  "fields"};
     static const char *const collision_keys[] = {"type", "file"};
     static const char *const plot_keys[] = {"type", "file", "of"};
-    static const char *const wall_keys[] = {"type", "file", "every", "every_steps", "walls"};
+    static const char *const wall_keys[] = {"type", "file", "every", "every_steps", "walls", "torque_about"};
     switch (kind) {
     case TL_OUTPUT_WALLS:
         return tl_ymap_check_keys(&L->doc, e, wall_keys, COUNT_OF(wall_keys), NULL);
@@ -1148,6 +1239,7 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (o->kind == TL_OUTPUT_PARTICLES && (read_output_ids(L, e, o) || read_output_fields(L, e, o)))
         return -1;
     if (o->kind == TL_OUTPUT_WALLS) {
+        if (tl_ykey_vec3(&L->doc, e, "torque_about", false, "m", &o->torque_point)) return -1;
         tl_ymap_get(e, "walls", &v);
         if (!v.node) {
             if (tl_world_wall_count(L->world) == 0) {

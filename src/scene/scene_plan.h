@@ -47,6 +47,7 @@ typedef struct tl_output_spec {
     int plot_of;          /* plot: index of the CSV output it draws (-1 = the first energy output) */
     int *walls;           /* walls: the wall indices to write (NULL = all) */
     size_t nwalls;
+    tl_vec3 torque_point; /* walls: the torques are about this point, m (default the origin) */
     int line;             /* where it was declared, for run-time messages */
 } tl_output_spec;
 
@@ -80,6 +81,9 @@ typedef struct tl_wall_action {
     tl_vec3 velocity;
     bool set_servo;       /* servo: {...} or servo: off */
     tl_servo_def servo;   /* enabled = false: off (the wall keeps its current velocity) */
+    bool set_motion;      /* motion: {...} from where the wall is, with the velocity given (else no
+                           * translation), or none (translation only) */
+    tl_motion_def motion;
 } tl_wall_action;
 
 typedef struct tl_stage_action {
