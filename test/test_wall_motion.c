@@ -12,10 +12,12 @@
  *   - a run with a rocking wall stopped, saved and resumed ends bit for bit
  *     where the straight run ends.
  */
+#define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "talus/talus.h"
 #include "test.h"
@@ -226,7 +228,79 @@ static void resume(void) {
     tl_world_destroy(b);
 }
 
+/* A scene: a box rocks for one period, then stands still (motion: none); the walls
+ * output follows the angle A sin(2 pi t / T) and the torque about the pivot. */
+static void scene_sequence(void) {
+    static const char *text =
+        "talus: 1\n"
+        "materials: {steel: {density: 7800, youngs_modulus: 5.0e6, poisson_ratio: 0.3}}\n"
+        "laws: [{between: [steel, steel], normal: hertz, damping: tsuji, tangential: mindlin, e: 0.5, mu: 0.4}]\n"
+        "gravity: [0, 0, -9.81]\n"
+        "walls:\n"
+        "  - {name: box, type: box, material: steel, min: [-0.02, -0.01, 0], max: [0.02, 0.01, 0.04],\n"
+        "     motion: {rock: {axis: [0, 1, 0], point: [0, 0, 0.01], amplitude_deg: 10, period: 0.1}}}\n"
+        "particles:\n"
+        "  - lattice: {material: steel, radius: 0.0018, min: [-0.018, -0.008, 0.002], max: [0.018, 0.008, 0.02],"
+        " spacing: 0.0045}\n"
+        "stages:\n"
+        "  - {name: rock, duration: 0.1}\n"
+        "  - {name: still, duration: 0.02, set: {walls: [{wall: box, motion: none}]}}\n"
+        "outputs:\n"
+        "  - {type: walls, file: walls.csv, every_steps: 50, torque_about: [0, 0, 0.01]}\n";
+    tl_scene *sc = NULL;
+    tl_scene_error err;
+    ENSURE(tl_scene_load_string(text, "rock.yaml", &sc, &err) == TL_OK);
+    if (!sc) {
+        char msg[1024];
+        tl_scene_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "%s\n", msg);
+        return;
+    }
+    char dir[] = "/tmp/talus-test-motion-XXXXXX";
+    ENSURE(mkdtemp(dir) != NULL);
+    tl_run_options opt = tl_run_options_default();
+    opt.output_dir = dir;
+    tl_run_summary sum;
+    ENSURE(tl_scene_run(sc, &opt, &sum) == TL_OK);
+    char path[256];
+    snprintf(path, sizeof path, "%s/walls.csv", dir);
+    FILE *f = fopen(path, "r");
+    ENSURE(f != NULL);
+    char line[1024];
+    int rows = 0;
+    double worst = 0.0, last_angle = NAN, torque_seen = 0.0;
+    if (f && fgets(line, sizeof line, f)) {
+        ENSURE(strncmp(line, "time,step,wall,dx,dy,dz,vx,vy,vz,fx,fy,fz,tx,ty,tz,wx,wy,wz,angle,servo", 68) == 0);
+        while (fgets(line, sizeof line, f)) {
+            double d[20];
+            char *p = line;
+            for (int k = 0; k < 20; k++) {
+                d[k] = strtod(p, &p);
+                if (*p == ',') p++;
+            }
+            double t = d[0], want = t <= 0.1 + 1e-12 ? 10.0 * PI / 180.0 * sin(2.0 * PI * t / 0.1) : last_angle;
+            if (t <= 0.1 + 1e-12) worst = fmax(worst, fabs(d[18] - want));
+            else ENSURE(d[18] == 0.0 && d[16] == 0.0); /* it stands still (a new motion: angle from 0) */
+            if (t <= 0.1 + 1e-12) last_angle = d[18];
+            torque_seen = fmax(torque_seen, fabs(d[13]));
+            rows++;
+        }
+        fclose(f);
+    }
+    fprintf(stderr, "scene: rock for 0.1 s then stand still: %d rows, angle within %.2g rad of 10 deg sin(2 pi t / "
+                    "T), largest torque about the pivot %.3g N m\n",
+            rows, worst, torque_seen);
+    ENSURE(rows > 20);
+    ENSURE(worst < 1e-11); /* the CSV's 12 significant digits */
+    ENSURE(torque_seen > 1e-5);
+    tl_scene_destroy(sc);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ENSURE(system(cmd) == 0);
+}
+
 int main(void) {
+    scene_sequence();
     turning_plane();
     translating_box();
     ledger(TL_MOTION_ROCK, "rocking");
