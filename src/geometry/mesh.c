@@ -1,0 +1,416 @@
+/*
+ * Triangle meshes: creation from arrays, the checks on a mesh (mesh.h), its
+ * topology (neighbours across edges, facets around vertices), pseudo-normals
+ * and moving it. Reading files is in mesh_io.c, generated meshes in
+ * mesh_gen.c, mass properties in mass.c.
+ */
+#include "mesh.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vec.h"
+
+void tl_mesh_init(tl_mesh *m) { memset(m, 0, sizeof *m); }
+
+void tl_mesh_free(tl_mesh *m) {
+    tl_mem *mem = m->mem;
+    if (!mem) {
+        tl_mesh_init(m);
+        return;
+    }
+    tl_mem_free(mem, m->v, m->nv * sizeof *m->v);
+    tl_mem_free(mem, m->tri, m->nt * sizeof *m->tri);
+    tl_mem_free(mem, m->n, m->nt * sizeof *m->n);
+    tl_mem_free(mem, m->area, m->nt * sizeof *m->area);
+    tl_mem_free(mem, m->c, m->nt * sizeof *m->c);
+    tl_mem_free(mem, m->adj, m->nt * sizeof *m->adj);
+    tl_mem_free(mem, m->vt_start, (m->nv + 1) * sizeof *m->vt_start);
+    tl_mem_free(mem, m->vt, 3 * m->nt * sizeof *m->vt);
+    tl_mem_free(mem, m->vn, m->nv * sizeof *m->vn);
+    tl_bvh_free(mem, &m->bvh);
+    tl_mesh_init(m);
+}
+
+static tl_status fail(char *msg, size_t msg_size, tl_status st, const char *fmt, ...) {
+    if (msg && msg_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+/* ---- edges ---- */
+
+typedef struct half_edge {
+    uint32_t lo, hi; /* the vertices, lo < hi */
+    uint32_t facet;
+    uint8_t k;       /* the edge from tri[facet][k] to tri[facet][(k + 1) % 3] */
+    uint8_t forward; /* it runs from lo to hi */
+} half_edge;
+
+static int cmp_half_edge(const void *pa, const void *pb) {
+    const half_edge *a = pa, *b = pb;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+    if (a->facet != b->facet) return a->facet < b->facet ? -1 : 1;
+    return a->k < b->k ? -1 : (a->k > b->k);
+}
+
+typedef struct sorted_facet {
+    uint32_t v[3];
+    uint32_t facet;
+} sorted_facet;
+
+static int cmp_sorted_facet(const void *pa, const void *pb) {
+    const sorted_facet *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->v[k] != b->v[k]) return a->v[k] < b->v[k] ? -1 : 1;
+    return a->facet < b->facet ? -1 : (a->facet > b->facet);
+}
+
+static void sort3(uint32_t v[3]) {
+    uint32_t s;
+    if (v[0] > v[1]) { s = v[0]; v[0] = v[1]; v[1] = s; }
+    if (v[1] > v[2]) { s = v[1]; v[1] = v[2]; v[2] = s; }
+    if (v[0] > v[1]) { s = v[0]; v[0] = v[1]; v[1] = s; }
+}
+
+#define VFMT "(%.6g, %.6g, %.6g)"
+#define VARG(p) (p)[0], (p)[1], (p)[2]
+
+/* duplicated facets (the same three vertices, either orientation) */
+static tl_status check_duplicates(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    sorted_facet *s = tl_mem_alloc(m->mem, m->nt * sizeof *s);
+    if (!s) return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    for (size_t f = 0; f < m->nt; f++) {
+        memcpy(s[f].v, m->tri[f], sizeof s[f].v);
+        sort3(s[f].v);
+        s[f].facet = (uint32_t)f;
+    }
+    qsort(s, m->nt, sizeof *s, cmp_sorted_facet);
+    tl_status st = TL_OK;
+    for (size_t i = 1; i < m->nt; i++) {
+        if (memcmp(s[i].v, s[i - 1].v, sizeof s[i].v) != 0) continue;
+        const double *p = m->v[s[i].v[0]];
+        st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                  "%s: facet %u repeats facet %u (the same three vertices, the first at " VFMT ")", what,
+                  s[i].facet, s[i - 1].facet, VARG(p));
+        break;
+    }
+    tl_mem_free(m->mem, s, m->nt * sizeof *s);
+    return st;
+}
+
+/* neighbours across edges; closedness, manifoldness and orientation */
+static tl_status build_edges(tl_mesh *m, bool allow_open, const char *what, char *msg, size_t msg_size) {
+    size_t ne = 3 * m->nt;
+    half_edge *e = tl_mem_alloc(m->mem, ne * sizeof *e);
+    if (!e) return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    for (size_t f = 0; f < m->nt; f++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = m->tri[f][k], b = m->tri[f][(k + 1) % 3];
+            half_edge *h = &e[3 * f + (size_t)k];
+            h->lo = a < b ? a : b;
+            h->hi = a < b ? b : a;
+            h->facet = (uint32_t)f;
+            h->k = (uint8_t)k;
+            h->forward = a < b;
+            m->adj[f][k] = TL_MESH_NONE;
+        }
+    qsort(e, ne, sizeof *e, cmp_half_edge);
+    tl_status st = TL_OK;
+    m->closed = true;
+    for (size_t i = 0; i < ne && st == TL_OK;) {
+        size_t j = i + 1;
+        while (j < ne && e[j].lo == e[i].lo && e[j].hi == e[i].hi) j++;
+        const double *pa = m->v[e[i].lo], *pb = m->v[e[i].hi];
+        size_t count = j - i;
+        if (count == 1) {
+            m->closed = false;
+            if (!allow_open)
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: facet %u: its edge " VFMT " - " VFMT " belongs to no other facet: the surface is "
+                          "not closed (a body needs a closed mesh)",
+                          what, e[i].facet, VARG(pa), VARG(pb));
+        } else if (count == 2) {
+            if (e[i].forward == e[i + 1].forward)
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: facet %u: it runs along its edge " VFMT " - " VFMT " in the same direction as "
+                          "facet %u: inconsistent orientation (the facets must all be counter-clockwise seen "
+                          "from outside)",
+                          what, e[i + 1].facet, VARG(pa), VARG(pb), e[i].facet);
+            else {
+                m->adj[e[i].facet][e[i].k] = e[i + 1].facet;
+                m->adj[e[i + 1].facet][e[i + 1].k] = e[i].facet;
+            }
+        } else {
+            m->closed = false;
+            if (!allow_open)
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: facet %u: its edge " VFMT " - " VFMT " is shared by %zu facets (%u, %u, %u%s): "
+                          "not a manifold surface",
+                          what, e[i].facet, VARG(pa), VARG(pb), count, e[i].facet, e[i + 1].facet, e[i + 2].facet,
+                          count > 3 ? ", ..." : "");
+        }
+        i = j;
+    }
+    tl_mem_free(m->mem, e, ne * sizeof *e);
+    return st;
+}
+
+/* facet normals, areas, centroids, bounding box; degenerate facets */
+static tl_status facet_data(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    m->total_area = 0.0;
+    for (size_t f = 0; f < m->nt; f++) {
+        const uint32_t *t = m->tri[f];
+        const double *a = m->v[t[0]], *b = m->v[t[1]], *c = m->v[t[2]];
+        double e1[3], e2[3], e3[3], n[3];
+        v3_sub(e1, b, a);
+        v3_sub(e2, c, a);
+        v3_sub(e3, c, b);
+        v3_cross(n, e1, e2);
+        double len = v3_norm(n);
+        double lmax = dmax(v3_norm2(e1), dmax(v3_norm2(e2), v3_norm2(e3)));
+        if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || !(len > 1e-14 * lmax))
+            return fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                        "%s: facet %zu is degenerate (zero area): vertices " VFMT ", " VFMT ", " VFMT, what, f,
+                        VARG(a), VARG(b), VARG(c));
+        v3_scale(m->n[f], n, 1.0 / len);
+        m->area[f] = 0.5 * len;
+        m->total_area += m->area[f];
+        for (int k = 0; k < 3; k++) m->c[f][k] = (a[k] + b[k] + c[k]) / 3.0;
+    }
+    return TL_OK;
+}
+
+static void bounds(tl_mesh *m) {
+    v3_set(m->lo, INFINITY, INFINITY, INFINITY);
+    v3_set(m->hi, -INFINITY, -INFINITY, -INFINITY);
+    m->radius = 0.0;
+    for (size_t i = 0; i < m->nv; i++) {
+        for (int k = 0; k < 3; k++) {
+            m->lo[k] = dmin(m->lo[k], m->v[i][k]);
+            m->hi[k] = dmax(m->hi[k], m->v[i][k]);
+        }
+        m->radius = dmax(m->radius, v3_norm(m->v[i]));
+    }
+}
+
+/* angle-weighted vertex normals (Baerentzen & Aanaes, IEEE TVCG 11(3), 2005) */
+static void vertex_normals(tl_mesh *m) {
+    for (size_t i = 0; i < m->nv; i++) v3_zero(m->vn[i]);
+    for (size_t f = 0; f < m->nt; f++)
+        for (int k = 0; k < 3; k++) {
+            const double *p = m->v[m->tri[f][k]], *q = m->v[m->tri[f][(k + 1) % 3]],
+                         *r = m->v[m->tri[f][(k + 2) % 3]];
+            double u[3], w[3], x[3];
+            v3_sub(u, q, p);
+            v3_sub(w, r, p);
+            v3_cross(x, u, w);
+            double angle = atan2(v3_norm(x), v3_dot(u, w));
+            v3_axpy(m->vn[m->tri[f][k]], angle, m->n[f]);
+        }
+    for (size_t i = 0; i < m->nv; i++) {
+        double l = v3_norm(m->vn[i]);
+        if (l > 0.0) v3_scale(m->vn[i], m->vn[i], 1.0 / l);
+    }
+}
+
+/* signed volume of each connected part: a closed mesh must enclose positive volume */
+static tl_status check_outward(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    uint32_t *comp = tl_mem_alloc(m->mem, m->nt * sizeof *comp);
+    uint32_t *queue = tl_mem_alloc(m->mem, m->nt * sizeof *queue);
+    if (!comp || !queue) {
+        tl_mem_free(m->mem, comp, m->nt * sizeof *comp);
+        tl_mem_free(m->mem, queue, m->nt * sizeof *queue);
+        return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    }
+    for (size_t f = 0; f < m->nt; f++) comp[f] = TL_MESH_NONE;
+    tl_status st = TL_OK;
+    m->volume = 0.0;
+    /* the volume is summed about the box centre (smaller rounding) */
+    double o[3];
+    for (int k = 0; k < 3; k++) o[k] = 0.5 * (m->lo[k] + m->hi[k]);
+    for (size_t s = 0; s < m->nt && st == TL_OK; s++) {
+        if (comp[s] != TL_MESH_NONE) continue;
+        size_t head = 0, tail = 0;
+        queue[tail++] = (uint32_t)s;
+        comp[s] = (uint32_t)s;
+        double vol = 0.0, scale = 0.0;
+        while (head < tail) {
+            uint32_t f = queue[head++];
+            double a[3], b[3], c[3], x[3];
+            v3_sub(a, m->v[m->tri[f][0]], o);
+            v3_sub(b, m->v[m->tri[f][1]], o);
+            v3_sub(c, m->v[m->tri[f][2]], o);
+            v3_cross(x, b, c);
+            vol += v3_dot(a, x) / 6.0;
+            scale += fabs(v3_dot(a, x)) / 6.0;
+            for (int k = 0; k < 3; k++) {
+                uint32_t g = m->adj[f][k];
+                if (g != TL_MESH_NONE && comp[g] == TL_MESH_NONE) {
+                    comp[g] = (uint32_t)s;
+                    queue[tail++] = g;
+                }
+            }
+        }
+        if (!(vol > 1e-12 * scale))
+            st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                      "%s: facet %zu: the closed surface it belongs to encloses a signed volume of %.6g: its facets "
+                      "are wound clockwise seen from outside (normals pointing inwards); reverse the vertex order "
+                      "of every facet",
+                      what, s, vol);
+        m->volume += vol;
+    }
+    tl_mem_free(m->mem, comp, m->nt * sizeof *comp);
+    tl_mem_free(m->mem, queue, m->nt * sizeof *queue);
+    return st;
+}
+
+static tl_status vertex_facets(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    for (size_t i = 0; i <= m->nv; i++) m->vt_start[i] = 0;
+    for (size_t f = 0; f < m->nt; f++)
+        for (int k = 0; k < 3; k++) m->vt_start[m->tri[f][k] + 1]++;
+    for (size_t i = 0; i < m->nv; i++) m->vt_start[i + 1] += m->vt_start[i];
+    uint32_t *fill = tl_mem_alloc(m->mem, m->nv * sizeof *fill);
+    if (!fill) return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    memcpy(fill, m->vt_start, m->nv * sizeof *fill);
+    for (size_t f = 0; f < m->nt; f++)
+        for (int k = 0; k < 3; k++) m->vt[fill[m->tri[f][k]]++] = (uint32_t)f;
+    tl_mem_free(m->mem, fill, m->nv * sizeof *fill);
+    return TL_OK;
+}
+
+tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t nv, const uint32_t *tri,
+                              size_t nt, const tl_mesh_opts *opts, const char *what, char *msg,
+                              size_t msg_size) {
+    tl_mesh_init(m);
+    if (!what) what = "mesh";
+    bool allow_open = opts && opts->allow_open;
+    double scale = opts && opts->scale != 0.0 ? opts->scale : 1.0;
+    if (!mem || !xyz || !tri)
+        return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: no vertices or facets given", what);
+    if (!(scale > 0.0) || !isfinite(scale))
+        return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: the scale must be finite and > 0, got %g", what, scale);
+    if (nt < (allow_open ? 1u : 4u) || nv < 3)
+        return fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                    "%s: %zu vertices and %zu facets: a %s needs at least %s", what, nv, nt,
+                    allow_open ? "surface" : "closed surface", allow_open ? "3 and 1" : "4 and 4");
+    if (nv >= TL_MESH_NONE || nt >= TL_MESH_NONE / 4)
+        return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: too many vertices or facets (%zu, %zu)", what, nv, nt);
+    /* only the vertices that facets use are kept */
+    uint32_t *map = tl_mem_alloc(mem, nv * sizeof *map);
+    if (!map) return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    for (size_t i = 0; i < nv; i++) map[i] = TL_MESH_NONE;
+    for (size_t f = 0; f < nt; f++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t i = tri[3 * f + (size_t)k];
+            if (i >= nv) {
+                tl_mem_free(mem, map, nv * sizeof *map);
+                return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: facet %zu: vertex index %u is out of range (%zu vertices)",
+                            what, f, i, nv);
+            }
+            map[i] = 0;
+        }
+    size_t used = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (map[i] == 0) {
+            for (int k = 0; k < 3; k++)
+                if (!isfinite(xyz[3 * i + (size_t)k])) {
+                    tl_mem_free(mem, map, nv * sizeof *map);
+                    return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: vertex %zu has a coordinate that is not finite",
+                                what, i);
+                }
+            map[i] = (uint32_t)used++;
+        }
+    m->mem = mem;
+    m->nv = used;
+    m->nt = nt;
+    m->v = tl_mem_alloc(mem, used * sizeof *m->v);
+    m->tri = tl_mem_alloc(mem, nt * sizeof *m->tri);
+    m->n = tl_mem_alloc(mem, nt * sizeof *m->n);
+    m->area = tl_mem_alloc(mem, nt * sizeof *m->area);
+    m->c = tl_mem_alloc(mem, nt * sizeof *m->c);
+    m->adj = tl_mem_alloc(mem, nt * sizeof *m->adj);
+    m->vt_start = tl_mem_alloc(mem, (used + 1) * sizeof *m->vt_start);
+    m->vt = tl_mem_alloc(mem, 3 * nt * sizeof *m->vt);
+    m->vn = tl_mem_alloc(mem, used * sizeof *m->vn);
+    if (!m->v || !m->tri || !m->n || !m->area || !m->c || !m->adj || !m->vt_start || !m->vt || !m->vn) {
+        tl_mem_free(mem, map, nv * sizeof *map);
+        tl_mesh_free(m);
+        return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    }
+    for (size_t i = 0; i < nv; i++)
+        if (map[i] != TL_MESH_NONE)
+            for (int k = 0; k < 3; k++) m->v[map[i]][k] = scale * xyz[3 * i + (size_t)k];
+    for (size_t f = 0; f < nt; f++)
+        for (int k = 0; k < 3; k++) m->tri[f][k] = map[tri[3 * f + (size_t)k]];
+    tl_mem_free(mem, map, nv * sizeof *map);
+    bounds(m);
+    tl_status st = facet_data(m, what, msg, msg_size);
+    if (st == TL_OK && !allow_open) st = check_duplicates(m, what, msg, msg_size);
+    if (st == TL_OK) st = build_edges(m, allow_open, what, msg, msg_size);
+    if (st == TL_OK && m->closed) st = check_outward(m, what, msg, msg_size);
+    if (st == TL_OK) st = vertex_facets(m, what, msg, msg_size);
+    if (st == TL_OK) {
+        vertex_normals(m);
+        if (!m->closed) m->volume = 0.0;
+        m->r_volume = m->closed ? cbrt(3.0 * m->volume / (4.0 * TL_PI)) : 0.0;
+        if (tl_bvh_build(mem, &m->bvh, m) != TL_OK) st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    }
+    if (st != TL_OK) tl_mesh_free(m);
+    return st;
+}
+
+tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3]) {
+    for (size_t i = 0; i < m->nv; i++) {
+        double d[3], x[3];
+        v3_sub(d, m->v[i], t);
+        for (int r = 0; r < 3; r++) x[r] = R[r][0] * d[0] + R[r][1] * d[1] + R[r][2] * d[2];
+        v3_copy(m->v[i], x);
+        for (int r = 0; r < 3; r++) x[r] = R[r][0] * m->vn[i][0] + R[r][1] * m->vn[i][1] + R[r][2] * m->vn[i][2];
+        v3_copy(m->vn[i], x);
+    }
+    for (size_t f = 0; f < m->nt; f++) {
+        const uint32_t *tr = m->tri[f];
+        const double *a = m->v[tr[0]], *b = m->v[tr[1]], *c = m->v[tr[2]];
+        double e1[3], e2[3], n[3];
+        v3_sub(e1, b, a);
+        v3_sub(e2, c, a);
+        v3_cross(n, e1, e2);
+        v3_scale(m->n[f], n, 1.0 / v3_norm(n));
+        for (int k = 0; k < 3; k++) m->c[f][k] = (a[k] + b[k] + c[k]) / 3.0;
+    }
+    bounds(m);
+    return tl_bvh_build(m->mem, &m->bvh, m);
+}
+
+void tl_mesh_feature_normal(const tl_mesh *m, uint32_t f, tl_feature feature, int index, double out[3]) {
+    switch (feature) {
+    case TL_FEATURE_VERTEX:
+        v3_copy(out, m->vn[m->tri[f][index]]);
+        return;
+    case TL_FEATURE_EDGE: {
+        uint32_t g = m->adj[f][index];
+        if (g == TL_MESH_NONE) {
+            v3_copy(out, m->n[f]);
+            return;
+        }
+        v3_add(out, m->n[f], m->n[g]);
+        double l = v3_norm(out);
+        if (l > 0.0) v3_scale(out, out, 1.0 / l);
+        else v3_copy(out, m->n[f]);
+        return;
+    }
+    case TL_FEATURE_FACE:
+    default:
+        v3_copy(out, m->n[f]);
+        return;
+    }
+}
