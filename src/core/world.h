@@ -73,6 +73,10 @@ struct tl_world {
     tl_particles p;
     tl_shape *shapes;      /* the shapes of tl_world_add_shape; index 0 (TL_SPHERE) unused */
     char **shape_names;
+    tl_mesh **shape_mesh;  /* per shape: its mesh (a mesh shape's surface, an ellipsoid's display
+                            * tessellation), owned */
+    double (*shape_frame)[12]; /* per shape: where the body frame lies in the given frame:
+                                * origin (3), then R row by row (9) */
     size_t nshapes, capshapes; /* nshapes counts index 0 */
     size_t nbodies;        /* particles whose shape is not a sphere */
     tl_walls walls;

@@ -5,8 +5,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "mass.h"
+#include "mesh.h"
 #include "vec.h"
 #include "world.h"
+
+/* an ellipsoid's display tessellation (the VTK surfaces): vertices */
+#define ELLIPSOID_DISPLAY_VERTICES 402
 
 tl_shape_def tl_shape_default(void) {
     tl_shape_def d;
@@ -34,22 +39,141 @@ static void shape_ellipsoid(tl_shape *s, double a, double b, double c) {
     s->r_volume = cbrt(a * b * c);
 }
 
+/* grows the per-shape arrays to cap entries (the new ones zeroed) */
+static int grow_shapes(tl_world *w, size_t need) {
+    size_t cap = w->capshapes;
+    if (need <= cap) return 0;
+    size_t ncap = cap ? cap * 2 : 4;
+    while (ncap < need) ncap *= 2;
+    tl_shape *s = tl_mem_realloc(&w->mem, w->shapes, cap * sizeof *s, ncap * sizeof *s);
+    if (!s) return -1;
+    w->shapes = s;
+    char **nm = tl_mem_realloc(&w->mem, w->shape_names, cap * sizeof *nm, ncap * sizeof *nm);
+    if (!nm) {
+        w->shapes = tl_mem_realloc(&w->mem, w->shapes, ncap * sizeof *s, cap * sizeof *s);
+        return -1;
+    }
+    w->shape_names = nm;
+    tl_mesh **ms = tl_mem_realloc(&w->mem, w->shape_mesh, cap * sizeof *ms, ncap * sizeof *ms);
+    if (!ms) return -1; /* the other arrays are larger than cap says: freed by their smaller size */
+    w->shape_mesh = ms;
+    double (*fr)[12] = tl_mem_realloc(&w->mem, w->shape_frame, cap * sizeof *fr, ncap * sizeof *fr);
+    if (!fr) return -1;
+    w->shape_frame = fr;
+    for (size_t k = cap; k < ncap; k++) {
+        memset(&w->shapes[k], 0, sizeof w->shapes[k]);
+        w->shape_names[k] = NULL;
+        w->shape_mesh[k] = NULL;
+        memset(w->shape_frame[k], 0, sizeof w->shape_frame[k]);
+    }
+    w->capshapes = ncap;
+    return 0;
+}
+
+static tl_mesh *new_mesh(tl_world *w) {
+    tl_mesh *m = tl_mem_alloc(&w->mem, sizeof *m);
+    if (m) tl_mesh_init(m);
+    return m;
+}
+
+static void drop_mesh(tl_world *w, tl_mesh *m) {
+    if (!m) return;
+    tl_mesh_free(m);
+    tl_mem_free(&w->mem, m, sizeof *m);
+}
+
+/* A mesh shape: the surface from its source, checked, moved to its body frame. */
+static tl_status shape_mesh(tl_world *w, const tl_shape_def *d, const char *name, tl_shape *s, tl_mesh **out,
+                            double frame[12]) {
+    tl_mesh *m = new_mesh(w);
+    if (!m) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    char msg[512];
+    tl_status st;
+    tl_mesh_opts opts = {false, d->scale > 0.0 ? d->scale : 1.0};
+    switch (d->source) {
+    case TL_MESH_FILE:
+        if (!d->file) {
+            drop_mesh(w, m);
+            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': a mesh file is needed", name);
+        }
+        if (!(d->scale >= 0.0) || !isfinite(d->scale)) {
+            drop_mesh(w, m);
+            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': scale must be > 0 (m per file unit)", name);
+        }
+        st = tl_mesh_load(&w->mem, m, d->file, &opts, msg, sizeof msg);
+        break;
+    case TL_MESH_ICOSPHERE:
+        if (!finite_positive(d->radius) || d->subdivisions < 0 || d->subdivisions > 7) {
+            drop_mesh(w, m);
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "shape '%s': an icosphere needs a radius > 0 m and 0 to 7 subdivisions, got %g and %d",
+                                 name, d->radius, d->subdivisions);
+        }
+        st = tl_mesh_icosphere(&w->mem, m, d->radius, d->subdivisions, msg, sizeof msg);
+        break;
+    case TL_MESH_ELLIPSOID: {
+        double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
+        if (!finite_positive(a) || !finite_positive(b) || !finite_positive(c) || d->vertices < 6 ||
+            d->vertices > 10000000) {
+            drop_mesh(w, m);
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "shape '%s': a triangulated ellipsoid needs semi-axes > 0 m and 6 to 1e7 vertices",
+                                 name);
+        }
+        st = tl_mesh_ellipsoid(&w->mem, m, a, b, c, (size_t)d->vertices, msg, sizeof msg);
+        break;
+    }
+    case TL_MESH_ARRAYS:
+        if (!d->vertex_xyz || !d->triangles) {
+            drop_mesh(w, m);
+            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': vertex and triangle arrays are needed", name);
+        }
+        st = tl_mesh_from_arrays(&w->mem, m, d->vertex_xyz, d->vertex_count, d->triangles, d->triangle_count, &opts,
+                                 name, msg, sizeof msg);
+        break;
+    default:
+        drop_mesh(w, m);
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': unknown mesh source %d", name, (int)d->source);
+    }
+    if (st != TL_OK) {
+        drop_mesh(w, m);
+        return tl_world_fail(w, st, "shape '%s': %s", name, msg);
+    }
+    tl_body_frame bf;
+    st = tl_mesh_to_body_frame(m, &bf);
+    if (st != TL_OK) {
+        drop_mesh(w, m);
+        return tl_world_fail(w, st, "shape '%s': out of memory (body frame)", name);
+    }
+    memset(s, 0, sizeof *s);
+    s->kind = TL_SHAPE_MESH;
+    s->mesh = m;
+    s->radius = m->radius;
+    s->volume = bf.volume;
+    for (int k = 0; k < 3; k++) s->inertia[k] = bf.moments[k];
+    s->r_volume = cbrt(3.0 * bf.volume / (4.0 * TL_PI));
+    s->mesh_radius = d->mesh_radius;
+    s->r_contact = d->mesh_radius == TL_MESH_RADIUS_AREA ? m->radius : s->r_volume;
+    v3_copy(frame, bf.origin);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) frame[3 + 3 * r + c] = bf.R[r][c];
+    *out = m;
+    return TL_OK;
+}
+
 tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
     const char *name = d->name ? d->name : "";
     if (w->nshapes == 0) {
         /* index 0 is the sphere: no entry of its own */
-        if (tl_mem_reserve(&w->mem, (void **)&w->shapes, &w->capshapes, 4, sizeof *w->shapes) != 0)
-            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        char **nm = tl_mem_calloc(&w->mem, w->capshapes, sizeof *nm);
-        if (!nm) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        w->shape_names = nm;
-        memset(&w->shapes[0], 0, sizeof w->shapes[0]);
+        if (grow_shapes(w, 4) != 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         w->nshapes = 1;
     }
     if (w->nshapes >= 0x7fffffff)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': too many shapes", name);
     tl_shape s;
+    tl_mesh *mesh = NULL;
+    double frame[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     switch (d->kind) {
     case TL_SHAPE_ELLIPSOID: {
         double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
@@ -58,30 +182,71 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
                                  "shape '%s': ellipsoid semi_axes must be finite and > 0 m, got (%g, %g, %g)",
                                  name, a, b, c);
         shape_ellipsoid(&s, a, b, c);
+        /* its display tessellation */
+        mesh = new_mesh(w);
+        char msg[256];
+        if (!mesh || tl_mesh_ellipsoid(&w->mem, mesh, a, b, c, ELLIPSOID_DISPLAY_VERTICES, msg, sizeof msg) != TL_OK) {
+            drop_mesh(w, mesh);
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape '%s')", name);
+        }
         break;
     }
-    case TL_SHAPE_MESH:
-        return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': mesh shapes are not in this build yet", name);
+    case TL_SHAPE_MESH: {
+        tl_status st = shape_mesh(w, d, name, &s, &mesh, frame);
+        if (st != TL_OK) return st;
+        break;
+    }
     default:
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "shape '%s': kind must be ellipsoid or mesh (spheres need no shape)", name);
     }
-    size_t cap = w->capshapes;
-    if (tl_mem_reserve(&w->mem, (void **)&w->shapes, &w->capshapes, w->nshapes + 1, sizeof *w->shapes) != 0)
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    if (w->capshapes != cap) {
-        char **nm = tl_mem_realloc(&w->mem, w->shape_names, cap * sizeof *nm, w->capshapes * sizeof *nm);
-        if (!nm) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        for (size_t k = cap; k < w->capshapes; k++) nm[k] = NULL;
-        w->shape_names = nm;
-    }
     char *copy = tl_mem_strdup(&w->mem, name);
-    if (!copy) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    if (!copy || grow_shapes(w, w->nshapes + 1) != 0) {
+        tl_mem_strfree(&w->mem, copy);
+        drop_mesh(w, mesh);
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    }
     size_t k = w->nshapes++;
     w->shapes[k] = s;
     w->shape_names[k] = copy;
+    w->shape_mesh[k] = mesh;
+    memcpy(w->shape_frame[k], frame, sizeof frame);
     if (out_index) *out_index = (int)k;
     return TL_OK;
+}
+
+/* the unit quaternion of a rotation matrix (Shepperd's method) */
+static tl_quat matrix_quat(const double *R) {
+    double m00 = R[0], m01 = R[1], m02 = R[2], m10 = R[3], m11 = R[4], m12 = R[5], m20 = R[6], m21 = R[7],
+           m22 = R[8];
+    double tr = m00 + m11 + m22, w, x, y, z;
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(tr + 1.0);
+        w = 0.25 * s;
+        x = (m21 - m12) / s;
+        y = (m02 - m20) / s;
+        z = (m10 - m01) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        double s = 2.0 * sqrt(1.0 + m00 - m11 - m22);
+        w = (m21 - m12) / s;
+        x = 0.25 * s;
+        y = (m01 + m10) / s;
+        z = (m02 + m20) / s;
+    } else if (m11 > m22) {
+        double s = 2.0 * sqrt(1.0 + m11 - m00 - m22);
+        w = (m02 - m20) / s;
+        x = (m01 + m10) / s;
+        y = 0.25 * s;
+        z = (m12 + m21) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + m22 - m00 - m11);
+        w = (m10 - m01) / s;
+        x = (m02 + m20) / s;
+        y = (m12 + m21) / s;
+        z = 0.25 * s;
+    }
+    if (w < 0.0) w = -w, x = -x, y = -y, z = -z;
+    return (tl_quat){w, x, y, z};
 }
 
 int tl_world_shape_count(const tl_world *w) { return w->nshapes ? (int)w->nshapes - 1 : 0; }
@@ -98,26 +263,40 @@ tl_status tl_world_get_shape(const tl_world *w, int index, tl_shape_info *o) {
     o->volume_radius = s->r_volume;
     o->inertia = (tl_vec3){s->inertia[0], s->inertia[1], s->inertia[2]};
     o->semi_axes = (tl_vec3){s->semi[0], s->semi[1], s->semi[2]};
-    o->frame = (tl_quat){1.0, 0.0, 0.0, 0.0};
+    const double *fr = w->shape_frame[index];
+    o->origin = (tl_vec3){fr[0], fr[1], fr[2]};
+    o->frame = matrix_quat(fr + 3);
+    if (s->kind == TL_SHAPE_MESH) {
+        o->vertices = s->mesh->nv;
+        o->facets = s->mesh->nt;
+    }
     return TL_OK;
 }
 
 tl_status tl_world_shape_mesh(const tl_world *w, int index, const double **xyz, size_t *nv,
                               const uint32_t **tri, size_t *nt) {
     if (!w) return TL_ERROR_ARGUMENT;
-    if (index < 1 || (size_t)index >= w->nshapes) return TL_ERROR_NOT_FOUND;
-    (void)xyz;
-    (void)nv;
-    (void)tri;
-    (void)nt;
-    return TL_ERROR_NOT_FOUND; /* not a mesh */
+    if (index < 1 || (size_t)index >= w->nshapes || !w->shape_mesh[index]) return TL_ERROR_NOT_FOUND;
+    const tl_mesh *m = w->shape_mesh[index];
+    if (xyz) *xyz = &m->v[0][0];
+    if (nv) *nv = m->nv;
+    if (tri) *tri = &m->tri[0][0];
+    if (nt) *nt = m->nt;
+    return TL_OK;
 }
 
 void tl_world_shapes_free(tl_world *w) {
-    for (size_t k = 0; k < w->nshapes; k++) tl_mem_strfree(&w->mem, w->shape_names[k]);
+    for (size_t k = 0; k < w->nshapes; k++) {
+        tl_mem_strfree(&w->mem, w->shape_names[k]);
+        drop_mesh(w, w->shape_mesh[k]);
+    }
     tl_mem_free(&w->mem, w->shape_names, w->capshapes * sizeof *w->shape_names);
     tl_mem_free(&w->mem, w->shapes, w->capshapes * sizeof *w->shapes);
+    tl_mem_free(&w->mem, w->shape_mesh, w->capshapes * sizeof *w->shape_mesh);
+    tl_mem_free(&w->mem, w->shape_frame, w->capshapes * sizeof *w->shape_frame);
     w->shapes = NULL;
     w->shape_names = NULL;
+    w->shape_mesh = NULL;
+    w->shape_frame = NULL;
     w->nshapes = w->capshapes = 0;
 }
