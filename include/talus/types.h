@@ -260,8 +260,9 @@ typedef struct tl_particle_state {
 typedef enum tl_wall_kind {
     TL_WALL_PLANE = 0, /* infinite plane; particles stay on the side its normal points to */
     TL_WALL_RECTANGLE, /* finite rectangle, two-sided */
-    TL_WALL_BOX        /* the six faces of an axis-aligned box (some may be left open), thin two-sided
+    TL_WALL_BOX,       /* the six faces of an axis-aligned box (some may be left open), thin two-sided
                         * plates with their normals inwards */
+    TL_WALL_MESH       /* a triangulated surface from an STL or OBJ file (or arrays), open or closed */
 } tl_wall_kind;
 
 enum tl_box_face {
@@ -309,6 +310,17 @@ typedef struct tl_wall_def {
     unsigned open_faces; /* box: tl_box_face bits of faces left out */
     tl_vec3 velocity;    /* prescribed translation velocity, m/s */
     tl_motion_def motion; /* rotation or oscillation (kind TL_MOTION_TRANSLATE: none) */
+    /* mesh: the surface from a file (mesh_file, metres per file unit mesh_scale; 0 = 1) or
+     * from arrays (mesh_xyz: 3 per vertex, mesh_triangles: 3 vertex indices per facet), placed
+     * at world = mesh_origin + R(mesh_orientation) x */
+    const char *mesh_file;
+    double mesh_scale;
+    const double *mesh_xyz;
+    size_t mesh_vertex_count;
+    const uint32_t *mesh_triangles;
+    size_t mesh_triangle_count;
+    tl_vec3 mesh_origin;
+    tl_quat mesh_orientation;   /* all zero = no rotation */
 } tl_wall_def;
 
 /* A force-controlled wall: along `direction` (unit; the way the wall moves to press on

@@ -4,11 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mesh.h"
 #include "vec.h"
 
 void tl_walls_init(tl_walls *w) { memset(w, 0, sizeof *w); }
 
+static void face_mesh_free(tl_mem *mem, tl_walls *w, tl_face *f) {
+    if (!f->mesh) return;
+    w->nmesh--;
+    tl_mesh_free(f->mesh);
+    tl_mem_free(mem, f->mesh, sizeof *f->mesh);
+    f->mesh = NULL;
+}
+
 void tl_walls_free(tl_mem *mem, tl_walls *w) {
+    for (size_t f = 0; f < w->nfaces; f++) face_mesh_free(mem, w, &w->f[f]);
     for (size_t i = 0; i < w->count; i++) tl_mem_strfree(mem, w->w[i].name);
     tl_mem_free(mem, w->w, w->cap * sizeof *w->w);
     tl_mem_free(mem, w->f, w->capf * sizeof *w->f);
@@ -125,11 +135,71 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
         }
         break;
     }
+    case TL_WALL_MESH: {
+        tl_mesh *m = tl_mem_alloc(mem, sizeof *m);
+        if (!m) return TL_ERROR_MEMORY;
+        tl_mesh_init(m);
+        if (!(def->mesh_scale >= 0.0) || !isfinite(def->mesh_scale) || !finite3(def->mesh_origin)) {
+            tl_mem_free(mem, m, sizeof *m);
+            snprintf(msg, msg_size, "a mesh wall needs a finite origin and a scale > 0 (m per file unit)");
+            return TL_ERROR_ARGUMENT;
+        }
+        tl_mesh_opts opts = {true, def->mesh_scale > 0.0 ? def->mesh_scale : 1.0};
+        tl_status st;
+        if (def->mesh_file) st = tl_mesh_load(mem, m, def->mesh_file, &opts, msg, msg_size);
+        else if (def->mesh_xyz && def->mesh_triangles)
+            st = tl_mesh_from_arrays(mem, m, def->mesh_xyz, def->mesh_vertex_count, def->mesh_triangles,
+                                     def->mesh_triangle_count, &opts, def->name ? def->name : "mesh wall", msg,
+                                     msg_size);
+        else {
+            snprintf(msg, msg_size, "a mesh wall needs a mesh file or vertex and triangle arrays");
+            st = TL_ERROR_ARGUMENT;
+        }
+        /* placed: world = origin + R(q) x, i.e. R (x - t) with t = -R^T origin */
+        double q[4] = {def->mesh_orientation.w, def->mesh_orientation.x, def->mesh_orientation.y,
+                       def->mesh_orientation.z};
+        double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (st == TL_OK && !(qn > 0.0)) q[0] = qn = 1.0;
+        if (st == TL_OK && !isfinite(qn)) {
+            snprintf(msg, msg_size, "mesh wall orientation must be a finite quaternion");
+            st = TL_ERROR_ARGUMENT;
+        }
+        if (st == TL_OK) {
+            for (int k = 0; k < 4; k++) q[k] /= qn;
+            double w0 = q[0], x = q[1], y = q[2], z = q[3];
+            double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w0 * z), 2 * (x * z + w0 * y)},
+                              {2 * (x * y + w0 * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w0 * x)},
+                              {2 * (x * z - w0 * y), 2 * (y * z + w0 * x), 1 - 2 * (x * x + y * y)}};
+            double o[3] = {def->mesh_origin.x, def->mesh_origin.y, def->mesh_origin.z}, t[3];
+            for (int c = 0; c < 3; c++) t[c] = -(R[0][c] * o[0] + R[1][c] * o[1] + R[2][c] * o[2]);
+            st = tl_mesh_transform(m, (const double(*)[3])R, t);
+            if (st != TL_OK) snprintf(msg, msg_size, "out of memory (mesh wall)");
+        }
+        if (st != TL_OK) {
+            tl_mesh_free(m);
+            tl_mem_free(mem, m, sizeof *m);
+            return st;
+        }
+        tl_face f;
+        memset(&f, 0, sizeof f);
+        f.wall = index;
+        f.kind = TL_FACE_MESH;
+        f.mesh = m;
+        for (int k = 0; k < 3; k++) f.R[k][k] = 1.0;
+        if (push_face(mem, w, &f) != 0) {
+            tl_mesh_free(m);
+            tl_mem_free(mem, m, sizeof *m);
+            return TL_ERROR_MEMORY;
+        }
+        w->nmesh++;
+        break;
+    }
     default:
         snprintf(msg, msg_size, "unknown wall kind %d", (int)def->kind);
         return TL_ERROR_ARGUMENT;
     }
     if (tl_mem_reserve(mem, (void **)&w->w, &w->cap, w->count + 1, sizeof *w->w) != 0) {
+        for (size_t f = faces_before; f < w->nfaces; f++) face_mesh_free(mem, w, &w->f[f]);
         w->nfaces = faces_before;
         return TL_ERROR_MEMORY;
     }
@@ -139,6 +209,7 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
     snprintf(defname, sizeof defname, "wall%d", index);
     wall->name = tl_mem_strdup(mem, def->name ? def->name : defname);
     if (!wall->name) {
+        for (size_t f = faces_before; f < w->nfaces; f++) face_mesh_free(mem, w, &w->f[f]);
         w->nfaces = faces_before;
         return TL_ERROR_MEMORY;
     }
@@ -153,12 +224,14 @@ tl_status tl_walls_add(tl_mem *mem, tl_walls *w, const tl_wall_def *def, char *m
     if (st != TL_OK) {
         tl_mem_strfree(mem, wall->name);
         w->count--;
+        for (size_t f = faces_before; f < w->nfaces; f++) face_mesh_free(mem, w, &w->f[f]);
         w->nfaces = faces_before;
         return st;
     }
     w->count--;
     wall->area = def->kind == TL_WALL_PLANE       ? INFINITY
                  : def->kind == TL_WALL_RECTANGLE ? 4.0 * def->half_length * def->half_width
+                 : def->kind == TL_WALL_MESH      ? w->f[faces_before].mesh->total_area
                                                   : 0.0;
     w->count++;
     if (out_index) *out_index = index;
@@ -294,6 +367,8 @@ tl_status tl_walls_set_motion(tl_walls *w, size_t k, const double vel[3], const 
         v3_copy(f->n0, f->n);
         v3_copy(f->u0, f->u);
         v3_copy(f->v0, f->v);
+        memcpy(f->R0, f->R, sizeof f->R);
+        v3_copy(f->T0, f->T);
     }
     return TL_OK;
 }
@@ -319,6 +394,7 @@ void tl_walls_advance(tl_walls *w, double t, double dt) {
             for (int k = 0; k < wall->face_count; k++) {
                 tl_face *f = &w->f[wall->first_face + k];
                 v3_add(f->p, f->p, d);
+                v3_add(f->T, f->T, d);
             }
             continue;
         }
@@ -352,11 +428,50 @@ void tl_walls_advance(tl_walls *w, double t, double dt) {
             turn(f->n, R, f->n0);
             turn(f->u, R, f->u0);
             turn(f->v, R, f->v0);
+            if (f->kind == TL_FACE_MESH) {
+                /* world = R (R0 x + T0 - pivot0) + pivot */
+                for (int a = 0; a < 3; a++)
+                    for (int c = 0; c < 3; c++)
+                        f->R[a][c] = R[a][0] * f->R0[0][c] + R[a][1] * f->R0[1][c] + R[a][2] * f->R0[2][c];
+                v3_sub(r, f->T0, wall->pivot0);
+                turn(rr, R, r);
+                v3_add(f->T, piv, rr);
+            }
         }
     }
 }
 
+/* A sphere against a mesh's bounding box (the broad phase's test; the shape
+ * stage measures the surface itself): the overlap with the box, along the
+ * direction to it. */
+static void mesh_box_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g) {
+    const tl_mesh *m = f->mesh;
+    double d[3], xl[3];
+    v3_sub(d, x, f->T);
+    for (int c = 0; c < 3; c++) xl[c] = f->R[0][c] * d[0] + f->R[1][c] * d[1] + f->R[2][c] * d[2];
+    double gap2 = 0.0, dl[3];
+    for (int c = 0; c < 3; c++) {
+        double q = dclamp(xl[c], m->lo[c], m->hi[c]);
+        dl[c] = q - xl[c];
+        gap2 += dl[c] * dl[c];
+    }
+    double gap = sqrt(gap2);
+    g->delta = R - gap;
+    g->r_eff = R;
+    if (gap > 0.0) {
+        for (int r = 0; r < 3; r++) g->n[r] = (f->R[r][0] * dl[0] + f->R[r][1] * dl[1] + f->R[r][2] * dl[2]) / gap;
+    } else {
+        v3_set(g->n, 0.0, 0.0, -1.0);
+    }
+    v3_scale(g->ra, g->n, R - 0.5 * g->delta);
+    v3_zero(g->rb);
+}
+
 void tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g) {
+    if (f->kind == TL_FACE_MESH) {
+        mesh_box_geometry(f, x, R, g);
+        return;
+    }
     double rel[3];
     v3_sub(rel, x, f->p);
     double s = v3_dot(rel, f->n); /* signed distance to the plane */

@@ -33,8 +33,11 @@
 
 typedef enum tl_face_kind {
     TL_FACE_PLANE = 0,  /* infinite, one-sided */
-    TL_FACE_RECT        /* finite, two-sided (rectangles and box faces) */
+    TL_FACE_RECT,       /* finite, two-sided (rectangles and box faces) */
+    TL_FACE_MESH        /* a triangle mesh (the shape stage measures it, narrow.h) */
 } tl_face_kind;
+
+typedef struct tl_mesh tl_mesh; /* mesh.h */
 
 typedef struct tl_face {
     int wall;
@@ -44,6 +47,10 @@ typedef struct tl_face {
     double u[3], v[3];/* rectangle: in-plane unit axes */
     double hu, hv;    /* rectangle: half extents, m */
     double p0[3], n0[3], u0[3], v0[3]; /* where it was when its wall's motion started */
+    /* mesh: the surface (as placed when the wall was made) and its pose now and when the
+     * motion started: world = R x + T */
+    tl_mesh *mesh;
+    double R[3][3], T[3], R0[3][3], T0[3];
 } tl_face;
 
 typedef struct tl_wall {
@@ -78,6 +85,7 @@ typedef struct tl_walls {
     size_t count, cap;
     tl_face *f;
     size_t nfaces, capf;
+    size_t nmesh;       /* mesh faces (their contacts go to the shape stage) */
 } tl_walls;
 
 void tl_walls_init(tl_walls *w);

@@ -55,6 +55,7 @@ int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max,
 int tl_narrow_face(const tl_body *a, const tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s) {
     (void)s;
     if (max < 1) return 0;
+    if (f->kind == TL_FACE_MESH) return -1;
     if (kind_of(a) == TL_SHAPE_SPHERE) {
         tl_geometry g;
         tl_face_geometry(f, a->pose.x, a->radius, &g);

@@ -342,11 +342,17 @@ void tl_domains_free(tl_mem *mem, tl_domains *d) {
 
 /* Moves the candidates of a list that involve a body other than a sphere to
  * the shape list (in list order), closing the gaps and the domains' ranges. */
-static int extract_shapes(tl_mem *mem, const tl_particles *p, tl_pairs *l, size_t *start, size_t ndom,
-                          bool wall, bool all, tl_shape_list *out) {
+/* whether candidate k goes to the shape stage: a body other than a sphere, or a mesh face */
+static inline bool to_shapes(const tl_particles *p, const tl_walls *w, const tl_pairs *l, size_t k, bool wall,
+                             bool all) {
+    if (all || p->shape[l->a[k]] != 0) return true;
+    return wall ? w->f[l->b[k]].kind == TL_FACE_MESH : p->shape[l->b[k]] != 0;
+}
+
+static int extract_shapes(tl_mem *mem, const tl_particles *p, const tl_walls *w, tl_pairs *l, size_t *start,
+                          size_t ndom, bool wall, bool all, tl_shape_list *out) {
     size_t ns = 0;
-    for (size_t k = 0; k < l->count; k++)
-        ns += all || p->shape[l->a[k]] != 0 || (!wall && p->shape[l->b[k]] != 0);
+    for (size_t k = 0; k < l->count; k++) ns += to_shapes(p, w, l, k, wall, all);
     if (ns == 0) return 0;
     if (tl_shape_list_reserve(mem, out, out->count + ns) != 0) return -1;
     size_t at = 0, lo = start[0];
@@ -355,7 +361,7 @@ static int extract_shapes(tl_mem *mem, const tl_particles *p, tl_pairs *l, size_
         start[d] = at;
         for (size_t k = lo; k < hi; k++) {
             uint32_t a = l->a[k], b = l->b[k];
-            if (all || p->shape[a] != 0 || (!wall && p->shape[b] != 0)) {
+            if (to_shapes(p, w, l, k, wall, all)) {
                 size_t s = out->count++;
                 out->a[s] = a;
                 out->b[s] = b;
@@ -506,7 +512,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
     })
     pp->count = total;
-    if (shapes && extract_shapes(mem, p, pp, dom->pp_start, ndom, false, nb->all_to_shapes, shapes) != 0) return -1;
+    if (shapes && extract_shapes(mem, p, w, pp, dom->pp_start, ndom, false, nb->all_to_shapes, shapes) != 0) return -1;
 
     /* the cross candidates: a particle outside the finder's domain */
     size_t ncross = 0;
@@ -558,6 +564,6 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     })
 #undef CHUNK_RANGE
     pw->count = total;
-    if (shapes && extract_shapes(mem, p, pw, dom->pw_start, ndom, true, nb->all_to_shapes, shapes) != 0) return -1;
+    if (shapes && extract_shapes(mem, p, w, pw, dom->pw_start, ndom, true, nb->all_to_shapes, shapes) != 0) return -1;
     return 0;
 }

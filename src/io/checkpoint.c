@@ -156,6 +156,11 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
         const tl_face *fc = &w->walls.f[f];
         const double *g[8] = {fc->p, fc->n, fc->u, fc->v, fc->p0, fc->n0, fc->u0, fc->v0};
         for (int q = 0; q < 8; q++) tl_wbuf_put(&b, g[q], 3 * sizeof(double));
+        /* a mesh face's pose */
+        tl_wbuf_put(&b, fc->R, sizeof fc->R);
+        tl_wbuf_put(&b, fc->T, sizeof fc->T);
+        tl_wbuf_put(&b, fc->R0, sizeof fc->R0);
+        tl_wbuf_put(&b, fc->T0, sizeof fc->T0);
     }
     /* the candidate lists and their records */
     write_pairs(&b, &w->pp);
@@ -346,7 +351,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     const char *why = NULL;
     if (tl_particles_read(&w->mem, &L.p, &b) != 0) why = b.failed ? "truncated (particles)" : "out of memory";
     size_t nw = w->walls.count, nf = w->walls.nfaces;
-    double (*wall_data)[5][3] = NULL, (*face_p)[8][3] = NULL, (*motion)[WALL_MOTION_VALUES] = NULL;
+    double (*wall_data)[5][3] = NULL, (*face_p)[16][3] = NULL, (*motion)[WALL_MOTION_VALUES] = NULL;
     tl_servo_def *servo = NULL;
     if (!why && !b.failed) {
         wall_data = tl_mem_alloc(&w->mem, (nw ? nw : 1) * sizeof *wall_data);
@@ -497,6 +502,10 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         tl_face *fc = &w->walls.f[f];
         double *g[8] = {fc->p, fc->n, fc->u, fc->v, fc->p0, fc->n0, fc->u0, fc->v0};
         for (int q = 0; q < 8; q++) memcpy(g[q], face_p[f][q], 3 * sizeof(double));
+        memcpy(fc->R, face_p[f][8], sizeof fc->R);
+        memcpy(fc->T, face_p[f][11], sizeof fc->T);
+        memcpy(fc->R0, face_p[f][12], sizeof fc->R0);
+        memcpy(fc->T0, face_p[f][15], sizeof fc->T0);
     }
     tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
     tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);

@@ -287,6 +287,10 @@ double tl_wall_overlap(const tl_wall_def *w, const tl_vec3 *centre, double r) {
         cross3(v, n, u);
         return face_overlap(p, n, u, v, w->half_length, w->half_width, false, x, r);
     }
+    case TL_WALL_MESH:
+        /* the inserter does not measure meshes: regions are to be chosen clear of mesh walls
+         * (docs/scene.md) */
+        return -INFINITY;
     case TL_WALL_BOX: {
         const double lo[3] = {w->box_min.x, w->box_min.y, w->box_min.z};
         const double hi[3] = {w->box_max.x, w->box_max.y, w->box_max.z};

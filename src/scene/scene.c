@@ -634,7 +634,7 @@ static int apply_laws(loader *L) {
 
 /* ---- walls ---- */
 
-static const char *const wall_types[] = {"plane", "rectangle", "box"};
+static const char *const wall_types[] = {"plane", "rectangle", "box", "mesh"};
 static const char *const box_faces[] = {"-x", "+x", "-y", "+y", "-z", "+z"};
 
 static int read_open_faces(loader *L, const tl_yval *wall, unsigned *faces) {
@@ -772,6 +772,40 @@ static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
                        read_open_faces(L, e, &wd->open_faces)
                    ? -1
                    : 0;
+    case TL_WALL_MESH: {
+        static const char *const mesh_keys[] = {"name",  "type",  "material", "velocity",    "servo", "motion",
+                                                "file",  "units", "scale",    "origin", "orientation"};
+        if (tl_ymap_check_keys(&L->doc, e, mesh_keys, COUNT_OF(mesh_keys), NULL) ||
+            tl_ykey_vec3(&L->doc, e, "origin", false, "m", &wd->mesh_origin))
+            return -1;
+        tl_yval v;
+        tl_ymap_get(e, "orientation", &v);
+        if (v.node && tl_load_orientation(L, &v, &wd->mesh_orientation, NULL)) return -1;
+        tl_ymap_get(e, "file", &v);
+        const char *name;
+        if (!v.node) return tl_ymissing(&L->doc, &v, "an STL or OBJ file");
+        if (tl_ystring(&L->doc, &v, "an STL or OBJ file", &name)) return -1;
+        size_t need = strlen(L->dir) + strlen(name) + 2;
+        char *path = malloc(need);
+        if (!path) return tl_load_out_of_memory(L);
+        if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", name);
+        else snprintf(path, need, "%s/%s", L->dir, name);
+        wd->mesh_file = path; /* freed by read_wall once the wall is made */
+        tl_yval u, sc;
+        tl_ymap_get(e, "units", &u);
+        tl_ymap_get(e, "scale", &sc);
+        if (u.node && sc.node) return tl_yfail(&L->doc, &sc, "give either units or scale, not both");
+        wd->mesh_scale = 1.0;
+        if (u.node) {
+            static const char *const units[] = {"m", "cm", "mm", "um"};
+            static const double scale[] = {1.0, 1e-2, 1e-3, 1e-6};
+            int k;
+            if (tl_ychoice(&L->doc, &u, units, COUNT_OF(units), &k)) return -1;
+            wd->mesh_scale = scale[k];
+        }
+        if (sc.node && tl_ynumber(&L->doc, &sc, ABOVE(0.0, "m per file unit"), &wd->mesh_scale)) return -1;
+        return 0;
+    }
     }
     return -1;
 }
@@ -841,20 +875,24 @@ static int read_wall(loader *L, const tl_yval *e) {
     tl_yval v;
     tl_ymap_get(e, "type", &v);
     int type;
-    if (!v.node) return tl_ymissing(&L->doc, &v, "one of: plane, rectangle, box");
+    if (!v.node) return tl_ymissing(&L->doc, &v, "one of: plane, rectangle, box, mesh");
     if (tl_ychoice(&L->doc, &v, wall_types, COUNT_OF(wall_types), &type)) return -1;
-    wd.kind = type == 0 ? TL_WALL_PLANE : (type == 1 ? TL_WALL_RECTANGLE : TL_WALL_BOX);
-    if (read_wall_shape(L, e, &wd) ||
-        tl_ykey_string(&L->doc, e, "name", false, "a wall name", &wd.name) ||
+    static const tl_wall_kind kinds[] = {TL_WALL_PLANE, TL_WALL_RECTANGLE, TL_WALL_BOX, TL_WALL_MESH};
+    wd.kind = kinds[type];
+    tl_yval motion;
+    tl_ymap_get(e, "motion", &motion);
+    if (read_wall_shape(L, e, &wd) || tl_ykey_string(&L->doc, e, "name", false, "a wall name", &wd.name) ||
         tl_load_material_key(L, e, &wd.material) ||
-        tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity))
+        tl_ykey_vec3(&L->doc, e, "velocity", false, "m/s", &wd.velocity) ||
+        (motion.node && read_motion(L, &motion, &wd.motion)) || (wd.name && check_wall_name(L, e, wd.name))) {
+        free((char *)wd.mesh_file);
         return -1;
-    tl_ymap_get(e, "motion", &v);
-    if (v.node && read_motion(L, &v, &wd.motion)) return -1;
-    if (wd.name && check_wall_name(L, e, wd.name)) return -1;
+    }
     int index;
-    if (tl_world_add_wall(L->world, &wd, &index) != TL_OK)
-        return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
+    tl_status added = tl_world_add_wall(L->world, &wd, &index);
+    free((char *)wd.mesh_file);
+    wd.mesh_file = NULL;
+    if (added != TL_OK) return tl_yfail(&L->doc, e, "%s", tl_world_error(L->world));
     tl_ymap_get(e, "servo", &v);
     if (v.node) {
         tl_servo_def sv;

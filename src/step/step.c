@@ -269,7 +269,8 @@ static tl_status world_rebuild(tl_world *w) {
     if (s != TL_OK) return s;
     s = check_periods(w);
     if (s != TL_OK) return s;
-    tl_shape_list *shapes = w->nbodies || w->sc.cand.count || w->nb.all_to_shapes ? &w->sc.cand : NULL;
+    tl_shape_list *shapes =
+        w->nbodies || w->sc.cand.count || w->nb.all_to_shapes || w->walls.nmesh ? &w->sc.cand : NULL;
     if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, shapes,
                            w->nthreads) != 0 ||
         (shapes && tl_shape_contacts_give(w) != 0))
