@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "ellipsoid_pair.h"
 #include "vec.h"
 #include "walls.h"
 
@@ -49,6 +50,8 @@ int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max,
         tl_geometry_sphere_sphere(a->pose.x, a->radius, b->pose.x, b->radius, &g);
         return patch_of_geometry(&g, a->pose.x, a->radius, out);
     }
+    if ((ka == TL_SHAPE_SPHERE || ka == TL_SHAPE_ELLIPSOID) && (kb == TL_SHAPE_SPHERE || kb == TL_SHAPE_ELLIPSOID))
+        return tl_ellipsoid_pair(a, b, NULL, out, NULL);
     return -1;
 }
 
@@ -61,5 +64,6 @@ int tl_narrow_face(const tl_body *a, const tl_face *f, tl_patch *out, int max, t
         tl_face_geometry(f, a->pose.x, a->radius, &g);
         return patch_of_geometry(&g, a->pose.x, a->radius, out);
     }
+    if (kind_of(a) == TL_SHAPE_ELLIPSOID) return tl_ellipsoid_face(a, f, out);
     return -1;
 }

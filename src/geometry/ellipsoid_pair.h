@@ -1,0 +1,19 @@
+/*
+ * The contact of two ellipsoids (or an ellipsoid and a sphere) and of an
+ * ellipsoid against a wall face: the minimum overlap over directions (the
+ * common-normal contact), with the equivalent radius from the surfaces'
+ * curvatures. ellipsoid_pair.c; docs/ellipsoid.md.
+ */
+#ifndef TL_ELLIPSOID_PAIR_H
+#define TL_ELLIPSOID_PAIR_H
+
+#include "narrow.h"
+
+/* a and b: spheres (shape NULL) or ellipsoids. u_start: a unit direction to start from
+ * (NULL: the line of centres); u_out (may be NULL): the direction found (a warm start for
+ * the next call). Returns 1 and the patch when they overlap, else 0. */
+int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out, double *u_out);
+/* An ellipsoid (or sphere) against a plane or rectangle face; n from the body to the face. */
+int tl_ellipsoid_face(const tl_body *a, const struct tl_face *f, tl_patch *out);
+
+#endif
