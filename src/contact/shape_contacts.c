@@ -310,7 +310,8 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_copy(c.n, P->n);
     v3_copy(c.vt, vt);
     v3_zero(c.dxi);
-    c.r_eff = P->r_eff;
+    /* the radius of the contact's beginning (set below when it opens) */
+    c.r_eff = touching ? rec[s->pb + TL_BP_REFF] : P->r_eff;
     c.m_eff = 1.0 / (a->iml + b->iml);
     c.dt = s->acc ? s->dt : 0.0;
     c.first = false;
@@ -397,6 +398,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         be[TL_BE_E_T] = c.e_el_t;
         v3_copy(be + TL_BE_N, P->n);
     }
+    bp[TL_BP_REFF] = c.r_eff;
     v3_copy(bp + TL_BP_N, P->n);
     v3_copy(bp + TL_BP_RA, ra);
     v3_copy(bp + TL_BP_RB, rb);

@@ -14,7 +14,12 @@
  *                 without a patch closes one (its energy released, its
  *                 collision logged);
  *   3. law        the world's law between the two materials, unchanged, on
- *                 the patch's kinematics: the contact point divides the
+ *                 the patch's kinematics, with the equivalent radius the
+ *                 patch had when the contact began (kept for the contact's
+ *                 life: the normal force then derives from a potential of the
+ *                 overlap, and an undamped contact is conservative, which a
+ *                 radius that follows the turning bodies' curvature is not);
+ *                 the contact point divides the
  *                 overlap as the sphere stage does (the law's contact_point),
  *                 the lever arms are the vectors r = point - centroid, the
  *                 relative velocity at the point includes w x r of both
@@ -51,7 +56,8 @@ enum tl_book_patch {
     TL_BP_RA = 6,     /* its lever arms, a then b (3 + 3), m: the last force acted through them */
     TL_BP_RB = 9,
     TL_BP_PSI = 12,   /* the fraction of the step spent in contact when the patch closed */
-    TL_BP_COUNT = 13
+    TL_BP_REFF = 13,  /* the equivalent radius, taken when the contact began, m */
+    TL_BP_COUNT = 14
 };
 
 /* values of a candidate's slot: force on a, torques on a and b, energy terms, counts */

@@ -1,5 +1,7 @@
 #include "bodies.h"
 
+#include <string.h>
+
 #include "rigid.h"
 #include "vec.h"
 
@@ -124,5 +126,12 @@ void tl_body_drift_velocity(const tl_particles *p, const tl_shape *shapes, size_
     double L[3], I[3];
     for (int k = 0; k < 3; k++) L[k] = p->am[i][k] - dt * (b1 * p->t_old[i][k] + b2 * p->t_older[i][k]);
     moments(p, shapes, i, I);
-    rigid_omega(p->q[i], I, L, wh);
+    /* the mean angular velocity of the drift: at the attitude of mid-step (q turned back by
+     * half a step), not at its end: the contact points' displacement is then second order */
+    double w1[3], qm[4];
+    rigid_omega(p->q[i], I, L, w1);
+    memcpy(qm, p->q[i], sizeof qm);
+    double back[3] = {-w1[0], -w1[1], -w1[2]};
+    q_rotate_by(qm, back, 0.5 * dt);
+    rigid_omega(qm, I, L, wh);
 }
