@@ -48,6 +48,7 @@ typedef struct tl_mesh {
     uint32_t *vt;         /* the facets around each vertex */
     double (*vn)[3];      /* angle-weighted vertex pseudo-normals (Baerentzen & Aanaes 2005) */
     bool closed;
+    bool convex;          /* closed, one piece, and no edge folds inwards (to 1e-12 of the size) */
     double total_area;    /* m^2 */
     double volume;        /* enclosed volume, m^3 (closed meshes; 0 when open) */
     double r_volume;      /* radius of the sphere of the same volume, m (0 when open) */
