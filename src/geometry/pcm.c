@@ -16,7 +16,7 @@
 typedef struct elem {
     uint32_t facet;
     uint32_t parent;  /* union-find over elements */
-    uint32_t hit;     /* the other body's facet that the deepest penetration line ends on (NONE: none) */
+    uint32_t hit;     /* the other body's facet closest to the element's deepest vertex (NONE: none) */
     uint32_t side;    /* 0: a facet of a, 1: of b */
     double q;         /* its weight: 1 where the other surface is about flat over it, to 0 */
     double area;      /* the inside area, m^2 */
@@ -38,11 +38,11 @@ typedef struct vdist {
     uint32_t facet;   /* the other body's closest facet */
 } vdist;
 
-/* the sums of one side of a patch */
+/* the sums of one side of a patch (each element weighted by its q) */
 typedef struct side_sum {
     double S[3];   /* int n dA */
-    double W;      /* sum of frac */
-    double V;      /* sum of h */
+    double W;      /* the side's weight: sum of q frac (how many facets it covers) */
+    double V;      /* the overlap volume seen from this side */
     double A;      /* projected area */
     double P[3];   /* projected-area-weighted mid-penetration points */
     double Pw;
@@ -260,7 +260,7 @@ static void inverse(const frame *f, frame *g) {
     v3_scale(g->t, g->t, -1.0);
 }
 
-/* ---- penetration lines ---- */
+/* ---- lines through the overlap (the LINE depth and the contact point) ---- */
 
 /* The signed position, along the unit direction u from p (both in o's frame),
  * of the surface of o that the line through p leaves o by: > 0 when p is
