@@ -220,6 +220,24 @@ static void test_symmetry(void) {
             worst = dmax(worst, e);
         }
     }
+    /* a scratch that served other queries gives the same bits as a fresh one */
+    {
+        double Ra[3][3], xa[3] = {0, 0, 0}, xb[3] = {1.55, 0.2, -0.1};
+        trng_rotation(&r, Ra);
+        tl_pose pa, pb;
+        pose_set(&pa, xa, (const double(*)[3])Ra);
+        pose_identity(&pb, xb);
+        tl_pcm_scratch fresh;
+        tl_pcm_scratch_init(&fresh, &mem);
+        tl_patch p[4], q[4];
+        memset(p, 0, sizeof p);
+        memset(q, 0, sizeof q);
+        int n1 = tl_pcm_mesh_mesh(&a, &pa, &b, &pb, NULL, p, 4, &s);
+        int n2 = tl_pcm_mesh_mesh(&a, &pa, &b, &pb, NULL, q, 4, &fresh);
+        ENSURE(n1 == 1 && n2 == 1);
+        ENSURE(memcmp(p, q, sizeof p) == 0);
+        tl_pcm_scratch_free(&fresh);
+    }
     fprintf(stderr, "symmetry: %d pairs (icosphere k = 3 and an ellipsoid mesh, 3 depth rules), largest relative "
                     "difference on swapping a and b: %.2e\n",
             compared, worst);
@@ -229,6 +247,8 @@ static void test_symmetry(void) {
     tl_mesh_free(&b);
     tl_pcm_scratch_free(&s);
 }
+
+static tl_status grid_mesh(tl_mesh *m);
 
 /* ---- smoothness: a faceted sphere rolling in place ---- */
 
@@ -353,6 +373,54 @@ static void test_flat(void) {
             ENSURE_NEAR(p[0].p[2], -0.5 * h, 1e-12);
             ENSURE_NEAR(p[0].r_eff, 1.0 / (2.0 * TL_PI * want), 1e-9);
         }
+    }
+    /* a mesh wall: an open surface, from either side (the inside is the side away from the body) */
+    {
+        tl_mesh grid;
+        ENSURE_OK(grid_mesh(&grid));
+        double zero[3] = {0.0, 0.0, 0.0};
+        tl_pose pf;
+        pose_identity(&pf, zero);
+        for (int side = -1; side <= 1; side += 2) {
+            double yaw = 0.4, R[3][3] = {{cos(yaw), -sin(yaw), 0}, {sin(yaw), cos(yaw), 0}, {0, 0, 1}};
+            double x[3] = {0.3, -0.2, side * (0.5 - h)};
+            tl_pose pa;
+            pose_set(&pa, x, (const double(*)[3])R);
+            tl_pcm_opts o = {TL_PCM_DEPTH_LINE, TL_PCM_RADIUS_VOLUME, false};
+            tl_patch p[2];
+            int n = tl_pcm_mesh_mesh(&cube, &pa, &grid, &pf, &o, p, 2, &s);
+            ENSURE(n == 1);
+            if (n != 1) continue;
+            ENSURE_NEAR(p[0].n[2], -side, 1e-12);
+            ENSURE_NEAR(p[0].delta, h, 1e-12);
+            ENSURE_NEAR(p[0].area, 1.0, 1e-12);
+            ENSURE_NEAR(p[0].p[0], x[0], 1e-12);
+            ENSURE_NEAR(p[0].p[2], -side * 0.5 * h, 1e-12);
+            ENSURE_NEAR(p[0].r_eff, cube.r_volume, 1e-12);
+            /* the other way round: the same patch, n reversed */
+            tl_patch q[2];
+            ENSURE(tl_pcm_mesh_mesh(&grid, &pf, &cube, &pa, &o, q, 2, &s) == 1);
+            ENSURE_NEAR(q[0].n[2], side, 1e-12);
+            ENSURE_NEAR(q[0].delta, h, 1e-12);
+        }
+        /* beyond the wall's rim: nothing */
+        double x[3] = {3.0, 0.0, -0.5 + h};
+        tl_pose pa;
+        pose_identity(&pa, x);
+        tl_patch p[2];
+        ENSURE(tl_pcm_mesh_mesh(&cube, &pa, &grid, &pf, NULL, p, 2, &s) == 0);
+        /* half over it: the depth right, the area only roughly (across the rim the distance
+         * to the wall is not linear over the cube's facets: docs/geometry.md) */
+        x[0] = 2.0;
+        pose_identity(&pa, x);
+        tl_pcm_opts o = {TL_PCM_DEPTH_LINE, TL_PCM_RADIUS_VOLUME, false};
+        ENSURE(tl_pcm_mesh_mesh(&cube, &pa, &grid, &pf, &o, p, 2, &s) == 1);
+        fprintf(stderr, "a cube half over the rim of a mesh wall: area %.3f (0.5), delta / h %.4f, point x %.3f (1.75)\n",
+                p[0].area, p[0].delta / h, p[0].p[0]);
+        ENSURE(p[0].area > 0.3 && p[0].area < 0.55);
+        ENSURE_NEAR(p[0].delta, h, 1e-3 * h);
+        ENSURE_NEAR(p[0].p[0], 1.75, 0.1);
+        tl_mesh_free(&grid);
     }
     /* the volume reading of r_eff: the cube's own sphere of the same volume */
     {

@@ -77,6 +77,7 @@ struct tl_pcm_work {
     vdist *vd[2];
     size_t capvstamp[2], capvd[2];
     uint32_t hint[2];
+    double behind[2];  /* the side of an open other body that is its inside (signed_distance) */
     /* b's node and facet boxes in a's frame, computed once per query */
     uint32_t *nstamp, *fstamp, *astamp;
     double (*nbox)[9], (*fbox)[6], (*abox)[6];
@@ -265,15 +266,17 @@ static void inverse(const frame *f, frame *g) {
 /* The signed position, along the unit direction u from p (both in o's frame),
  * of the surface of o that the line through p leaves o by: > 0 when p is
  * inside o (the distance to the exit ahead), < 0 when outside (minus the
- * distance back to where the line enters o); -far when there is none. */
-static double line_depth(const tl_mesh *o, const double p[3], const double u[3], double far, uint32_t *facet) {
+ * distance back to where the line enters o); -far when there is none. For an
+ * open o, `behind` says which side is its inside (signed_distance); 1 closed. */
+static double line_depth(const tl_mesh *o, const double p[3], const double u[3], double far, double behind,
+                         uint32_t *facet) {
     tl_ray_hit h;
-    if (tl_bvh_ray(o, p, u, 0.0, far, &h) && v3_dot(u, o->n[h.facet]) > 0.0) {
+    if (tl_bvh_ray(o, p, u, 0.0, far, &h) && behind * v3_dot(u, o->n[h.facet]) > 0.0) {
         if (facet) *facet = h.facet;
         return h.t;
     }
     double back[3] = {-u[0], -u[1], -u[2]};
-    if (tl_bvh_ray(o, p, back, 0.0, far, &h) && v3_dot(back, o->n[h.facet]) < 0.0) {
+    if (tl_bvh_ray(o, p, back, 0.0, far, &h) && behind * v3_dot(back, o->n[h.facet]) < 0.0) {
         if (facet) *facet = h.facet;
         return -h.t;
     }
@@ -418,10 +421,26 @@ static const tl_pcm_opts default_opts = {TL_PCM_DEPTH_VOLUME, TL_PCM_RADIUS_VOLU
 
 /* ---- mesh-mesh ---- */
 
-/* the signed distance of point p (o's frame) to o's surface: < 0 inside a
+/* whether the closest point found lies on the rim of an open mesh */
+static bool on_rim(const tl_mesh *o, const tl_mesh_point *mp) {
+    if (o->closed || mp->feature == TL_FEATURE_FACE) return false;
+    if (mp->feature == TL_FEATURE_EDGE) return o->adj[mp->facet][mp->index] == NONE;
+    uint32_t v = o->tri[mp->facet][mp->index];
+    for (uint32_t i = o->vt_start[v]; i < o->vt_start[v + 1]; i++) {
+        uint32_t g = o->vt[i];
+        for (int k = 0; k < 3; k++)
+            if ((o->tri[g][k] == v || o->tri[g][(k + 1) % 3] == v) && o->adj[g][k] == NONE) return true;
+    }
+    return false;
+}
+
+/* The signed distance of point p (o's frame) to o's surface: < 0 inside a
  * closed o (by the pseudo-normal of the closest feature, Baerentzen & Aanaes
- * 2005), for an open o behind it */
-static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, vdist *out) {
+ * 2005). An open o (a mesh wall) has an inside too: behind it, the side away
+ * from the other body (`behind`: +1 when that is the side its normals point
+ * away from, -1 when it is the side they point to), and only where the point
+ * lies over the surface (a closest point on the rim is outside). */
+static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, double behind, vdist *out) {
     tl_mesh_point mp;
     tl_bvh_closest_hint(o, p, *hint, &mp);
     *hint = mp.facet;
@@ -429,8 +448,24 @@ static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hin
     tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, out->pn);
     v3_sub(d, p, mp.q);
     out->facet = mp.facet;
-    out->phi = v3_dot(d, out->pn) < 0.0 ? -mp.dist : mp.dist;
+    double sgn = v3_dot(d, out->pn) < 0.0 ? -1.0 : 1.0;
+    if (!o->closed) sgn = on_rim(o, &mp) ? 1.0 : sgn * behind;
+    out->phi = sgn * mp.dist;
     return out->phi;
+}
+
+/* For an open o: which side of it is the inside for the facets of m (the side
+ * away from the centre of m's box), as `behind` above; 1 for a closed o. */
+static double behind_side(const tl_mesh *m, const tl_mesh *o, const frame *to_o) {
+    if (o->closed) return 1.0;
+    double c[3], p[3], d[3], pn[3];
+    for (int k = 0; k < 3; k++) c[k] = 0.5 * (m->lo[k] + m->hi[k]);
+    apply(to_o, c, p);
+    tl_mesh_point mp;
+    tl_bvh_closest_hint(o, p, 0, &mp);
+    tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, pn);
+    v3_sub(d, p, mp.q);
+    return v3_dot(d, pn) < 0.0 ? -1.0 : 1.0;
 }
 
 /* Vertex v's signed distance to o (cached for the query). When `exact` is
@@ -454,7 +489,7 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
             return vd;
         }
     }
-    signed_distance(o, p, &w->hint[side], vd);
+    signed_distance(o, p, &w->hint[side], w->behind[side], vd);
     return vd;
 }
 
@@ -491,7 +526,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
         double c[3];
         vdist vd;
         apply(to_o, m->c[f], c);
-        double phi = signed_distance(o, c, &w->hint[side], &vd);
+        double phi = signed_distance(o, c, &w->hint[side], w->behind[side], &vd);
         if (!(phi < 0.0)) return 0;
         mo.area = m->area[f];
         double ca[3];
@@ -533,7 +568,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
             double c[3];
             vdist vc;
             apply(to_o, m->c[f], c);
-            double excess = signed_distance(o, c, &w->hint[side], &vc) + (h[0] + h[1] + h[2]) / 3.0;
+            double excess = signed_distance(o, c, &w->hint[side], w->behind[side], &vc) + (h[0] + h[1] + h[2]) / 3.0;
             if (excess > 0.0) q *= dmax(0.0, 1.0 - excess / h[deep]);
             if (!(q > 0.0)) return 0;
         }
@@ -775,6 +810,8 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         if (w->nq[0] == 0 && w->nq[1] == 0) return 0;
     }
     bool whole = opts->whole_facets;
+    w->behind[0] = behind_side(a, b, &a_to_b);
+    w->behind[1] = behind_side(b, a, &b_to_a);
     if (flood(s, 0, a, b, &a_to_b, &id, whole) || flood(s, 1, b, a, &b_to_a, &b_to_a, whole)) return -2;
     s->visited = w->nq[0] + w->nq[1];
     s->elements = w->ne;
@@ -841,11 +878,11 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         /* the two surfaces on the line along n through P */
         double un[3], pb_[3], ub[3];
         v3_copy(un, c->n);
-        double sa = line_depth(a, P, un, far, NULL);
+        double sa = line_depth(a, P, un, far, w->behind[1], NULL);
         apply(&a_to_b, P, pb_);
         rot((const double(*)[3])a_to_b.R, un, ub);
         v3_scale(ub, ub, -1.0);
-        double sb = line_depth(b, pb_, ub, far, NULL);
+        double sb = line_depth(b, pb_, ub, far, w->behind[0], NULL);
         double thick = sa + sb;
         double p[3];
         v3_copy(p, P);
@@ -1000,7 +1037,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         v3_scale(C, c->s[0].P, 1.0 / A);
         v3_sub(d, C, P);
         v3_axpy(C, -v3_dot(N, d), N);
-        double sa = line_depth(a, C, n, far, NULL);
+        double sa = line_depth(a, C, n, far, 1.0, NULL);
         double p[3];
         v3_copy(p, C);
         bool line_ok = sa > 0.0 && sa < far;
