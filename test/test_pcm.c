@@ -220,6 +220,27 @@ static void test_symmetry(void) {
             worst = dmax(worst, e);
         }
     }
+    /* a body wholly inside another (no surfaces crossing) is pushed out towards the nearest
+     * surface, by the distance there plus its radius; swapped, the same with n reversed */
+    {
+        tl_mesh big;
+        ENSURE_OK(tl_mesh_icosphere(&mem, &big, 5.0, 4, msg, sizeof msg));
+        double xo[3] = {0.0, 0.0, 0.0}, xi[3] = {1.0, 0.5, 0.2};
+        tl_pose po, pi;
+        pose_identity(&po, xo);
+        pose_identity(&pi, xi);
+        tl_patch p[2], q[2];
+        ENSURE(tl_pcm_mesh_mesh(&big, &po, &a, &pi, NULL, p, 2, &s) == 1);
+        ENSURE(tl_pcm_mesh_mesh(&a, &pi, &big, &po, NULL, q, 2, &s) == 1);
+        double u[3];
+        v3_scale(u, xi, 1.0 / v3_norm(xi));
+        ENSURE(angle(p[0].n, u) < 0.05);
+        ENSURE_NEAR(p[0].delta, 5.0 - v3_norm(xi) + a.radius, 0.02);
+        double sum[3];
+        v3_add(sum, p[0].n, q[0].n);
+        ENSURE(v3_norm(sum) < 1e-12 && p[0].delta == q[0].delta);
+        tl_mesh_free(&big);
+    }
     /* a scratch that served other queries gives the same bits as a fresh one */
     {
         double Ra[3][3], xa[3] = {0, 0, 0}, xb[3] = {1.55, 0.2, -0.1};

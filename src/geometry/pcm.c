@@ -777,6 +777,48 @@ static void patch_out(const tl_pose *pa, const double n[3], const double p[3], d
     out->area = area;
 }
 
+/* One body wholly inside the other, no surfaces crossing (not a contact
+ * elements can describe): one patch that pushes the inner body out towards
+ * the nearest point q of the outer surface, with the overlap that takes,
+ * delta = |c - q| + the inner body's radius about its origin c. */
+static int engulfed(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const frame *a_to_b,
+                    const frame *b_to_a, tl_patch *out) {
+    for (int inner = 0; inner < 2; inner++) {
+        const tl_mesh *in = inner == 0 ? a : b, *outer = inner == 0 ? b : a;
+        const frame *to_outer = inner == 0 ? a_to_b : b_to_a;
+        if (!outer->closed || !box_inside(in, outer, to_outer)) continue;
+        double v0[3], c[3], zero[3] = {0.0, 0.0, 0.0};
+        apply(to_outer, in->v[0], v0);
+        if (!tl_bvh_inside(outer, v0)) continue;
+        apply(to_outer, zero, c);
+        tl_mesh_point mp;
+        tl_bvh_closest_hint(outer, c, 0, &mp);
+        double d[3], n[3], q[3];
+        v3_sub(d, c, mp.q);
+        if (mp.dist > 0.0) {
+            v3_scale(d, d, 1.0 / mp.dist);
+        } else {
+            tl_mesh_feature_normal(outer, mp.facet, mp.feature, mp.index, d);
+            v3_scale(d, d, -1.0);
+        }
+        /* n from a to b: a inner, pushed along -n towards q; b inner, along +n */
+        v3_scale(n, d, inner == 0 ? 1.0 : -1.0);
+        double na[3], qa[3];
+        if (inner == 0) {
+            /* outer is b: into a's frame */
+            rot(b_to_a->R, n, na);
+            apply(b_to_a, mp.q, qa);
+        } else {
+            v3_copy(na, n);
+            v3_copy(qa, mp.q);
+        }
+        v3_copy(q, qa);
+        patch_out(pa, na, q, mp.dist + in->radius, r_star(a->r_volume, b->r_volume), 0.0, out);
+        return 1;
+    }
+    return 0;
+}
+
 int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const tl_pose *pb,
                      const tl_pcm_opts *opts, tl_patch *out, int max, tl_pcm_scratch *s) {
     if (!opts) opts = &default_opts;
@@ -795,19 +837,8 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     candidate_pairs(w, a, b, &b_to_a, &a_to_b);
     if (w->nq[0] == 0 && w->nq[1] == 0) {
         /* no facets near each other: apart, or one body wholly inside the other */
-        if (b->closed && box_inside(a, b, &a_to_b)) {
-            double p[3];
-            apply(&a_to_b, a->v[0], p);
-            if (tl_bvh_inside(b, p))
-                for (uint32_t f = 0; f < a->nt; f++) visit(w, 0, f);
-        }
-        if (a->closed && box_inside(b, a, &b_to_a)) {
-            double p[3];
-            apply(&b_to_a, b->v[0], p);
-            if (tl_bvh_inside(a, p))
-                for (uint32_t f = 0; f < b->nt; f++) visit(w, 1, f);
-        }
-        if (w->nq[0] == 0 && w->nq[1] == 0) return 0;
+        if (max < 1) return 0;
+        return engulfed(a, pa, b, &a_to_b, &b_to_a, out);
     }
     bool whole = opts->whole_facets;
     w->behind[0] = behind_side(a, b, &a_to_b);
