@@ -139,7 +139,7 @@ static void test_ellipsoid_mesh(void) {
         }
         ENSURE(m.nv == counts[i]);
         ENSURE(m.nt == 2 * counts[i] - 4);
-        ENSURE(m.closed);
+        ENSURE(m.closed && m.convex);
         double worst = 0.0;
         for (size_t j = 0; j < m.nv; j++) {
             double x = m.v[j][0] / a, y = m.v[j][1] / b, z = m.v[j][2] / c;

@@ -851,6 +851,45 @@ static void test_cost(void) {
         ENSURE((double)visited / (reps * Q) < 0.05 * 2 * 5120);
         ENSURE(mm < 2e-3);
     }
+    /* the Brazil-nut case's peanuts (810 vertices, semi-axes 6, 5, 5 mm), 25 and 100 um into
+     * each other along random directions (the polyhedra's extents along it) */
+    tl_mesh pea;
+    ENSURE_OK(tl_mesh_ellipsoid(&mem, &pea, 6e-3, 5e-3, 5e-3, 810, msg, sizeof msg));
+    for (int o = 0; o < 2; o++) {
+        trng r = {77};
+        double ov = o == 0 ? 25e-6 : 100e-6;
+        for (int q = 0; q < Q; q++) {
+            double Ra[3][3], Rb[3][3], u[3], ua[3], ub[3], xa[3] = {0, 0, 0}, xb[3], ext = 0.0;
+            trng_rotation(&r, Ra);
+            trng_rotation(&r, Rb);
+            trng_dir(&r, u);
+            /* u in each body's frame: the largest vertex projection (a's along u, b's along -u) */
+            for (int k = 0; k < 3; k++) {
+                ua[k] = Ra[0][k] * u[0] + Ra[1][k] * u[1] + Ra[2][k] * u[2];
+                ub[k] = -(Rb[0][k] * u[0] + Rb[1][k] * u[1] + Rb[2][k] * u[2]);
+            }
+            double ea = -INFINITY, eb = -INFINITY;
+            for (size_t i = 0; i < pea.nv; i++) {
+                ea = dmax(ea, v3_dot(ua, pea.v[i]));
+                eb = dmax(eb, v3_dot(ub, pea.v[i]));
+            }
+            ext = ea + eb;
+            v3_scale(xb, u, ext - ov);
+            pose_set(&pa[q], xa, (const double(*)[3])Ra);
+            pose_set(&pb[q], xb, (const double(*)[3])Rb);
+        }
+        tl_patch p[4];
+        int touching = 0;
+        double t0 = now();
+        for (int rep = 0; rep < 5; rep++)
+            for (int q = 0; q < Q; q++) touching += tl_pcm_mesh_mesh(&pea, &pa[q], &pea, &pb[q], NULL, p, 4, &s) > 0;
+        double mm = (now() - t0) / (5 * Q);
+        fprintf(stderr, "cost, two 810-vertex peanuts, %g um along a random direction: %.1f us per query (%d %% "
+                        "touching)\n",
+                1e6 * ov, 1e6 * mm, 100 * touching / (5 * Q));
+        ENSURE(mm < 1e-3);
+    }
+    tl_mesh_free(&pea);
     free(pa);
     free(pb);
     tl_mesh_free(&a);
