@@ -929,7 +929,8 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : r_star(a->r_volume, b->r_volume);
         patch_out(pa, un, p, delta, r_eff, A, &out[written++]);
     }
-    return found > written ? (int)found : (int)written;
+    /* more than max only when max were written: the caller reads min(returned, max) */
+    return found > written && written == (size_t)max ? (int)found : (int)written;
 }
 
 /* ---- mesh-wall ---- */
@@ -1084,7 +1085,8 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : a->r_volume;
         patch_out(pa, n, p, delta, r_eff, A, &out[written++]);
     }
-    return found > written ? (int)found : (int)written;
+    /* more than max only when max were written: the caller reads min(returned, max) */
+    return found > written && written == (size_t)max ? (int)found : (int)written;
 }
 
 int tl_pcm_mesh_plane(const tl_mesh *a, const tl_pose *pa, const tl_face *f, const tl_pcm_opts *opts,

@@ -7,14 +7,16 @@
  * sources are silent.
  *
  * PCM in brief. Contact elements are the facets of one body lying inside
- * the other; an element's penetration is measured along its own normal
- * (from the facet, inwards into its own body, to the other body's surface).
- * Here a facet that straddles the other surface counts with the part of it
- * that is inside (the penetration, found at its three vertices, is linear
- * over the facet; the option whole_facets gives Hippmann's elements as they
- * are: a facet counts whole when its centroid is inside). Elements are found
- * both ways (a's facets in b, b's facets in a), split into patches by
- * adjacency, and each patch gives one contact (tl_patch, narrow.h):
+ * the other, each with its penetration into the other body. Here the
+ * penetration is the distance to the other body's surface (signed by the
+ * pseudo-normal of the closest feature), found at the facet's three vertices
+ * and linear over it, and a facet that straddles the other surface counts
+ * with the part of it that is inside; the option whole_facets gives
+ * Hippmann's elements as they are (a facet counts whole when its centroid
+ * is inside). Each element is weighted by how flat the other surface is over
+ * it. Elements are found both ways (a's facets in b, b's facets in a), split
+ * into patches by adjacency, and each patch gives one contact (tl_patch,
+ * narrow.h):
  *   n      the area-weighted mean of a's element normals and of minus b's;
  *   delta  by tl_pcm_depth (below);
  *   p      on the line along n through the projected-area centroid of the
@@ -25,11 +27,13 @@
  * so a finely meshed body against a coarse one is measured by its own fine
  * facets, and swapping a and b gives the same patch with n reversed.
  *
- * Every function returns the number of patches found and writes
- * min(found, max) of them to out; when more were found than max, the
- * smallest are merged into their nearest neighbours until max remain (the
- * sphere-mesh pair keeps the deepest max instead). -2: the scratch could not
- * grow (out of memory). Functions are thread-safe with one scratch per thread.
+ * Every function writes its patches to out and returns their number; when
+ * more were found than max, the smallest are merged into their nearest
+ * neighbours until max remain (the sphere-mesh pair keeps the deepest max
+ * instead), max are written and the number found (> max) is returned: read
+ * min(returned, max). -2: the scratch could not grow (out of memory).
+ * Functions are thread-safe with one scratch per thread, and give the same
+ * bits whatever the scratch served before.
  */
 #ifndef TL_PCM_H
 #define TL_PCM_H
