@@ -105,7 +105,7 @@ static void test_icosphere(void) {
         size_t p = (size_t)1 << (2 * k);
         ENSURE(m.nv == 10 * p + 2);
         ENSURE(m.nt == 20 * p);
-        ENSURE(m.closed);
+        ENSURE(m.closed && m.convex);
         double rmin = INFINITY, rmax = 0.0;
         for (size_t i = 0; i < m.nv; i++) {
             rmin = dmin(rmin, v3_norm(m.v[i]));
@@ -139,7 +139,7 @@ static void test_ellipsoid_mesh(void) {
         }
         ENSURE(m.nv == counts[i]);
         ENSURE(m.nt == 2 * counts[i] - 4);
-        ENSURE(m.closed);
+        ENSURE(m.closed && m.convex);
         double worst = 0.0;
         for (size_t j = 0; j < m.nv; j++) {
             double x = m.v[j][0] / a, y = m.v[j][1] / b, z = m.v[j][2] / c;
@@ -228,7 +228,7 @@ static void test_files(void) {
     /* accepted as an open surface (a mesh wall) */
     tl_mesh_opts open = {true, 0.0};
     ENSURE_OK(tl_mesh_load(&mem, &m, DIR "/open.stl", &open, msg, sizeof msg));
-    ENSURE(!m.closed && m.nt == 11 && m.volume == 0.0);
+    ENSURE(!m.closed && !m.convex && m.nt == 11 && m.volume == 0.0);
     tl_mesh_free(&m);
 
     /* one facet flipped: inconsistent orientation, refused even as an open surface */

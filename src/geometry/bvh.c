@@ -13,6 +13,7 @@ void tl_bvh_init(tl_bvh *b) { memset(b, 0, sizeof *b); }
 void tl_bvh_free(tl_mem *mem, tl_bvh *b) {
     tl_mem_free(mem, b->node, b->capnodes * sizeof *b->node);
     tl_mem_free(mem, b->idx, b->nidx * sizeof *b->idx);
+    tl_mem_free(mem, b->fbox, b->nidx * sizeof *b->fbox);
     tl_bvh_init(b);
 }
 
@@ -64,12 +65,15 @@ tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_mesh *m) {
     size_t cap = 2 * m->nt;
     b->node = tl_mem_alloc(mem, cap * sizeof *b->node);
     b->idx = tl_mem_alloc(mem, m->nt * sizeof *b->idx);
-    if (!b->node || !b->idx) {
+    b->fbox = tl_mem_alloc(mem, m->nt * sizeof *b->fbox);
+    if (!b->node || !b->idx || !b->fbox) {
         tl_mem_free(mem, b->node, cap * sizeof *b->node);
         tl_mem_free(mem, b->idx, m->nt * sizeof *b->idx);
+        tl_mem_free(mem, b->fbox, m->nt * sizeof *b->fbox);
         tl_bvh_init(b);
         return TL_ERROR_MEMORY;
     }
+    for (size_t f = 0; f < m->nt; f++) facet_box(m, (uint32_t)f, b->fbox[f], b->fbox[f] + 3);
     b->capnodes = cap;
     b->nidx = m->nt;
     for (size_t i = 0; i < m->nt; i++) b->idx[i] = (uint32_t)i;
@@ -137,6 +141,24 @@ tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_mesh *m) {
                 nd->hi[k] = dmax(l->hi[k], r->hi[k]);
             }
         }
+        for (int k = 0; k < 3; k++) nd->c[k] = 0.5 * (nd->lo[k] + nd->hi[k]);
+    }
+    /* spheres: the farthest vertex of the node's facets from its centre; the
+     * facets of a node are a contiguous run of idx (a leaf's, or its leaves') */
+    for (uint32_t i = b->nnodes; i-- > 0;) {
+        tl_bvh_node *nd = &b->node[i];
+        uint32_t lo = i, hi = i;
+        while (b->node[lo].count == 0) lo = b->node[lo].first;
+        while (b->node[hi].count == 0) hi = b->node[hi].first + 1;
+        uint32_t from = b->node[lo].first, to = b->node[hi].first + b->node[hi].count;
+        double r2 = 0.0;
+        for (uint32_t j = from; j < to; j++)
+            for (int k = 0; k < 3; k++) {
+                double d[3];
+                v3_sub(d, m->v[m->tri[b->idx[j]][k]], nd->c);
+                r2 = dmax(r2, v3_norm2(d));
+            }
+        nd->r = sqrt(r2);
     }
     return TL_OK;
 }
@@ -183,11 +205,10 @@ static double box_dist2(const tl_bvh_node *nd, const double p[3]) {
     return s;
 }
 
-bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mesh_point *out) {
+/* the closest point among the facets within sqrt(best) of p; found: one was
+ * given in out already (the hint) */
+static bool closest_search(const tl_mesh *m, const double p[3], double best, bool found, tl_mesh_point *out) {
     const tl_bvh *b = &m->bvh;
-    if (b->nnodes == 0) return false;
-    double best = max_dist * max_dist;
-    bool found = false;
     uint32_t stack[TL_BVH_STACK];
     int sp = 0;
     stack[sp++] = 0;
@@ -216,7 +237,8 @@ bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mes
             tl_tri_closest(p, m->v[t[0]], m->v[t[1]], m->v[t[2]], q, &feat, &index, NULL);
             v3_sub(d, p, q);
             double d2 = v3_norm2(d);
-            if (d2 < best || (!found && d2 <= best)) {
+            /* ties go to the lower facet index: the same answer whatever the hint */
+            if (d2 < best || (d2 == best && (!found || f < out->facet))) {
                 best = d2;
                 found = true;
                 out->facet = f;
@@ -228,6 +250,20 @@ bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mes
     }
     if (found) out->dist = sqrt(best);
     return found;
+}
+
+bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mesh_point *out) {
+    if (m->bvh.nnodes == 0) return false;
+    return closest_search(m, p, max_dist * max_dist, false, out);
+}
+
+void tl_bvh_closest_hint(const tl_mesh *m, const double p[3], uint32_t hint, tl_mesh_point *out) {
+    const uint32_t *t = m->tri[hint];
+    double d[3];
+    tl_tri_closest(p, m->v[t[0]], m->v[t[1]], m->v[t[2]], out->q, &out->feature, &out->index, NULL);
+    out->facet = hint;
+    v3_sub(d, p, out->q);
+    closest_search(m, p, v3_norm2(d), true, out);
 }
 
 /* the parameter range [t0, t1] of the ray inside the box (slab test) */

@@ -25,6 +25,7 @@ typedef struct tl_mesh tl_mesh;
 
 typedef struct tl_bvh_node {
     double lo[3], hi[3];
+    double c[3], r;  /* a sphere about the box centre holding the node's facets */
     uint32_t first; /* leaf: the first of its facets in idx; inner node: its left child (right: first + 1) */
     uint32_t count; /* leaf: the number of its facets (> 0); inner node: 0 */
 } tl_bvh_node;
@@ -35,6 +36,7 @@ typedef struct tl_bvh {
     size_t capnodes;
     uint32_t *idx;     /* facet indices, leaf by leaf */
     size_t nidx;
+    double (*fbox)[6]; /* each facet's box: lo x, y, z, hi x, y, z (by facet index) */
     int depth;         /* the longest path from the root to a leaf, in nodes */
 } tl_bvh;
 
@@ -58,9 +60,13 @@ typedef struct tl_mesh_point {
 } tl_mesh_point;
 
 /* The point of the mesh closest to p, if one is within max_dist (use
- * INFINITY for no limit). Among facets at the same distance, the first in
- * the tree's order. */
+ * INFINITY for no limit). Among facets at the same distance, the one of
+ * the lowest index. */
 bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mesh_point *out);
+
+/* The same, starting from the distance to facet `hint` (any facet; one near
+ * p makes the search short): always finds the closest point. */
+void tl_bvh_closest_hint(const tl_mesh *m, const double p[3], uint32_t hint, tl_mesh_point *out);
 
 typedef struct tl_ray_hit {
     uint32_t facet;

@@ -234,11 +234,13 @@ static tl_status check_outward(tl_mesh *m, const char *what, char *msg, size_t m
     for (size_t f = 0; f < m->nt; f++) comp[f] = TL_MESH_NONE;
     tl_status st = TL_OK;
     m->volume = 0.0;
+    size_t pieces = 0;
     /* the volume is summed about the box centre (smaller rounding) */
     double o[3];
     for (int k = 0; k < 3; k++) o[k] = 0.5 * (m->lo[k] + m->hi[k]);
     for (size_t s = 0; s < m->nt && st == TL_OK; s++) {
         if (comp[s] != TL_MESH_NONE) continue;
+        pieces++;
         size_t head = 0, tail = 0;
         queue[tail++] = (uint32_t)s;
         comp[s] = (uint32_t)s;
@@ -268,6 +270,7 @@ static tl_status check_outward(tl_mesh *m, const char *what, char *msg, size_t m
                       what, s, vol);
         m->volume += vol;
     }
+    m->convex = st == TL_OK && pieces == 1;
     tl_mem_free(m->mem, comp, m->nt * sizeof *comp);
     tl_mem_free(m->mem, queue, m->nt * sizeof *queue);
     return st;
@@ -358,6 +361,20 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
     if (st == TL_OK) st = build_edges(m, allow_open, what, msg, msg_size);
     if (st == TL_OK && m->closed) st = check_outward(m, what, msg, msg_size);
     if (st == TL_OK) st = vertex_facets(m, what, msg, msg_size);
+    if (st == TL_OK && m->convex) {
+        /* convex: at every edge the neighbour's far vertex is not above the facet's plane */
+        double size = 0.0;
+        for (int k = 0; k < 3; k++) size = dmax(size, m->hi[k] - m->lo[k]);
+        for (size_t f = 0; f < m->nt && m->convex; f++)
+            for (int k = 0; k < 3; k++) {
+                uint32_t g = m->adj[f][k], far = m->tri[g][0];
+                for (int j = 0; j < 3; j++)
+                    if (m->tri[g][j] != m->tri[f][k] && m->tri[g][j] != m->tri[f][(k + 1) % 3]) far = m->tri[g][j];
+                double d[3];
+                v3_sub(d, m->v[far], m->v[m->tri[f][0]]);
+                if (v3_dot(d, m->n[f]) > 1e-12 * size) m->convex = false;
+            }
+    }
     if (st == TL_OK) {
         vertex_normals(m);
         if (!m->closed) m->volume = 0.0;

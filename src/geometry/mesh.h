@@ -48,6 +48,7 @@ typedef struct tl_mesh {
     uint32_t *vt;         /* the facets around each vertex */
     double (*vn)[3];      /* angle-weighted vertex pseudo-normals (Baerentzen & Aanaes 2005) */
     bool closed;
+    bool convex;          /* closed, one piece, and no edge folds inwards (to 1e-12 of the size) */
     double total_area;    /* m^2 */
     double volume;        /* enclosed volume, m^3 (closed meshes; 0 when open) */
     double r_volume;      /* radius of the sphere of the same volume, m (0 when open) */
@@ -90,8 +91,9 @@ tl_status tl_mesh_icosphere(tl_mem *mem, tl_mesh *m, double R, int k, char *msg,
 /* A triangulated ellipsoid with semi-axes a, b, c (along x, y, z) and
  * exactly `vertices` vertices (>= 5; 2 V - 4 facets): two poles on z and
  * latitude rings whose vertex counts follow sin(latitude), triangulated
- * between neighbouring rings (the peanut 810 / 1616 and the Brazil nut
- * 2864 / 5724 of seed 000 are made exactly). */
+ * between neighbouring rings, then diagonals flipped until the mesh is
+ * convex (the peanut 810 / 1616 and the Brazil nut 2864 / 5724 of seed 000
+ * are made exactly). */
 tl_status tl_mesh_ellipsoid(tl_mem *mem, tl_mesh *m, double a, double b, double c, size_t vertices, char *msg,
                             size_t msg_size);
 

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mesh.h"
@@ -104,6 +105,66 @@ tl_status tl_mesh_icosphere(tl_mem *mem, tl_mesh *m, double R, int k, char *msg,
 
 /* ---- triangulated ellipsoid ---- */
 
+typedef struct half {
+    uint32_t lo, hi, facet;
+    uint8_t k;
+} half;
+
+static int cmp_half(const void *pa, const void *pb) {
+    const half *a = pa, *b = pb;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+    if (a->facet != b->facet) return a->facet < b->facet ? -1 : 1;
+    return a->k < b->k ? -1 : (a->k > b->k);
+}
+
+/* Flips the diagonal of every pair of facets that folds inwards (the far
+ * vertex of the neighbour above the facet's plane) until none does: for
+ * vertices on a convex surface the result is their convex hull, so the mesh
+ * is convex (mesh.h) and its facets lie as flat on the surface as they can.
+ * Returns -1 when out of memory. */
+static int make_convex(tl_mem *mem, const double (*v)[3], uint32_t (*f)[3], size_t nt, double size) {
+    size_t ne = 3 * nt;
+    half *e = tl_mem_alloc(mem, ne * sizeof *e);
+    uint8_t *touched = tl_mem_alloc(mem, nt);
+    int st = e && touched ? 0 : -1;
+    for (int pass = 0; pass < 200 && st == 0; pass++) {
+        for (size_t i = 0; i < nt; i++)
+            for (int k = 0; k < 3; k++) {
+                uint32_t a = f[i][k], b = f[i][(k + 1) % 3];
+                e[3 * i + (size_t)k] = (half){a < b ? a : b, a < b ? b : a, (uint32_t)i, (uint8_t)k};
+            }
+        qsort(e, ne, sizeof *e, cmp_half);
+        memset(touched, 0, nt);
+        size_t flips = 0;
+        for (size_t j = 0; j + 1 < ne; j++) {
+            if (e[j].lo != e[j + 1].lo || e[j].hi != e[j + 1].hi) continue;
+            uint32_t fi = e[j].facet, gi = e[j + 1].facet;
+            if (touched[fi] || touched[gi]) continue;
+            int k = e[j].k;
+            uint32_t a = f[fi][k], b = f[fi][(k + 1) % 3], c = f[fi][(k + 2) % 3], d = 0;
+            for (int m = 0; m < 3; m++)
+                if (f[gi][m] != a && f[gi][m] != b) d = f[gi][m];
+            double e1[3], e2[3], n[3], x[3];
+            v3_sub(e1, v[b], v[a]);
+            v3_sub(e2, v[c], v[a]);
+            v3_cross(n, e1, e2);
+            v3_sub(x, v[d], v[a]);
+            if (!(v3_dot(x, n) > 1e-12 * size * v3_norm(n))) continue;
+            /* (a, b, c) and (b, a, d) become (a, d, c) and (d, b, c) */
+            uint32_t f1[3] = {a, d, c}, f2[3] = {d, b, c};
+            memcpy(f[fi], f1, sizeof f1);
+            memcpy(f[gi], f2, sizeof f2);
+            touched[fi] = touched[gi] = 1;
+            flips++;
+        }
+        if (flips == 0) break;
+    }
+    tl_mem_free(mem, e, ne * sizeof *e);
+    tl_mem_free(mem, touched, nt);
+    return st;
+}
+
 tl_status tl_mesh_ellipsoid(tl_mem *mem, tl_mesh *m, double a, double b, double c, size_t vertices, char *msg,
                             size_t msg_size) {
     tl_mesh_init(m);
@@ -200,6 +261,11 @@ tl_status tl_mesh_ellipsoid(tl_mem *mem, tl_mesh *m, double a, double b, double 
     for (size_t j = 0; j < count[r - 1]; j++) {
         uint32_t f3[3] = {south, (uint32_t)(start + (j + 1) % count[r - 1]), (uint32_t)(start + j)};
         memcpy(f[n++], f3, sizeof f3);
+    }
+    if (make_convex(mem, (const double(*)[3])v, f, n, 2.0 * dmax(a, dmax(b, c))) != 0) {
+        snprintf(msg, msg_size, "ellipsoid mesh: out of memory");
+        st = TL_ERROR_MEMORY;
+        goto out;
     }
     char what[96];
     snprintf(what, sizeof what, "ellipsoid mesh (%zu vertices)", vertices);

@@ -1,0 +1,1247 @@
+/*
+ * The polygonal contact model for mesh-mesh and mesh-wall pairs (pcm.h,
+ * docs/geometry.md). All sums are taken in a's body frame.
+ */
+#include "pcm.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "triangle.h"
+#include "vec.h"
+
+#define NONE TL_MESH_NONE
+
+/* a contact element: the part of a facet inside the other body */
+typedef struct elem {
+    uint32_t facet;
+    uint32_t parent;  /* union-find over elements */
+    uint32_t hit;     /* the other body's facet closest to the element's deepest vertex (NONE: none) */
+    uint32_t side;    /* 0: a facet of a, 1: of b */
+    double q;         /* its weight: 1 where the other surface is about flat over it, to 0 */
+    double area;      /* the inside area, m^2 */
+    double frac;      /* area over the facet's area */
+    double n[3];      /* the facet's outward normal, a's frame */
+    double ax[3];     /* int x dA over the inside part, a's frame */
+    double h;         /* int d dA, d the penetration (the distance to the other surface), m^3 */
+    double dmax;      /* the largest penetration on the element, m */
+    double lo[3], hi[3]; /* the box of its inside part, a's frame */
+    double bm[3];     /* int lambda_k dA over the inside part (lambda: the facet's barycentric coordinates) */
+    double pen[3];    /* the penetration at the facet's vertices (-phi), m */
+    double pn[3][3];  /* the other body's normal there (its closest feature's), a's frame */
+} elem;
+
+/* a vertex's signed distance to the other body (< 0 inside it) */
+typedef struct vdist {
+    double phi;
+    double pn[3];     /* the pseudo-normal of the closest feature, the other body's frame */
+    uint32_t facet;   /* the other body's closest facet */
+} vdist;
+
+/* the sums of one side of a patch (each element weighted by its q) */
+typedef struct side_sum {
+    double S[3];   /* int n dA */
+    double W;      /* the side's weight: sum of q frac (how many facets it covers) */
+    double V;      /* the overlap volume seen from this side */
+    double A;      /* projected area */
+    double P[3];   /* projected-area-weighted mid-penetration points */
+    double Pw;
+} side_sum;
+
+typedef struct comp {
+    uint32_t root;
+    unsigned sides;      /* bit 0: has elements of a, bit 1: of b */
+    double area, ax[3];  /* for merging: total area and int x dA */
+    double lo[3], hi[3]; /* the box of its elements' facets */
+    side_sum s[2];
+    double n[3];
+    double dmax;
+} comp;
+
+struct sm_rec {
+    uint32_t facet, parent;
+    tl_feature feature;
+    int index;
+    double q[3], dist;
+};
+
+struct tl_pcm_work {
+    elem *e;
+    size_t ne, cape;
+    uint32_t *stamp[2], *slot[2];
+    size_t capstamp[2], capslot[2];
+    uint32_t gen;
+    uint32_t *queue[2];
+    size_t nq[2], capq[2];
+    uint32_t *vstamp[2];
+    vdist *vd[2];
+    size_t capvstamp[2], capvd[2];
+    uint32_t hint[2];
+    double behind[2];  /* the side of an open other body that is its inside (signed_distance) */
+    /* b's node and facet boxes in a's frame, computed once per query */
+    uint32_t *nstamp, *fstamp, *astamp;
+    double (*nbox)[9], (*fbox)[6], (*abox)[6];
+    size_t capnstamp, capnbox, capfstamp, capfbox, capastamp, capabox;
+    comp *c;
+    size_t capc;
+    uint32_t *cand;
+    size_t capcand;
+    struct sm_rec *rec;
+    size_t caprec;
+};
+
+void tl_pcm_scratch_init(tl_pcm_scratch *s, tl_mem *mem) {
+    memset(s, 0, sizeof *s);
+    s->mem = mem;
+}
+
+void tl_pcm_scratch_free(tl_pcm_scratch *s) {
+    struct tl_pcm_work *w = s->w;
+    if (w) {
+        tl_mem *mem = s->mem;
+        tl_mem_free(mem, w->e, w->cape * sizeof *w->e);
+        for (int k = 0; k < 2; k++) {
+            tl_mem_free(mem, w->stamp[k], w->capstamp[k] * sizeof *w->stamp[k]);
+            tl_mem_free(mem, w->slot[k], w->capslot[k] * sizeof *w->slot[k]);
+            tl_mem_free(mem, w->queue[k], w->capq[k] * sizeof *w->queue[k]);
+            tl_mem_free(mem, w->vstamp[k], w->capvstamp[k] * sizeof *w->vstamp[k]);
+            tl_mem_free(mem, w->vd[k], w->capvd[k] * sizeof *w->vd[k]);
+        }
+        tl_mem_free(mem, w->nstamp, w->capnstamp * sizeof *w->nstamp);
+        tl_mem_free(mem, w->fstamp, w->capfstamp * sizeof *w->fstamp);
+        tl_mem_free(mem, w->nbox, w->capnbox * sizeof *w->nbox);
+        tl_mem_free(mem, w->astamp, w->capastamp * sizeof *w->astamp);
+        tl_mem_free(mem, w->abox, w->capabox * sizeof *w->abox);
+        tl_mem_free(mem, w->fbox, w->capfbox * sizeof *w->fbox);
+        tl_mem_free(mem, w->c, w->capc * sizeof *w->c);
+        tl_mem_free(mem, w->cand, w->capcand * sizeof *w->cand);
+        tl_mem_free(mem, w->rec, w->caprec * sizeof(*w->rec));
+        tl_mem_free(mem, w, sizeof *w);
+    }
+    s->w = NULL;
+}
+
+/* ---- scratch ---- */
+
+static struct tl_pcm_work *work(tl_pcm_scratch *s) {
+    if (!s->w) {
+        s->w = tl_mem_calloc(s->mem, 1, sizeof *s->w);
+        if (s->w) s->w->gen = 0;
+    }
+    return s->w;
+}
+
+/* the visit stamps of one side, for a mesh of nt facets and nv vertices */
+static int stamps(tl_pcm_scratch *s, int side, size_t nt, size_t nv) {
+    struct tl_pcm_work *w = s->w;
+    size_t oldv = w->capvstamp[side];
+    if (oldv < nv) {
+        if (tl_mem_reserve(s->mem, (void **)&w->vstamp[side], &w->capvstamp[side], nv, sizeof(uint32_t)) != 0)
+            return -1;
+        memset(w->vstamp[side] + oldv, 0, (w->capvstamp[side] - oldv) * sizeof(uint32_t));
+    }
+    if (w->capvd[side] < nv &&
+        tl_mem_reserve(s->mem, (void **)&w->vd[side], &w->capvd[side], nv, sizeof(vdist)) != 0)
+        return -1;
+    w->hint[side] = 0;
+    size_t old = w->capstamp[side];
+    if (old < nt) {
+        if (tl_mem_reserve(s->mem, (void **)&w->stamp[side], &w->capstamp[side], nt, sizeof(uint32_t)) != 0)
+            return -1;
+        memset(w->stamp[side] + old, 0, (w->capstamp[side] - old) * sizeof(uint32_t));
+    }
+    if (w->capslot[side] < nt &&
+        tl_mem_reserve(s->mem, (void **)&w->slot[side], &w->capslot[side], nt, sizeof(uint32_t)) != 0)
+        return -1;
+    if (w->capq[side] < nt &&
+        tl_mem_reserve(s->mem, (void **)&w->queue[side], &w->capq[side], nt, sizeof(uint32_t)) != 0)
+        return -1;
+    w->nq[side] = 0;
+    return 0;
+}
+
+/* the box caches for a mesh b of nn nodes and nt facets, and a of na nodes */
+static int box_caches(tl_pcm_scratch *s, size_t nn, size_t nt, size_t na) {
+    struct tl_pcm_work *w = s->w;
+    size_t old = w->capastamp;
+    if (old < na) {
+        if (tl_mem_reserve(s->mem, (void **)&w->astamp, &w->capastamp, na, sizeof(uint32_t)) != 0) return -1;
+        memset(w->astamp + old, 0, (w->capastamp - old) * sizeof(uint32_t));
+    }
+    if (w->capabox < na && tl_mem_reserve(s->mem, (void **)&w->abox, &w->capabox, na, sizeof *w->abox) != 0) return -1;
+    old = w->capnstamp;
+    if (old < nn) {
+        if (tl_mem_reserve(s->mem, (void **)&w->nstamp, &w->capnstamp, nn, sizeof(uint32_t)) != 0) return -1;
+        memset(w->nstamp + old, 0, (w->capnstamp - old) * sizeof(uint32_t));
+    }
+    old = w->capfstamp;
+    if (old < nt) {
+        if (tl_mem_reserve(s->mem, (void **)&w->fstamp, &w->capfstamp, nt, sizeof(uint32_t)) != 0) return -1;
+        memset(w->fstamp + old, 0, (w->capfstamp - old) * sizeof(uint32_t));
+    }
+    if (w->capnbox < nn && tl_mem_reserve(s->mem, (void **)&w->nbox, &w->capnbox, nn, sizeof *w->nbox) != 0) return -1;
+    if (w->capfbox < nt && tl_mem_reserve(s->mem, (void **)&w->fbox, &w->capfbox, nt, sizeof *w->fbox) != 0) return -1;
+    return 0;
+}
+
+static void next_generation(struct tl_pcm_work *w) {
+    if (++w->gen == 0) {
+        for (int k = 0; k < 2; k++) {
+            if (w->stamp[k]) memset(w->stamp[k], 0, w->capstamp[k] * sizeof(uint32_t));
+            if (w->vstamp[k]) memset(w->vstamp[k], 0, w->capvstamp[k] * sizeof(uint32_t));
+        }
+        if (w->nstamp) memset(w->nstamp, 0, w->capnstamp * sizeof(uint32_t));
+        if (w->fstamp) memset(w->fstamp, 0, w->capfstamp * sizeof(uint32_t));
+        if (w->astamp) memset(w->astamp, 0, w->capastamp * sizeof(uint32_t));
+        w->gen = 1;
+    }
+}
+
+static void visit(struct tl_pcm_work *w, int side, uint32_t f) {
+    if (w->stamp[side][f] == w->gen) return;
+    w->stamp[side][f] = w->gen;
+    w->slot[side][f] = NONE;
+    w->queue[side][w->nq[side]++] = f;
+}
+
+static elem *new_elem(tl_pcm_scratch *s) {
+    struct tl_pcm_work *w = s->w;
+    if (tl_mem_reserve(s->mem, (void **)&w->e, &w->cape, w->ne + 1, sizeof *w->e) != 0) return NULL;
+    elem *e = &w->e[w->ne];
+    memset(e, 0, sizeof *e);
+    e->parent = (uint32_t)w->ne;
+    e->hit = NONE;
+    return e;
+}
+
+/* ---- frames ---- */
+
+/* x_a = R x_b + t */
+typedef struct frame {
+    double R[3][3];
+    double t[3];
+} frame;
+
+static void rot(const double R[3][3], const double v[3], double o[3]) {
+    double x = R[0][0] * v[0] + R[0][1] * v[1] + R[0][2] * v[2];
+    double y = R[1][0] * v[0] + R[1][1] * v[1] + R[1][2] * v[2];
+    double z = R[2][0] * v[0] + R[2][1] * v[1] + R[2][2] * v[2];
+    v3_set(o, x, y, z);
+}
+static void rot_t(const double R[3][3], const double v[3], double o[3]) {
+    double x = R[0][0] * v[0] + R[1][0] * v[1] + R[2][0] * v[2];
+    double y = R[0][1] * v[0] + R[1][1] * v[1] + R[2][1] * v[2];
+    double z = R[0][2] * v[0] + R[1][2] * v[1] + R[2][2] * v[2];
+    v3_set(o, x, y, z);
+}
+static void apply(const frame *f, const double x[3], double o[3]) {
+    rot(f->R, x, o);
+    v3_add(o, o, f->t);
+}
+
+/* b's frame in a's: R = Ra^T Rb, t = Ra^T (xb - xa) */
+static void relative(const tl_pose *pa, const tl_pose *pb, frame *f) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            f->R[i][j] = pa->R[0][i] * pb->R[0][j] + pa->R[1][i] * pb->R[1][j] + pa->R[2][i] * pb->R[2][j];
+    double d[3];
+    v3_sub(d, pb->x, pa->x);
+    rot_t(pa->R, d, f->t);
+}
+
+static void identity(frame *f) {
+    memset(f, 0, sizeof *f);
+    f->R[0][0] = f->R[1][1] = f->R[2][2] = 1.0;
+}
+
+static void inverse(const frame *f, frame *g) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) g->R[i][j] = f->R[j][i];
+    rot((const double(*)[3])g->R, f->t, g->t);
+    v3_scale(g->t, g->t, -1.0);
+}
+
+/* ---- lines through the overlap (the LINE depth and the contact point) ---- */
+
+/* The signed position, along the unit direction u from p (both in o's frame),
+ * of the surface of o that the line through p leaves o by: > 0 when p is
+ * inside o (the distance to the exit ahead), < 0 when outside (minus the
+ * distance back to where the line enters o); -far when there is none. For an
+ * open o, `behind` says which side is its inside (signed_distance); 1 closed. */
+static double line_depth(const tl_mesh *o, const double p[3], const double u[3], double far, double behind,
+                         uint32_t *facet) {
+    tl_ray_hit h;
+    if (tl_bvh_ray(o, p, u, 0.0, far, &h) && behind * v3_dot(u, o->n[h.facet]) > 0.0) {
+        if (facet) *facet = h.facet;
+        return h.t;
+    }
+    double back[3] = {-u[0], -u[1], -u[2]};
+    if (tl_bvh_ray(o, p, back, 0.0, far, &h) && behind * v3_dot(back, o->n[h.facet]) < 0.0) {
+        if (facet) *facet = h.facet;
+        return -h.t;
+    }
+    if (facet) *facet = NONE;
+    return -far;
+}
+
+/* ---- union-find ---- */
+
+static uint32_t find(elem *e, uint32_t i) {
+    while (e[i].parent != i) {
+        e[i].parent = e[e[i].parent].parent;
+        i = e[i].parent;
+    }
+    return i;
+}
+
+static void unite(elem *e, uint32_t a, uint32_t b) {
+    a = find(e, a);
+    b = find(e, b);
+    /* the smaller index is the root: independent of the order of the unions */
+    if (a < b) e[b].parent = a;
+    else if (b < a) e[a].parent = b;
+}
+
+static bool boxes_meet(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]) {
+    return alo[0] <= bhi[0] && blo[0] <= ahi[0] && alo[1] <= bhi[1] && blo[1] <= ahi[1] && alo[2] <= bhi[2] &&
+           blo[2] <= ahi[2];
+}
+
+/* Elements into components: adjacency within each body, the closest facets
+ * of the deepest vertices across, then a component with elements of one body
+ * only joins one whose box it meets. Writes the components (roots in order of
+ * their first element) and returns their count, or -1. */
+static int components(tl_pcm_scratch *s, const tl_mesh *mesh[2], bool cross) {
+    struct tl_pcm_work *w = s->w;
+    elem *e = w->e;
+    for (size_t i = 0; i < w->ne; i++) {
+        int sd = (int)e[i].side;
+        const tl_mesh *m = mesh[sd];
+        for (int k = 0; k < 3; k++) {
+            uint32_t g = m->adj[e[i].facet][k];
+            if (g != NONE && w->stamp[sd][g] == w->gen && w->slot[sd][g] != NONE) unite(e, (uint32_t)i, w->slot[sd][g]);
+        }
+        uint32_t h = e[i].hit;
+        if (cross && h != NONE && w->stamp[1 - sd][h] == w->gen && w->slot[1 - sd][h] != NONE)
+            unite(e, (uint32_t)i, w->slot[1 - sd][h]);
+    }
+    for (;;) {
+        size_t nc = 0;
+        for (size_t i = 0; i < w->ne; i++) {
+            if (find(e, (uint32_t)i) != i) continue;
+            if (tl_mem_reserve(s->mem, (void **)&w->c, &w->capc, nc + 1, sizeof *w->c) != 0) return -1;
+            memset(&w->c[nc], 0, sizeof w->c[nc]);
+            w->c[nc].root = (uint32_t)i;
+            nc++;
+        }
+        if (!cross) return (int)nc;
+        for (size_t k = 0; k < nc; k++) {
+            v3_set(w->c[k].lo, INFINITY, INFINITY, INFINITY);
+            v3_set(w->c[k].hi, -INFINITY, -INFINITY, -INFINITY);
+            w->c[k].sides = 0;
+        }
+        for (size_t i = 0; i < w->ne; i++) {
+            uint32_t r = find(e, (uint32_t)i);
+            size_t k = 0;
+            while (w->c[k].root != r) k++;
+            w->c[k].sides |= 1u << e[i].side;
+            for (int d = 0; d < 3; d++) {
+                w->c[k].lo[d] = dmin(w->c[k].lo[d], e[i].lo[d]);
+                w->c[k].hi[d] = dmax(w->c[k].hi[d], e[i].hi[d]);
+            }
+        }
+        bool merged = false;
+        for (size_t k = 0; k < nc && !merged; k++)
+            for (size_t j = k + 1; j < nc && !merged; j++)
+                if ((w->c[k].sides != 3u || w->c[j].sides != 3u) &&
+                    boxes_meet(w->c[k].lo, w->c[k].hi, w->c[j].lo, w->c[j].hi)) {
+                    unite(e, w->c[k].root, w->c[j].root);
+                    merged = true;
+                }
+        if (!merged) return (int)nc;
+    }
+}
+
+/* index of the component of element i */
+static size_t comp_of(struct tl_pcm_work *w, size_t nc, uint32_t i) {
+    uint32_t r = find(w->e, i);
+    for (size_t k = 0; k < nc; k++)
+        if (w->c[k].root == r) return k;
+    return 0;
+}
+
+/* Merges the smallest components into their nearest until at most max remain. */
+static size_t merge_to(struct tl_pcm_work *w, size_t nc, size_t max) {
+    if (nc <= max) return nc;
+    for (size_t k = 0; k < nc; k++) {
+        w->c[k].area = 0.0;
+        v3_zero(w->c[k].ax);
+    }
+    for (size_t i = 0; i < w->ne; i++) {
+        comp *c = &w->c[comp_of(w, nc, (uint32_t)i)];
+        c->area += w->e[i].area;
+        v3_add(c->ax, c->ax, w->e[i].ax);
+    }
+    while (nc > max) {
+        size_t small = 0;
+        for (size_t k = 1; k < nc; k++)
+            if (w->c[k].area < w->c[small].area) small = k;
+        double cs[3], best = INFINITY;
+        v3_scale(cs, w->c[small].ax, 1.0 / w->c[small].area);
+        size_t near = small == 0 ? 1 : 0;
+        for (size_t k = 0; k < nc; k++) {
+            if (k == small) continue;
+            double ck[3], d[3];
+            v3_scale(ck, w->c[k].ax, 1.0 / w->c[k].area);
+            v3_sub(d, ck, cs);
+            if (v3_norm2(d) < best) {
+                best = v3_norm2(d);
+                near = k;
+            }
+        }
+        unite(w->e, w->c[small].root, w->c[near].root);
+        comp merged = w->c[near];
+        merged.area += w->c[small].area;
+        v3_add(merged.ax, merged.ax, w->c[small].ax);
+        merged.root = find(w->e, w->c[near].root);
+        size_t keep = small < near ? small : near, drop = small < near ? near : small;
+        w->c[keep] = merged;
+        memmove(&w->c[drop], &w->c[drop + 1], (nc - drop - 1) * sizeof *w->c);
+        nc--;
+    }
+    return nc;
+}
+
+static double r_star(double ra, double rb) {
+    if (ra > 0.0 && rb > 0.0) return ra * rb / (ra + rb);
+    return ra > 0.0 ? ra : rb;
+}
+
+static const tl_pcm_opts default_opts = {TL_PCM_DEPTH_VOLUME, TL_PCM_RADIUS_VOLUME, false};
+
+/* ---- mesh-mesh ---- */
+
+/* whether the closest point found lies on the rim of an open mesh */
+static bool on_rim(const tl_mesh *o, const tl_mesh_point *mp) {
+    if (o->closed || mp->feature == TL_FEATURE_FACE) return false;
+    if (mp->feature == TL_FEATURE_EDGE) return o->adj[mp->facet][mp->index] == NONE;
+    uint32_t v = o->tri[mp->facet][mp->index];
+    for (uint32_t i = o->vt_start[v]; i < o->vt_start[v + 1]; i++) {
+        uint32_t g = o->vt[i];
+        for (int k = 0; k < 3; k++)
+            if ((o->tri[g][k] == v || o->tri[g][(k + 1) % 3] == v) && o->adj[g][k] == NONE) return true;
+    }
+    return false;
+}
+
+/* The signed distance of point p (o's frame) to o's surface: < 0 inside a
+ * closed o (by the pseudo-normal of the closest feature, Baerentzen & Aanaes
+ * 2005). An open o (a mesh wall) has an inside too: behind it, the side away
+ * from the other body (`behind`: +1 when that is the side its normals point
+ * away from, -1 when it is the side they point to), and only where the point
+ * lies over the surface (a closest point on the rim is outside). */
+static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, double behind, vdist *out) {
+    tl_mesh_point mp;
+    tl_bvh_closest_hint(o, p, *hint, &mp);
+    *hint = mp.facet;
+    double d[3];
+    tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, out->pn);
+    v3_sub(d, p, mp.q);
+    out->facet = mp.facet;
+    double sgn = v3_dot(d, out->pn) < 0.0 ? -1.0 : 1.0;
+    if (!o->closed) sgn = on_rim(o, &mp) ? 1.0 : sgn * behind;
+    out->phi = sgn * mp.dist;
+    return out->phi;
+}
+
+/* For an open o: which side of it is the inside for the facets of m (the side
+ * away from the centre of m's box), as `behind` above; 1 for a closed o. */
+static double behind_side(const tl_mesh *m, const tl_mesh *o, const frame *to_o) {
+    if (o->closed) return 1.0;
+    double c[3], p[3], d[3], pn[3];
+    for (int k = 0; k < 3; k++) c[k] = 0.5 * (m->lo[k] + m->hi[k]);
+    apply(to_o, c, p);
+    tl_mesh_point mp;
+    tl_bvh_closest_hint(o, p, 0, &mp);
+    tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, pn);
+    v3_sub(d, p, mp.q);
+    return v3_dot(d, pn) < 0.0 ? -1.0 : 1.0;
+}
+
+/* Vertex v's signed distance to o (cached for the query). When `exact` is
+ * false and o is convex, a vertex outside the plane of the last closest facet
+ * is only marked outside (phi = NAN): a facet whose vertices are all outside
+ * a convex body has no part inside it, and needs no distances. */
+static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_mesh *m, uint32_t v, const tl_mesh *o,
+                                    const frame *to_o, bool exact) {
+    vdist *vd = &w->vd[side][v];
+    bool cached = w->vstamp[side][v] == w->gen;
+    if (cached && (!exact || !isnan(vd->phi))) return vd;
+    double p[3];
+    apply(to_o, m->v[v], p);
+    w->vstamp[side][v] = w->gen;
+    if (!exact && o->convex) {
+        uint32_t h = w->hint[side];
+        double d[3];
+        v3_sub(d, p, o->v[o->tri[h][0]]);
+        if (v3_dot(d, o->n[h]) > 0.0) {
+            vd->phi = NAN;
+            return vd;
+        }
+    }
+    signed_distance(o, p, &w->hint[side], w->behind[side], vd);
+    return vd;
+}
+
+/* The weight of an element from the closest features of its three vertices:
+ * 1 while their normals are within 53 degrees of each other, falling to 0 at
+ * 72.5 degrees (a facet spanning an edge or a corner of the other body,
+ * whose penetration is not linear over it). */
+static double flatness(const vdist *v[3]) {
+    double c = 1.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++) c = dmin(c, v3_dot(v[i]->pn, v[j]->pn));
+    return dclamp((c - 0.3) / 0.3, 0.0, 1.0);
+}
+
+/* Evaluates facet f of side `side` (mesh m) against the other mesh o: an
+ * element when part of it is inside. to_o: m's frame into o's; to_a: m's
+ * frame into a's. Returns 1 (element), 0, or -1 (out of memory). */
+static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f, const tl_mesh *o,
+                      const frame *to_o, const frame *to_a, bool whole) {
+    struct tl_pcm_work *w = s->w;
+    const uint32_t *t = m->tri[f];
+    tl_tri_moments mo;
+    memset(&mo, 0, sizeof mo);
+    double dmx, q, lo[3], hi[3], bm[3], pen[3], pnv[3][3];
+    uint32_t hit;
+    double xa[3][3];
+    for (int k = 0; k < 3; k++) apply(to_a, m->v[t[k]], xa[k]);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = dmin(xa[0][k], dmin(xa[1][k], xa[2][k]));
+        hi[k] = dmax(xa[0][k], dmax(xa[1][k], xa[2][k]));
+    }
+    if (whole) {
+        /* Hippmann's element: the whole facet when its centroid is inside */
+        double c[3];
+        vdist vd;
+        apply(to_o, m->c[f], c);
+        double phi = signed_distance(o, c, &w->hint[side], w->behind[side], &vd);
+        if (!(phi < 0.0)) return 0;
+        mo.area = m->area[f];
+        double ca[3];
+        apply(to_a, m->c[f], ca);
+        v3_scale(mo.x, ca, mo.area);
+        mo.h = -phi * mo.area;
+        dmx = -phi;
+        hit = vd.facet;
+        q = 1.0;
+        for (int k = 0; k < 3; k++) {
+            bm[k] = mo.area / 3.0;
+            pen[k] = -phi;
+            v3_copy(pnv[k], vd.pn);
+        }
+    } else {
+        const vdist *vd[3];
+        double h[3];
+        int deep = 0;
+        bool inside = false;
+        for (int k = 0; k < 3; k++) {
+            vd[k] = vertex_distance(w, side, m, t[k], o, to_o, false);
+            inside = inside || vd[k]->phi < 0.0;
+        }
+        if (!inside) return 0;
+        for (int k = 0; k < 3; k++) {
+            vd[k] = vertex_distance(w, side, m, t[k], o, to_o, true);
+            h[k] = -vd[k]->phi;
+            if (h[k] > h[deep]) deep = k;
+        }
+        if (!(h[deep] > 0.0)) return 0;
+        q = flatness(vd);
+        if (!(q > 0.0)) return 0;
+        /* the penetration is taken as linear over the facet; where the other body
+         * is not convex under it (a gap narrower than the facet), the value at
+         * the centroid shows it: the weight falls to 0 as that excess reaches the
+         * facet's deepest penetration (a convex body's signed distance is
+         * convex: no excess) */
+        if (!o->convex) {
+            double c[3];
+            vdist vc;
+            apply(to_o, m->c[f], c);
+            double excess = signed_distance(o, c, &w->hint[side], w->behind[side], &vc) + (h[0] + h[1] + h[2]) / 3.0;
+            if (excess > 0.0) q *= dmax(0.0, 1.0 - excess / h[deep]);
+            if (!(q > 0.0)) return 0;
+        }
+        tl_tri_clip_moments(xa[0], xa[1], xa[2], h, &mo);
+        if (!(mo.area > 0.0)) return 0;
+        dmx = h[deep];
+        hit = vd[deep]->facet;
+        /* the barycentric moments from the inside part's centroid */
+        double e0[3], e1[3], e2[3], cc[3];
+        v3_scale(cc, mo.x, 1.0 / mo.area);
+        v3_sub(e0, xa[1], xa[0]);
+        v3_sub(e1, xa[2], xa[0]);
+        v3_sub(e2, cc, xa[0]);
+        double d00 = v3_dot(e0, e0), d01 = v3_dot(e0, e1), d11 = v3_dot(e1, e1), d20 = v3_dot(e2, e0),
+               d21 = v3_dot(e2, e1), den = d00 * d11 - d01 * d01;
+        double l1 = (d11 * d20 - d01 * d21) / den, l2 = (d00 * d21 - d01 * d20) / den;
+        bm[0] = (1.0 - l1 - l2) * mo.area;
+        bm[1] = l1 * mo.area;
+        bm[2] = l2 * mo.area;
+        for (int k = 0; k < 3; k++) {
+            pen[k] = h[k];
+            v3_copy(pnv[k], vd[k]->pn);
+        }
+        /* the box of the inside part */
+        v3_set(lo, INFINITY, INFINITY, INFINITY);
+        v3_set(hi, -INFINITY, -INFINITY, -INFINITY);
+        for (int k = 0; k < 3; k++) {
+            int j = (k + 1) % 3;
+            double x[3];
+            bool add = false;
+            if (h[k] >= 0.0) {
+                v3_copy(x, xa[k]);
+                add = true;
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                if (add)
+                    for (int d = 0; d < 3; d++) {
+                        lo[d] = dmin(lo[d], x[d]);
+                        hi[d] = dmax(hi[d], x[d]);
+                    }
+                add = (h[k] >= 0.0) != (h[j] >= 0.0);
+                if (add)
+                    for (int d = 0; d < 3; d++) x[d] = xa[k][d] + h[k] / (h[k] - h[j]) * (xa[j][d] - xa[k][d]);
+                if (pass == 1) break;
+            }
+        }
+    }
+    elem *e = new_elem(s);
+    if (!e) return -1;
+    e->facet = f;
+    e->side = (uint32_t)side;
+    e->hit = hit;
+    e->q = q;
+    e->area = mo.area;
+    e->frac = dmin(1.0, mo.area / m->area[f]);
+    rot(to_a->R, m->n[f], e->n);
+    v3_copy(e->ax, mo.x);
+    e->h = mo.h;
+    e->dmax = dmx;
+    v3_copy(e->lo, lo);
+    v3_copy(e->hi, hi);
+    /* the other body's normals into a's frame: o -> m -> a */
+    for (int k = 0; k < 3; k++) {
+        double x[3];
+        rot_t(to_o->R, pnv[k], x);
+        rot(to_a->R, x, e->pn[k]);
+        e->bm[k] = bm[k];
+        e->pen[k] = pen[k];
+    }
+    w->slot[side][f] = (uint32_t)(w->ne++);
+    return 1;
+}
+
+/* a box of b (its frame) as a box in a's frame */
+static void box_to_a(const double lo[3], const double hi[3], const frame *f, double olo[3], double ohi[3]) {
+    double c[3], e[3], ca[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5 * (lo[k] + hi[k]);
+        e[k] = 0.5 * (hi[k] - lo[k]);
+    }
+    apply(f, c, ca);
+    for (int i = 0; i < 3; i++) {
+        double r = fabs(f->R[i][0]) * e[0] + fabs(f->R[i][1]) * e[1] + fabs(f->R[i][2]) * e[2];
+        olo[i] = ca[i] - r;
+        ohi[i] = ca[i] + r;
+    }
+}
+
+
+/* b's node i as a box in a's frame (cached for the query) */
+static const double *node_box(struct tl_pcm_work *w, const tl_mesh *b, uint32_t i, const frame *b_to_a) {
+    if (w->nstamp[i] != w->gen) {
+        w->nstamp[i] = w->gen;
+        box_to_a(b->bvh.node[i].lo, b->bvh.node[i].hi, b_to_a, w->nbox[i], w->nbox[i] + 3);
+        apply(b_to_a, b->bvh.node[i].c, w->nbox[i] + 6);
+    }
+    return w->nbox[i];
+}
+
+/* a's node i as a box in b's frame (cached for the query) */
+static const double *anode_box(struct tl_pcm_work *w, const tl_mesh *a, uint32_t i, const frame *a_to_b) {
+    if (w->astamp[i] != w->gen) {
+        w->astamp[i] = w->gen;
+        box_to_a(a->bvh.node[i].lo, a->bvh.node[i].hi, a_to_b, w->abox[i], w->abox[i] + 3);
+    }
+    return w->abox[i];
+}
+
+/* b's facet f's box in a's frame (cached for the query) */
+static const double *facet_box_a(struct tl_pcm_work *w, const tl_mesh *b, uint32_t f, const frame *b_to_a) {
+    if (w->fstamp[f] != w->gen) {
+        w->fstamp[f] = w->gen;
+        double x[3][3], *bx = w->fbox[f];
+        for (int k = 0; k < 3; k++) apply(b_to_a, b->v[b->tri[f][k]], x[k]);
+        for (int k = 0; k < 3; k++) {
+            bx[k] = dmin(x[0][k], dmin(x[1][k], x[2][k]));
+            bx[k + 3] = dmax(x[0][k], dmax(x[1][k], x[2][k]));
+        }
+    }
+    return w->fbox[f];
+}
+
+/* the facets of a and b whose boxes meet a box of the other's: into the queues */
+static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_mesh *b, const frame *b_to_a,
+                            const frame *a_to_b) {
+    uint32_t stack[4 * TL_BVH_STACK][2];
+    int sp = 0;
+    stack[sp][0] = 0;
+    stack[sp][1] = 0;
+    sp++;
+    while (sp > 0) {
+        sp--;
+        uint32_t ia = stack[sp][0], ib = stack[sp][1];
+        const tl_bvh_node *na = &a->bvh.node[ia], *nb = &b->bvh.node[ib];
+        const double *bb = node_box(w, b, ib, b_to_a);
+        double dc[3];
+        v3_sub(dc, na->c, bb + 6);
+        if (v3_norm2(dc) > (na->r + nb->r) * (na->r + nb->r)) continue;
+        if (!boxes_meet(na->lo, na->hi, bb, bb + 3)) continue;
+        /* and the other way round: each box tested in the other body's frame */
+        const double *ab = anode_box(w, a, ia, a_to_b);
+        if (!boxes_meet(nb->lo, nb->hi, ab, ab + 3)) continue;
+        if (na->count > 0 && nb->count > 0) {
+            for (uint32_t j = nb->first; j < nb->first + nb->count; j++) {
+                uint32_t fb = b->bvh.idx[j];
+                const double *fx = facet_box_a(w, b, fb, b_to_a);
+                if (!boxes_meet(na->lo, na->hi, fx, fx + 3)) continue;
+                for (uint32_t i = na->first; i < na->first + na->count; i++) {
+                    uint32_t fa = a->bvh.idx[i];
+                    const double *ax = a->bvh.fbox[fa];
+                    if (!boxes_meet(ax, ax + 3, fx, fx + 3)) continue;
+                    visit(w, 0, fa);
+                    visit(w, 1, fb);
+                }
+            }
+            continue;
+        }
+        bool split_a = nb->count > 0 || (na->count == 0 && na->r >= nb->r);
+        if (split_a) {
+            stack[sp][0] = na->first + 1;
+            stack[sp++][1] = ib;
+            stack[sp][0] = na->first;
+            stack[sp++][1] = ib;
+        } else {
+            stack[sp][0] = ia;
+            stack[sp++][1] = nb->first + 1;
+            stack[sp][0] = ia;
+            stack[sp++][1] = nb->first;
+        }
+    }
+}
+
+/* the box of mesh m (its frame) lies inside the box of o, through the frame m -> o */
+static bool box_inside(const tl_mesh *m, const tl_mesh *o, const frame *m_to_o) {
+    double lo[3], hi[3];
+    box_to_a(m->lo, m->hi, m_to_o, lo, hi);
+    for (int k = 0; k < 3; k++)
+        if (lo[k] < o->lo[k] || hi[k] > o->hi[k]) return false;
+    return true;
+}
+
+/* one side's elements: the candidates, then their neighbours while inside */
+static int flood(tl_pcm_scratch *s, int side, const tl_mesh *m, const tl_mesh *o, const frame *to_o,
+                 const frame *to_a, bool whole) {
+    struct tl_pcm_work *w = s->w;
+    for (size_t q = 0; q < w->nq[side]; q++) {
+        uint32_t f = w->queue[side][q];
+        int r = eval_facet(s, side, m, f, o, to_o, to_a, whole);
+        if (r < 0) return -1;
+        if (r == 0) continue;
+        for (int k = 0; k < 3; k++) {
+            uint32_t g = m->adj[f][k];
+            if (g != NONE) visit(w, side, g);
+        }
+    }
+    return 0;
+}
+
+static void patch_out(const tl_pose *pa, const double n[3], const double p[3], double delta, double r_eff,
+                      double area, tl_patch *out) {
+    rot(pa->R, n, out->n);
+    rot(pa->R, p, out->p);
+    v3_add(out->p, out->p, pa->x);
+    out->delta = delta;
+    out->r_eff = r_eff;
+    out->area = area;
+}
+
+/* One body wholly inside the other, no surfaces crossing (not a contact
+ * elements can describe): one patch that pushes the inner body out towards
+ * the nearest point q of the outer surface, with the overlap that takes,
+ * delta = |c - q| + the inner body's radius about its origin c. */
+static int engulfed(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const frame *a_to_b,
+                    const frame *b_to_a, tl_patch *out) {
+    for (int inner = 0; inner < 2; inner++) {
+        const tl_mesh *in = inner == 0 ? a : b, *outer = inner == 0 ? b : a;
+        const frame *to_outer = inner == 0 ? a_to_b : b_to_a;
+        if (!outer->closed || !box_inside(in, outer, to_outer)) continue;
+        double v0[3], c[3], zero[3] = {0.0, 0.0, 0.0};
+        apply(to_outer, in->v[0], v0);
+        if (!tl_bvh_inside(outer, v0)) continue;
+        apply(to_outer, zero, c);
+        tl_mesh_point mp;
+        tl_bvh_closest_hint(outer, c, 0, &mp);
+        double d[3], n[3], q[3];
+        v3_sub(d, c, mp.q);
+        if (mp.dist > 0.0) {
+            v3_scale(d, d, 1.0 / mp.dist);
+        } else {
+            tl_mesh_feature_normal(outer, mp.facet, mp.feature, mp.index, d);
+            v3_scale(d, d, -1.0);
+        }
+        /* n from a to b: a inner, pushed along -n towards q; b inner, along +n */
+        v3_scale(n, d, inner == 0 ? 1.0 : -1.0);
+        double na[3], qa[3];
+        if (inner == 0) {
+            /* outer is b: into a's frame */
+            rot(b_to_a->R, n, na);
+            apply(b_to_a, mp.q, qa);
+        } else {
+            v3_copy(na, n);
+            v3_copy(qa, mp.q);
+        }
+        v3_copy(q, qa);
+        patch_out(pa, na, q, mp.dist + in->radius, r_star(a->r_volume, b->r_volume), 0.0, out);
+        return 1;
+    }
+    return 0;
+}
+
+int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const tl_pose *pb,
+                     const tl_pcm_opts *opts, tl_patch *out, int max, tl_pcm_scratch *s) {
+    if (!opts) opts = &default_opts;
+    if (a->nt == 0 || b->nt == 0 || max < 1) return 0;
+    struct tl_pcm_work *w = work(s);
+    s->visited = s->elements = 0;
+    if (!w || stamps(s, 0, a->nt, a->nv) || stamps(s, 1, b->nt, b->nv) || box_caches(s, b->bvh.nnodes, b->nt, a->bvh.nnodes))
+        return -2;
+    next_generation(w);
+    w->ne = 0;
+    frame b_to_a, a_to_b, id;
+    relative(pa, pb, &b_to_a);
+    inverse(&b_to_a, &a_to_b);
+    identity(&id);
+    double far = 2.0 * (a->radius + b->radius + v3_norm(b_to_a.t));
+    candidate_pairs(w, a, b, &b_to_a, &a_to_b);
+    if (w->nq[0] == 0 && w->nq[1] == 0) {
+        /* no facets near each other: apart, or one body wholly inside the other */
+        if (max < 1) return 0;
+        return engulfed(a, pa, b, &a_to_b, &b_to_a, out);
+    }
+    bool whole = opts->whole_facets;
+    w->behind[0] = behind_side(a, b, &a_to_b);
+    w->behind[1] = behind_side(b, a, &b_to_a);
+    if (flood(s, 0, a, b, &a_to_b, &id, whole) || flood(s, 1, b, a, &b_to_a, &b_to_a, whole)) return -2;
+    s->visited = w->nq[0] + w->nq[1];
+    s->elements = w->ne;
+    if (w->ne == 0) return 0;
+    const tl_mesh *mesh[2] = {a, b};
+    int ncomp = components(s, mesh, true);
+    if (ncomp < 0) return -2;
+    size_t found = (size_t)ncomp;
+    size_t nc = merge_to(w, found, (size_t)max);
+    /* pass 1: normals and weights */
+    for (size_t i = 0; i < w->ne; i++) {
+        elem *e = &w->e[i];
+        side_sum *ss = &w->c[comp_of(w, nc, (uint32_t)i)].s[e->side];
+        v3_axpy(ss->S, e->q * e->area, e->n);
+        ss->W += e->q * e->frac;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        double nsum[3] = {0.0, 0.0, 0.0};
+        for (int sd = 0; sd < 2; sd++) {
+            side_sum *ss = &w->c[k].s[sd];
+            double l = v3_norm(ss->S);
+            if (l > 0.0) v3_axpy(nsum, (sd == 0 ? 1.0 : -1.0) * ss->W / l, ss->S);
+        }
+        double l = v3_norm(nsum);
+        if (l > 0.0) v3_scale(w->c[k].n, nsum, 1.0 / l);
+        else v3_zero(w->c[k].n);
+    }
+    /* pass 2: projected areas, points, depths */
+    for (size_t i = 0; i < w->ne; i++) {
+        elem *e = &w->e[i];
+        size_t k = comp_of(w, nc, (uint32_t)i);
+        side_sum *ss = &w->c[k].s[e->side];
+        double cs = v3_dot(e->n, w->c[k].n) * (e->side == 0 ? 1.0 : -1.0), wq = e->q * fabs(cs);
+        ss->A += e->q * cs * e->area;
+        /* the overlap's thickness along n: each vertex's distance to the other
+         * surface over the cosine of that surface's normal with n */
+        double hn = 0.0;
+        for (int j = 0; j < 3; j++) hn += e->bm[j] * e->pen[j] / dmax(fabs(v3_dot(e->pn[j], w->c[k].n)), 0.25);
+        ss->V += wq * hn;
+        double mid[3];
+        v3_copy(mid, e->ax);
+        v3_axpy(mid, -0.5 * e->h, e->n);
+        v3_axpy(ss->P, wq, mid);
+        ss->Pw += wq * e->area;
+        w->c[k].dmax = dmax(w->c[k].dmax, e->dmax);
+    }
+    size_t written = 0;
+    for (size_t k = 0; k < nc && written < (size_t)max; k++) {
+        comp *c = &w->c[k];
+        if (v3_norm2(c->n) == 0.0) continue;
+        double W = 0.0, A = 0.0, V = 0.0, P[3] = {0.0, 0.0, 0.0};
+        for (int sd = 0; sd < 2; sd++) {
+            side_sum *ss = &c->s[sd];
+            if (!(ss->W > 0.0) || !(ss->Pw > 0.0)) continue;
+            W += ss->W;
+            A += ss->W * dmax(ss->A, 0.0);
+            V += ss->W * ss->V;
+            v3_axpy(P, ss->W / ss->Pw, ss->P);
+        }
+        if (!(W > 0.0)) continue;
+        A /= W;
+        V /= W;
+        v3_scale(P, P, 1.0 / W);
+        /* the two surfaces on the line along n through P */
+        double un[3], pb_[3], ub[3];
+        v3_copy(un, c->n);
+        double sa = line_depth(a, P, un, far, w->behind[1], NULL);
+        apply(&a_to_b, P, pb_);
+        rot((const double(*)[3])a_to_b.R, un, ub);
+        v3_scale(ub, ub, -1.0);
+        double sb = line_depth(b, pb_, ub, far, w->behind[0], NULL);
+        double thick = sa + sb;
+        double p[3];
+        v3_copy(p, P);
+        if (thick > 0.0 && thick < far) v3_axpy(p, 0.5 * (sa - sb), un);
+        double delta;
+        switch (opts->depth) {
+        case TL_PCM_DEPTH_LINE: delta = thick > 0.0 && thick < far ? thick : c->dmax; break;
+        case TL_PCM_DEPTH_MAX: delta = c->dmax; break;
+        case TL_PCM_DEPTH_VOLUME:
+        default: delta = A > 0.0 ? 2.0 * V / A : 0.0; break;
+        }
+        if (!(delta > 0.0)) continue;
+        double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : r_star(a->r_volume, b->r_volume);
+        patch_out(pa, un, p, delta, r_eff, A, &out[written++]);
+    }
+    /* more than max only when max were written: the caller reads min(returned, max) */
+    return found > written && written == (size_t)max ? (int)found : (int)written;
+}
+
+/* ---- mesh-wall ---- */
+
+/* a's part behind the plane through P with normal N (a's frame); for a
+ * rectangle also within |u.(x - P)| <= hu, |v.(x - P)| <= hv */
+static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3], const double Nw[3], bool rect,
+                          const double uw[3], const double vw[3], double hu, double hv, const tl_pcm_opts *opts,
+                          tl_patch *out, int max, tl_pcm_scratch *s) {
+    if (!opts) opts = &default_opts;
+    if (a->nt == 0 || max < 1) return 0;
+    struct tl_pcm_work *w = work(s);
+    s->visited = s->elements = 0;
+    if (!w || stamps(s, 0, a->nt, a->nv)) return -2;
+    next_generation(w);
+    w->ne = 0;
+    double P[3], N[3], U[3] = {0.0, 0.0, 0.0}, Vv[3] = {0.0, 0.0, 0.0}, d[3];
+    v3_sub(d, Pw, pa->x);
+    rot_t(pa->R, d, P);
+    rot_t(pa->R, Nw, N);
+    if (rect) {
+        rot_t(pa->R, uw, U);
+        rot_t(pa->R, vw, Vv);
+    }
+    /* candidates: the facets whose box reaches behind the plane (and over the rectangle) */
+    const tl_bvh *bv = &a->bvh;
+    uint32_t stack[TL_BVH_STACK];
+    int sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const tl_bvh_node *nd = &bv->node[stack[--sp]];
+        double c[3], e[3], dc[3];
+        for (int k = 0; k < 3; k++) {
+            c[k] = 0.5 * (nd->lo[k] + nd->hi[k]);
+            e[k] = 0.5 * (nd->hi[k] - nd->lo[k]);
+        }
+        v3_sub(dc, c, P);
+        double rn = fabs(N[0]) * e[0] + fabs(N[1]) * e[1] + fabs(N[2]) * e[2];
+        if (v3_dot(N, dc) - rn >= 0.0) continue;
+        if (rect) {
+            double ru = fabs(U[0]) * e[0] + fabs(U[1]) * e[1] + fabs(U[2]) * e[2];
+            double rv = fabs(Vv[0]) * e[0] + fabs(Vv[1]) * e[1] + fabs(Vv[2]) * e[2];
+            if (fabs(v3_dot(U, dc)) > hu + ru || fabs(v3_dot(Vv, dc)) > hv + rv) continue;
+        }
+        if (nd->count == 0) {
+            stack[sp++] = nd->first + 1;
+            stack[sp++] = nd->first;
+            continue;
+        }
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) visit(w, 0, bv->idx[i]);
+    }
+    bool whole = opts->whole_facets;
+    for (size_t q = 0; q < w->nq[0]; q++) {
+        uint32_t f = w->queue[0][q];
+        const uint32_t *t = a->tri[f];
+        tl_tri_moments mo;
+        memset(&mo, 0, sizeof mo);
+        double dmx = 0.0;
+        if (whole) {
+            double dcen[3];
+            v3_sub(dcen, a->c[f], P);
+            double hc = -v3_dot(N, dcen);
+            if (!(hc > 0.0)) continue;
+            if (rect && (fabs(v3_dot(U, dcen)) > hu || fabs(v3_dot(Vv, dcen)) > hv)) continue;
+            mo.area = a->area[f];
+            v3_scale(mo.x, a->c[f], mo.area);
+            mo.h = hc * mo.area;
+            dmx = hc;
+        } else {
+            double x[8][3], h[8], x2[8][3], h2[8], g[8];
+            int n = 3;
+            for (int k = 0; k < 3; k++) {
+                v3_copy(x[k], a->v[t[k]]);
+                v3_sub(d, x[k], P);
+                h[k] = -v3_dot(N, d);
+            }
+            n = tl_poly_clip((const double(*)[3])x, h, h, n, x2, h2);
+            if (rect) {
+                const double *axis[2] = {U, Vv};
+                double half[2] = {hu, hv};
+                for (int ax = 0; ax < 2 && n > 0; ax++)
+                    for (int sg = -1; sg <= 1 && n > 0; sg += 2) {
+                        for (int k = 0; k < n; k++) {
+                            v3_sub(d, x2[k], P);
+                            g[k] = half[ax] - (double)sg * v3_dot(axis[ax], d);
+                        }
+                        n = tl_poly_clip((const double(*)[3])x2, h2, g, n, x, h);
+                        memcpy(x2, x, (size_t)n * sizeof x[0]);
+                        memcpy(h2, h, (size_t)n * sizeof h[0]);
+                    }
+            }
+            if (n < 3) continue;
+            tl_poly_moments((const double(*)[3])x2, h2, n, &mo);
+            if (!(mo.area > 0.0)) continue;
+            for (int k = 0; k < n; k++) dmx = dmax(dmx, h2[k]);
+        }
+        elem *e = new_elem(s);
+        if (!e) return -2;
+        e->facet = f;
+        e->side = 0;
+        e->area = mo.area;
+        e->frac = dmin(1.0, mo.area / a->area[f]);
+        v3_copy(e->n, a->n[f]);
+        v3_copy(e->ax, mo.x);
+        e->h = mo.h;
+        e->dmax = dmx;
+        w->slot[0][f] = (uint32_t)(w->ne++);
+    }
+    s->visited = w->nq[0];
+    s->elements = w->ne;
+    if (w->ne == 0) return 0;
+    const tl_mesh *mesh[2] = {a, a};
+    int ncomp = components(s, mesh, false);
+    if (ncomp < 0) return -2;
+    size_t found = (size_t)ncomp;
+    size_t nc = merge_to(w, found, (size_t)max);
+    for (size_t i = 0; i < w->ne; i++) {
+        elem *e = &w->e[i];
+        comp *c = &w->c[comp_of(w, nc, (uint32_t)i)];
+        double cs = -v3_dot(N, e->n); /* the cosine with n = -N */
+        c->s[0].A += cs * e->area;
+        c->s[0].V += cs * e->h;
+        v3_axpy(c->s[0].P, cs, e->ax);
+        c->dmax = dmax(c->dmax, e->dmax);
+    }
+    double far = 4.0 * a->radius;
+    double n[3];
+    v3_scale(n, N, -1.0);
+    size_t written = 0;
+    for (size_t k = 0; k < nc && written < (size_t)max; k++) {
+        comp *c = &w->c[k];
+        double A = c->s[0].A;
+        if (!(A > 0.0)) continue;
+        /* the centroid of the section (exact: divergence theorem), on the plane */
+        double C[3];
+        v3_scale(C, c->s[0].P, 1.0 / A);
+        v3_sub(d, C, P);
+        v3_axpy(C, -v3_dot(N, d), N);
+        double sa = line_depth(a, C, n, far, 1.0, NULL);
+        double p[3];
+        v3_copy(p, C);
+        bool line_ok = sa > 0.0 && sa < far;
+        double delta;
+        switch (opts->depth) {
+        case TL_PCM_DEPTH_LINE: delta = line_ok ? sa : c->dmax; break;
+        case TL_PCM_DEPTH_MAX: delta = c->dmax; break;
+        case TL_PCM_DEPTH_VOLUME:
+        default: delta = 2.0 * c->s[0].V / A; break;
+        }
+        if (!(delta > 0.0)) continue;
+        v3_axpy(p, 0.5 * (line_ok ? sa : delta), n);
+        double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : a->r_volume;
+        patch_out(pa, n, p, delta, r_eff, A, &out[written++]);
+    }
+    /* more than max only when max were written: the caller reads min(returned, max) */
+    return found > written && written == (size_t)max ? (int)found : (int)written;
+}
+
+int tl_pcm_mesh_plane(const tl_mesh *a, const tl_pose *pa, const tl_face *f, const tl_pcm_opts *opts,
+                      tl_patch *out, int max, tl_pcm_scratch *s) {
+    return mesh_halfspace(a, pa, f->p, f->n, false, NULL, NULL, 0.0, 0.0, opts, out, max, s);
+}
+
+int tl_pcm_mesh_rect(const tl_mesh *a, const tl_pose *pa, const tl_face *f, const tl_pcm_opts *opts,
+                     tl_patch *out, int max, tl_pcm_scratch *s) {
+    /* the side of the plate the body's centroid is on is the outside */
+    double d[3], N[3];
+    v3_sub(d, pa->x, f->p);
+    v3_copy(N, f->n);
+    if (v3_dot(d, N) < 0.0) v3_scale(N, N, -1.0);
+    return mesh_halfspace(a, pa, f->p, N, true, f->u, f->v, f->hu, f->hv, opts, out, max, s);
+}
+
+int tl_pcm_mesh_face(const tl_mesh *a, const tl_pose *pa, const tl_face *f, const tl_pcm_opts *opts,
+                     tl_patch *out, int max, tl_pcm_scratch *s) {
+    return f->kind == TL_FACE_PLANE ? tl_pcm_mesh_plane(a, pa, f, opts, out, max, s)
+                                    : tl_pcm_mesh_rect(a, pa, f, opts, out, max, s);
+}
+
+/* ---- sphere-mesh ---- */
+
+static uint32_t rfind(struct sm_rec *r, uint32_t i) {
+    while (r[i].parent != i) {
+        r[i].parent = r[r[i].parent].parent;
+        i = r[i].parent;
+    }
+    return i;
+}
+
+/* squared distance from p to the segment a-b */
+static double seg_dist2(const double p[3], const double a[3], const double b[3]) {
+    double ab[3], ap[3];
+    v3_sub(ab, b, a);
+    v3_sub(ap, p, a);
+    double t = dclamp(v3_dot(ap, ab) / v3_norm2(ab), 0.0, 1.0);
+    double q[3], d[3];
+    v3_copy(q, a);
+    v3_axpy(q, t, ab);
+    v3_sub(d, p, q);
+    return v3_norm2(d);
+}
+
+int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_pose *pb, const tl_pcm_opts *opts,
+                       tl_patch *out, int max, tl_pcm_scratch *s) {
+    if (!opts) opts = &default_opts;
+    if (b->nt == 0 || !(r > 0.0) || max < 1) return 0;
+    struct tl_pcm_work *w = work(s);
+    s->visited = s->elements = 0;
+    if (!w || stamps(s, 1, b->nt, b->nv)) return -2;
+    next_generation(w);
+    double cb[3], d[3];
+    v3_sub(d, c, pb->x);
+    rot_t(pb->R, d, cb);
+    double lo[3] = {cb[0] - r, cb[1] - r, cb[2] - r}, hi[3] = {cb[0] + r, cb[1] + r, cb[2] + r};
+    size_t nc = tl_bvh_box(b, lo, hi, w->cand, w->capcand);
+    if (nc + 1 > w->capcand) {
+        if (tl_mem_reserve(s->mem, (void **)&w->cand, &w->capcand, nc + 1, sizeof *w->cand) != 0) return -2;
+        nc = tl_bvh_box(b, lo, hi, w->cand, w->capcand);
+    }
+    if (tl_mem_reserve(s->mem, (void **)&w->rec, &w->caprec, nc + 1, sizeof *w->rec) != 0) return -2;
+    uint32_t nr = 0;
+    for (size_t i = 0; i < nc; i++) {
+        uint32_t f = w->cand[i];
+        const uint32_t *t = b->tri[f];
+        struct sm_rec *rc = &w->rec[nr];
+        tl_tri_closest(cb, b->v[t[0]], b->v[t[1]], b->v[t[2]], rc->q, &rc->feature, &rc->index, NULL);
+        v3_sub(d, cb, rc->q);
+        rc->dist = v3_norm(d);
+        if (!(rc->dist < r)) continue;
+        rc->facet = f;
+        rc->parent = nr;
+        w->stamp[1][f] = w->gen;
+        w->slot[1][f] = nr;
+        nr++;
+    }
+    if (nr == 0 && b->closed && tl_bvh_inside(b, cb)) {
+        /* the centre is deep inside: the nearest point wherever it is */
+        tl_mesh_point mp;
+        if (tl_bvh_closest(b, cb, INFINITY, &mp)) {
+            struct sm_rec *rc = &w->rec[0];
+            rc->facet = mp.facet;
+            rc->feature = mp.feature;
+            rc->index = mp.index;
+            v3_copy(rc->q, mp.q);
+            rc->dist = mp.dist;
+            rc->parent = 0;
+            nr = 1;
+        }
+    }
+    s->visited = nc;
+    s->elements = nr;
+    if (nr == 0) return 0;
+    /* regions: facets inside the sphere joined across edges that pass through it */
+    for (uint32_t i = 0; i < nr; i++) {
+        uint32_t f = w->rec[i].facet;
+        for (int k = 0; k < 3; k++) {
+            uint32_t g = b->adj[f][k];
+            if (g == NONE || g < f || w->stamp[1][g] != w->gen) continue;
+            if (!(seg_dist2(cb, b->v[b->tri[f][k]], b->v[b->tri[f][(k + 1) % 3]]) < r * r)) continue;
+            uint32_t x = rfind(w->rec, i), y = rfind(w->rec, w->slot[1][g]);
+            if (x < y) w->rec[y].parent = x;
+            else if (y < x) w->rec[x].parent = y;
+        }
+    }
+    /* the closest record of each region (ties: the lower facet) */
+    uint32_t *best = w->cand; /* reused: nr <= nc entries */
+    uint32_t nreg = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        uint32_t root = rfind(w->rec, i);
+        uint32_t k = 0;
+        while (k < nreg && rfind(w->rec, best[k]) != root) k++;
+        if (k == nreg) best[nreg++] = i;
+        else {
+            struct sm_rec *cur = &w->rec[best[k]], *x = &w->rec[i];
+            if (x->dist < cur->dist || (x->dist == cur->dist && x->facet < cur->facet)) best[k] = i;
+        }
+    }
+    double rv = b->closed ? r_star(r, b->r_volume) : r;
+    double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? r : rv;
+    tl_patch tmp[1];
+    int written = 0;
+    for (uint32_t k = 0; k < nreg; k++) {
+        const struct sm_rec *x = &w->rec[best[k]];
+        double pn[3], n[3], delta;
+        tl_mesh_feature_normal(b, x->facet, x->feature, x->index, pn);
+        v3_sub(d, cb, x->q);
+        bool inside = b->closed && v3_dot(d, pn) < 0.0;
+        if (x->dist > 0.0) {
+            v3_scale(n, d, (inside ? 1.0 : -1.0) / x->dist);
+        } else {
+            v3_scale(n, pn, -1.0);
+        }
+        delta = inside ? r + x->dist : r - x->dist;
+        double nw[3], p[3];
+        rot(pb->R, n, nw);
+        v3_copy(p, c);
+        v3_axpy(p, r - 0.5 * delta, nw);
+        tmp[0].delta = delta;
+        v3_copy(tmp[0].n, nw);
+        v3_copy(tmp[0].p, p);
+        tmp[0].r_eff = r_eff;
+        tmp[0].area = 0.0;
+        /* keep the deepest max */
+        if (written < max) {
+            out[written++] = tmp[0];
+        } else if (max > 0) {
+            int shallow = 0;
+            for (int j = 1; j < max; j++)
+                if (out[j].delta < out[shallow].delta) shallow = j;
+            if (out[shallow].delta < delta) out[shallow] = tmp[0];
+        }
+    }
+    return (int)nreg > written ? (int)nreg : written;
+}
