@@ -600,7 +600,7 @@ static tl_status reserve_step(tl_world *w, size_t n) {
         tl_narrow_scratch *ns = tl_mem_realloc(&w->mem, sc->scratch, (size_t)sc->nscratch * sizeof *ns,
                                                (size_t)nt * sizeof *ns);
         if (!ns) return TL_ERROR_MEMORY;
-        for (int t = sc->nscratch; t < nt; t++) tl_narrow_scratch_init(&ns[t], &w->mem);
+        for (int t = sc->nscratch; t < nt; t++) tl_narrow_scratch_init(&ns[t], &w->def.allocator);
         sc->scratch = ns;
         sc->nscratch = nt;
     }
@@ -640,8 +640,8 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     for (size_t k = 0; k < n; k++) {
         sc->off[k] = total;
         const tl_shape *sa = tl_world_shape_of(w, sc->cand.a[k]);
-        const tl_shape *sb = sc->cand.wall[k] ? NULL : tl_world_shape_of(w, sc->cand.b[k]);
-        total += (size_t)tl_narrow_max_patches(sa, sb);
+        if (sc->cand.wall[k]) total += (size_t)tl_narrow_max_patches_face(sa, &w->walls.f[sc->cand.b[k]]);
+        else total += (size_t)tl_narrow_max_patches(sa, tl_world_shape_of(w, sc->cand.b[k]));
     }
     sc->off[n] = total;
     if (tl_mem_reserve(&w->mem, (void **)&sc->buf, &sc->cap_buf, total + 1, sizeof *sc->buf) != 0)

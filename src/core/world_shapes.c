@@ -182,7 +182,7 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
                                  "shape '%s': ellipsoid semi_axes must be finite and > 0 m, got (%g, %g, %g)",
                                  name, a, b, c);
         shape_ellipsoid(&s, a, b, c);
-        /* its display tessellation */
+        /* its tessellation: for the outputs, and for its contacts with meshes */
         mesh = new_mesh(w);
         char msg[256];
         if (!mesh || tl_mesh_ellipsoid(&w->mem, mesh, a, b, c, ELLIPSOID_DISPLAY_VERTICES, msg, sizeof msg) != TL_OK) {
@@ -207,6 +207,7 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     }
     size_t k = w->nshapes++;
+    if (s.kind == TL_SHAPE_ELLIPSOID) s.mesh = mesh;
     w->shapes[k] = s;
     w->shape_names[k] = copy;
     w->shape_mesh[k] = mesh;

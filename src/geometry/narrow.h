@@ -61,11 +61,12 @@ typedef struct tl_body {
 /* Working memory of the narrow phase, one per thread (the mesh pairs keep
  * their element lists here); grown on demand through the allocator. */
 typedef struct tl_narrow_scratch {
-    tl_mem *mem;
-    void *pcm;             /* the polygonal contact model's buffers (pcm.h) */
+    tl_mem mem;            /* its own allocation books (threads grow their scratches at once) */
+    struct tl_pcm_scratch *pcm; /* the polygonal contact model's buffers (pcm.h) */
 } tl_narrow_scratch;
 
-void tl_narrow_scratch_init(tl_narrow_scratch *s, tl_mem *mem);
+/* a: the allocator of the world (its own byte count is kept apart) */
+void tl_narrow_scratch_init(tl_narrow_scratch *s, const tl_allocator *a);
 void tl_narrow_scratch_free(tl_narrow_scratch *s);
 
 /* The patches of two bodies (at most max); -1 when the pair of shapes has no
@@ -76,6 +77,7 @@ struct tl_face;
 int tl_narrow_face(const tl_body *a, const struct tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s);
 /* The most patches a pair of these shapes can have (1: both convex). */
 int tl_narrow_max_patches(const tl_shape *a, const tl_shape *b);
+int tl_narrow_max_patches_face(const tl_shape *a, const struct tl_face *f);
 
 #define TL_MAX_PATCHES 8
 
