@@ -9,86 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "validation_data.h"
-
-/* ---- reference tables ---- */
-
-static char *split_field(char **p) {
-    char *s = *p;
-    if (*s == '"') {
-        char *q = ++s;
-        while (*q && *q != '"') q++;
-        if (*q == '"') *q++ = '\0';
-        *p = (*q == ',') ? q + 1 : q;
-        return s;
-    }
-    char *c = strchr(s, ',');
-    if (c) {
-        *c = '\0';
-        *p = c + 1;
-    } else {
-        *p = s + strlen(s);
-    }
-    return s;
-}
-
-bool ref_load(ref_table *t, const char *name) {
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    const app_data_file *f = talus_validation_files;
-    while (f->name && strcmp(f->name, name) != 0) f++;
-    if (!f->name) {
-        fprintf(stderr, "talus validate: no built-in reference data '%s'\n", name);
-        return false;
-    }
-    t->text = malloc(f->size + 1);
-    if (!t->text) return false;
-    memcpy(t->text, f->data, f->size);
-    t->text[f->size] = '\0';
-    char *save = NULL;
-    bool header = true;
-    for (char *line = strtok_r(t->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (line[0] == '#' || line[0] == '\0') continue;
-        char *p = line;
-        int n = 0;
-        char **dst = header ? t->header : t->cell[t->nrows];
-        while (*p && n < REF_MAX_COLS) dst[n++] = split_field(&p);
-        if (header) {
-            t->ncols = n;
-            header = false;
-        } else if (t->nrows < REF_MAX_ROWS - 1) {
-            for (int k = n; k < t->ncols; k++) dst[k] = "";
-            t->nrows++;
-        }
-    }
-    return t->ncols > 0;
-}
-
-void ref_free(ref_table *t) {
-    free(t->text);
-    memset(t, 0, sizeof *t);
-}
-
-int ref_col(const ref_table *t, const char *column) {
-    for (int c = 0; c < t->ncols; c++)
-        if (strcmp(t->header[c], column) == 0) return c;
-    return -1;
-}
-
-const char *ref_str(const ref_table *t, int row, const char *column) {
-    int c = ref_col(t, column);
-    if (c < 0 || row < 0 || row >= t->nrows) return "";
-    return t->cell[row][c];
-}
-
-double ref_num(const ref_table *t, int row, const char *column) {
-    const char *s = ref_str(t, row, column);
-    if (!*s || strcmp(s, "nan") == 0) return NAN;
-    char *end;
-    double v = strtod(s, &end);
-    return end == s ? NAN : v;
-}
-
 /* ---- files ---- */
 
 static bool make_dirs(const char *dir) {
@@ -122,14 +42,38 @@ bool report_open(report *r, const char *dir, bool plots) {
         fprintf(stderr, "talus validate: cannot write '%s': %s\n", path, strerror(errno));
         return false;
     }
+    r->owns_md = true;
     return true;
+}
+
+void report_open_stream(report *r, FILE *f) {
+    memset(r, 0, sizeof *r);
+    r->md = f;
 }
 
 static bool commit(const char *part, const char *final) {
     return rename(part, final) == 0;
 }
 
+static void list_free(report_list *l) {
+    for (int i = 0; i < l->n; i++) free(l->item[i]);
+    free(l->item);
+    memset(l, 0, sizeof *l);
+}
+
+void report_free(report *r) {
+    list_free(&r->explained);
+    list_free(&r->differs);
+    list_free(&r->failed);
+}
+
 bool report_close(report *r) {
+    report_table_end(r);
+    report_free(r);
+    if (!r->owns_md) {
+        r->md = NULL;
+        return true;
+    }
     char part[1100], final[1100];
     path_in(r, "report.md.part", part, sizeof part);
     path_in(r, "report.md", final, sizeof final);
@@ -145,7 +89,11 @@ bool report_close(report *r) {
 }
 
 void report_abort(report *r) {
-    if (!r->md) return;
+    report_free(r);
+    if (!r->md || !r->owns_md) {
+        r->md = NULL;
+        return;
+    }
     fclose(r->md);
     r->md = NULL;
     char part[1100];
@@ -154,17 +102,128 @@ void report_abort(report *r) {
 }
 
 void report_text(report *r, const char *fmt, ...) {
+    report_table_end(r);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(r->md, fmt, ap);
     va_end(ap);
 }
 
-/* ---- comparisons ---- */
+void report_section(report *r, int level, const char *fmt, ...) {
+    report_table_end(r);
+    char title[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(title, sizeof title, fmt, ap);
+    va_end(ap);
+    if (level <= 2) {
+        snprintf(r->section, sizeof r->section, "%s", title);
+        r->subsection[0] = '\0';
+    } else {
+        snprintf(r->subsection, sizeof r->subsection, "%s", title);
+    }
+    fprintf(r->md, "\n%s %s\n\n", level <= 2 ? "##" : "###", title);
+}
 
-void report_compare_begin(report *r) {
-    report_text(r, "\n| quantity | unit | paper | Talus | difference | status |\n"
-                   "|---|---|---|---|---|---|\n");
+#define READINGS_LINK "../../docs/readings.md"
+
+static void reading_ref(char *buf, size_t size, const char *anchor) {
+    if (anchor && *anchor)
+        snprintf(buf, size, "[readings: %s](" READINGS_LINK "#%s)", anchor, anchor);
+    else
+        buf[0] = '\0';
+}
+
+void report_reading(report *r, const char *anchor, const char *fmt, ...) {
+    report_table_end(r);
+    char ref[256];
+    reading_ref(ref, sizeof ref, anchor);
+    fprintf(r->md, "\n*Reading* (%s): ", ref);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(r->md, fmt, ap);
+    va_end(ap);
+    fprintf(r->md, "\n");
+}
+
+/* ---- the summary lists ---- */
+
+static void list_add(report_list *l, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void list_add(report_list *l, const char *fmt, ...) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        char **item = realloc(l->item, (size_t)cap * sizeof *item);
+        if (!item) return;
+        l->item = item;
+        l->cap = cap;
+    }
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *s = malloc(strlen(buf) + 1);
+    if (!s) return;
+    strcpy(s, buf);
+    l->item[l->n++] = s;
+}
+
+/* "section › subsection" with the section cut at its first colon */
+static void where(const report *r, char *buf, size_t size) {
+    char sec[256];
+    snprintf(sec, sizeof sec, "%s", r->section);
+    char *colon = strchr(sec, ':');
+    if (colon) *colon = '\0';
+    if (r->subsection[0])
+        snprintf(buf, size, "%s › %s", sec, r->subsection);
+    else
+        snprintf(buf, size, "%s", sec);
+}
+
+/* ---- tables ---- */
+
+/* a table cell: '|' would end it */
+static void cell_text(char *buf, size_t size, const char *s) {
+    size_t n = 0;
+    for (; s && *s && n + 3 < size; s++) {
+        if (*s == '|') buf[n++] = '\\';
+        buf[n++] = *s;
+    }
+    buf[n] = '\0';
+}
+
+void report_table_end(report *r) {
+    if (r->table == REPORT_TABLE_NONE) return;
+    fprintf(r->md, "\n");
+    r->table = REPORT_TABLE_NONE;
+}
+
+static void table_open(report *r, report_table kind) {
+    if (r->table == kind) return;
+    report_table_end(r);
+    switch (kind) {
+    case REPORT_TABLE_PAPER:
+        fprintf(r->md, "\n| quantity | unit | paper | Talus | difference | status |\n"
+                       "|---|---|---|---|---|---|\n");
+        break;
+    case REPORT_TABLE_INTERNAL:
+        fprintf(r->md, "\nInternal checks (Talus against itself or a closed form; counted apart from the "
+                       "comparisons with the papers):\n\n"
+                       "| check | unit | expected | Talus | difference | status |\n"
+                       "|---|---|---|---|---|---|\n");
+        break;
+    case REPORT_TABLE_TIMING:
+        fprintf(r->md, "\nTimings (they depend on the machine: reported, not tested):\n\n"
+                       "| timing | unit | paper | Talus | Talus / paper |\n|---|---|---|---|---|\n");
+        break;
+    case REPORT_TABLE_NONE: break;
+    }
+    r->table = kind;
 }
 
 static void number(char *buf, size_t size, double v) {
@@ -172,63 +231,231 @@ static void number(char *buf, size_t size, double v) {
     else snprintf(buf, size, "%.6g", v);
 }
 
-void report_compare(report *r, const char *quantity, const char *unit, double paper, double talus,
-                    double tol_rel, double tol_abs, const char *reason) {
-    char p[64], t[64], d[96], status[512];
+/* Talus's value: a NaN or infinity is shown as such */
+static void result(char *buf, size_t size, double v) {
+    if (isfinite(v)) snprintf(buf, size, "%.6g", v);
+    else snprintf(buf, size, "%s", isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf");
+}
+
+static void difference(char *buf, size_t size, double ref, double v) {
+    if (isnan(ref) || !isfinite(v)) {
+        snprintf(buf, size, "–");
+        return;
+    }
+    double diff = v - ref;
+    if (ref != 0.0) snprintf(buf, size, "%+.3g (%+.3g%%)", diff, 100.0 * diff / fabs(ref));
+    else snprintf(buf, size, "%+.3g", diff);
+}
+
+static void tol_text(char *buf, size_t size, tolerance t) {
+    if (t.rel > 0.0) snprintf(buf, size, "%.3g%%", 100.0 * t.rel);
+    else snprintf(buf, size, "%.3g", t.abs);
+}
+
+/* "predicted X ± w (how)" */
+static void prediction_text(char *buf, size_t size, const prediction *p) {
+    char v[64], w[64];
+    number(v, sizeof v, p->value);
+    number(w, sizeof w, tolerance_width(p->tol, p->value));
+    snprintf(buf, size, "%s: predicted %s ± %s", p->how ? p->how : "(no derivation)", v, w);
+}
+
+/* the status cell of a paper row and its entry in the summary lists */
+/* tol: the tolerance as text, or NULL for a bound */
+static void paper_status(report *r, const char *quantity, const char *pstr, const char *tstr,
+                         const char *dstr, verdict v, const char *tol, const prediction *p,
+                         const char *reading, char *cell, size_t size) {
+    char okstr[96], missstr[96];
+    snprintf(okstr, sizeof okstr, "%s%s", tol ? "within " : "the bound holds", tol ? tol : "");
+    snprintf(missstr, sizeof missstr, "%s%s", tol ? "outside " : "the bound does not hold", tol ? tol : "");
+    char ref[256], pred[1024] = "", loc[600];
+    reading_ref(ref, sizeof ref, p && p->reading ? p->reading : reading);
+    if (p && p->source != PREDICTION_NONE) prediction_text(pred, sizeof pred, p);
+    where(r, loc, sizeof loc);
+    switch (v.status) {
+    case VERDICT_OK:
+        snprintf(cell, size, "ok (%s)", okstr);
+        r->n.ok++;
+        break;
+    case VERDICT_EXPLAINED:
+        snprintf(cell, size, "**explained** (%s), Talus hits it; %s", pred, ref);
+        r->n.explained++;
+        list_add(&r->explained, "%s › %s: paper %s, Talus %s; %s %s", loc, quantity, pstr, tstr, pred, ref);
+        break;
+    case VERDICT_DIFFERS:
+        if (pred[0])
+            snprintf(cell, size, "**differs** (%s; %s: %s) %s", missstr, v.why, pred, ref);
+        else
+            snprintf(cell, size, "**differs** (%s; %s) %s", missstr, v.why, ref);
+        r->n.differs++;
+        list_add(&r->differs, "%s › %s: paper %s, Talus %s, %s %s", loc, quantity, pstr, tstr, dstr, ref);
+        break;
+    case VERDICT_FAIL:
+        snprintf(cell, size, "**FAIL** (%s%s%s)", v.why, pred[0] ? "; " : "", pred);
+        r->n.failed++;
+        list_add(&r->failed, "%s › %s: paper %s, Talus %s (%s)", loc, quantity, pstr, tstr, v.why);
+        fprintf(stderr, "talus validate: FAIL: %s: paper %s, Talus %s (%s)\n", quantity, pstr, tstr, v.why);
+        break;
+    case VERDICT_NO_VALUE:
+        snprintf(cell, size, "– (no value in the text)");
+        r->n.no_value++;
+        break;
+    }
+}
+
+void report_paper(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                  double talus, const prediction *explain, const char *reading) {
+    table_open(r, REPORT_TABLE_PAPER);
+    char p[64], t[64], d[96], ts[64], cell[3000];
     number(p, sizeof p, paper);
-    number(t, sizeof t, talus);
-    if (isnan(paper)) {
-        snprintf(d, sizeof d, "–");
-        snprintf(status, sizeof status, "%s", reason && *reason ? reason : "not in the text");
-        r->ok++;
-    } else {
-        double diff = talus - paper;
-        double rel = paper != 0.0 ? diff / fabs(paper) : NAN;
-        if (paper != 0.0) snprintf(d, sizeof d, "%+.3g (%+.3g%%)", diff, 100.0 * rel);
-        else snprintf(d, sizeof d, "%+.3g", diff);
-        bool within = tol_rel > 0.0 ? fabs(diff) <= tol_rel * fabs(paper) : fabs(diff) <= tol_abs;
-        if (!isfinite(talus)) within = false;
-        if (within) {
-            snprintf(status, sizeof status, "ok (within %s%.3g%s)", tol_rel > 0.0 ? "" : "",
-                     tol_rel > 0.0 ? 100.0 * tol_rel : tol_abs, tol_rel > 0.0 ? "%" : "");
-            r->ok++;
-        } else if (reason && *reason) {
-            snprintf(status, sizeof status, "explained: %s", reason);
-            r->explained++;
-        } else {
-            snprintf(status, sizeof status, "**FAIL** (tolerance %.3g%s)",
-                     tol_rel > 0.0 ? 100.0 * tol_rel : tol_abs, tol_rel > 0.0 ? "%" : "");
-            r->failed++;
-            fprintf(stderr, "talus validate: FAIL: %s: paper %s, Talus %s\n", quantity, p, t);
-        }
-    }
-    report_text(r, "| %s | %s | %s | %s | %s | %s |\n", quantity, unit, p, t, d, status);
+    result(t, sizeof t, talus);
+    difference(d, sizeof d, paper, talus);
+    tol_text(ts, sizeof ts, tol);
+    verdict v = verdict_compare(paper, tol, talus, explain);
+    paper_status(r, quantity, p, t, d, v, ts, explain, reading, cell, sizeof cell);
+    char q[512], c[3100];
+    cell_text(q, sizeof q, quantity);
+    cell_text(c, sizeof c, cell);
+    fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
 }
 
-void report_bound(report *r, const char *quantity, const char *unit, double bound, double talus,
-                  const char *reason) {
-    char p[64], t[64], status[512];
-    snprintf(p, sizeof p, "≤ %.6g", bound);
-    number(t, sizeof t, talus);
-    if (talus <= bound) {
-        snprintf(status, sizeof status, "ok");
-        r->ok++;
-    } else if (reason && *reason) {
-        snprintf(status, sizeof status, "explained: %s", reason);
-        r->explained++;
-    } else {
-        snprintf(status, sizeof status, "**FAIL**");
-        r->failed++;
-        fprintf(stderr, "talus validate: FAIL: %s: bound %s, Talus %s\n", quantity, p, t);
-    }
-    report_text(r, "| %s | %s | %s | %s | – | %s |\n", quantity, unit, p, t, status);
+void report_paper_bound(report *r, const char *quantity, const char *unit, double bound,
+                        bound_sense sense, double talus, const prediction *explain,
+                        const char *reading) {
+    table_open(r, REPORT_TABLE_PAPER);
+    char p[64], t[64], cell[3000];
+    snprintf(p, sizeof p, "%s %.6g", sense == BOUND_AT_MOST ? "≤" : "≥", bound);
+    result(t, sizeof t, talus);
+    verdict v = verdict_bound(bound, sense, talus, explain);
+    paper_status(r, quantity, p, t, "–", v, NULL, explain, reading, cell, sizeof cell);
+    char q[512], c[3100];
+    cell_text(q, sizeof q, quantity);
+    cell_text(c, sizeof c, cell);
+    fprintf(r->md, "| %s | %s | %s | %s | – | %s |\n", q, unit, p, t, c);
 }
 
-void report_compare_end(report *r) { report_text(r, "\n"); }
+void report_value(report *r, const char *quantity, const char *unit, double talus) {
+    report_paper(r, quantity, unit, NAN, (tolerance){0, 0}, talus, NULL, NULL);
+}
+
+void report_other_reading(report *r, const char *quantity, const char *unit, double paper,
+                          double talus, const char *reading) {
+    table_open(r, REPORT_TABLE_PAPER);
+    char p[64], t[64], d[96], ref[256];
+    number(p, sizeof p, paper);
+    result(t, sizeof t, talus);
+    difference(d, sizeof d, paper, talus);
+    reading_ref(ref, sizeof ref, reading);
+    char q[512];
+    cell_text(q, sizeof q, quantity);
+    fprintf(r->md, "| %s | %s | %s | %s | %s | another reading: shown, not counted; %s |\n", q, unit, p, t, d,
+            ref);
+    r->n.other_readings++;
+}
+
+static void check_row(report *r, const char *quantity, const char *unit, const char *expected,
+                      double talus, const char *diff, verdict v, const char *tolstr) {
+    table_open(r, REPORT_TABLE_INTERNAL);
+    char t[64], loc[600], q[512];
+    result(t, sizeof t, talus);
+    cell_text(q, sizeof q, quantity);
+    if (v.status == VERDICT_OK) {
+        r->n.checks_ok++;
+        fprintf(r->md, "| %s | %s | %s | %s | %s | ok (%s) |\n", q, unit, expected, t, diff, tolstr);
+    } else {
+        r->n.checks_failed++;
+        where(r, loc, sizeof loc);
+        list_add(&r->failed, "%s › internal check %s: expected %s, Talus %s (%s)", loc, quantity, expected, t,
+                 v.why);
+        fprintf(stderr, "talus validate: FAIL: %s: expected %s, Talus %s (%s)\n", quantity, expected, t, v.why);
+        fprintf(r->md, "| %s | %s | %s | %s | %s | **FAIL** (%s; %s) |\n", q, unit, expected, t, diff, tolstr,
+                v.why);
+    }
+}
+
+void report_check(report *r, const char *quantity, const char *unit, double expected,
+                  tolerance tol, double talus) {
+    char e[64], d[96], ts[64], tolstr[96];
+    number(e, sizeof e, expected);
+    difference(d, sizeof d, expected, talus);
+    tol_text(ts, sizeof ts, tol);
+    snprintf(tolstr, sizeof tolstr, "within %s", ts);
+    check_row(r, quantity, unit, e, talus, d, verdict_check(expected, tol, talus), tolstr);
+}
+
+void report_check_bound(report *r, const char *quantity, const char *unit, double bound,
+                        bound_sense sense, double talus) {
+    char e[64];
+    snprintf(e, sizeof e, "%s %.6g", sense == BOUND_AT_MOST ? "≤" : "≥", bound);
+    verdict v = {VERDICT_OK, NULL};
+    if (!isfinite(talus)) v = (verdict){VERDICT_FAIL, "not a finite number"};
+    else if (!(sense == BOUND_AT_MOST ? talus <= bound : talus >= bound))
+        v = (verdict){VERDICT_FAIL, "the bound does not hold"};
+    check_row(r, quantity, unit, e, talus, "–", v, "the bound holds");
+}
+
+void report_timing(report *r, const char *quantity, const char *unit, double paper, double talus) {
+    table_open(r, REPORT_TABLE_TIMING);
+    char p[64], t[64], q[64];
+    number(p, sizeof p, paper);
+    result(t, sizeof t, talus);
+    number(q, sizeof q, isnan(paper) || paper == 0.0 ? NAN : talus / paper);
+    char qt[512];
+    cell_text(qt, sizeof qt, quantity);
+    fprintf(r->md, "| %s | %s | %s | %s | %s |\n", qt, unit, p, t, q);
+    r->n.timings++;
+}
+
+void report_crash(report *r, const char *what) {
+    char loc[600];
+    where(r, loc, sizeof loc);
+    r->n.crashed++;
+    list_add(&r->failed, "%s: %s could not run", loc, what);
+    fprintf(stderr, "talus validate: FAIL: %s could not run\n", what);
+    report_text(r, "\n**FAIL**: %s could not run.\n", what);
+}
+
+int report_failures(const report *r) { return r->n.failed + r->n.checks_failed + r->n.crashed; }
+
+/* ---- the summary ---- */
+
+void report_summary_line(const report *r, char *buf, size_t size) {
+    const report_counts *n = &r->n;
+    snprintf(buf, size,
+             "%d comparisons with the papers: %d ok, %d explained, %d differ, %d failed; "
+             "%d internal checks: %d ok, %d failed%s",
+             n->ok + n->explained + n->differs + n->failed, n->ok, n->explained, n->differs, n->failed,
+             n->checks_ok + n->checks_failed, n->checks_ok, n->checks_failed,
+             n->crashed ? "; cases that could not run: " : "");
+    if (n->crashed) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%d", n->crashed);
+    }
+}
+
+static void summary_list(report *r, const char *title, const report_list *l) {
+    fprintf(r->md, "\n### %s (%d)\n\n", title, l->n);
+    if (l->n == 0) fprintf(r->md, "None.\n");
+    for (int i = 0; i < l->n; i++) fprintf(r->md, "- %s\n", l->item[i]);
+}
+
+void report_summary(report *r) {
+    report_table_end(r);
+    char line[512];
+    report_summary_line(r, line, sizeof line);
+    fprintf(r->md,
+            "\n## Summary\n\n%s.\n\nShown, not counted: %d values the papers do not state, %d other "
+            "readings of ambiguous numbers, %d timings.\n",
+            line, r->n.no_value, r->n.other_readings, r->n.timings);
+    summary_list(r, "Explained, each by a prediction the report computes and checks", &r->explained);
+    summary_list(r, "Differs: mismatches with the papers that no check explains", &r->differs);
+    summary_list(r, "Failed", &r->failed);
+}
 
 /* ---- data files and figures ---- */
 
 FILE *report_data_open(report *r, const char *name) {
+    if (!r->owns_md) return NULL; /* a report on a stream has no directory */
     char path[1400];
     snprintf(path, sizeof path, "%s/%s.part", r->dir, name);
     FILE *f = fopen(path, "w");

@@ -1,6 +1,7 @@
-/* The validation report: reference data (validation/ CSV files, built in),
- * comparisons paper vs Talus with a status, a Markdown report, data files
- * and gnuplot figures, all written through temporary names. */
+/* The validation report: rows that compare Talus with the papers (status decided by
+ * verdict.c from numbers only), internal checks, timings, a Markdown report with a
+ * summary that lists every explained, differing and failed row, data files and gnuplot
+ * figures, all written through temporary names. */
 #ifndef TALUS_APP_REPORT_H
 #define TALUS_APP_REPORT_H
 
@@ -8,61 +9,111 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* ---- reference tables ---- */
+#include "reference.h"
+#include "verdict.h"
 
-#define REF_MAX_COLS 24
-#define REF_MAX_ROWS 64
+typedef enum report_table {
+    REPORT_TABLE_NONE,
+    REPORT_TABLE_PAPER,    /* comparisons with the papers: counted */
+    REPORT_TABLE_INTERNAL, /* Talus against itself or a closed form: counted apart */
+    REPORT_TABLE_TIMING    /* machine-dependent: shown, never counted */
+} report_table;
 
-typedef struct ref_table {
-    char name[64];
-    int ncols, nrows;
-    char *header[REF_MAX_COLS];
-    char *cell[REF_MAX_ROWS][REF_MAX_COLS];
-    char *text; /* owned copy the cells point into */
-} ref_table;
+typedef struct report_counts {
+    /* comparisons with the papers */
+    int ok, explained, differs, failed;
+    /* internal checks */
+    int checks_ok, checks_failed;
+    /* shown, not counted */
+    int no_value, other_readings, timings;
+    /* cases that could not run (counted as failed) */
+    int crashed;
+} report_counts;
 
-/* Loads a built-in CSV ('#' lines are comments; fields may be "quoted").
- * Returns false (and prints why) when missing or malformed. */
-bool ref_load(ref_table *t, const char *name);
-void ref_free(ref_table *t);
-int ref_col(const ref_table *t, const char *column);          /* -1 if absent */
-const char *ref_str(const ref_table *t, int row, const char *column);
-double ref_num(const ref_table *t, int row, const char *column); /* NAN if absent or "nan" */
-
-/* ---- the report ---- */
+typedef struct report_list {
+    char **item;
+    int n, cap;
+} report_list;
 
 typedef struct report {
     char dir[1024];
-    FILE *md;          /* report.md.part */
-    int ok, explained, failed;
-    bool plots;        /* draw figures (gnuplot) */
+    FILE *md; /* report.md.part (or any stream, see report_open_stream) */
+    bool owns_md;
+    bool plots;
     bool gnuplot_missing;
-    int files;         /* written */
+    int files; /* written */
+    report_counts n;
+    report_table table; /* the table now open */
+    char section[256], subsection[256];
+    report_list explained, differs, failed; /* for the summary */
 } report;
 
 bool report_open(report *r, const char *dir, bool plots);
+/* A report written to an open stream (no files, no figures): for tests. */
+void report_open_stream(report *r, FILE *f);
 /* Commits report.md (renames it into place) and closes. */
 bool report_close(report *r);
 void report_abort(report *r);
+/* Frees the summary lists (report_close and report_abort do it too). */
+void report_free(report *r);
 
+/* Text; it ends any open table. */
 void report_text(report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A heading (level 2 or 3) that the summary names its rows by. */
+void report_section(report *r, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A paragraph that shows a reading's arithmetic, computed here, with its section of
+ * docs/readings.md. */
+void report_reading(report *r, const char *anchor, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
-/* A comparison table: begin, rows, end. */
-void report_compare_begin(report *r);
-/* One quantity: the paper's value, Talus's, the allowed relative difference
- * (tol_rel) or absolute one (tol_abs, when tol_rel is 0), and the reason to
- * give if the difference exceeds it (NULL: none known, the row fails).
- * paper may be NAN (no value in the text): the row only reports Talus's. */
-void report_compare(report *r, const char *quantity, const char *unit, double paper, double talus,
-                    double tol_rel, double tol_abs, const char *reason);
-/* A bound the paper states (value <= bound): ok, or explained by reason (NULL: fails). */
-void report_bound(report *r, const char *quantity, const char *unit, double bound, double talus,
-                  const char *reason);
-void report_compare_end(report *r);
+/* ---- rows; each opens a table of its kind if needed ---- */
+
+/* A number the paper states against Talus's. The status comes from verdict_compare:
+ * `explain` (or NULL) is the computed prediction that may explain a difference;
+ * `reading` (or NULL) is the section of docs/readings.md that discusses the row, shown
+ * when it is not ok (it does not change the status). paper = NAN: the text gives no
+ * number; the row is shown, not counted. */
+void report_paper(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                  double talus, const prediction *explain, const char *reading);
+/* A bound the paper states (Talus's value at most / at least `bound`). */
+void report_paper_bound(report *r, const char *quantity, const char *unit, double bound,
+                        bound_sense sense, double talus, const prediction *explain,
+                        const char *reading);
+/* Talus's value where the paper gives none. Shown, not counted. */
+void report_value(report *r, const char *quantity, const char *unit, double talus);
+/* A paper number against a run the report does not use for it (another reading of an
+ * ambiguous text, named by its section of docs/readings.md). Shown, not counted. */
+void report_other_reading(report *r, const char *quantity, const char *unit, double paper,
+                          double talus, const char *reading);
+/* An internal check: ok or fail. */
+void report_check(report *r, const char *quantity, const char *unit, double expected,
+                  tolerance tol, double talus);
+void report_check_bound(report *r, const char *quantity, const char *unit, double bound,
+                        bound_sense sense, double talus);
+/* A timing, with the paper's where it gives one (NAN if not). Shown, not counted. */
+void report_timing(report *r, const char *quantity, const char *unit, double paper, double talus);
+/* A case that could not run: counted as failed. */
+void report_crash(report *r, const char *what);
+/* Ends the open table. */
+void report_table_end(report *r);
+
+/* The summary line ("N comparisons with the papers: ...") into buf. */
+void report_summary_line(const report *r, char *buf, size_t size);
+/* The summary section: counts and the lists of explained, differing and failed rows. */
+void report_summary(report *r);
+/* Rows that fail the run: failed comparisons, failed checks and crashed cases. */
+int report_failures(const report *r);
 
 /* A data file next to the report (atomic); returns the FILE to write, NULL on error. */
 FILE *report_data_open(report *r, const char *name);

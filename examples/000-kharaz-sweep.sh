@@ -16,7 +16,7 @@
 #
 # Inputs, shared by the four laws (see the scene's comments and docs/validation.md):
 #   alumina sphere   R = 2.5 mm, E = 380 GPa, nu = 0.23, density 3500 kg/m3 (the
-#                    paper's mass 2.29e-4 kg; its "4000" does not match it, ERRATA)
+#                    paper's mass 2.29e-4 kg; its "4000" does not match it, docs/readings.md li-kharaz-density)
 #   glass anvil      E = 70 GPa, nu = 0.25
 #   e_n = e_t = 0.98, mu = 0.092 (not given by the paper: the usual values)
 #   the Coulomb test on the spring force (eq. 5); the paper's step, 1e-8 s

@@ -23,10 +23,10 @@ static double table_mass(void) { return 7800.0 * 4.0 / 3.0 * M_PI * 1e-6; }
 static void test_dimensionless_solution(void) {
     tl_hertz_damped s;
     ENSURE_OK(tl_hertz_damped_solve(0.0, &s));
-    ENSURE_NEAR(s.tau_c, 3.2180655, 1e-7); /* ERRATA: tau_c0 = 3.2180655 */
+    ENSURE_NEAR(s.tau_c, 3.2180655, 1e-7); /* docs/readings.md, ray-tau-c0 */
     ENSURE_NEAR(s.restitution, 1.0, 1e-10);
     ENSURE_NEAR(s.z_max, pow(1.25, 0.4), 1e-10);
-    /* eq. 41: e = 1 - 3.576 lambda + 5.114 lambda^2 (ERRATA sign); eq. 42: tau_c slope 1.152 */
+    /* eq. 41: e = 1 - 3.576 lambda + 5.114 lambda^2 (docs/readings.md, ray-eq41); eq. 42: tau_c slope 1.152 */
     double h = 2e-3, e1, e2, t1, t2;
     tl_hertz_damped_solve(h, &s);
     e1 = s.restitution;
@@ -51,7 +51,7 @@ static void test_dimensionless_solution(void) {
     }
     fprintf(stderr, "approximations (43)/(44) for lambda <= 0.2: e off by <= %.2e, tau_c by <= %.2e\n",
             worst_e, worst_t);
-    /* the paper says 4.9e-3 and 2.2e-4; ERRATA: about 1.8% in e at lambda = 0.2 */
+    /* the paper says 4.9e-3 and 2.2e-4; docs/readings.md, ray-eq43-error: about 1.8% in e at lambda = 0.2 */
     ENSURE(worst_e > 1.5e-2 && worst_e < 2e-2);
     ENSURE(worst_t < 2.5e-4);
     /* the inverse is exact */

@@ -21,7 +21,7 @@ static double shear_modulus(void) { return E / (2.0 * (1.0 + NU)); }
 static double g_star(void) { return 1.0 / (2.0 * (2.0 - NU) / shear_modulus()); }
 /* 1/E* = sum (1 - nu^2)/E */
 static double e_star(void) { return 1.0 / (2.0 * (1.0 - NU * NU) / E); }
-/* kappa with compliances (Li et al. eq. 3; ERRATA) */
+/* kappa with compliances (Li et al. eq. 3; docs/readings.md, li-kappa) */
 static double kappa(void) {
     double g = shear_modulus();
     return (2.0 * (1.0 - NU) / g) / (2.0 * (1.0 - 0.5 * NU) / g);

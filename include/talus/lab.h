@@ -103,7 +103,7 @@ typedef struct tl_impact_indicators {
 
 void tl_impact_measure(const tl_impact_input *in, tl_impact_indicators *out);
 /* kappa = [sum (1 - nu)/G] / [sum (1 - nu/2)/G] over the two materials (Li et al. 2022 eq. 3;
- * compliances, per ERRATA). NAN when a Young's modulus is missing. */
+ * compliances, docs/readings.md li-kappa). NAN when a Young's modulus is missing. */
 double tl_kappa(const tl_material_def *a, const tl_material_def *b);
 
 tl_collide_def tl_collide_default(void);

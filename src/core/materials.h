@@ -13,7 +13,7 @@ typedef struct tl_material {
 } tl_material;
 
 /* Effective modulus of a pair: 1/E* = (1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b
- * (Li et al. 2022 eq. 6, with the index swap corrected per ERRATA). */
+ * (Li et al. 2022 eq. 6, with the index swap corrected: docs/readings.md, li-kn-index). */
 double tl_material_e_star(const tl_material *a, const tl_material *b);
 /* Effective shear modulus of a pair: 1/G* = (2 - nu_a)/G_a + (2 - nu_b)/G_b
  * (Li et al. 2022 eq. 4: K_t0 = 8 G* sqrt(R* delta)). */

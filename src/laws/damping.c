@@ -8,13 +8,13 @@
  *                      (Li et al. 2022 Appendix A eq. A4; verification note 001)
  *   tsuji              F_d = sqrt(5) beta(e) sqrt(m* K) delta^1/4 delta_rate, for Hertzian
  *                      springs (Tsuji et al. 1992; Li et al. 2022 eq. 6 and 10). Without
- *                      clamping it gives exactly e at every impact speed (ERRATA).
+ *                      clamping it gives exactly e at every impact speed (docs/readings.md, li-tsuji-exact).
  *   viscous            F_d = d delta_rate, constant d
  *   mass-proportional  F_d = f gamma_n m* delta_rate (Fleischmann et al. 2015 eq. 1)
  *
  *   hunt-crossley      F_d = 3/2 (1 - e) F_el delta_rate / v_in, v_in the impact speed at first
  *                      touch (at least v_min): Hunt & Crossley 1975; Wang et al. 2025 eq. 27
- *                      with the standard exponent 3/2 (ERRATA)
+ *                      with the standard exponent 3/2 (docs/readings.md, wang-eq27-hc)
  *   viscous-adaptive   F_d = d delta_rate with d chosen per collision by an adaptive
  *                      normal model (hertz-adaptive)
  *   wang-kv            g2 sqrt(K_h m*) delta^1/4 delta_rate below the yield overlap, g1

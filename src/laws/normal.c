@@ -5,7 +5,7 @@
  *                    materials' per-body stiffness (the verification note 001)
  *   hooke            F = k_n delta, k_n per pair (Fleischmann et al. 2015 eq. 1, f = 1)
  *   hertz            F = K delta^3/2, K = 4/3 E* sqrt(R*) from the materials
- *                    (Li et al. 2022 eq. 5-6; E* per ERRATA)
+ *                    (Li et al. 2022 eq. 5-6; E* as docs/readings.md, li-kn-index)
  *   hertz-stiffness  F = k_n sqrt(R* delta) delta, k_n per pair
  *                    (Fleischmann et al. 2015 eq. 1, f = sqrt(R* delta); LIGGGHTS hertz/stiffness)
  *
@@ -319,7 +319,7 @@ const tl_submodel tl_normal_models[] = {
       "Fleischmann et al. 2015 eq. 1", hooke_coeffs, 1, 0},
      TL_NORMAL_KIND_LINEAR, hooke_prepare, linear_force, NULL, false},
     {{TL_SLOT_NORMAL, "hertz", "Hertz F = 4/3 E* sqrt(R*) delta^3/2 from the materials",
-      "Hertz 1882; Li et al. 2022 eq. 5-6 (E* corrected per ERRATA)", NULL, 0, 0},
+      "Hertz 1882; Li et al. 2022 eq. 5-6 (E* corrected: docs/readings.md, li-kn-index)", NULL, 0, 0},
      TL_NORMAL_KIND_HERTZIAN, hertz_prepare, hertz_force, NULL, false},
     {{TL_SLOT_NORMAL, "hertz-stiffness",
       "Hertz F = k_n sqrt(R* delta) delta (Chrono/LIGGGHTS form, f = sqrt(R* delta))",

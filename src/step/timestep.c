@@ -6,7 +6,7 @@
  *   linear springs   t_c = pi sqrt(m* / k)                    (Li et al. 2022 Appendix A)
  *   Hertzian springs t_c = 2.9432 (15 m* / (16 E* sqrt(R*)))^2/5 v^-1/5
  *                    = 2.9432 delta_max / v                    (Li et al. 2022 eq. 24, with
- *                    1/E* = sum (1 - nu^2)/E per ERRATA; 2.9432 = 0.8 B(2/5, 1/2))
+ *                    1/E* = sum (1 - nu^2)/E, docs/readings.md li-dt-eq24; 2.9432 = 0.8 B(2/5, 1/2))
  *
  * A body of another shape enters with its own mass and the largest radius
  * of curvature its surface can present to a Hertzian law (an ellipsoid's
