@@ -125,7 +125,7 @@ static void test_icosphere(void) {
 static void test_ellipsoid_mesh(void) {
     tl_mem mem;
     tl_mem_init(&mem, NULL);
-    /* the paper's peanut and Brazil nut (seed 000, Table 2: semi-axes, see ERRATA) and a few odd counts */
+    /* the paper's peanut and Brazil nut (seed 000, Table 2: semi-axes, docs/readings.md#li-brazil-nut) and a few odd counts */
     const size_t counts[] = {5, 6, 7, 100, 810, 2864, 5000};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         tl_mesh m;
@@ -494,7 +494,7 @@ static void test_body_frame(void) {
     }
 
     /* the Kharaz sphere (seed 000, 3.1): 5 mm diameter, 2562 vertices, mass 2.29e-4 kg
-     * (ERRATA: that mass needs a density of about 3500, not the printed 4000).
+     * (docs/readings.md#li-kharaz-density: that mass needs a density of about 3500, not the printed 4000).
      * With its vertices on the 5 mm sphere, the icosphere is 0.22 % smaller in
      * volume and its I / m 0.14 % smaller than the sphere's 2/5 R^2; scaled to the
      * sphere's volume, it has the sphere's I / m to 2e-6 and gives the paper's

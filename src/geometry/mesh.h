@@ -85,7 +85,7 @@ bool tl_mesh_unit_scale(const char *unit, double *scale);
 
 /* An icosphere: the icosahedron subdivided k times (0 <= k <= 8), each new
  * vertex pushed onto the sphere of radius R: 10 * 4^k + 2 vertices, 20 * 4^k
- * facets (k = 4: 2562 / 5120, the Kharaz sphere of seed 000, see ERRATA). */
+ * facets (k = 4: 2562 / 5120, the Kharaz sphere of seed 000, see docs/readings.md#li-brazil-nut). */
 tl_status tl_mesh_icosphere(tl_mem *mem, tl_mesh *m, double R, int k, char *msg, size_t msg_size);
 
 /* A triangulated ellipsoid with semi-axes a, b, c (along x, y, z) and

@@ -23,6 +23,7 @@ typedef struct elem {
     double frac;      /* area over the facet's area */
     double n[3];      /* the facet's outward normal, a's frame */
     double ax[3];     /* int x dA over the inside part, a's frame */
+    double hx[3];     /* int d x dA over the inside part (the pressure's first moment), a's frame */
     double h;         /* int d dA, d the penetration (the distance to the other surface), m^3 */
     double dmax;      /* the largest penetration on the element, m */
     double lo[3], hi[3]; /* the box of its inside part, a's frame */
@@ -44,8 +45,10 @@ typedef struct side_sum {
     double W;      /* the side's weight: sum of q frac (how many facets it covers) */
     double V;      /* the overlap volume seen from this side */
     double A;      /* projected area */
-    double P[3];   /* projected-area-weighted mid-penetration points */
-    double Pw;
+    double P[3];   /* pressure-weighted mid-penetration points (int d x dA) */
+    double Pw;     /* and their weight, int d dA */
+    double Pa[3];  /* area-weighted ones (int x dA), for a contact with no volume yet */
+    double Paw;
 } side_sum;
 
 typedef struct comp {
@@ -626,6 +629,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
     e->frac = dmin(1.0, mo.area / m->area[f]);
     rot(to_a->R, m->n[f], e->n);
     v3_copy(e->ax, mo.x);
+    v3_copy(e->hx, mo.hx);
     e->h = mo.h;
     e->dmax = dmx;
     v3_copy(e->lo, lo);
@@ -882,11 +886,18 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         double hn = 0.0;
         for (int j = 0; j < 3; j++) hn += e->bm[j] * e->pen[j] / dmax(fabs(v3_dot(e->pn[j], w->c[k].n)), 0.25);
         ss->V += wq * hn;
+        /* the point: the centroid of the pressure (linear in the penetration),
+         * through which the resultant of the element forces passes; half the
+         * penetration in, and the area's centroid while nothing is pressed */
         double mid[3];
+        v3_copy(mid, e->hx);
+        v3_axpy(mid, -0.5 * e->h * e->h / dmax(e->area, 1e-300), e->n);
+        v3_axpy(ss->P, wq, mid);
+        ss->Pw += wq * e->h;
         v3_copy(mid, e->ax);
         v3_axpy(mid, -0.5 * e->h, e->n);
-        v3_axpy(ss->P, wq, mid);
-        ss->Pw += wq * e->area;
+        v3_axpy(ss->Pa, wq, mid);
+        ss->Paw += wq * e->area;
         w->c[k].dmax = dmax(w->c[k].dmax, e->dmax);
     }
     size_t written = 0;
@@ -896,11 +907,12 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         double W = 0.0, A = 0.0, V = 0.0, P[3] = {0.0, 0.0, 0.0};
         for (int sd = 0; sd < 2; sd++) {
             side_sum *ss = &c->s[sd];
-            if (!(ss->W > 0.0) || !(ss->Pw > 0.0)) continue;
+            if (!(ss->W > 0.0) || !(ss->Paw > 0.0)) continue;
             W += ss->W;
             A += ss->W * dmax(ss->A, 0.0);
             V += ss->W * ss->V;
-            v3_axpy(P, ss->W / ss->Pw, ss->P);
+            if (ss->Pw > 0.0) v3_axpy(P, ss->W / ss->Pw, ss->P);
+            else v3_axpy(P, ss->W / ss->Paw, ss->Pa);
         }
         if (!(W > 0.0)) continue;
         A /= W;
@@ -1035,6 +1047,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         e->frac = dmin(1.0, mo.area / a->area[f]);
         v3_copy(e->n, a->n[f]);
         v3_copy(e->ax, mo.x);
+        v3_copy(e->hx, mo.hx);
         e->h = mo.h;
         e->dmax = dmx;
         w->slot[0][f] = (uint32_t)(w->ne++);
@@ -1053,7 +1066,8 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         double cs = -v3_dot(N, e->n); /* the cosine with n = -N */
         c->s[0].A += cs * e->area;
         c->s[0].V += cs * e->h;
-        v3_axpy(c->s[0].P, cs, e->ax);
+        v3_axpy(c->s[0].Pa, cs, e->ax);
+        v3_axpy(c->s[0].P, cs, e->hx);
         c->dmax = dmax(c->dmax, e->dmax);
     }
     double far = 4.0 * a->radius;
@@ -1064,9 +1078,12 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         comp *c = &w->c[k];
         double A = c->s[0].A;
         if (!(A > 0.0)) continue;
-        /* the centroid of the section (exact: divergence theorem), on the plane */
+        /* the centroid of the pressure over the section (linear in the depth,
+         * exact: the resultant of the element forces passes through it), on
+         * the plane; the section's centroid while nothing is pressed */
         double C[3];
-        v3_scale(C, c->s[0].P, 1.0 / A);
+        if (c->s[0].V > 0.0) v3_scale(C, c->s[0].P, 1.0 / c->s[0].V);
+        else v3_scale(C, c->s[0].Pa, 1.0 / A);
         v3_sub(d, C, P);
         v3_axpy(C, -v3_dot(N, d), N);
         double sa = line_depth(a, C, n, far, 1.0, NULL);
