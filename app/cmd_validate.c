@@ -83,11 +83,11 @@ int cmd_validate(int argc, char **argv) {
                     "their own and are counted apart.\n",
                     o.quick ? " --quick" : "", o.long_runs ? " --long" : "", threads, tl_version(), when);
     int (*const cases[])(report *, const validate_opts *) = {
-        validate_ray_table1, validate_ray_lambda, validate_wang_spheres, validate_li_kharaz,
+        validate_ray_table1, validate_ray_lambda, validate_wang_spheres, validate_li_kharaz, validate_li_facets,
         validate_sediment,   validate_chains,     validate_bounce,       validate_shear};
     static const char *const case_names[] = {
         "Ray et al. 2015, Table 1", "Ray et al. 2015, e(lambda)", "Wang et al. 2025, two spheres",
-        "Li et al. 2022, Kharaz impacts", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
+        "Li et al. 2022, Kharaz impacts", "Li et al. 2022, faceted bodies", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
         "Wang et al. 2025, bouncing ball", "Fleischmann et al. 2015, direct shear"};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         if (cases[k](&r, &o) != 0) report_crash(&r, case_names[k]);

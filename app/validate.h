@@ -18,6 +18,11 @@ int validate_ray_table1(report *r, const validate_opts *o);
 int validate_ray_lambda(report *r, const validate_opts *o);
 int validate_wang_spheres(report *r, const validate_opts *o);
 int validate_li_kharaz(report *r, const validate_opts *o);
+int validate_li_facets(report *r, const validate_opts *o); /* 000 3.1 on faceted spheres (validate_facets.c) */
+
+/* The Kharaz impact of 000 section 3.1 for the lab: model 0..3 = M1..M4, the impact
+ * angle in degrees, the moduli times soften, the step (validate_li.c). */
+tl_collide_def validate_kharaz_def(int model, double theta_deg, double soften, double dt);
 int validate_shear(report *r, const validate_opts *o);    /* 004: direct shear (validate_shear.c) */
 int validate_sediment(report *r, const validate_opts *o); /* 003 6.2: sedimentation (validate_sediment.c) */
 int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granular chains (validate_chain.c) */

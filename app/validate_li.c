@@ -27,7 +27,7 @@ typedef struct kharaz {
     bool ok;
 } kharaz;
 
-static tl_collide_def kharaz_def(int model, double theta_deg, double soften, double dt) {
+tl_collide_def validate_kharaz_def(int model, double theta_deg, double soften, double dt) {
     tl_collide_def d = tl_collide_default();
     d.material_a = validate_material("alumina", 3500.0, 380e9 * soften, 0.23, 0.0);
     d.material_b = validate_material("glass", 2500.0, 70e9 * soften, 0.25, 0.0);
@@ -69,7 +69,7 @@ static kharaz run(int model, double theta, double soften, double dt, int repeat)
     /* a run that fails leaves NaN, which the report counts as failed */
     k.e_n = k.e_t = k.omega = k.alpha_v = k.alpha_c = k.psi1 = k.psi2 = k.e_out = k.w_out = NAN;
     k.max_overlap = k.energy_in = k.energy_error = k.wall_seconds = NAN;
-    tl_collide_def d = kharaz_def(model, theta, soften, dt);
+    tl_collide_def d = validate_kharaz_def(model, theta, soften, dt);
     tl_collide_result res;
     char err[512];
     double t0 = now_seconds();

@@ -6,7 +6,8 @@
  * rebound angles (Li et al. 2022 eq. 20-23).
  *
  * Geometry: body b sits at the origin (a sphere at rest, or the plane z = 0
- * with normal +z); body a arrives with speed `speed` at `angle` from the
+ * with normal +z, or a triangulated anvil whose top is that plane); body a is a
+ * sphere or any shape (tl_collide_def.shape_a); body a arrives with speed `speed` at `angle` from the
  * normal, in the x-z plane: v_in = speed (sin angle, 0, -cos angle). It is
  * placed so that it touches b first with the contact normal along z.
  */
@@ -35,6 +36,20 @@ typedef struct tl_collide_def {
     tl_integrator integrator;
     bool contact_boundary_correction;
     bool record;                  /* keep the time series (tl_collide_result.samples) */
+    /* a's shape: kind TL_SHAPE_SPHERE (the default) is the sphere of radius_a; any other
+     * kind gives a that shape (its mass mass_a, or the density times its volume), placed
+     * with its bounding radius above b at the start. radius_a stays the radius the
+     * indicators use (the contact point's velocity, psi). */
+    tl_shape_def shape_a;
+    tl_quat orientation_a;        /* a's attitude at the start (all zero: none) */
+    /* wall only: a triangulated anvil (3 coordinates per vertex, m; 3 indices per facet,
+     * counter-clockwise seen from above) as a mesh wall in place of the plane z = 0; its
+     * top surface must be the plane z = 0. NULL: the plane. The arrays are read during
+     * tl_collide only. */
+    const double *anvil_xyz;
+    size_t anvil_vertex_count;
+    const uint32_t *anvil_triangles;
+    size_t anvil_triangle_count;
 } tl_collide_def;
 
 /* One row of the time series, taken at the end of every step in contact. */

@@ -89,6 +89,8 @@ typedef struct lab {
     double dt;            /* s; 0 = not to be stepped */
     double t_touch;       /* s, when a first touches b */
     tl_vec3 v_in;         /* m/s */
+    int shape_a;          /* a's shape (TL_SPHERE: the sphere of radius_a) */
+    double reach_a;       /* a's bounding radius, m */
 } lab;
 
 static const tl_material_def *material_b_of(const tl_collide_def *d) {
@@ -120,6 +122,11 @@ static tl_status validate(const tl_collide_def *d, char *err, size_t n) {
         return lab_fail(err, n, TL_ERROR_ARGUMENT, "the masses must be > 0 kg (0 = from the density)");
     double ma = sphere_mass(&d->material_a, d->radius_a, d->mass_a);
     double mb = d->wall ? 1.0 : sphere_mass(material_b_of(d), d->radius_b, d->mass_b);
+    if (d->shape_a.kind != TL_SHAPE_SPHERE && d->mass_a == 0.0 && !(d->material_a.density > 0.0))
+        return lab_fail(err, n, TL_ERROR_ARGUMENT, "a shaped body needs a mass: give the material's density or the mass");
+    if (d->anvil_xyz && (!d->wall || !d->anvil_triangles || d->anvil_vertex_count < 3 || d->anvil_triangle_count < 1))
+        return lab_fail(err, n, TL_ERROR_ARGUMENT, "a triangulated anvil needs a wall, vertices and facets");
+    if (d->shape_a.kind != TL_SHAPE_SPHERE) ma = 1.0; /* a shape's mass: from its volume, later */
     if (!(ma > 0.0) || !(mb > 0.0))
         return lab_fail(err, n, TL_ERROR_ARGUMENT,
                         "a sphere needs a mass: give the material's density or the mass");
@@ -177,6 +184,20 @@ static tl_status lab_create(const tl_collide_def *d, double dt, lab *lb, char *e
     }
     s = add_materials(d, lb, err, n);
     if (s == TL_OK) s = set_laws(d, lb, err, n);
+    lb->shape_a = TL_SPHERE;
+    lb->reach_a = d->radius_a;
+    if (s == TL_OK && d->shape_a.kind != TL_SHAPE_SPHERE) {
+        tl_shape_def sd = d->shape_a;
+        if (!sd.name) sd.name = "a";
+        tl_shape_info si;
+        s = tl_world_add_shape(lb->w, &sd, &lb->shape_a);
+        if (s == TL_OK) s = tl_world_get_shape(lb->w, lb->shape_a, &si);
+        if (s != TL_OK) s = world_fail(lb, s, err, n);
+        else {
+            lb->reach_a = si.radius;
+            lb->mass_a = d->mass_a > 0.0 ? d->mass_a : d->material_a.density * si.volume;
+        }
+    }
     if (s != TL_OK) {
         tl_world_destroy(lb->w);
         lb->w = NULL;
@@ -187,10 +208,12 @@ static tl_status lab_create(const tl_collide_def *d, double dt, lab *lb, char *e
 static tl_status add_bodies(const tl_collide_def *d, lab *lb, char *err, size_t n) {
     /* a world not to be stepped (dt = 0) only serves the estimate: a waits far away */
     lb->t_touch = lb->dt > 0.0 ? LAB_TOUCH_STEPS * lb->dt : 1.0;
-    double reach = d->radius_a + (d->wall ? 0.0 : d->radius_b);
+    double reach = lb->reach_a + (d->wall ? 0.0 : d->radius_b);
     tl_particle_def pa = tl_particle_default();
     pa.material = lb->ma;
     pa.radius = d->radius_a;
+    pa.shape = lb->shape_a;
+    pa.orientation = d->orientation_a;
     pa.mass = d->mass_a;
     pa.position = vsub(vec(0.0, 0.0, reach), vscale(lb->v_in, lb->t_touch));
     pa.velocity = lb->v_in;
@@ -204,6 +227,13 @@ static tl_status add_bodies(const tl_collide_def *d, lab *lb, char *err, size_t 
         wl.material = lb->mb;
         wl.point = vec(0.0, 0.0, 0.0);
         wl.normal = LAB_N;
+        if (d->anvil_xyz) {
+            wl.kind = TL_WALL_MESH;
+            wl.mesh_xyz = d->anvil_xyz;
+            wl.mesh_vertex_count = d->anvil_vertex_count;
+            wl.mesh_triangles = d->anvil_triangles;
+            wl.mesh_triangle_count = d->anvil_triangle_count;
+        }
         s = tl_world_add_wall(lb->w, &wl, NULL);
     } else {
         tl_particle_def pb = tl_particle_default();
