@@ -368,8 +368,7 @@ static void check_row(report *r, const char *quantity, const char *unit, const c
         list_add(&r->failed, "%s › internal check %s: expected %s, Talus %s (%s)", loc, quantity, expected, t,
                  v.why);
         fprintf(stderr, "talus validate: FAIL: %s: expected %s, Talus %s (%s)\n", quantity, expected, t, v.why);
-        fprintf(r->md, "| %s | %s | %s | %s | %s | **FAIL** (%s; %s) |\n", q, unit, expected, t, diff, tolstr,
-                v.why);
+        fprintf(r->md, "| %s | %s | %s | %s | %s | **FAIL** (%s) |\n", q, unit, expected, t, diff, v.why);
     }
 }
 
