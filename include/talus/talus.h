@@ -107,6 +107,16 @@ tl_status tl_world_set_particle_velocity(tl_world *world, uint32_t id, tl_vec3 v
                                          tl_vec3 angular_velocity);
 size_t tl_world_particles_removed(const tl_world *world); /* left the domain */
 
+/* The particle arrays, read in place (zero-copy views, e.g. NumPy's). Valid
+ * between calls that change the world; `generation` tells when their count or
+ * order changed. Once called, the world keeps every array block that growth
+ * (tl_world_add_particle beyond the capacity) or tl_world_load_state replaces,
+ * and no longer shrinks the arrays, so that a view taken earlier still reads
+ * memory of the world (stale, not freed) until tl_world_release_particle_arrays
+ * says no view older than `generation` is left, or the world is destroyed. */
+tl_status tl_world_particle_arrays(tl_world *world, tl_particle_arrays *out);
+void tl_world_release_particle_arrays(tl_world *world, uint64_t generation);
+
 int tl_world_wall_count(const tl_world *world);
 tl_status tl_world_get_wall(const tl_world *world, int index, tl_wall_state *out);
 tl_status tl_world_set_wall_velocity(tl_world *world, int index, tl_vec3 velocity);

@@ -255,6 +255,28 @@ typedef struct tl_particle_state {
     tl_vec3 force, torque; /* total force and torque of the last step, N and N m */
 } tl_particle_state;
 
+/* The particle store as the engine holds it (structure of arrays, in storage
+ * order), for reading in place without copying: tl_world_particle_arrays. */
+typedef struct tl_particle_arrays {
+    size_t count;
+    /* changes whenever particles are added, removed, reordered or loaded from
+     * a state; arrays read at an older generation may be stale (in another
+     * order, or a frozen copy) but stay readable, see tl_world_particle_arrays */
+    uint64_t generation;
+    const uint32_t *id;
+    const int32_t *material;
+    const int32_t *shape;         /* TL_SPHERE or the index of its shape */
+    const uint8_t *flags;         /* tl_particle_flags */
+    const double *radius;         /* m */
+    const double *mass;           /* kg */
+    const double *position;       /* 3 per particle (x, y, z), m */
+    const double *velocity;       /* 3 per particle, m/s */
+    const double *angular_velocity; /* 3 per particle, rad/s, world frame */
+    const double *force;          /* 3 per particle: total force of the last step, N */
+    const double *torque;         /* 3 per particle, N m */
+    const double *orientation;    /* 4 per particle: the quaternion w, x, y, z */
+} tl_particle_arrays;
+
 /* ---- walls --------------------------------------------------------------------------- */
 
 typedef enum tl_wall_kind {

@@ -14,18 +14,54 @@ void tl_particles_init(tl_particles *p) {
     X(x) X(v) X(w) X(f) X(t) X(f_old) X(t_old) X(f_older) X(t_older) X(radius) X(inv_mass) X(inv_inertia) \
     X(inv_mass_law) X(material) X(q) X(x_ref) X(mass) X(inertia) X(am) X(id) X(flags) X(shape)
 
+#define PLUS_ONE(name) +1
+enum { NFIELDS = 0 TL_PARTICLE_FIELDS(PLUS_ONE) };
+#undef PLUS_ONE
+
 void tl_particles_free(tl_mem *mem, tl_particles *p) {
 #define FREE_FIELD(name) tl_mem_free(mem, p->name, p->cap * sizeof *p->name);
     TL_PARTICLE_FIELDS(FREE_FIELD)
 #undef FREE_FIELD
     tl_keymap_free(mem, &p->index_of);
+    tl_particles_release(mem, p, UINT64_MAX);
+    tl_mem_free(mem, p->replaced, p->capreplaced * sizeof *p->replaced);
     tl_particles_init(p);
+}
+
+/* ---- views from outside: replaced blocks are kept while exported ---- */
+
+/* Room to keep every array once more (called before anything changes). */
+static int reserve_replaced(tl_mem *mem, tl_particles *p) {
+    if (!p->exported) return 0;
+    return tl_mem_reserve(mem, (void **)&p->replaced, &p->capreplaced, p->nreplaced + NFIELDS,
+                          sizeof *p->replaced);
+}
+
+/* Frees a block the store no longer uses, or keeps it for the views of the
+ * current generation (room reserved by reserve_replaced). */
+static void drop_block(tl_mem *mem, tl_particles *p, void *ptr, size_t size) {
+    if (!ptr) return;
+    if (p->exported && p->nreplaced < p->capreplaced) {
+        p->replaced[p->nreplaced++] = (tl_replaced_block){ptr, size, p->generation};
+        return;
+    }
+    tl_mem_free(mem, ptr, size);
+}
+
+void tl_particles_release(tl_mem *mem, tl_particles *p, uint64_t generation) {
+    size_t k = 0;
+    for (size_t i = 0; i < p->nreplaced; i++) {
+        if (p->replaced[i].generation < generation) tl_mem_free(mem, p->replaced[i].ptr, p->replaced[i].size);
+        else p->replaced[k++] = p->replaced[i];
+    }
+    p->nreplaced = k;
 }
 
 /* All-or-nothing growth: every new block is allocated before any old one is
  * released, so a failed allocation leaves the store as it was. */
 static int grow(tl_mem *mem, tl_particles *p, size_t need) {
     if (need <= p->cap) return 0;
+    if (reserve_replaced(mem, p) != 0) return -1;
     size_t ncap = p->cap ? p->cap + p->cap / 2 : 64;
     if (ncap < need) ncap = need + need / 8;
     tl_particles n = *p;
@@ -43,17 +79,21 @@ static int grow(tl_mem *mem, tl_particles *p, size_t need) {
     }
 #define MOVE_FIELD(name) \
     if (p->count) memcpy(n.name, p->name, p->count * sizeof *p->name); \
-    tl_mem_free(mem, p->name, p->cap * sizeof *p->name);
+    drop_block(mem, p, p->name, p->cap * sizeof *p->name);
     TL_PARTICLE_FIELDS(MOVE_FIELD)
 #undef MOVE_FIELD
     n.cap = ncap;
+    n.replaced = p->replaced; /* drop_block may have added to the list */
+    n.nreplaced = p->nreplaced;
+    n.capreplaced = p->capreplaced;
+    n.generation = p->generation + 1;
     *p = n;
     return 0;
 }
 
 int tl_particles_fit(tl_mem *mem, tl_particles *p) {
     size_t want = p->count + p->count / 16 + 16;
-    if (p->cap <= want + want / 8) return 0;
+    if (p->exported || p->cap <= want + want / 8) return 0; /* views are out: keep the arrays */
     tl_particles n = *p;
     int ok = 1;
 #define ALLOC_FIELD(name) \
@@ -81,6 +121,7 @@ int64_t tl_particles_push(tl_mem *mem, tl_particles *p, uint32_t id) {
     if (grow(mem, p, p->count + 1) != 0) return -1;
     if (tl_keymap_put(mem, &p->index_of, id, (int32_t)p->count) != 0) return -1;
     size_t i = p->count++;
+    p->generation++;
 #define ZERO_FIELD(name) memset(&p->name[i], 0, sizeof p->name[i]);
     TL_PARTICLE_FIELDS(ZERO_FIELD)
 #undef ZERO_FIELD
@@ -108,6 +149,7 @@ int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep) {
         }
         n++;
     }
+    if (n != p->count) p->generation++;
     p->count = n;
     for (size_t i = 0; i < n; i++)
         if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
@@ -131,6 +173,7 @@ int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order) {
     TL_PARTICLE_FIELDS(PERMUTE_FIELD)
 #undef PERMUTE_FIELD
     tl_mem_free(mem, tmp, n * widest);
+    p->generation++;
     for (size_t i = 0; i < n; i++)
         if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
     return 0;
@@ -170,4 +213,21 @@ int tl_particles_read(tl_mem *mem, tl_particles *p, tl_rbuf *b) {
     for (size_t i = 0; i < p->count; i++)
         if (tl_keymap_put(mem, &p->index_of, p->id[i], (int32_t)i) != 0) return -1;
     return 0;
+}
+
+int tl_particles_reserve_replace(tl_mem *mem, tl_particles *to) { return reserve_replaced(mem, to); }
+
+void tl_particles_replace(tl_mem *mem, tl_particles *to, tl_particles *from) {
+#define DROP_FIELD(name) drop_block(mem, to, to->name, to->cap * sizeof *to->name);
+    TL_PARTICLE_FIELDS(DROP_FIELD)
+#undef DROP_FIELD
+    tl_keymap_free(mem, &to->index_of);
+    tl_particles n = *from;
+    n.generation = to->generation + 1;
+    n.exported = to->exported;
+    n.replaced = to->replaced;
+    n.nreplaced = to->nreplaced;
+    n.capreplaced = to->capreplaced;
+    *to = n;
+    tl_particles_init(from);
 }

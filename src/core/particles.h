@@ -9,6 +9,7 @@
 #ifndef TL_PARTICLES_H
 #define TL_PARTICLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,7 +42,22 @@ typedef struct tl_particles {
     uint8_t *flags;
     int32_t *shape;     /* TL_SPHERE (0) or the index of the world's shape */
     tl_keymap index_of; /* id -> storage index */
+    /* Views from outside (tl_world_particle_arrays) read the arrays in place:
+     * the generation changes whenever the count, the order or the arrays
+     * themselves change; while `exported`, the store is not shrunk, and the
+     * blocks that growth or a loaded state replace are kept (tagged with the
+     * last generation they served) until tl_particles_release. */
+    uint64_t generation;
+    bool exported;
+    struct tl_replaced_block *replaced;
+    size_t nreplaced, capreplaced;
 } tl_particles;
+
+typedef struct tl_replaced_block {
+    void *ptr;
+    size_t size;
+    uint64_t generation;
+} tl_replaced_block;
 
 void tl_particles_init(tl_particles *p);
 void tl_particles_free(tl_mem *mem, tl_particles *p);
@@ -56,6 +72,15 @@ int tl_particles_compact(tl_mem *mem, tl_particles *p, const uint8_t *keep);
 int tl_particles_fit(tl_mem *mem, tl_particles *p);
 /* Reorders the store: the particle at index order[k] moves to index k. */
 int tl_particles_permute(tl_mem *mem, tl_particles *p, const uint32_t *order);
+/* Frees the replaced blocks that last served a generation before `generation`
+ * (no view of an older generation is left). */
+void tl_particles_release(tl_mem *mem, tl_particles *p, uint64_t generation);
+/* Moves the contents of `from` (a store just read) into `to`, whose arrays
+ * are released (kept when exported; room for them reserved first by
+ * tl_particles_reserve_replace, which may fail); `to` keeps its views'
+ * bookkeeping and a new generation. */
+int tl_particles_reserve_replace(tl_mem *mem, tl_particles *to);
+void tl_particles_replace(tl_mem *mem, tl_particles *to, tl_particles *from);
 /* Bytes per particle of the store's arrays (capacity excluded). */
 size_t tl_particles_bytes_each(void);
 

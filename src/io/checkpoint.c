@@ -454,9 +454,11 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         tl_mem_free(&w->mem, motion, (nw ? nw : 1) * sizeof *motion);
         return refuse(w, why);
     }
-    /* the neighbor build reference of the walls */
-    if (nw > w->nb.cap_walls) {
-        if (tl_neighbors_reserve_walls(&w->mem, &w->nb, nw) != 0) {
+    /* the neighbor build reference of the walls, and room to keep the particle
+     * arrays that views may still read (tl_world_particle_arrays) */
+    if (nw > w->nb.cap_walls || w->p.exported) {
+        if ((nw > w->nb.cap_walls && tl_neighbors_reserve_walls(&w->mem, &w->nb, nw) != 0) ||
+            tl_particles_reserve_replace(&w->mem, &w->p) != 0) {
             loaded_free(w, &L);
             tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
             tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
@@ -467,8 +469,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     }
 
     /* ---- everything read and checked: swap in ---- */
-    tl_particles_free(&w->mem, &w->p);
-    w->p = L.p;
+    tl_particles_replace(&w->mem, &w->p, &L.p);
     tl_pairs_free(&w->mem, &w->pp);
     tl_pairs_free(&w->mem, &w->pw);
     w->pp = L.pp;
