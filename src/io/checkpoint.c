@@ -101,7 +101,19 @@ static void write_pairs(tl_wbuf *b, const tl_pairs *l) {
     tl_wbuf_put(b, l->b, l->count * sizeof *l->b);
     tl_wbuf_put(b, l->img, l->count * sizeof *l->img);
     tl_wbuf_put(b, l->state, l->count * sizeof *l->state);
-    tl_wbuf_put(b, l->rec, l->count * (size_t)l->stride * sizeof *l->rec);
+    /* the records: live ones as they are; the others hold whatever memory was
+     * there (never read) and are written as zeros, so that the bytes depend on
+     * the state alone (not on how the steps were split into calls) */
+    static const double zeros[64];
+    size_t stride = (size_t)l->stride;
+    for (size_t k = 0; k < l->count; k++) {
+        if (l->state[k] & (TL_PAIR_TOUCH | TL_PAIR_EXIT)) {
+            tl_wbuf_put(b, l->rec + k * stride, stride * sizeof *l->rec);
+            continue;
+        }
+        for (size_t done = 0; done < stride; done += 64)
+            tl_wbuf_put(b, zeros, (stride - done < 64 ? stride - done : 64) * sizeof *zeros);
+    }
 }
 
 tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
