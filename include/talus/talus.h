@@ -90,6 +90,7 @@ tl_status tl_world_prepare(tl_world *world);
 tl_status tl_world_step(tl_world *world, int64_t steps);
 /* Worker threads for the following steps (0 = all available, 1 = serial). */
 tl_status tl_world_set_threads(tl_world *world, int threads);
+int tl_world_threads(const tl_world *world); /* the worker threads the steps use */
 
 /* ---- queries ---- */
 double tl_world_time(const tl_world *world);

@@ -758,6 +758,8 @@ tl_status tl_world_set_threads(tl_world *w, int threads) {
     return TL_OK;
 }
 
+int tl_world_threads(const tl_world *w) { return w->nthreads; }
+
 int tl_world_thread_count(int requested) {
     if (requested > 0) return requested;
     int n = tl_threads_available();

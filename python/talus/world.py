@@ -1,0 +1,612 @@
+"""talus.World: a simulation built and stepped from Python."""
+import os
+
+import numpy as np
+
+from . import _defs, _structs
+from ._handle import ArrayView, Handle, closed_error
+from ._lib import TalusError, check_world, ffi, lib, libc, status_name, text
+
+# the particle arrays: attribute of tl_particle_arrays, columns, NumPy type
+_ARRAYS = {
+    "ids": ("id", None, "<u4"),
+    "materials": ("material", None, "<i4"),
+    "shapes": ("shape", None, "<i4"),
+    "flags": ("flags", None, "|u1"),
+    "radii": ("radius", None, "<f8"),
+    "masses": ("mass", None, "<f8"),
+    "positions": ("position", 3, "<f8"),
+    "velocities": ("velocity", 3, "<f8"),
+    "angular_velocities": ("angular_velocity", 3, "<f8"),
+    "forces": ("force", 3, "<f8"),
+    "torques": ("torque", 3, "<f8"),
+    "orientations": ("orientation", 4, "<f8"),
+}
+
+
+def _array_property(name, doc):
+    def get(self):
+        return self._view(name)
+
+    get.__name__ = name
+    get.__doc__ = doc
+    return property(get)
+
+
+class World:
+    """A simulation: materials, laws, particles and walls, stepped in time.
+
+    Parameters
+    ----------
+    **settings
+        Fields of the library's ``tl_world_def`` that differ from its
+        defaults: ``gravity`` (m/s2, three numbers), ``dt`` (s; 0 = from the
+        contact time), ``steps_per_contact``, ``impact_speed`` (m/s),
+        ``allow_unresolved_contacts``, ``integrator`` (``"verlet"``,
+        ``"leapfrog"``, ``"predictor-corrector"``),
+        ``contact_boundary_correction``, ``skin`` (m), ``domain``
+        (``(min, max)``: particles leaving it are removed), ``periodic``
+        (axes, e.g. ``"xy"``), ``threads`` (0 = all available),
+        ``track_energy``, ``track_orientation``, ``reorder_every``, ``seed``.
+
+    Raises
+    ------
+    TalusError
+        When the library refuses a setting; the message names it and its
+        allowed range.
+
+    Notes
+    -----
+    The particle arrays (`positions`, `velocities`, ...) are read-only NumPy
+    views of the engine's own memory, in storage order (`ids` gives the
+    particle of each row). The order changes when particles are reordered
+    along a space-filling curve or removed; take the property again after
+    adding particles, loading a state or stepping, it costs one call and
+    returns the same arrays while nothing moved. A view taken earlier keeps
+    readable memory: it keeps the world alive after `close`, and after the
+    arrays were replaced it reads a frozen copy.
+
+    A World is used by one thread at a time; `step` releases the GIL, so
+    other Python threads run while it steps.
+    """
+
+    def __init__(self, **settings):
+        d = _defs.world_def(settings)
+        out = ffi.new("tl_world **")
+        st = lib.tl_world_create(d, out)
+        if st != lib.TL_OK:
+            raise TalusError("cannot create the world: %s (check the settings)" % status_name(st),
+                             status_name(st))
+        self._attach(Handle(out[0]))
+
+    @classmethod
+    def _of(cls, handle):
+        """The World of a handle that exists already (a scene's world)."""
+        self = cls.__new__(cls)
+        self._attach(handle)
+        return self
+
+    def _attach(self, handle):
+        self._h = handle
+        self._cache_key = None
+        self._cache = {}
+        self._arrays = ffi.new("tl_particle_arrays *")
+
+    # ---- life ----
+
+    @property
+    def _w(self):
+        h = self._h
+        if h is None or h.world is None:
+            raise closed_error()
+        return h.world
+
+    def close(self):
+        """Gives up this object's hold on the world.
+
+        The library's world is freed now, or when the last NumPy view of its
+        particles goes. Any later call on this object raises TalusError.
+        """
+        self._h = None
+        self._cache = {}
+        self._cache_key = None
+
+    @property
+    def closed(self):
+        return self._h is None or self._h.world is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check(self, st):
+        check_world(st, self._h.world)
+
+    # ---- materials and laws ----
+
+    def add_material(self, name, **properties):
+        """Adds a material; returns its index.
+
+        Parameters
+        ----------
+        name : str
+            Unique name.
+        **properties
+            ``density`` (kg/m3), ``youngs_modulus`` (Pa), ``poisson_ratio``,
+            ``k_n``, ``k_t`` (N/m, per body, for linear laws),
+            ``yield_stress`` (Pa).
+
+        Returns
+        -------
+        int
+        """
+        keep = []
+        d = _defs.material_def(name, properties, keep)
+        idx = ffi.new("int *")
+        with self._h.lock:
+            self._check(lib.tl_world_add_material(self._w, d, idx))
+        return idx[0]
+
+    def material(self, name):
+        """The index of a material given by name (an int is returned as is)."""
+        if isinstance(name, (int, np.integer)):
+            return int(name)
+        idx = ffi.new("int *")
+        if lib.tl_world_find_material(self._w, str(name).encode(), idx) != lib.TL_OK:
+            known = [text(lib.tl_world_material_name(self._w, i))
+                     for i in range(lib.tl_world_material_count(self._w))]
+            raise TalusError("unknown material %r (known: %s)" % (name, ", ".join(known)),
+                             "TL_ERROR_NOT_FOUND")
+        return idx[0]
+
+    @property
+    def materials(self):
+        """The material names, by index."""
+        return [text(lib.tl_world_material_name(self._w, i)) for i in range(lib.tl_world_material_count(self._w))]
+
+    def set_law(self, a, b, **law):
+        """Sets the contact law between materials a and b (names or indices).
+
+        Parameters
+        ----------
+        a, b : str or int
+        **law
+            ``normal``, ``damping``, ``tangential``, ``history`` (registry
+            names, see `talus.models`; history also True/False),
+            ``clamp_tensile``, ``coulomb_test`` (``"total"``, ``"spring"``,
+            ``"spring-capped"``), ``contact_point`` (``"compliance"``,
+            ``"surface"``), and coefficients by name, e.g. ``e=0.5, mu=0.4``.
+            Unset slots keep the library's default law (hertz + tsuji +
+            mindlin, true history).
+        """
+        keep = []
+        d = _defs.law_def(law, keep)
+        with self._h.lock:
+            self._check(lib.tl_world_set_law(self._w, self.material(a), self.material(b), d))
+
+    def get_law(self, a, b):
+        """The law between two materials as used, with every coefficient
+        (NaN: derived from the materials), as a dict."""
+        d = ffi.new("tl_law_def *")
+        self._check(lib.tl_world_get_law(self._w, self.material(a), self.material(b), d))
+        return _defs.law_dict(d)
+
+    # ---- shapes, particles, walls ----
+
+    def add_shape(self, kind, **definition):
+        """Adds a non-spherical shape; returns its index for `add_particle`.
+
+        Parameters
+        ----------
+        kind : {"ellipsoid", "mesh"}
+        **definition
+            ``name``; ellipsoid: ``semi_axes``; mesh: ``file`` (STL/OBJ) and
+            ``scale``, or ``source="icosphere"`` with ``radius`` and
+            ``subdivisions``, or ``source="ellipsoid"`` with ``semi_axes`` and
+            ``vertices``, or ``vertex_xyz`` (n x 3) and ``triangles`` (m x 3);
+            ``mesh_radius`` (``"volume"``, ``"area"``).
+        """
+        keep = []
+        d = _defs.shape_def(kind, definition, keep)
+        idx = ffi.new("int *")
+        with self._h.lock:
+            self._check(lib.tl_world_add_shape(self._w, d, idx))
+        return idx[0]
+
+    def add_particle(self, material=0, **particle):
+        """Adds one particle; returns its id.
+
+        Parameters
+        ----------
+        material : str or int
+        **particle
+            ``radius`` (m), ``position``, ``velocity``, ``angular_velocity``
+            (three numbers each), ``orientation`` (w, x, y, z), ``mass`` (kg;
+            0 = density x volume), ``shape`` (0 = sphere), ``id`` (0 = next
+            free), and the flags ``fixed``, ``prescribed``, ``lock_rotation``.
+
+        Returns
+        -------
+        int
+        """
+        d = _defs.particle_def(self.material(material), particle)
+        out = ffi.new("uint32_t *")
+        with self._h.lock:
+            self._check(lib.tl_world_add_particle(self._w, d, out))
+        return out[0]
+
+    def add_particles(self, positions, radius, material=0, velocities=None, **common):
+        """Adds many particles; returns their ids.
+
+        Parameters
+        ----------
+        positions : array_like, (n, 3)
+        radius : float or array_like (n,)
+        material : str or int
+        velocities : array_like (n, 3), optional
+        **common
+            Other `add_particle` keywords, the same for all.
+        """
+        x = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (len(x),))
+        v = None if velocities is None else np.asarray(velocities, dtype=np.float64).reshape(-1, 3)
+        m = self.material(material)
+        d = _defs.particle_def(m, common)
+        out = ffi.new("uint32_t *")
+        ids = np.empty(len(x), dtype=np.uint32)
+        with self._h.lock:
+            w = self._w
+            for i in range(len(x)):
+                d.radius = r[i]
+                d.position = {"x": x[i, 0], "y": x[i, 1], "z": x[i, 2]}
+                if v is not None:
+                    d.velocity = {"x": v[i, 0], "y": v[i, 1], "z": v[i, 2]}
+                self._check(lib.tl_world_add_particle(w, d, out))
+                ids[i] = out[0]
+                d.id = 0
+        return ids
+
+    def add_wall(self, kind="plane", material=0, **wall):
+        """Adds a wall; returns its index.
+
+        Parameters
+        ----------
+        kind : {"plane", "rectangle", "box", "mesh"}
+        material : str or int
+        **wall
+            ``name``; plane: ``point``, ``normal``; rectangle: ``point``
+            (centre), ``normal``, ``axis``, ``half_length``, ``half_width``;
+            box: ``box_min``, ``box_max``, ``open_faces`` (e.g. ``["zmax"]``);
+            mesh: ``mesh_file``, ``mesh_scale`` or ``mesh_vertices`` and
+            ``mesh_triangles``, ``mesh_origin``, ``mesh_orientation``; any:
+            ``velocity`` and ``motion`` (a dict: ``kind`` = ``"rotate"``,
+            ``"oscillate"`` or ``"rock"``, ``axis``, ``pivot``,
+            ``angular_speed``, ``amplitude``, ``period``, ``phase``).
+        """
+        keep = []
+        d = _defs.wall_def(kind, self.material(material), wall, keep)
+        idx = ffi.new("int *")
+        with self._h.lock:
+            self._check(lib.tl_world_add_wall(self._w, d, idx))
+        return idx[0]
+
+    def _wall_index(self, wall):
+        if isinstance(wall, (int, np.integer)):
+            return int(wall)
+        for i in range(lib.tl_world_wall_count(self._w)):
+            s = ffi.new("tl_wall_state *")
+            lib.tl_world_get_wall(self._w, i, s)
+            if text(s.name) == wall:
+                return i
+        raise TalusError("no wall named %r" % (wall,), "TL_ERROR_NOT_FOUND")
+
+    def wall(self, wall):
+        """The state of a wall (index or name) as a dict: displacement,
+        velocity, angular_velocity, angle, force and torque of the particles
+        on it, area, servo."""
+        s = ffi.new("tl_wall_state *")
+        i = self._wall_index(wall)
+        if lib.tl_world_get_wall(self._w, i, s) != lib.TL_OK:
+            raise TalusError("no wall %d (the world has %d)" % (i, lib.tl_world_wall_count(self._w)),
+                             "TL_ERROR_NOT_FOUND")
+        return _defs.wall_dict(s)
+
+    @property
+    def walls(self):
+        """Every wall's state (see `wall`)."""
+        return [self.wall(i) for i in range(lib.tl_world_wall_count(self._w))]
+
+    def set_wall_velocity(self, wall, velocity):
+        """Sets a wall's translation velocity (m/s)."""
+        with self._h.lock:
+            self._check(lib.tl_world_set_wall_velocity(self._w, self._wall_index(wall),
+                                                       _defs.vec3(velocity, "velocity")))
+
+    def set_wall_motion(self, wall, motion, velocity=(0.0, 0.0, 0.0)):
+        """Starts a motion of a wall now, from where it is (a dict as in
+        `add_wall`'s ``motion``), with a translation velocity."""
+        m = ffi.new("tl_motion_def *")
+        _defs.motion_def(motion, m)
+        with self._h.lock:
+            self._check(lib.tl_world_set_wall_motion(self._w, self._wall_index(wall),
+                                                     _defs.vec3(velocity, "velocity"), m))
+
+    def set_wall_servo(self, wall, direction=None, target_force=0.0, gain=0.0, max_speed=0.0):
+        """Makes a wall force-controlled along `direction`: its velocity
+        follows gain x (target_force - F), clamped to max_speed. With
+        ``direction=None`` the servo is switched off."""
+        s = ffi.new("tl_servo_def *")
+        if direction is not None:
+            s.enabled = True
+            s.direction = _defs.vec3(direction, "direction")
+            s.target_force, s.gain, s.max_speed = float(target_force), float(gain), float(max_speed)
+        with self._h.lock:
+            self._check(lib.tl_world_set_wall_servo(self._w, self._wall_index(wall), s))
+
+    def set_particle_velocity(self, id, velocity, angular_velocity=(0.0, 0.0, 0.0)):
+        """Sets a particle's velocity and angular velocity."""
+        with self._h.lock:
+            self._check(lib.tl_world_set_particle_velocity(self._w, id, _defs.vec3(velocity, "velocity"),
+                                                           _defs.vec3(angular_velocity, "angular_velocity")))
+
+    def set_particle_force(self, id, force):
+        """A constant external force on a particle (N; zero removes it)."""
+        with self._h.lock:
+            self._check(lib.tl_world_set_particle_force(self._w, id, _defs.vec3(force, "force")))
+
+    def particle(self, id):
+        """The full state of one particle (by id) as a dict."""
+        s = ffi.new("tl_particle_state *")
+        if lib.tl_world_get_particle(self._w, id, s) != lib.TL_OK:
+            raise TalusError("no particle with id %d" % id, "TL_ERROR_NOT_FOUND")
+        return _defs.particle_dict(s)
+
+    # ---- stepping ----
+
+    def prepare(self):
+        """Validates the world and derives the time step (the first step does
+        it too); call it to read `dt` or `timestep` before stepping."""
+        with self._h.lock:
+            self._check(lib.tl_world_prepare(self._w))
+
+    def step(self, steps=1):
+        """Advances the world by `steps` time steps.
+
+        The GIL is released during the call: other Python threads run.
+
+        Raises
+        ------
+        TalusError
+            When the world cannot step (a missing law, an unresolved time
+            step, ...), with the library's message.
+        """
+        h = self._h
+        if h is None or h.world is None:
+            raise closed_error()
+        with h.lock:
+            st = lib.tl_world_step(h.world, steps)
+            if h.release_due:
+                h.release()
+        if st != lib.TL_OK:
+            check_world(st, h.world)
+
+    @property
+    def threads(self):
+        """Worker threads the steps use (set 0 for all available; results are
+        the same bits for any count)."""
+        return lib.tl_world_threads(self._w)
+
+    @threads.setter
+    def threads(self, n):
+        with self._h.lock:
+            self._check(lib.tl_world_set_threads(self._w, int(n)))
+
+    @property
+    def time(self):
+        """Simulated time, s."""
+        return lib.tl_world_time(self._w)
+
+    @property
+    def step_count(self):
+        """Steps taken."""
+        return lib.tl_world_step_count(self._w)
+
+    @property
+    def dt(self):
+        """The time step in use, s (0 before `prepare`)."""
+        return lib.tl_world_dt(self._w)
+
+    def timestep(self):
+        """How the time step was chosen, as a dict (dt, dt_bound,
+        contact_time, impact_speed, steps_per_contact, the bounding pair)."""
+        t = ffi.new("tl_timestep_info *")
+        self._check(lib.tl_world_timestep(self._w, t))
+        return {"dt": t.dt, "dt_bound": t.dt_bound, "contact_time": t.contact_time,
+                "impact_speed": t.impact_speed, "impact_speed_estimated": bool(t.impact_speed_estimated),
+                "material_a": t.material_a, "material_b": t.material_b, "wall": bool(t.wall),
+                "steps_per_contact": t.steps_per_contact}
+
+    @property
+    def memory_bytes(self):
+        """Bytes the world has allocated now."""
+        return lib.tl_world_bytes(self._w)
+
+    @property
+    def neighbor_builds(self):
+        return lib.tl_world_neighbor_builds(self._w)
+
+    # ---- particle arrays: views without copies ----
+
+    def __len__(self):
+        return lib.tl_world_particle_count(self._w)
+
+    @property
+    def particle_count(self):
+        return lib.tl_world_particle_count(self._w)
+
+    @property
+    def particles_removed(self):
+        """Particles removed so far because they left the domain."""
+        return lib.tl_world_particles_removed(self._w)
+
+    @property
+    def generation(self):
+        """Changes whenever particles are added, removed, reordered or loaded."""
+        a = self._arrays
+        lib.tl_world_particle_arrays(self._w, a)
+        return a.generation
+
+    def _view(self, name):
+        h = self._h
+        if h is None or h.world is None:
+            raise closed_error()
+        a = self._arrays
+        lib.tl_world_particle_arrays(h.world, a)
+        n = a.count
+        key = (n, int(ffi.cast("uintptr_t", a.position)))
+        if key != self._cache_key:
+            self._cache = {}
+            self._cache_key = key
+            self._token = h.token(a.generation) if n else None
+            if h.release_due and h.lock.acquire(blocking=False):
+                try:
+                    h.release()
+                finally:
+                    h.lock.release()
+        arr = self._cache.get(name)
+        if arr is None:
+            field, cols, typestr = _ARRAYS[name]
+            shape = (n,) if cols is None else (n, cols)
+            if n == 0:
+                arr = np.zeros(shape, dtype=typestr)
+                arr.flags.writeable = False
+            else:
+                address = int(ffi.cast("uintptr_t", getattr(a, field)))
+                arr = np.asarray(ArrayView(h, self._token, address, shape, typestr))
+            self._cache[name] = arr
+        return arr
+
+    positions = _array_property("positions", "Positions (n, 3), m: a read-only view.")
+    velocities = _array_property("velocities", "Velocities (n, 3), m/s: a read-only view.")
+    angular_velocities = _array_property("angular_velocities",
+                                         "Angular velocities (n, 3), rad/s, world frame: a read-only view.")
+    forces = _array_property("forces", "Total forces of the last step (n, 3), N: a read-only view.")
+    torques = _array_property("torques", "Total torques of the last step (n, 3), N m: a read-only view.")
+    orientations = _array_property("orientations", "Orientations (n, 4), quaternions w, x, y, z: a read-only view.")
+    radii = _array_property("radii", "Radii (n,), m (bounding radius of other shapes): a read-only view.")
+    masses = _array_property("masses", "Masses (n,), kg: a read-only view.")
+    ids = _array_property("ids", "Particle ids (n,) of the rows of the other arrays: a read-only view.")
+    material_indices = _array_property("materials", "Material index (n,) of each particle: a read-only view.")
+    shape_indices = _array_property("shapes", "Shape index (n,) of each particle (0 = sphere): a read-only view.")
+    flags = _array_property("flags", "Flags (n,) of each particle (fixed 1, prescribed 2, lock_rotation 4).")
+
+    # ---- contacts, energy, collisions ----
+
+    def contacts(self):
+        """The touching contacts as a structured array.
+
+        Fields: ``id_a``, ``id_b`` (a particle id, or the wall index when
+        ``with_wall``), ``with_wall``, ``overlap`` (m), ``normal`` (3, from a
+        to b), ``point`` (3, m), ``normal_force`` (N, > 0 repulsive),
+        ``normal_damping_force`` (N; NaN without energy tracking),
+        ``tangential_force`` (3, N, on a), ``sliding``.
+        """
+        w = self._w
+        n = lib.tl_world_contact_count(w)
+        buf = ffi.new("tl_contact_info[]", max(n, 1))
+        for i in range(n):
+            self._check(lib.tl_world_get_contact(w, i, buf + i))
+        return _structs.read_array(buf, n, _structs.CONTACT, _structs.CONTACT_PACKED)
+
+    def energy(self):
+        """The energy ledger (J) as a structured record.
+
+        Fields: kinetic_translational, kinetic_rotational, potential,
+        elastic_normal, elastic_tangential, dissipated_normal,
+        dissipated_plastic, dissipated_tangential_damping,
+        dissipated_friction, boundary_work, total (conserved).
+        """
+        e = ffi.new("tl_energy *")
+        self._check(lib.tl_world_energy(self._w, e))
+        return _structs.read_array(e, 1, _structs.ENERGY, _structs.ENERGY_PACKED)[0]
+
+    @property
+    def log_collisions(self):
+        return self._log
+
+    @log_collisions.setter
+    def log_collisions(self, enable):
+        lib.tl_world_log_collisions(self._w, bool(enable))
+        self._log = bool(enable)
+
+    _log = False
+
+    def collisions(self, clear=False):
+        """The contacts that ended while `log_collisions` was on, as a
+        structured array (id_a, id_b, with_wall, t_begin, t_end,
+        normal_speed_in, normal_speed_out, restitution, max_overlap,
+        max_normal_force); ``clear=True`` empties the log after reading."""
+        w = self._w
+        n = lib.tl_world_collision_count(w)
+        out = _structs.read_array(lib.tl_world_collisions(w), n, _structs.COLLISION, _structs.COLLISION_PACKED)
+        if clear:
+            lib.tl_world_clear_collisions(w)
+        return out
+
+    def estimate_pair(self, a, b, radius_a, mass_a, radius_b=None, mass_b=None, impact_speed=0.0):
+        """What the law between materials a and b derives for two bodies (a
+        wall when radius_b and mass_b are None): m_eff, r_eff, stiffness,
+        damping, contact_time, max_overlap, ... as a dict."""
+        o = ffi.new("tl_pair_estimate *")
+        with self._h.lock:
+            self._check(lib.tl_world_estimate_pair(self._w, self.material(a), self.material(b), float(radius_a),
+                                                   float(mass_a), _defs.finite_or_inf(radius_b),
+                                                   _defs.finite_or_inf(mass_b), float(impact_speed), o))
+        return {k: getattr(o, k) for k in ("m_eff", "r_eff", "impact_speed", "stiffness", "damping",
+                                           "contact_time", "max_overlap", "tangential_stiffness")}
+
+    # ---- checkpoints ----
+
+    def save_state(self):
+        """The complete state as bytes (particles, contacts with their
+        history, walls, time, energy ledger, random generator): a world built
+        from the same definitions that loads them continues bit for bit."""
+        data = ffi.new("void **")
+        size = ffi.new("size_t *")
+        with self._h.lock:
+            self._check(lib.tl_world_save_state(self._w, data, size))
+        try:
+            return bytes(ffi.buffer(data[0], size[0]))
+        finally:
+            libc.free(data[0])
+
+    def load_state(self, data):
+        """Loads bytes from `save_state` (refused, leaving the world as it
+        was, when they are truncated or of other definitions)."""
+        buf = ffi.from_buffer(bytes(data))
+        with self._h.lock:
+            self._check(lib.tl_world_load_state(self._w, buf, len(buf)))
+
+    def save_checkpoint(self, path):
+        """Writes `save_state` to a file (through a temporary name renamed
+        into place)."""
+        data = self.save_state()
+        tmp = "%s.tmp%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    def load_checkpoint(self, path):
+        """Loads a file written by `save_checkpoint`."""
+        with open(path, "rb") as f:
+            self.load_state(f.read())
+
+    def __repr__(self):
+        if self.closed:
+            return "<talus.World (closed)>"
+        return "<talus.World: %d particles, %d walls, t = %.6g s, %d steps>" % (
+            self.particle_count, lib.tl_world_wall_count(self._w), self.time, self.step_count)

@@ -1,0 +1,265 @@
+"""talus.World: views of the particle arrays, steps, errors, contacts, the
+energy ledger, collisions, checkpoints and threads."""
+import gc
+import threading
+import time
+import weakref
+
+import numpy as np
+import pytest
+from conftest import make_bed
+
+import talus
+
+
+def test_views_see_the_state_change_after_a_step(bed):
+    x, v, f = bed.positions, bed.velocities, bed.forces
+    assert x.shape == (144, 3) and v.shape == (144, 3) and bed.orientations.shape == (144, 4)
+    assert not x.flags.writeable and not x.flags.owndata
+    x0, v0 = x.copy(), v.copy()
+    bed.step(50)
+    # the same array objects now hold the new state ...
+    assert bed.positions is x
+    assert not np.array_equal(v, v0)
+    # ... which is the library's state of each particle, to the bit
+    for row in (0, 77, 143):
+        p = bed.particle(int(bed.ids[row]))
+        assert tuple(x[row]) == p["position"] and tuple(v[row]) == p["velocity"]
+        assert tuple(f[row]) == p["force"] and tuple(bed.orientations[row]) == p["orientation"]
+    # free fall of 50 steps from rest plus the initial speed: v_z = v0_z - g t exactly as integrated
+    t = bed.time
+    assert t == pytest.approx(50 * bed.dt, rel=1e-12)
+    np.testing.assert_allclose(v[:, 2] - v0[:, 2], -9.81 * t, rtol=1e-9)
+    # no contact yet: every bead flew freely, x - x0 = v0 t - g t^2 / 2
+    np.testing.assert_allclose(x[:, 2] - x0[:, 2], v0[:, 2] * t - 0.5 * 9.81 * t * t, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(x[:, :2] - x0[:, :2], v0[:, :2] * t, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(bed.masses, 2500 * 4 / 3 * np.pi * 1e-9, rtol=1e-12)
+
+
+def test_views_refresh_when_particles_are_added(bed):
+    x = bed.positions
+    g0 = bed.generation
+    x_before = x.copy()
+    new_ids = bed.add_particles(np.array([[0.05, 0.05, 0.01 + 0.003 * i] for i in range(200)]), 1e-3, "glass")
+    assert bed.generation != g0
+    y = bed.positions
+    assert y.shape == (344, 3) and y is not x
+    np.testing.assert_array_equal(y[:144], x_before)
+    np.testing.assert_array_equal(bed.ids[144:], new_ids)
+    # the old view still reads the world's memory: a frozen copy of the state it saw
+    np.testing.assert_array_equal(x, x_before)
+    bed.step(5)
+    np.testing.assert_array_equal(x, x_before)
+    assert not np.array_equal(bed.positions[:144], x_before)
+
+
+def test_views_follow_reordering():
+    w = make_bed(reorder_every=1)
+    x, ids = w.positions, w.ids
+    ids0 = ids.copy()
+    g0 = w.generation
+    w.step(1)  # the first neighbor build reorders the particles along a Morton curve
+    assert w.generation != g0 and w.positions is x and w.ids is ids
+    assert not np.array_equal(ids, ids0) and sorted(ids) == sorted(ids0)
+    for row in (0, 50, 143):
+        assert tuple(x[row]) == w.particle(int(ids[row]))["position"]
+    w.close()
+
+
+def test_a_bad_parameter_raises_with_the_library_message():
+    w = talus.World()
+    w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
+    with pytest.raises(talus.TalusError) as e:
+        w.set_law("glass", "glass", e=1.5)
+    assert "e = 1.5 is out of range: 0 < e <= 1" in str(e.value)
+    with pytest.raises(talus.TalusError) as e:
+        w.add_material("sand", density=-1)
+    assert "density" in str(e.value) and "sand" in str(e.value)
+    with pytest.raises(talus.TalusError) as e:
+        w.set_law("glass", "glass", normal="herz")
+    assert "herz" in str(e.value)
+    with pytest.raises(talus.TalusError, match="unknown material 'steel'"):
+        w.set_law("glass", "steel", e=0.5)
+    w.add_particle("glass", radius=1e-3, position=(0, 0, 0.01))
+    with pytest.raises(talus.TalusError) as e:  # no law yet
+        w.step(1)
+    assert "glass" in str(e.value) and "law" in str(e.value)
+    with pytest.raises(ValueError, match="three numbers"):
+        w.add_particle("glass", radius=1e-3, position=(0, 0))
+    with pytest.raises(TypeError, match="unknown parameter 'radiuss'"):
+        w.add_particle("glass", radiuss=1e-3)
+    w.close()
+
+
+def test_a_closed_world_stays_alive_while_a_view_exists():
+    w = make_bed()
+    w.step(20)
+    x, om = w.positions, w.angular_velocities
+    expect = x.copy()
+    h = weakref.ref(w._h)
+    w.close()
+    gc.collect()
+    with pytest.raises(talus.TalusError, match="closed"):
+        w.step(1)
+    with pytest.raises(talus.TalusError, match="closed"):
+        w.positions
+    assert h() is not None            # kept alive by the views
+    np.testing.assert_array_equal(x, expect)
+    assert np.isfinite(om).all()
+    del x
+    gc.collect()
+    assert h() is not None            # om still holds it
+    del om
+    gc.collect()
+    assert h() is None                # the last view gone: the world was freed
+
+
+def test_a_deleted_world_stays_alive_while_a_view_exists():
+    w = make_bed()
+    v = w.velocities
+    h = weakref.ref(w._h)
+    del w
+    gc.collect()
+    assert h() is not None
+    assert v.shape == (144, 3) and np.abs(v).max() <= 0.01
+    del v
+    gc.collect()
+    assert h() is None
+
+
+def test_old_blocks_are_freed_when_their_views_go(bed):
+    x = bed.positions
+    bed.add_particles(np.array([[0.05, 0.05, 0.01 + 0.003 * i] for i in range(400)]), 1e-3, "glass")
+    bed.positions  # the new arrays
+    with_old = bed.memory_bytes
+    del x
+    gc.collect()
+    freed = with_old - bed.memory_bytes
+    assert freed >= 144 * 19 * 8     # at least the old block of every vector field
+
+
+def test_step_releases_the_gil():
+    w = make_bed(n_side=20, layers=10)
+    w.step(1)
+    stamps, span = [], []
+
+    def run():
+        t0 = time.perf_counter()
+        w.step(300)
+        span.extend([t0, time.perf_counter()])
+
+    th = threading.Thread(target=run)
+    th.start()
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+    th.join()
+    t0, t1 = span
+    assert t1 - t0 > 0.02
+    # the main thread ran in the middle of the C call: the GIL was released
+    middle = [s for s in stamps if t0 + 0.25 * (t1 - t0) < s < t0 + 0.75 * (t1 - t0)]
+    assert len(middle) > 100
+    w.close()
+
+
+def test_single_steps_equal_one_call():
+    a, b = make_bed(), make_bed()
+    a.step(120)
+    for _ in range(120):
+        b.step(1)
+    assert a.save_state() == b.save_state()
+
+
+def test_thread_count_gives_the_same_bits():
+    a, b = make_bed(threads=1), make_bed(threads=2)
+    assert a.threads == 1 and b.threads == 2
+    a.step(200)
+    b.step(100)
+    b.threads = 1
+    b.step(100)
+    assert a.save_state() == b.save_state()
+
+
+def test_contacts_and_energy_of_a_settled_bed():
+    w = make_bed(n_side=4, layers=2)
+    w.step(30000)
+    c = w.contacts()
+    assert len(c) > 16
+    assert c.dtype.names[:4] == ("id_a", "id_b", "with_wall", "overlap")
+    assert (c["overlap"] > 0).all()
+    np.testing.assert_allclose(np.linalg.norm(c["normal"], axis=1), 1.0, rtol=1e-12)
+    # at rest the floor carries the weight
+    floor = c[c["with_wall"]]
+    weight = w.masses.sum() * 9.81
+    assert floor["normal_force"].sum() == pytest.approx(weight, rel=1e-9)
+    assert np.abs(w.velocities[:, 2]).max() < 1e-9   # at rest vertically (some beads roll on)
+    e = w.energy()
+    assert e.dtype.names[0] == "kinetic_translational" and e.dtype.names[-1] == "total"
+    assert e["dissipated_normal"] > 0
+    ledger = (e["kinetic_translational"] + e["kinetic_rotational"] + e["potential"] + e["elastic_normal"]
+              + e["elastic_tangential"] + e["dissipated_normal"] + e["dissipated_plastic"]
+              + e["dissipated_tangential_damping"] + e["dissipated_friction"] - e["boundary_work"])
+    assert e["total"] == pytest.approx(ledger, rel=1e-12)
+    w.close()
+
+
+def test_collision_log_gives_the_restitution():
+    """The world's collision log and the collision lab (two separate code
+    paths) measure the same bounce, and both give the requested e."""
+    w = talus.World(gravity=(0, 0, 0), steps_per_contact=1000)
+    w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
+    w.set_law("glass", "glass", e=0.6, tangential="none", history="none")
+    w.add_wall("plane", "glass")
+    w.add_particle("glass", radius=1e-3, position=(0, 0, 0.0011), velocity=(0, 0, -0.5))
+    w.log_collisions = True
+    w.step(5000)
+    log = w.collisions(clear=True)
+    assert len(log) == 1 and log["with_wall"][0]
+    lab = talus.collide(material_a={"name": "glass", "density": 2500, "youngs_modulus": 1e7,
+                                    "poisson_ratio": 0.25},
+                        wall=True, radius_a=1e-3, speed=0.5, law={"e": 0.6, "tangential": "none", "history": "none"})
+    assert lab["dt"] == w.dt
+    assert log["restitution"][0] == pytest.approx(lab["e_n"], abs=1e-5)
+    assert log["t_end"][0] - log["t_begin"][0] == pytest.approx(lab["duration"], rel=1e-3)
+    assert log["restitution"][0] == pytest.approx(0.6, abs=1e-4)
+    assert len(w.collisions()) == 0
+    w.close()
+
+
+def test_state_round_trip_and_checkpoint_file(tmp_path):
+    a = make_bed()
+    a.step(100)
+    data = a.save_state()
+    a.save_checkpoint(str(tmp_path / "bed.state"))
+    a.step(100)
+    b = make_bed()
+    b.load_checkpoint(str(tmp_path / "bed.state"))
+    x = b.positions
+    b.step(100)
+    assert b.save_state() == a.save_state()
+    np.testing.assert_array_equal(x, a.positions)
+    with pytest.raises(talus.TalusError, match="checkpoint refused"):
+        b.load_state(data[:-9])
+
+
+def test_walls_move_from_python():
+    w = talus.World(impact_speed=1.0)
+    w.add_material("steel", density=7800, youngs_modulus=2e11, poisson_ratio=0.3)
+    w.set_law("steel", "steel", e=0.5, mu=0.3)
+    w.add_wall("rectangle", "steel", name="paddle", point=(0, 0, 0), normal=(0, 0, 1), axis=(1, 0, 0),
+               half_length=0.1, half_width=0.05, motion={"kind": "rotate", "axis": (0, 1, 0), "angular_speed": 2.0})
+    w.add_wall("plane", "steel", name="floor", point=(0, 0, -1))
+    w.add_particle("steel", radius=0.01, position=(0.5, 0.5, 0.5))
+    w.step(1000)
+    s = w.wall("paddle")
+    assert s["angle"] == pytest.approx(2.0 * w.time, rel=1e-9)
+    w.set_wall_velocity("floor", (0, 0, 0.1))
+    w.step(100)
+    assert w.wall(1)["displacement"][2] == pytest.approx(0.1 * 100 * w.dt, rel=1e-9)
+    with pytest.raises(talus.TalusError, match="no wall named 'lid'"):
+        w.wall("lid")
+    w.close()
+
+
+def test_the_module_docstring_session_runs():
+    import doctest
+    assert doctest.testmod(talus, verbose=False).failed == 0
