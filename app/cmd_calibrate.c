@@ -453,9 +453,17 @@ static void lambda_eval(double lambda, lambda_row *r) {
 
 static double rel(double approx, double exact) { return exact != 0.0 ? approx / exact - 1.0 : NAN; }
 
+/* a cell of the table: the number, or "none" where there is no finite value */
+static void cell(const char *fmt, int width, double v) {
+    if (isfinite(v)) printf(fmt, v);
+    else printf("%*s", width, "none");
+}
+
 static int mode_lambda(const calib_opts *o) {
     if (!o->has_lambda) return app_usage_error(&CLI, "lambda needs --lambda L or --lambda FROM:TO:N");
     int n = o->lambda_n;
+    int no_rebound = 0;
+    double first_bad = NAN;
     if (o->json) printf("[\n");
     else
         printf("%10s %12s %12s %10s %12s %12s %10s\n", "lambda", "e exact", "e eq. 43", "rel. diff",
@@ -465,6 +473,9 @@ static int mode_lambda(const calib_opts *o) {
                           : o->lambda_from + (o->lambda_to - o->lambda_from) * i / (double)(n - 1);
         lambda_row r;
         lambda_eval(l, &r);
+        if (!isfinite(r.e) || !isfinite(r.tau) || !(r.e > 0.0)) {
+            if (!no_rebound++) first_bad = l;
+        }
         if (o->json) {
             printf("{");
             json_num("lambda", r.lambda, true);
@@ -474,14 +485,28 @@ static int mode_lambda(const calib_opts *o) {
             json_num("tau_c_eq44", r.tau_approx, false);
             printf("}%s\n", i + 1 < n ? "," : "");
         } else {
-            printf("%10.5g %12.8f %12.8f %10.2e %12.8g %12.8g %10.2e\n", r.lambda, r.e, r.e_approx,
-                   rel(r.e_approx, r.e), r.tau, r.tau_approx, rel(r.tau_approx, r.tau));
+            printf("%10.5g ", r.lambda);
+            cell("%12.8f ", 12, r.e);
+            cell("%12.8f ", 12, r.e_approx);
+            cell("%10.2e ", 10, rel(r.e_approx, r.e));
+            cell("%12.8g ", 12, r.tau);
+            cell("%12.8g ", 12, r.tau_approx);
+            cell("%10.2e", 10, rel(r.tau_approx, r.tau));
+            printf("\n");
         }
     }
     if (o->json) printf("]\n");
     else
         printf("(eq. 43-44 use the paper's fitted constants; eq. 44 has no real value above "
                "lambda = %.4g)\n", (-0.716 + sqrt(0.716 * 0.716 + 4 * 0.830)) / (2 * 0.830));
+    if (no_rebound) {
+        fprintf(stderr,
+                "talus calibrate: %d of the dampings (the first: lambda = %g) give no rebound: the "
+                "body comes to rest in contact, so e = 0 and the collision has no finite duration; "
+                "no stiffness and dashpot reach such a restitution\n",
+                no_rebound, first_bad);
+        return 1;
+    }
     return 0;
 }
 

@@ -74,7 +74,21 @@ static void print_estimate(tl_world *w, int a, int b, double ra, double ma, doub
 }
 
 int cmd_check(int argc, char **argv) {
-    if (argc < 2) {
+    if (app_wants_help(argc, argv)) {
+        printf("usage: talus check SCENE.yaml\n"
+               "\n"
+               "Loads a scene (every check of `talus run`, nothing is run or written) and prints\n"
+               "what its laws derive for the smallest bodies of each material: stiffness,\n"
+               "damping, contact duration, and the critical and chosen time steps.\n"
+               "Exit status: 0 valid, 1 refused (the message names file:line:column and key),\n"
+               "2 a usage error.\n");
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-') {
+        if (argc > 2)
+            fprintf(stderr, "talus check: one scene at a time ('%s' and '%s')\n", argv[1], argv[2]);
+        else if (argc == 2)
+            fprintf(stderr, "talus check: unknown option '%s'\n", argv[1]);
         fprintf(stderr, "usage: talus check SCENE.yaml\n");
         return 2;
     }
@@ -128,7 +142,7 @@ int cmd_check(int argc, char **argv) {
                ts.impact_speed_estimated ? " (estimated impact speed)" : "");
         printf("  critical dt %.4g s (contact / steps_per_contact)\n", ts.dt_bound);
     } else {
-        printf("  no contact can occur\n");
+        printf("  no contact among the particles present at the start (none, or all fixed)\n");
     }
     if (isfinite(ts.steps_per_contact))
         printf("  chosen dt   %.4g s: %.1f steps per shortest contact\n", ts.dt, ts.steps_per_contact);

@@ -40,6 +40,7 @@ typedef struct collide_opts {
     bool b_given, radius_b_given;
     app_law_names law;
     app_coefs coefs;
+    int user_coefs;   /* the first user_coefs of coefs were given (the rest are defaults) */
     bool json;
     const char *csv;
     bool has_sweep;
@@ -358,10 +359,17 @@ static bool has_coef(const collide_opts *o, const char *name) {
     return false;
 }
 
-/* no law named at all (nor swept): hertz + tsuji + mindlin with e = 0.9 and mu = 0.3
- * unless given */
+/* no law named at all: hertz + tsuji + mindlin with e = 0.9 and mu = 0.3 unless given;
+ * a sweep over models keeps the coefficients e = 0.9 and mu = 0.3 (each run takes those its
+ * sub-models declare) */
 static int default_law(collide_opts *o) {
-    if (any_slot_given(&o->law) || (o->has_sweep && o->sw.model)) return 0;
+    o->user_coefs = o->coefs.count;
+    if (any_slot_given(&o->law)) return 0;
+    if (o->has_sweep && o->sw.model) {
+        if (!has_coef(o, "e") && app_coef_add(&CLI, &o->coefs, "e", 0.9)) return 2;
+        if (!has_coef(o, "mu") && app_coef_add(&CLI, &o->coefs, "mu", 0.3)) return 2;
+        return 0;
+    }
     app_law_slot(&CLI, &o->law, TL_SLOT_NORMAL, "hertz");
     app_law_slot(&CLI, &o->law, TL_SLOT_DAMPING, "tsuji");
     app_law_slot(&CLI, &o->law, TL_SLOT_TANGENTIAL, "mindlin");
@@ -694,7 +702,7 @@ static void write_sweep_json(FILE *f, const sweep_rows *rows) {
 
 /* every --coef must be taken by at least one of the swept models */
 static int check_model_coeffs(const collide_opts *o, const tl_collide_def *defs) {
-    for (int c = 0; c < o->coefs.count; c++) {
+    for (int c = 0; c < o->user_coefs; c++) {
         bool used = false;
         for (size_t i = 0; i < o->sw.count && !used; i++) used = law_declares(&defs[i].law, o->coefs.names[c]);
         if (!used) {

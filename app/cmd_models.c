@@ -13,8 +13,15 @@ static void range_text(const tl_coeff_info *c, char *buf, size_t size) {
 }
 
 int cmd_models(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    if (app_wants_help(argc, argv)) {
+        printf("usage: talus models   lists the contact sub-models of each slot, with their\n"
+               "coefficients (unit, default, range) and sources; see docs/models.md\n");
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "talus models: takes no arguments (got '%s')\n", argv[1]);
+        return 2;
+    }
     printf("Contact laws are assembled from one sub-model per slot (see docs/models.md).\n");
     for (int slot = 0; slot < TL_SLOT_COUNT; slot++) {
         printf("\n%s:\n", tl_slot_name((tl_slot)slot));

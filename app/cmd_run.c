@@ -72,10 +72,31 @@ static void on_interrupt(int sig) {
     interrupt_requested = 1;
 }
 
+static void run_usage(void) {
+    printf("usage: talus run [SCENE.yaml] [options]\n"
+           "\n"
+           "Runs every stage of a scene (without a file: the built-in demo scene), with a\n"
+           "progress bar, writes its outputs and prints a summary. Ctrl-C stops it cleanly.\n"
+           "\n"
+           "  -o, --output DIR   where the outputs go (default out/<scene name>)\n"
+           "  --resume DIR       continue from the latest checkpoint in DIR (or a .tlck file)\n"
+           "  --threads N        worker threads, overriding the scene's (0 = all cores)\n"
+           "  --no-output        run without writing files\n"
+           "  -q, --quiet        no progress bar and no summary\n"
+           "  -h, --help         this text\n"
+           "\n"
+           "Exit status: 0 done, 1 the scene or the run failed, 2 a usage error,\n"
+           "130 interrupted. See docs/scene.md and docs/outputs.md.\n");
+}
+
 int cmd_run(int argc, char **argv) {
+    if (app_wants_help(argc, argv)) {
+        run_usage();
+        return 0;
+    }
     const char *path = NULL, *outdir = NULL, *resume = NULL;
     bool quiet = false, no_output = false;
-    int threads = 0;
+    int threads = -1; /* the scene's */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
             if (++i >= argc) {
@@ -92,8 +113,8 @@ int cmd_run(int argc, char **argv) {
         } else if (strcmp(argv[i], "--threads") == 0) {
             char *end = NULL;
             long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 1 || v > 4096) {
-                fprintf(stderr, "talus run: --threads needs a count from 1 to 4096\n");
+            if (i + 1 >= argc || !end || *end || end == argv[i + 1] || v < 0 || v > 4096) {
+                fprintf(stderr, "talus run: --threads needs a count from 0 (all cores) to 4096\n");
                 return 2;
             }
             threads = (int)v;
@@ -137,7 +158,8 @@ int cmd_run(int argc, char **argv) {
     tl_run_options opt = tl_run_options_default();
     opt.output_dir = outdir;
     opt.write_outputs = !no_output;
-    opt.threads = threads;
+    opt.threads = threads > 0 ? threads : 0;
+    if (threads == 0) tl_world_set_threads(w, 0); /* all cores, as threads: 0 in a scene */
     opt.resume = resume;
     opt.progress = app_progress_draw;
     opt.progress_user = &bar;

@@ -12,6 +12,9 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
+/* --help or -h anywhere among a subcommand's arguments (before a lone "--"). */
+int app_wants_help(int argc, char **argv);
+
 /* The embedded default scene (examples/default.yaml, built in). */
 extern const unsigned char talus_default_scene[];
 extern const unsigned long talus_default_scene_size;

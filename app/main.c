@@ -53,6 +53,14 @@ tl_scene *app_load_scene(const char *path) {
     return scene;
 }
 
+int app_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -67,6 +75,14 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        if (app_wants_help(argc - 1, argv + 1)) {
+            printf("usage: talus version   prints the version of the command and its library\n");
+            return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "talus version: takes no arguments (got '%s')\n", argv[2]);
+            return 2;
+        }
         printf("talus %s\n", tl_version());
         return 0;
     }

@@ -189,5 +189,29 @@ grep -q "3.2180655" lambda.txt || fail "calibrate lambda: $(cat lambda.txt)"
 "$TALUS" calibrate restitution --e 0.5 --clamp > rest.txt 2> err.txt || fail "calibrate restitution: $(cat err.txt)"
 grep -q "achieved e_n             0.5000" rest.txt || fail "calibrate restitution: $(cat rest.txt)"
 
+# one command line (issue 14): --help on every subcommand, extra arguments refused,
+# --threads 0 = all cores everywhere, no nan or inf printed as a result
+for c in run check models collide calibrate validate bench version; do
+  "$TALUS" $c --help > help.txt 2> err.txt || fail "talus $c --help: exit status $?: $(cat err.txt)"
+  grep -qi "usage" help.txt || fail "talus $c --help prints no usage: $(head -2 help.txt)"
+done
+"$TALUS" check "$SRC/examples/001-falling-particle.yaml" extra.yaml > out.txt 2> err.txt
+[ $? -eq 2 ] || fail "check A B: exit status not 2"
+grep -q "one scene at a time" err.txt || fail "check A B: $(cat err.txt)"
+"$TALUS" models extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "models with an argument accepted"
+"$TALUS" version extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "version with an argument accepted"
+"$TALUS" run "$SRC/examples/001-constant-approach.yaml" --threads 0 --no-output --quiet > out.txt 2> err.txt \
+  || fail "run --threads 0 (all cores) refused: $(cat err.txt)"
+"$TALUS" run --threads -1 --quiet > out.txt 2> err.txt; [ $? -eq 2 ] || fail "run --threads -1 accepted"
+"$TALUS" calibrate lambda --lambda 2 > lambda2.txt 2> err.txt; rc=$?
+[ $rc -eq 1 ] || fail "calibrate lambda --lambda 2 (no rebound): exit status $rc, not 1"
+grep -qi "nan\|inf" lambda2.txt && fail "calibrate lambda prints nan or inf: $(cat lambda2.txt)"
+grep -q "no rebound" err.txt || fail "calibrate lambda 2: no reason given: $(cat err.txt)"
+# the README's sweep: over models, with the default e = 0.9 and mu = 0.3
+"$TALUS" collide --sweep model=hertz/tsuji,hertz/hunt-crossley > sweep.csv 2> err.txt \
+  || fail "the README's model sweep: $(cat err.txt)"
+[ "$(grep -c '^hertz/' sweep.csv)" -eq 2 ] || fail "model sweep rows: $(cat sweep.csv)"
+grep -q "^hertz/tsuji,0.8999" sweep.csv || fail "model sweep: tsuji e_n not 0.9: $(cat sweep.csv)"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures
