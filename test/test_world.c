@@ -246,6 +246,87 @@ static void test_external_force(void) {
     tl_world_destroy(w);
 }
 
+/* The tangential force of a sphere resting on a floor, held by a sideways
+ * external force below the Coulomb limit (N, x component). */
+static double resting_ft(tl_world *w) {
+    tl_contact_info ci;
+    if (tl_world_contact_count(w) != 1 || tl_world_get_contact(w, 0, &ci) != TL_OK) return NAN;
+    return ci.tangential_force.x;
+}
+
+/* A law whose composition changes on a prepared world (tl_world_set_law):
+ * the touching contacts keep the history of each slot whose sub-model stays,
+ * moved to its new offset. A sphere rests on a floor, pushed sideways by 0.2
+ * mu of its weight: the tangential spring holds it with a displacement xi.
+ * Under Mindlin-Deresiewicz (13 history values before the history slot) xi
+ * sits at offset 13; switched to Mindlin (none) it must move to offset 0, so
+ * the spring keeps holding the load (K_t0 xi: 1.24 times M-D's force at this
+ * load, then back to the load as the sphere settles) and the sphere does not slip. Read at the old offset it
+ * would be M-D's loading state: another force altogether. Back to M-D, whose
+ * own state restarts from zero (a fresh contact), the load is held again. */
+static void test_law_recomposed(void) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0.0, 0.0, -9.81};
+    wd.dt = 2e-6;
+    tl_world *w;
+    ENSURE_OK(tl_world_create(&wd, &w));
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.youngs_modulus = 1e8;
+    md.poisson_ratio = 0.25;
+    int m;
+    ENSURE_OK(tl_world_add_material(w, &md, &m));
+    tl_law_def md_law = tl_law_default();
+    md_law.tangential = "mindlin-deresiewicz";
+    tl_law_set(&md_law, "e", 0.3);
+    tl_law_set(&md_law, "mu", 0.5);
+    tl_law_def mindlin = tl_law_default();
+    tl_law_set(&mindlin, "e", 0.3);
+    tl_law_set(&mindlin, "mu", 0.5);
+    ENSURE_OK(tl_world_set_law(w, m, m, &md_law));
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    ENSURE_OK(tl_world_add_wall(w, &wl, NULL));
+    const double R = 0.002, mass = 2500 * 4.0 / 3.0 * M_PI * R * R * R;
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = R;
+    pd.id = 1;
+    pd.position = (tl_vec3){0.0, 0.0, R - 1e-7};
+    pd.flags = TL_PARTICLE_LOCK_ROTATION; /* it would roll away: held by the contact alone */
+    ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
+    const double load = 0.2 * 0.5 * mass * 9.81;
+    ENSURE_OK(tl_world_set_particle_force(w, 1, (tl_vec3){load, 0.0, 0.0}));
+    ENSURE_OK(tl_world_step(w, 40000)); /* settled: the contact holds the load */
+    double f_md = resting_ft(w);
+    tl_particle_state s0, s1;
+    ENSURE_OK(tl_world_get_particle(w, 1, &s0));
+    ENSURE_REL(-f_md, load, 1e-3);
+    ENSURE_OK(tl_world_set_law(w, m, m, &mindlin));
+    ENSURE_OK(tl_world_step(w, 1));
+    double f_mindlin = resting_ft(w);
+    ENSURE_OK(tl_world_step(w, 20000));
+    ENSURE_OK(tl_world_get_particle(w, 1, &s1));
+    fprintf(stderr,
+            "law recomposed on a prepared world: tangential force %.6g N under M-D, %.6g N one step "
+            "after the switch to Mindlin (load %.6g N); the sphere moved %.3g m in 20000 steps\n",
+            f_md, f_mindlin, load, s1.position.x - s0.position.x);
+    /* the history followed its slot: the no-slip spring on M-D's displacement gives 1.24
+     * times M-D's force at this load (their tangent stiffnesses differ); M-D's loading
+     * state read as a displacement (no remap) gave 5.0 times the load, at the Coulomb limit */
+    ENSURE(f_mindlin / f_md > 0.9 && f_mindlin / f_md < 1.5);
+    ENSURE(fabs(s1.position.x - s0.position.x) < 1e-2 * R); /* held, no slip */
+    ENSURE_REL(-resting_ft(w), load, 1e-3);
+    /* back: M-D's own state starts afresh; the load is still held */
+    ENSURE_OK(tl_world_set_law(w, m, m, &md_law));
+    ENSURE_OK(tl_world_step(w, 20000));
+    ENSURE_OK(tl_world_get_particle(w, 1, &s0));
+    ENSURE(fabs(s0.position.x - s1.position.x) < 1e-2 * R);
+    ENSURE_REL(-resting_ft(w), load, 1e-3);
+    tl_world_destroy(w);
+}
+
 
 /* A box's faces are thin two-sided plates. (1) A sphere whose centre is 2 mm behind a
  * face is pushed out with the Hertz force of the overlap R - 2 mm, not pulled in by an
@@ -401,6 +482,7 @@ static void test_servo_chatter(void) {
 }
 
 int main(void) {
+    test_law_recomposed();
     test_servo_chatter();
     test_box_faces_two_sided();
     test_external_force();

@@ -61,7 +61,11 @@ tl_status tl_world_find_material(const tl_world *world, const char *name, int *o
 /* The law used between two materials (in either order). Every pair of
  * materials that can meet needs one before the first step. A coefficient
  * given as NAN where the sub-model's default is NAN (derived from the
- * materials) stays derived: what tl_world_get_law returns can be set again. */
+ * materials) stays derived: what tl_world_get_law returns can be set again.
+ * Set again on a world that has stepped, a law whose sub-models change keeps,
+ * in each touching contact, the history of every slot whose sub-model stays
+ * (moved to its new place); a slot given a new sub-model starts its history
+ * from zero, as a contact that has just opened. */
 tl_status tl_world_set_law(tl_world *world, int material_a, int material_b, const tl_law_def *def);
 bool tl_world_has_law(const tl_world *world, int material_a, int material_b);
 /* The law between two materials as it is used: sub-model names, options, and

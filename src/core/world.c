@@ -340,6 +340,53 @@ static tl_status prepare_pair(tl_world *w, int a, int b) {
     return TL_OK;
 }
 
+/* One record's law history, from the old composition's offsets to the new
+ * one's: a slot whose sub-model stays keeps its values; the others start from
+ * zero, as in a contact that has just opened. */
+static void remap_record(double *rec, int hist, const tl_law *old, const tl_law *nw) {
+    double tmp[TL_MAX_HIST];
+    memset(tmp, 0, sizeof tmp);
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        if (old->sub[s] != nw->sub[s]) continue;
+        int n = nw->sub[s]->info.history_count;
+        memcpy(tmp + nw->hist_offset[s], rec + old->hist_offset[s], (size_t)n * sizeof *tmp);
+    }
+    memcpy(rec, tmp, (size_t)hist * sizeof *rec);
+}
+
+static int32_t law_index(const tl_world *w, int ma, int mb) {
+    return w->law_of[(size_t)ma * w->law_dim + (size_t)mb];
+}
+
+static int face_material(const tl_world *w, uint32_t face) {
+    return w->walls.w[w->walls.f[face].wall].material;
+}
+
+/* The touching contacts under law idx, after its composition changed. */
+static void remap_history(tl_world *w, int32_t idx, const tl_law *old, const tl_law *nw) {
+    const int hist = w->lay.hist;
+    for (int wall = 0; wall < 2; wall++) {
+        tl_pairs *l = wall ? &w->pw : &w->pp;
+        for (size_t k = 0; k < l->count; k++) {
+            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+            int mb = wall ? face_material(w, l->b[k]) : w->p.material[l->b[k]];
+            if (law_index(w, w->p.material[l->a[k]], mb) != idx) continue;
+            remap_record(tl_pair_record(l, k), hist, old, nw);
+        }
+    }
+    tl_shape_contacts *sc = &w->sc;
+    const tl_patch_store *st = &sc->store[sc->cur];
+    for (size_t k = 0; k < sc->cand.count && sc->live[sc->cur]; k++) {
+        uint8_t n = sc->live[sc->cur][k];
+        if (!n) continue;
+        const tl_shape_list *c = &sc->cand;
+        int mb = c->wall[k] ? face_material(w, c->b[k]) : w->p.material[c->b[k]];
+        if (law_index(w, w->p.material[c->a[k]], mb) != idx) continue;
+        for (uint32_t r = sc->first[sc->cur][k]; r < sc->first[sc->cur][k] + n; r++)
+            remap_record(st->rec + (size_t)r * (size_t)sc->stride, hist, old, nw);
+    }
+}
+
 tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     if (!w || !def) return TL_ERROR_ARGUMENT;
     if (!valid_material(w, a) || !valid_material(w, b))
@@ -354,6 +401,9 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "law history of %d values exceeds %d",
                              law.hist_count, TL_MAX_HIST);
     int32_t idx = w->law_of[(size_t)a * w->law_dim + (size_t)b];
+    const bool existed = idx >= 0;
+    tl_law old;
+    if (existed) old = w->laws[idx];
     if (idx < 0) {
         if (tl_mem_reserve(&w->mem, (void **)&w->laws, &w->caplaws, w->nlaws + 1, sizeof *w->laws) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
@@ -362,8 +412,19 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     w->laws[idx] = law;
     w->law_of[(size_t)a * w->law_dim + (size_t)b] = idx;
     w->law_of[(size_t)b * w->law_dim + (size_t)a] = idx;
-    if (w->prepared) return tl_world_check_laws(w); /* re-derive the pair constants in use */
-    return TL_OK;
+    if (!w->prepared) return TL_OK;
+    /* a prepared world: the records of the touching contacts under this law are laid
+     * out for the old composition. Room for the new history first, then each slot's
+     * values moved to its new offset (a new sub-model's history starts at zero). */
+    bool recomposed = false;
+    for (int k = 0; existed && k < TL_SLOT_COUNT; k++)
+        if (old.sub[k] != law.sub[k] || old.hist_offset[k] != law.hist_offset[k]) recomposed = true;
+    if (recomposed) {
+        s = tl_world_update_layout(w);
+        if (s != TL_OK) return s;
+        remap_history(w, idx, &old, &law);
+    }
+    return tl_world_check_laws(w); /* re-derive the pair constants in use */
 }
 
 bool tl_world_has_law(const tl_world *w, int a, int b) {
