@@ -111,6 +111,18 @@ static void test_refusals(void) {
     memcpy(bad + size, data, 8);
     ENSURE(tl_world_load_state(b, bad, size + 8) != TL_OK); /* trailing bytes */
     ENSURE(tl_test_world_hash(b) == before);
+    /* structures are written field by field, a bool as a 64-bit 0 or 1: the time-step
+     * record's first bool (after magic, format, 7 sizes, fingerprint, time, steps, dt and
+     * its 5 doubles: byte 144) must read 0 or 1; 2 is refused, not loaded into a bool */
+    memcpy(bad, data, size);
+    uint64_t flag;
+    memcpy(&flag, bad + 144, sizeof flag);
+    ENSURE(flag <= 1);
+    flag = 2;
+    memcpy(bad + 144, &flag, sizeof flag);
+    ENSURE(tl_world_load_state(b, bad, size) != TL_OK);
+    ENSURE(strstr(tl_world_error(b), "checkpoint refused") != NULL);
+    ENSURE(tl_test_world_hash(b) == before);
     /* another world (a different law) refuses it */
     tl_world_def wd = tl_world_default();
     wd.dt = 1e-6;

@@ -62,7 +62,15 @@ static inline uint64_t tl_test_world_hash(tl_world *w) {
     h = tl_test_fnv(&steps, sizeof steps, h);
     size_t ncoll = tl_world_collision_count(w);
     h = tl_test_fnv(&ncoll, sizeof ncoll, h);
-    if (ncoll) h = tl_test_fnv(tl_world_collisions(w), ncoll * sizeof(tl_collision), h);
+    const tl_collision *cl = tl_world_collisions(w);
+    for (size_t i = 0; i < ncoll; i++) { /* field by field: no padding bytes in the hash */
+        const tl_collision *c = &cl[i];
+        uint64_t ids[3] = {c->id_a, c->id_b, c->with_wall ? 1u : 0u};
+        double v[7] = {c->t_begin, c->t_end, c->normal_speed_in, c->normal_speed_out, c->restitution,
+                       c->max_overlap, c->max_normal_force};
+        h = tl_test_fnv(ids, sizeof ids, h);
+        h = tl_test_fnv(v, sizeof v, h);
+    }
     return h;
 }
 

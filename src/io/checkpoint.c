@@ -25,7 +25,7 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 6u
+#define FORMAT 7u /* 7: structures field by field (no padding bytes, bools as 0 or 1) */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -51,6 +51,121 @@ static uint64_t fingerprint(const tl_world *w) {
         h = tl_fnv1a(sv, sizeof sv, h);
     }
     return h;
+}
+
+/* ---- structures field by field: no padding bytes in the file, bools as 0 or 1
+ * (a loaded value other than 0 or 1 fails the read), the same bytes on every
+ * build that has 8-byte doubles ---- */
+
+static void put_bool(tl_wbuf *b, bool v) { tl_wbuf_u64(b, v ? 1u : 0u); }
+static bool get_bool(tl_rbuf *b) {
+    uint64_t v = tl_rbuf_u64(b);
+    if (v > 1) b->failed = true;
+    return v == 1;
+}
+static void put_f64s(tl_wbuf *b, const double *v, int n) {
+    for (int i = 0; i < n; i++) tl_wbuf_f64(b, v[i]);
+}
+static void get_f64s(tl_rbuf *b, double *v, int n) {
+    for (int i = 0; i < n; i++) v[i] = tl_rbuf_f64(b);
+}
+static int get_int(tl_rbuf *b) {
+    int64_t v = (int64_t)tl_rbuf_u64(b);
+    if (v < INT32_MIN || v > INT32_MAX) b->failed = true;
+    return (int)v;
+}
+
+static void put_timestep(tl_wbuf *b, const tl_timestep_info *t) {
+    double v[5] = {t->dt, t->dt_bound, t->contact_time, t->impact_speed, t->steps_per_contact};
+    put_f64s(b, v, 5);
+    put_bool(b, t->impact_speed_estimated);
+    tl_wbuf_u64(b, (uint64_t)(int64_t)t->material_a);
+    tl_wbuf_u64(b, (uint64_t)(int64_t)t->material_b);
+    put_bool(b, t->wall);
+}
+static void get_timestep(tl_rbuf *b, tl_timestep_info *t) {
+    memset(t, 0, sizeof *t);
+    double v[5];
+    get_f64s(b, v, 5);
+    t->dt = v[0];
+    t->dt_bound = v[1];
+    t->contact_time = v[2];
+    t->impact_speed = v[3];
+    t->steps_per_contact = v[4];
+    t->impact_speed_estimated = get_bool(b);
+    t->material_a = get_int(b);
+    t->material_b = get_int(b);
+    t->wall = get_bool(b);
+}
+
+static void put_servo(tl_wbuf *b, const tl_servo_def *s) {
+    put_bool(b, s->enabled);
+    double v[6] = {s->direction.x, s->direction.y, s->direction.z, s->target_force, s->gain, s->max_speed};
+    put_f64s(b, v, 6);
+}
+static void get_servo(tl_rbuf *b, tl_servo_def *s) {
+    memset(s, 0, sizeof *s);
+    s->enabled = get_bool(b);
+    double v[6];
+    get_f64s(b, v, 6);
+    s->direction = (tl_vec3){v[0], v[1], v[2]};
+    s->target_force = v[3];
+    s->gain = v[4];
+    s->max_speed = v[5];
+}
+
+#define COLLISION_BYTES (10 * 8)
+static void put_collision(tl_wbuf *b, const tl_collision *c) {
+    tl_wbuf_u64(b, c->id_a);
+    tl_wbuf_u64(b, c->id_b);
+    put_bool(b, c->with_wall);
+    double v[7] = {c->t_begin, c->t_end, c->normal_speed_in, c->normal_speed_out, c->restitution,
+                   c->max_overlap, c->max_normal_force};
+    put_f64s(b, v, 7);
+}
+static void get_collision(tl_rbuf *b, tl_collision *c) {
+    memset(c, 0, sizeof *c);
+    uint64_t a = tl_rbuf_u64(b), bb = tl_rbuf_u64(b);
+    if (a > UINT32_MAX || bb > UINT32_MAX) b->failed = true;
+    c->id_a = (uint32_t)a;
+    c->id_b = (uint32_t)bb;
+    c->with_wall = get_bool(b);
+    double v[7];
+    get_f64s(b, v, 7);
+    c->t_begin = v[0];
+    c->t_end = v[1];
+    c->normal_speed_in = v[2];
+    c->normal_speed_out = v[3];
+    c->restitution = v[4];
+    c->max_overlap = v[5];
+    c->max_normal_force = v[6];
+}
+
+#define PENDING_BYTES (12 * 8)
+static void put_pending(tl_wbuf *b, const tl_pending_exit *e) {
+    tl_wbuf_u64(b, e->a);
+    tl_wbuf_u64(b, e->b);
+    put_bool(b, e->wall);
+    double v[8] = {e->n[0], e->n[1], e->n[2], e->t_begin, e->t_end, e->v_in, e->max_delta, e->max_fn};
+    put_f64s(b, v, 8);
+    tl_wbuf_u64(b, (uint64_t)e->step);
+}
+static void get_pending(tl_rbuf *b, tl_pending_exit *e) {
+    memset(e, 0, sizeof *e);
+    uint64_t a = tl_rbuf_u64(b), bb = tl_rbuf_u64(b);
+    if (a > UINT32_MAX || bb > UINT32_MAX) b->failed = true;
+    e->a = (uint32_t)a;
+    e->b = (uint32_t)bb;
+    e->wall = get_bool(b);
+    double v[8];
+    get_f64s(b, v, 8);
+    memcpy(e->n, v, sizeof e->n);
+    e->t_begin = v[3];
+    e->t_end = v[4];
+    e->v_in = v[5];
+    e->max_delta = v[6];
+    e->max_fn = v[7];
+    e->step = (int64_t)tl_rbuf_u64(b);
 }
 
 /* a wall's motion and its state, field by field */
@@ -124,16 +239,15 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     tl_wbuf b = {0};
     tl_wbuf_u64(&b, MAGIC);
     tl_wbuf_u64(&b, FORMAT);
-    uint64_t sizes[7] = {sizeof(tl_timestep_info), sizeof(tl_collision), sizeof(tl_pending_exit),
-                         sizeof(tl_energy_ledger), sizeof(tl_rng), tl_particles_bytes_each(),
-                         sizeof(tl_servo_def)};
+    uint64_t sizes[7] = {0, COLLISION_BYTES, PENDING_BYTES, sizeof(tl_energy_ledger), sizeof(tl_rng),
+                         tl_particles_bytes_each(), 0};
     tl_wbuf_put(&b, sizes, sizeof sizes);
     tl_wbuf_u64(&b, fingerprint(w));
     /* scalars */
     tl_wbuf_f64(&b, w->time);
     tl_wbuf_u64(&b, (uint64_t)w->steps);
     tl_wbuf_f64(&b, w->dt);
-    tl_wbuf_put(&b, &w->ts, sizeof w->ts);
+    put_timestep(&b, &w->ts);
     tl_wbuf_put(&b, &w->ledger, sizeof w->ledger);
     tl_wbuf_put(&b, &w->ledger_next, sizeof w->ledger_next);
     tl_wbuf_put(&b, &w->rng, sizeof w->rng);
@@ -160,7 +274,7 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
         double ref[3] = {0.0, 0.0, 0.0};
         if (k < w->nb.cap_walls) memcpy(ref, w->nb.wall_ref[k], sizeof ref);
         tl_wbuf_put(&b, ref, sizeof ref);
-        tl_wbuf_put(&b, &wl->servo, sizeof wl->servo);
+        put_servo(&b, &wl->servo);
         write_wall_motion(&b, wl, k < w->nb.cap_walls ? w->nb.wall_angle_ref[k] : 0.0,
                           k < w->nb.cap_walls ? w->nb.wall_reach[k] : 0.0);
     }
@@ -204,9 +318,9 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     tl_wbuf_u64(&b, sc->touching);
     /* the collision log */
     tl_wbuf_u64(&b, w->ncoll);
-    tl_wbuf_put(&b, w->coll, w->ncoll * sizeof *w->coll);
+    for (size_t k = 0; k < w->ncoll; k++) put_collision(&b, &w->coll[k]);
     tl_wbuf_u64(&b, w->npend);
-    tl_wbuf_put(&b, w->pend, w->npend * sizeof *w->pend);
+    for (size_t k = 0; k < w->npend; k++) put_pending(&b, &w->pend[k]);
     /* the constant external forces */
     tl_wbuf_u64(&b, w->next);
     tl_wbuf_put(&b, w->ext, w->next * sizeof *w->ext);
@@ -319,9 +433,8 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_rbuf b = {data, size, 0, false};
     if (tl_rbuf_u64(&b) != MAGIC) return refuse(w, "not a Talus world state");
     if (tl_rbuf_u64(&b) != FORMAT) return refuse(w, "written by another format version of Talus");
-    uint64_t sizes[7], want[7] = {sizeof(tl_timestep_info), sizeof(tl_collision),
-                                  sizeof(tl_pending_exit), sizeof(tl_energy_ledger), sizeof(tl_rng),
-                                  tl_particles_bytes_each(), sizeof(tl_servo_def)};
+    uint64_t sizes[7], want[7] = {0, COLLISION_BYTES, PENDING_BYTES, sizeof(tl_energy_ledger),
+                                  sizeof(tl_rng), tl_particles_bytes_each(), 0};
     tl_rbuf_get(&b, sizes, sizeof sizes);
     if (b.failed || memcmp(sizes, want, sizeof want) != 0)
         return refuse(w, "written by a different build of Talus (structure sizes differ)");
@@ -334,7 +447,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_timestep_info ts;
     tl_energy_ledger ledger, ledger_next;
     tl_rng rng;
-    tl_rbuf_get(&b, &ts, sizeof ts);
+    get_timestep(&b, &ts);
     tl_rbuf_get(&b, &ledger, sizeof ledger);
     tl_rbuf_get(&b, &ledger_next, sizeof ledger_next);
     tl_rbuf_get(&b, &rng, sizeof rng);
@@ -374,7 +487,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         else {
             for (size_t k = 0; k < nw; k++) {
                 tl_rbuf_get(&b, wall_data[k], sizeof wall_data[k]);
-                tl_rbuf_get(&b, &servo[k], sizeof servo[k]);
+                get_servo(&b, &servo[k]);
                 for (int q = 0; q < WALL_MOTION_VALUES; q++) motion[k][q] = tl_rbuf_f64(&b);
                 if (!(motion[k][0] >= 0.0 && motion[k][0] <= (double)TL_MOTION_ROCK)) why = "inconsistent wall motion";
             }
@@ -427,15 +540,17 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!why) why = read_shape_contacts(w, &b, &L.sc, &layout, L.p.count, nf);
     if (!why) {
         L.ncoll = (size_t)tl_rbuf_u64(&b);
-        if (b.failed || L.ncoll > (b.size - b.at) / sizeof(tl_collision)) why = "truncated (collision log)";
+        if (b.failed || L.ncoll > (b.size - b.at) / COLLISION_BYTES) why = "truncated (collision log)";
         else if (L.ncoll && !(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll))) why = "out of memory";
-        else tl_rbuf_get(&b, L.coll, L.ncoll * sizeof *L.coll);
+        else
+            for (size_t k = 0; k < L.ncoll; k++) get_collision(&b, &L.coll[k]);
     }
     if (!why) {
         L.npend = (size_t)tl_rbuf_u64(&b);
-        if (b.failed || L.npend > (b.size - b.at) / sizeof(tl_pending_exit)) why = "truncated (collision log)";
+        if (b.failed || L.npend > (b.size - b.at) / PENDING_BYTES) why = "truncated (collision log)";
         else if (L.npend && !(L.pend = tl_mem_alloc(&w->mem, L.npend * sizeof *L.pend))) why = "out of memory";
-        else tl_rbuf_get(&b, L.pend, L.npend * sizeof *L.pend);
+        else
+            for (size_t k = 0; k < L.npend; k++) get_pending(&b, &L.pend[k]);
     }
     if (!why && !b.failed) {
         L.next = (size_t)tl_rbuf_u64(&b);

@@ -19,11 +19,10 @@
  *               energy at the start (the balance's reference, with the
  *               energy inserted so far) and the balance's scale, particles
  *               and energy inserted
- *   stages      how each went so far (tl_stage_run)
- *   inflows     each inflow's state (tl_inflow_state: counts, generators,
- *               the next size) and the time of its next round
+ *   stages      how each went so far (tl_stage_run, field by field)
+ *   inflows     each inflow's state (tl_inflow_state, field by field: counts,
+ *               generators, the next size) and the time of its next round
  *   materials   which ones the world has particles of (with inflows)
- *   walls       where the scene's walls are (with inflows)
  *   checkpoints the schedule of the next one
  *   outputs     per output: kind, file, schedule (k, next, last), records,
  *               the length and FNV-1a 64 of its file (CSV), the log state
@@ -53,7 +52,7 @@
 #include "world_query.h"
 
 #define MAGIC 0x314b4353554c4154ULL /* "TALUSCK1" */
-#define FORMAT 1u
+#define FORMAT 2u /* 2: stage runs and inflow states field by field, no wall definitions */
 #define HEADER_BYTES 32u
 #define MAX_NAME 4096u
 
@@ -71,8 +70,7 @@ struct tl_run_saved {
     tl_inflow_state *inflows;
     double *inflow_next;
     uint8_t *present;
-    tl_wall_def *walls;
-    size_t nstages, ninflows, nmat, nwalls;
+    size_t nstages, ninflows, nmat;
     int64_t ck[3];           /* k, next, last */
     /* the outputs */
     size_t nout;
@@ -168,20 +166,33 @@ static void put_run(tl_wbuf *b, const tl_run_state *r) {
     tl_wbuf_u64(b, r->inserted);
     tl_wbuf_f64(b, r->energy_inserted);
     tl_wbuf_u64(b, sc->nstages);
-    tl_wbuf_put(b, r->runs, sc->nstages * sizeof *r->runs);
+    for (size_t i = 0; i < sc->nstages; i++) {
+        const tl_stage_run *s = &r->runs[i];
+        tl_wbuf_u64(b, (uint64_t)s->ended_by);
+        put_i64(b, s->steps);
+        tl_wbuf_f64(b, s->t_begin);
+        tl_wbuf_f64(b, s->t_end);
+        tl_wbuf_f64(b, s->kinetic_energy);
+    }
     tl_wbuf_u64(b, sc->ninflows);
-    tl_wbuf_put(b, sc->inflow_states, sc->ninflows * sizeof *sc->inflow_states);
+    for (size_t i = 0; i < sc->ninflows; i++) {
+        const tl_inflow_state *s = &sc->inflow_states[i];
+        for (int k = 0; k < 4; k++) tl_wbuf_u64(b, s->size_rng.s[k]);
+        for (int k = 0; k < 4; k++) tl_wbuf_u64(b, s->place_rng.s[k]);
+        put_i64(b, s->inserted);
+        tl_wbuf_f64(b, s->mass_inserted);
+        tl_wbuf_f64(b, s->energy_inserted);
+        tl_wbuf_f64(b, s->next_radius);
+        put_i64(b, s->rounds);
+        put_i64(b, s->failed_rounds);
+        put_i64(b, s->shortfall);
+        tl_wbuf_f64(b, s->last_round);
+        tl_wbuf_u64(b, s->finished ? 1u : 0u);
+    }
     tl_wbuf_put(b, r->inflow_next, sc->ninflows * sizeof *r->inflow_next);
     size_t nmat = sc->ninflows ? (size_t)tl_world_material_count(r->world) : 0;
     tl_wbuf_u64(b, nmat);
     tl_wbuf_put(b, r->present, nmat);
-    size_t nwalls = sc->ninflows ? sc->nwalls : 0;
-    tl_wbuf_u64(b, nwalls);
-    for (size_t i = 0; i < nwalls; i++) {
-        tl_wall_def w = r->walls[i];
-        w.name = NULL;
-        tl_wbuf_put(b, &w, sizeof w);
-    }
     put_schedule(b, &r->ck);
 }
 
@@ -330,7 +341,6 @@ void tl_run_saved_free(tl_run_saved *S) {
     free(S->inflows);
     free(S->inflow_next);
     free(S->present);
-    free(S->walls);
     if (S->times)
         for (size_t k = 0; k < S->nout; k++) free(S->times[k]);
     free(S->times);
@@ -502,22 +512,45 @@ static tl_status parse_run(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
     if (S->dt != r->dt || !isfinite(S->t0)) return mismatch(r, S, "time step");
     S->nstages = (size_t)tl_rbuf_u64(b);
     if (S->nstages != sc->nstages) return mismatch(r, S, "stages");
-    S->runs = get_array(b, S->nstages, sizeof *S->runs);
+    S->runs = calloc(S->nstages ? S->nstages : 1, sizeof *S->runs);
+    if (!S->runs) b->failed = true;
+    for (size_t i = 0; i < S->nstages && !b->failed; i++) {
+        tl_stage_run *s = &S->runs[i];
+        uint64_t by = tl_rbuf_u64(b);
+        if (by > (uint64_t)TL_STAGE_BY_WALL_DISPLACEMENT) return mismatch(r, S, "stages");
+        s->ended_by = (tl_stage_end)by;
+        s->steps = get_i64(b);
+        s->t_begin = tl_rbuf_f64(b);
+        s->t_end = tl_rbuf_f64(b);
+        s->kinetic_energy = tl_rbuf_f64(b);
+    }
     S->ninflows = (size_t)tl_rbuf_u64(b);
     if (!b->failed && S->ninflows != sc->ninflows) return mismatch(r, S, "inflows");
-    S->inflows = get_array(b, S->ninflows, sizeof *S->inflows);
+    if (!b->failed) S->inflows = calloc(S->ninflows ? S->ninflows : 1, sizeof *S->inflows);
+    if (!S->inflows) b->failed = true;
+    for (size_t i = 0; i < S->ninflows && !b->failed; i++) {
+        tl_inflow_state *s = &S->inflows[i];
+        for (int k = 0; k < 4; k++) s->size_rng.s[k] = tl_rbuf_u64(b);
+        for (int k = 0; k < 4; k++) s->place_rng.s[k] = tl_rbuf_u64(b);
+        s->inserted = get_i64(b);
+        s->mass_inserted = tl_rbuf_f64(b);
+        s->energy_inserted = tl_rbuf_f64(b);
+        s->next_radius = tl_rbuf_f64(b);
+        s->rounds = get_i64(b);
+        s->failed_rounds = get_i64(b);
+        s->shortfall = get_i64(b);
+        s->last_round = tl_rbuf_f64(b);
+        uint64_t fin = tl_rbuf_u64(b);
+        if (fin > 1) b->failed = true;
+        s->finished = fin == 1;
+    }
     S->inflow_next = get_array(b, S->ninflows, sizeof *S->inflow_next);
     S->nmat = (size_t)tl_rbuf_u64(b);
     size_t nmat = sc->ninflows ? (size_t)tl_world_material_count(r->world) : 0;
     if (!b->failed && S->nmat != nmat) return mismatch(r, S, "materials");
     S->present = get_array(b, S->nmat, 1);
-    S->nwalls = (size_t)tl_rbuf_u64(b);
-    if (!b->failed && S->nwalls != (sc->ninflows ? sc->nwalls : 0)) return mismatch(r, S, "walls");
-    S->walls = get_array(b, S->nwalls, sizeof *S->walls);
     for (size_t i = 0; i < 3; i++) S->ck[i] = get_i64(b);
     if (b->failed) return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated (run)", S->path);
-    for (size_t i = 0; i < S->nstages; i++)
-        if ((unsigned)S->runs[i].ended_by > TL_STAGE_BY_WALL_DISPLACEMENT) return mismatch(r, S, "stages");
     return TL_OK;
 }
 
@@ -611,10 +644,7 @@ tl_status tl_run_saved_apply(tl_run_state *r, tl_run_saved *S) {
         memcpy(sc->inflow_states, S->inflows, S->ninflows * sizeof *sc->inflow_states);
         memcpy(r->inflow_next, S->inflow_next, S->ninflows * sizeof *r->inflow_next);
         memcpy(r->present, S->present, S->nmat);
-        for (size_t i = 0; i < S->nwalls; i++) {
-            r->walls[i] = S->walls[i];
-            r->walls[i].name = NULL;
-        }
+        /* the walls' places are not kept: the inflows take them from the world (walls_now) */
     }
     if (r->ck.mode != TL_SCHEDULE_NONE) {
         r->ck.k = S->ck[0];
