@@ -543,7 +543,10 @@ tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "wall: unknown material index %d", d->material);
     char msg[256];
+    msg[0] = '\0';
     tl_status s = tl_walls_add(&w->mem, &w->walls, d, msg, sizeof msg, out_index);
+    if (s != TL_OK && !msg[0]) /* a failed allocation sets no message */
+        snprintf(msg, sizeof msg, "%s", s == TL_ERROR_MEMORY ? "out of memory" : "refused");
     if (s != TL_OK) return tl_world_fail(w, s, "wall%s%s: %s", d->name ? " " : "", d->name ? d->name : "", msg);
     if (w->time != 0.0) {
         /* added during a run: its motion starts now */

@@ -284,7 +284,9 @@ tl_status tl_run_checkpoint_write(tl_run_state *r) {
     size_t world_size = 0;
     if (st == TL_OK) {
         st = tl_world_save_state(r->world, &world, &world_size);
-        if (st != TL_OK) ck_fail(r, st, "cannot save the world's state: %s", tl_world_error(r->world));
+        if (st != TL_OK)
+            ck_fail(r, st, "cannot save the world's state: %s",
+                    st == TL_ERROR_MEMORY ? "out of memory" : tl_world_error(r->world));
     }
     tl_wbuf b = {0};
     if (st == TL_OK) {
