@@ -213,5 +213,24 @@ grep -q "no rebound" err.txt || fail "calibrate lambda 2: no reason given: $(cat
 [ "$(grep -c '^hertz/' sweep.csv)" -eq 2 ] || fail "model sweep rows: $(cat sweep.csv)"
 grep -q "^hertz/tsuji,0.8999" sweep.csv || fail "model sweep: tsuji e_n not 0.9: $(cat sweep.csv)"
 
+# impossible initial geometry: refused at the particles key, with the ids; nothing written
+cat > behind.yaml <<'YAML'
+talus: 1
+gravity: [0, 0, -9.81]
+materials: {glass: {density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.25}}
+laws: [{between: [glass, glass], normal: hertz, damping: tsuji, tangential: none, history: none, e: 0.5}]
+walls: [{name: floor, type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}]
+particles:
+  - {id: 3, material: glass, radius: 0.001, position: [0, 0, -0.0005]}
+stages: [{duration: 0.01}]
+YAML
+"$TALUS" run behind.yaml -o behind-out > out.txt 2> err.txt; rc=$?
+[ $rc -eq 1 ] || fail "a centre behind the floor: exit status $rc"
+grep -q "behind.yaml:6:.*particles: initial geometry: particle 3 overlaps wall 0 ('floor')" err.txt \
+  || fail "behind the floor: $(cat err.txt)"
+[ -e behind-out ] && fail "a refused start wrote behind-out/"
+printf 'allow_initial_overlaps: true\n' >> behind.yaml
+"$TALUS" check behind.yaml > out.txt 2> err.txt || fail "allow_initial_overlaps: true refused: $(cat err.txt)"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures

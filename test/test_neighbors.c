@@ -44,6 +44,7 @@ static tl_world *build(const scene *sc) {
     tl_world_def wd = tl_world_default();
     wd.dt = 1e-6;
     wd.allow_unresolved_contacts = true;
+    wd.allow_initial_overlaps = true; /* random clouds, for the search itself */
     wd.has_domain = true;
     wd.domain_min = (tl_vec3){0, 0, 0};
     wd.domain_max = (tl_vec3){sc->L[0], sc->L[1], sc->L[2]};

@@ -29,6 +29,7 @@ static cloud make_cloud(int n, uint64_t seed, bool gravity) {
     if (gravity) wd.gravity = (tl_vec3){0, 0, -9.81};
     wd.dt = 1e-6;
     wd.allow_unresolved_contacts = true;
+    wd.allow_initial_overlaps = true; /* a random cloud, for the neighbor search */
     tl_world_create(&wd, &c.w);
     tl_material_def md = tl_material_default();
     md.name = "glass";
@@ -328,6 +329,68 @@ static void test_law_recomposed(void) {
 }
 
 
+/* Impossible initial geometry is refused by tl_world_prepare with the ids
+ * (unless allow_initial_overlaps): a centre behind a plane, two spheres at
+ * one centre, two overlapping by more than half the smaller radius, a
+ * particle outside the domain. A light overlap (a bead resting on a floor,
+ * 1 % of its radius) is accepted. */
+static tl_status initial(double x1, double z1, double x2, bool second, bool domain, bool allow,
+                         char *msg, size_t size) {
+    tl_world_def wd = tl_world_default();
+    wd.dt = 1e-6;
+    wd.allow_initial_overlaps = allow;
+    if (domain) {
+        wd.has_domain = true;
+        wd.domain_min = (tl_vec3){-0.05, -0.05, -0.05};
+        wd.domain_max = (tl_vec3){0.05, 0.05, 0.05};
+    }
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return TL_ERROR_ARGUMENT;
+    int m = tl_test_material_law(w, "glass", 2500, 1e7, 0.25, 0.5, 0.3);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    wl.name = "floor";
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = 0.002;
+    pd.id = 7;
+    pd.position = (tl_vec3){x1, 0.0, z1};
+    tl_world_add_particle(w, &pd, NULL);
+    if (second) {
+        pd.id = 9;
+        pd.position = (tl_vec3){x2, 0.0, 0.01};
+        tl_world_add_particle(w, &pd, NULL);
+    }
+    tl_status s = tl_world_prepare(w);
+    snprintf(msg, size, "%s", s == TL_OK ? "" : tl_world_error(w));
+    tl_world_destroy(w);
+    return s;
+}
+
+static void test_initial_geometry(void) {
+    char msg[512];
+    /* resting on the floor with a 1 % overlap: accepted */
+    ENSURE_OK(initial(0.0, 0.00198, 0.0, false, false, false, msg, sizeof msg));
+    /* the centre 1 mm behind the plane */
+    ENSURE(initial(0.0, -0.001, 0.0, false, false, false, msg, sizeof msg) != TL_OK);
+    fprintf(stderr, "behind the floor: %s\n", msg);
+    ENSURE(strstr(msg, "particle 7 overlaps wall 0 ('floor')") && strstr(msg, "behind"));
+    ENSURE_OK(initial(0.0, -0.001, 0.0, false, false, true, msg, sizeof msg)); /* allowed */
+    /* two at one centre */
+    ENSURE(initial(0.0, 0.01, 0.0, true, false, false, msg, sizeof msg) != TL_OK);
+    fprintf(stderr, "coincident: %s\n", msg);
+    ENSURE(strstr(msg, "particles 7 and 9") && strstr(msg, "coincide"));
+    /* 60 % of the radius deep: refused; 40 %: accepted */
+    ENSURE(initial(0.0, 0.01, 0.0016, true, false, false, msg, sizeof msg) != TL_OK);
+    ENSURE(strstr(msg, "overlap by 0.0024 m") != NULL);
+    ENSURE_OK(initial(0.0, 0.01, 0.0032, true, false, false, msg, sizeof msg));
+    /* outside the domain */
+    ENSURE(initial(0.2, 0.01, 0.0, false, true, false, msg, sizeof msg) != TL_OK);
+    fprintf(stderr, "outside: %s\n", msg);
+    ENSURE(strstr(msg, "particle 7 lies outside the domain (x = 0.2 m") != NULL);
+}
+
 /* A box's faces are thin two-sided plates. (1) A sphere whose centre is 2 mm behind a
  * face is pushed out with the Hertz force of the overlap R - 2 mm, not pulled in by an
  * overlap R + 2 mm. (2) A shear box built from two boxes (the lower one fixed, open at
@@ -337,6 +400,7 @@ static void test_law_recomposed(void) {
 static void test_box_faces_two_sided(void) {
     tl_world_def wd = tl_world_default();
     wd.dt = 1e-6;
+    wd.allow_initial_overlaps = true; /* a sphere starts behind a face, on purpose */
     tl_world *w;
     ENSURE_OK(tl_world_create(&wd, &w));
     int m = tl_test_material_law(w, "steel", 7800, 2e8, 0.3, 0.3, 0.0);
@@ -482,6 +546,7 @@ static void test_servo_chatter(void) {
 }
 
 int main(void) {
+    test_initial_geometry();
     test_law_recomposed();
     test_servo_chatter();
     test_box_faces_two_sided();

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes drum.stl: a rotating-drum liner for examples/drum-*.yaml. A closed cylinder of
-radius 0.1 m and length 0.05 m along y, centred at the origin, as an ASCII STL: the curved
-side in 72 segments (two triangles each) and each end cap as a fan of 72 triangles around
-its centre. The facets are wound counter-clockwise seen from outside (normals out, as for a
-closed body); the particles are inside: a mesh wall pushes a body to the side its centre is
-on (docs/scene.md).
+"""Writes drum.stl: a rotating-drum liner for examples/drum-*.yaml. The curved side of a
+cylinder of radius 0.1 m and length 0.05 m along y, centred at the origin, as an ASCII STL
+in 72 segments (two triangles each), normals pointing out. It is an open surface: a sphere
+is pushed to the side its centre is on, so the beads inside stay inside. The end caps are
+two planes in the scene, turning with it. (A closed drum with its caps would be a solid
+cylinder: a closed mesh wall pushes out what is inside it, and one wound inwards is refused.)
 
     python3 examples/meshes/make_drum.py > examples/meshes/drum.stl
 """
@@ -30,8 +30,6 @@ def main(out):
         c, d = (x1, L / 2, z1), (x0, L / 2, z0)
         facet(out, a, c, b)
         facet(out, a, d, c)
-        facet(out, (0.0, -L / 2, 0.0), a, b)
-        facet(out, (0.0, L / 2, 0.0), c, d)
     out.write("endsolid drum\n")
 
 

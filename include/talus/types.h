@@ -75,6 +75,11 @@ typedef struct tl_world_def {
     double steps_per_contact;       /* resolution demanded of the shortest contact (>= 1, default 20) */
     double impact_speed;            /* m/s for the Hertz contact time; 0 = estimate from the scene */
     bool allow_unresolved_contacts; /* accept a given dt above the bound */
+    /* accept a start in which two bodies overlap by more than half the smaller
+     * radius, a body overlaps a wall by more than half its radius (a centre
+     * behind a plane), or a particle lies outside the domain: refused by
+     * tl_world_prepare unless set (the first step would fling them apart) */
+    bool allow_initial_overlaps;
     tl_integrator integrator;
     /* Correct the impulse of the step in which a contact starts or ends for
      * the fraction of that step spent in contact (see docs/integrator.md). */

@@ -42,7 +42,7 @@ class World:
         Fields of the library's ``tl_world_def`` that differ from its
         defaults: ``gravity`` (m/s2, three numbers), ``dt`` (s; 0 = from the
         contact time), ``steps_per_contact``, ``impact_speed`` (m/s),
-        ``allow_unresolved_contacts``, ``integrator`` (``"verlet"``,
+        ``allow_unresolved_contacts``, ``allow_initial_overlaps``, ``integrator`` (``"verlet"``,
         ``"leapfrog"``, ``"predictor-corrector"``),
         ``contact_boundary_correction``, ``skin`` (m), ``domain``
         (``(min, max)``: particles leaving it are removed), ``periodic``

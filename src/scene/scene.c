@@ -43,7 +43,8 @@ static const char *const top_keys[] = {"talus",     "name",      "units",       
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "track_orientation",
                                        "materials", "laws",      "particles",    "walls",
-                                       "stages",    "outputs",   "checkpoint", "shapes"};
+                                       "stages",    "outputs",   "checkpoint", "shapes",
+                                       "allow_initial_overlaps"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -141,6 +142,7 @@ static int read_header(loader *L) {
     tl_yval v;
     tl_ymap_get(&L->root, "seed", &v);
     if (v.node && tl_yuint64(&L->doc, &v, &L->def.seed)) return -1;
+    if (tl_ykey_bool(&L->doc, &L->root, "allow_initial_overlaps", &L->def.allow_initial_overlaps)) return -1;
     tl_rng_seed(&L->rng, L->def.seed ^ 0x6c61747469636521ull); /* "lattice!" */
     return 0;
 }
@@ -1460,8 +1462,12 @@ static int prepare_failed(loader *L, tl_status s) {
     char msg[sizeof L->doc.err->message];
     snprintf(msg, sizeof msg, "%s", tl_world_error(L->world));
     const tl_yval *at = L->integrator_at.node ? &L->integrator_at : NULL;
+    tl_yval particles;
+    tl_ymap_get(&L->root, "particles", &particles);
     if (s == TL_ERROR_UNRESOLVED) {
         if (L->dt_at.node) at = &L->dt_at;
+    } else if (strncmp(msg, "initial geometry", 16) == 0) {
+        at = particles.node ? &particles : NULL;
     } else {
         int e = failing_law_entry(L);
         if (e >= 0)
