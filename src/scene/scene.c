@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bytes.h"
 #include "law.h"
@@ -25,7 +26,6 @@
 #include "scene_plan.h"
 #include "yaml_doc.h"
 
-#define MAX_SCENE_BYTES ((size_t)64 << 20)
 #define MAX_MATERIALS TL_LOAD_MAX_MATERIALS
 
 /* one entry of `laws:` */
@@ -1634,35 +1634,69 @@ tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **ou
     return load_text(text, strlen(text), name, out, err);
 }
 
-/* the whole file, NUL-terminated; 0 or an errno-style message */
+/* the whole file, NUL-terminated; 0 or an errno-style message. Only a
+ * regular file of at most TL_YAML_MAX_BYTES is read (a directory, a device
+ * such as /dev/zero or a pipe is refused before reading). */
 static int read_whole_file(const char *path, char **text, size_t *len, char *msg, size_t size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(msg, size, "cannot open the scene file: %s", strerror(errno));
         return -1;
     }
-    size_t cap = 4096, n = 0;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(msg, size, "cannot read the scene file: %s", strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    /* a pipe (talus check <(...)) is read up to the limit */
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        snprintf(msg, size, "the scene is not a regular file (it is %s)",
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+        fclose(f);
+        return -1;
+    }
+    if (S_ISFIFO(st.st_mode)) st.st_size = 0;
+    if (st.st_size < 0 || (uint64_t)st.st_size > TL_YAML_MAX_BYTES) {
+        snprintf(msg, size, "the scene file is %lld bytes, more than %zu (the limit on a scene's "
+                 "size; give long particle lists in a data file)", (long long)st.st_size,
+                 TL_YAML_MAX_BYTES);
+        fclose(f);
+        return -1;
+    }
+    /* the size may change while reading: read at most one byte past the limit */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *buf = malloc(cap);
-    int rc = buf ? 0 : -1;
-    if (!buf) snprintf(msg, size, "out of memory");
-    while (rc == 0) {
-        if (n + 1 >= cap) {
-            char *nb = cap < MAX_SCENE_BYTES ? realloc(buf, 2 * cap) : NULL;
-            if (!nb) {
-                snprintf(msg, size, cap < MAX_SCENE_BYTES ? "out of memory"
-                                                          : "the scene file is larger than 64 MiB");
-                rc = -1;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+    if (!buf) {
+        snprintf(msg, size, "out of memory");
+        fclose(f);
+        return -1;
+    }
+    int rc = 0;
+    for (;;) {
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
-        if (got > 0) continue;
+        if (got > 0 && n + 1 < cap) continue;
         if (ferror(f)) {
             snprintf(msg, size, "cannot read the scene file: %s", strerror(errno));
             rc = -1;
+        } else if (n + 1 >= cap && n > TL_YAML_MAX_BYTES) {
+            snprintf(msg, size, "the scene file is more than %zu bytes (the limit on a scene's "
+                     "size)", TL_YAML_MAX_BYTES);
+            rc = -1;
+        } else if (n + 1 >= cap) {
+            /* grown while reading, still within the limit */
+            size_t grow = cap * 2 > TL_YAML_MAX_BYTES + 2 ? TL_YAML_MAX_BYTES + 2 : cap * 2;
+            char *nb = grow > cap ? realloc(buf, grow) : NULL;
+            if (!nb) {
+                snprintf(msg, size, "the scene file is more than %zu bytes (the limit on a "
+                         "scene's size)", TL_YAML_MAX_BYTES);
+                rc = -1;
+            } else {
+                buf = nb;
+                cap = grow;
+                continue;
+            }
         }
         break;
     }
