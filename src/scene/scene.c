@@ -43,7 +43,8 @@ static const char *const top_keys[] = {"talus",     "name",      "units",       
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "track_orientation",
                                        "materials", "laws",      "particles",    "walls",
-                                       "stages",    "outputs",   "checkpoint", "shapes"};
+                                       "stages",    "outputs",   "checkpoint", "shapes",
+                                       "allow_outside_paths"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -141,6 +142,7 @@ static int read_header(loader *L) {
     tl_yval v;
     tl_ymap_get(&L->root, "seed", &v);
     if (v.node && tl_yuint64(&L->doc, &v, &L->def.seed)) return -1;
+    if (tl_ykey_bool(&L->doc, &L->root, "allow_outside_paths", &L->allow_outside)) return -1;
     tl_rng_seed(&L->rng, L->def.seed ^ 0x6c61747469636521ull); /* "lattice!" */
     return 0;
 }
@@ -785,11 +787,8 @@ static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
         const char *name;
         if (!v.node) return tl_ymissing(&L->doc, &v, "an STL or OBJ file");
         if (tl_ystring(&L->doc, &v, "an STL or OBJ file", &name)) return -1;
-        size_t need = strlen(L->dir) + strlen(name) + 2;
-        char *path = malloc(need);
-        if (!path) return tl_load_out_of_memory(L);
-        if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", name);
-        else snprintf(path, need, "%s/%s", L->dir, name);
+        char *path;
+        if (tl_load_path(L, &v, name, &path, NULL)) return -1;
         wd->mesh_file = path; /* freed by read_wall once the wall is made */
         tl_yval u, sc;
         tl_ymap_get(e, "units", &u);
@@ -1731,7 +1730,41 @@ tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *e
 
 /* ---- the scene ---- */
 
-void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
+/* the length of the UTF-8 sequence at s that is printable (not a C1
+ * control, U+0080 to U+009F), or 0 */
+static size_t utf8_printable(const unsigned char *s) {
+    if (s[0] >= 0xc2 && s[0] <= 0xdf && (s[1] & 0xc0) == 0x80) return s[0] == 0xc2 && s[1] < 0xa0 ? 0 : 2;
+    if (s[0] >= 0xe0 && s[0] <= 0xef && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) return 3;
+    if (s[0] >= 0xf0 && s[0] <= 0xf4 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80 &&
+        (s[3] & 0xc0) == 0x80)
+        return 4;
+    return 0;
+}
+
+/* Messages quote bytes from files: control characters (a terminal's escape
+ * sequences among them), C1 controls and bytes that are not UTF-8 are written
+ * as \xNN, so that none reaches the terminal. */
+static void escape_text(const char *in, char *out, size_t size) {
+    const unsigned char *s = (const unsigned char *)in;
+    size_t n = 0;
+    while (*s && n + 1 < size) {
+        size_t k = *s >= 0x20 && *s < 0x7f ? 1 : (*s >= 0x80 ? utf8_printable(s) : 0);
+        if (k == 0) {
+            if (n + 5 > size) break;
+            snprintf(out + n, 5, "\\x%02x", *s);
+            n += 4;
+            s++;
+            continue;
+        }
+        if (n + k + 1 > size) break;
+        memcpy(out + n, s, k);
+        n += k;
+        s += k;
+    }
+    out[n] = '\0';
+}
+
+static void error_text(const tl_scene_error *err, char *buf, size_t size) {
     if (!buf || size == 0) return;
     if (!err) {
         snprintf(buf, size, "no error");
@@ -1747,6 +1780,13 @@ void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
         snprintf(buf, size, "%s: %s%s%s", err->file, key, sep, err->message);
     else
         snprintf(buf, size, "%s%s%s", key, sep, err->message);
+}
+
+void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
+    if (!buf || size == 0) return;
+    char raw[sizeof err->file + sizeof err->key + sizeof err->message + 64];
+    error_text(err, raw, sizeof raw);
+    escape_text(raw, buf, size);
 }
 
 void tl_scene_destroy(tl_scene *scene) {
