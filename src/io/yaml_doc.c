@@ -385,6 +385,23 @@ int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *er
         return tl_yfail(doc, NULL, "the scene is %zu bytes, more than %zu (the limit on a scene's "
                                    "size; give long particle lists in a data file)",
                         len, TL_YAML_MAX_BYTES);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        /* libfyaml would end the document there and find keys missing */
+        tl_yval at;
+        memset(&at, 0, sizeof at);
+        at.line = 1;
+        for (const char *c = text; c < nul; c++)
+            if (*c == '\n') {
+                at.line++;
+                at.column = 0;
+            } else {
+                at.column++;
+            }
+        at.column++;
+        return tl_yfail(doc, &at, "the scene holds a NUL byte (a binary file, or text in "
+                                  "UTF-16?): a scene is UTF-8 text");
+    }
     if (check_flow(doc, text, len) != 0 || check_limits(doc, text, len) != 0) return -1;
     struct fy_diag *diag = quiet_diag();
     if (!diag) return tl_yfail(doc, NULL, "out of memory");

@@ -39,6 +39,10 @@ typedef struct tl_law_entry {
 
 typedef tl_loader loader;
 
+/* the limits on a stage's steps and on integrator.steps_per_contact (docs/scene.md) */
+#define TL_SCENE_MAX_STEPS 1e15
+#define TL_SCENE_MAX_STEPS_PER_CONTACT 1e6
+
 static const char *const top_keys[] = {"talus",     "name",      "units",        "seed",
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "track_orientation",
@@ -230,7 +234,8 @@ static int read_integrator(loader *L) {
                        : scheme == 1 ? TL_INTEGRATOR_LEAPFROG
                                      : TL_INTEGRATOR_VERLET;
     if (read_dt(L, &m) ||
-        tl_ykey_number(&L->doc, &m, "steps_per_contact", false, AT_LEAST(1.0, ""),
+        tl_ykey_number(&L->doc, &m, "steps_per_contact", false,
+                       &(tl_yrange){1.0, TL_SCENE_MAX_STEPS_PER_CONTACT, false, false, ""},
                        &L->def.steps_per_contact) ||
         tl_ykey_number(&L->doc, &m, "impact_speed", false, AT_LEAST(0.0, "m/s"),
                        &L->def.impact_speed) ||
@@ -1101,7 +1106,7 @@ static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *
         return -1;
     tl_yval v;
     tl_ymap_get(e, "steps", &v);
-    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->steps)) return -1;
+    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)TL_SCENE_MAX_STEPS, &st->steps)) return -1;
     tl_ymap_get(e, "check_every", &v);
     if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->check_every)) return -1;
     if (check_stage_ends(L, e, sp, st)) return -1;
@@ -1519,6 +1524,8 @@ static int prepare_world(loader *L) {
 
 /* ---- loading ---- */
 
+static int check_stage_steps(loader *L);
+
 static int load(loader *L) {
     tl_ydoc_root(&L->doc, &L->root);
     if (tl_ymap_expect(&L->doc, &L->root, "a mapping with at least materials, laws and stages") ||
@@ -1539,7 +1546,35 @@ static int load(loader *L) {
         tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L) ||
         read_checkpoint(L))
         return -1;
-    return prepare_world(L);
+    return prepare_world(L) || check_stage_steps(L);
+}
+
+/* Every stage's duration is a whole number of steps of the chosen dt, at
+ * least one and at most TL_SCENE_MAX_STEPS (so that the step count, the
+ * time t + dt and the progress stay exact); `check` and `run` load the same. */
+static int check_stage_steps(loader *L) {
+    double dt = tl_world_dt(L->world);
+    tl_yval s, e;
+    tl_ymap_get(&L->root, "stages", &s);
+    tl_yiter it = {0};
+    while (tl_yseq_next(&s, &it, &e) && it.index < L->scene->nstages) {
+        size_t i = it.index;
+        const char *key = L->scene->stages[i].duration > 0.0 ? "duration" : "max_duration";
+        double span = L->scene->stages[i].duration > 0.0 ? L->scene->stages[i].duration
+                                                         : L->scene->stage_limits[i].max_duration;
+        if (!(span > 0.0)) continue;
+        tl_yval v;
+        tl_ymap_get(&e, key, &v);
+        double steps = span / dt;
+        if (!(dt > 0.0) || !isfinite(dt) || !(steps <= TL_SCENE_MAX_STEPS))
+            return tl_yfail(&L->doc, &v, "%g s is %.3g steps of dt = %g s, more than %.0e (the "
+                                         "limit on a stage's steps); shorten the stage or "
+                                         "lengthen dt", span, steps, dt, TL_SCENE_MAX_STEPS);
+        if (steps < 1.0)
+            return tl_yfail(&L->doc, &v, "%g s is less than one step of dt = %g s (%.3g steps): "
+                                         "check dt and the materials' stiffness", span, dt, steps);
+    }
+    return 0;
 }
 
 /* the directory of the scene file, "." when it names none */
