@@ -18,7 +18,9 @@ void app_format_duration(double s, char *buf, size_t size) {
 
 void app_format_count(long long n, char *buf, size_t size) {
     char raw[32];
-    snprintf(raw, sizeof raw, "%lld", n < 0 ? -n : n);
+    /* the magnitude in unsigned arithmetic: -LLONG_MIN overflows a long long */
+    unsigned long long mag = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+    snprintf(raw, sizeof raw, "%llu", mag);
     size_t len = strlen(raw), o = 0;
     if (n < 0 && o + 1 < size) buf[o++] = '-';
     for (size_t i = 0; i < len && o + 1 < size; i++) {

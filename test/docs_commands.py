@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 talus, src = sys.argv[1], sys.argv[2]
-QUICK_SCENES = {"examples/001-falling-particle.yaml", "examples/001-constant-approach.yaml"}
+QUICK_SCENES = {"examples/001-falling-particle.yaml"}
 PLACEHOLDER = re.compile(r"\[|\]|<|>|\.\.\.|\bSCENE\b|\bMODE\b|\bDIR\b|\bFILE\b|\bN\b|\bE\b \b|[A-Z]{2,}_?[A-Z]*\b|\|")
 
 

@@ -200,7 +200,7 @@ done
 grep -q "one scene at a time" err.txt || fail "check A B: $(cat err.txt)"
 "$TALUS" models extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "models with an argument accepted"
 "$TALUS" version extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "version with an argument accepted"
-"$TALUS" run "$SRC/examples/001-constant-approach.yaml" --threads 0 --no-output --quiet > out.txt 2> err.txt \
+"$TALUS" run "$SRC/examples/001-falling-particle.yaml" --threads 0 --no-output --quiet > out.txt 2> err.txt \
   || fail "run --threads 0 (all cores) refused: $(cat err.txt)"
 "$TALUS" run --threads -1 --quiet > out.txt 2> err.txt; [ $? -eq 2 ] || fail "run --threads -1 accepted"
 "$TALUS" calibrate lambda --lambda 2 > lambda2.txt 2> err.txt; rc=$?

@@ -141,7 +141,7 @@ static void test_parameter_validation(void) {
     tl_particle_def pd = tl_particle_default();
     pd.material = s.sand;
     pd.radius = 0.0;
-    expect_message(tl_world_add_particle(s.w, &pd, NULL), s.w, "radius must be > 0 m", NULL);
+    expect_message(tl_world_add_particle(s.w, &pd, NULL), s.w, "radius must be from 1e-12 to 1e+12 m", NULL);
     pd.radius = 1e-3;
     pd.position.x = NAN;
     expect_message(tl_world_add_particle(s.w, &pd, NULL), s.w, "finite", NULL);

@@ -469,15 +469,27 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
         if (d->shape < 0 || (size_t)d->shape >= w->nshapes)
             return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown shape index %d", d->shape);
         shape = &w->shapes[d->shape];
-    } else if (!(d->radius > 0.0) || !isfinite(d->radius)) {
-        return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: radius must be > 0 m, got %g", d->radius);
+    } else if (!(d->radius >= TL_MIN_RADIUS) || !(d->radius <= TL_MAX_COORDINATE)) {
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particle: radius must be from %g to %g m (the limits on radii), got %g",
+                             TL_MIN_RADIUS, TL_MAX_COORDINATE, d->radius);
     }
     if (!finite3(d->position) || !finite3(d->velocity) || !finite3(d->angular_velocity))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: position and velocities must be finite");
+    if (!(fabs(d->position.x) <= TL_MAX_COORDINATE) || !(fabs(d->position.y) <= TL_MAX_COORDINATE) ||
+        !(fabs(d->position.z) <= TL_MAX_COORDINATE))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particle: position (%g, %g, %g) m lies beyond +-%g m (the limit on "
+                             "coordinates)", d->position.x, d->position.y, d->position.z,
+                             TL_MAX_COORDINATE);
     if (!(d->mass >= 0.0) || !isfinite(d->mass))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: mass must be > 0 kg (0 = from density)");
     double volume = shape ? shape->volume : tl_sphere_volume(d->radius);
     double mass = d->mass > 0.0 ? d->mass : m->density * volume;
+    if (!(mass > 0.0) && d->mass == 0.0 && m->density > 0.0)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particle: its mass from material '%s' (density %g kg/m3, volume %g "
+                             "m3) is %g kg: not a usable mass", m->name, m->density, volume, mass);
     if (!(mass > 0.0))
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "particle: material '%s' has no density, give the mass (kg)", m->name);

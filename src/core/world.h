@@ -18,6 +18,11 @@
 #include "walls.h"
 
 #define TL_MAX_HIST 32 /* law history values per contact, all slots together */
+/* A particle's coordinates and radius are bounded (docs/scene.md, limits):
+ * positions far from the others coarsen the cell grid, and beyond these the
+ * energies (m g z) and the step's arithmetic lose their meaning. */
+#define TL_MAX_COORDINATE 1e12 /* m */
+#define TL_MIN_RADIUS 1e-12    /* m */
 
 /* A contact that separated in this step, finished once the step's
  * velocities are known. */

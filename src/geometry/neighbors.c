@@ -1,6 +1,7 @@
 #include "neighbors.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parallel.h"
@@ -71,6 +72,7 @@ int tl_neighbors_reserve_walls(tl_mem *mem, tl_neighbors *nb, size_t n) {
 
 static int reserve_u32(tl_mem *mem, uint32_t **a, size_t *cap, size_t need) {
     if (need <= *cap) return 0;
+    if (need > SIZE_MAX / 2 / sizeof **a) return -1; /* no array of that size can exist */
     size_t ncap = *cap ? *cap : 64;
     while (ncap < need) ncap *= 2;
     uint32_t *n = tl_mem_realloc(mem, *a, *cap * sizeof **a, ncap * sizeof **a);
@@ -97,27 +99,35 @@ static int64_t cell_coord(const tl_grid *g, const double lo[3], int k, double x)
     return (int64_t)c;
 }
 
-/* Lays out the grid of one class over the extent [lo, hi] (periods on periodic axes). */
+/* Lays out the grid of one class over the extent [lo, hi] (periods on periodic axes).
+ * The cell counts are found in floating point and converted only once they
+ * are known to be at most 4 n + 64 in all: an extent of any size (a particle
+ * at 1e300, or 2^64) coarsens the grid instead of overflowing the integer
+ * arithmetic; an extent that is not finite (lo -1e308 to hi 1e308) makes its
+ * axis one cell. */
 static void layout_grid(tl_grid *g, double skin, const double lo[3], const double hi[3],
                         const tl_periodic *per) {
     double h = 2.0 * g->rmax + skin;
-    if (!(h > 0.0)) h = 1.0;
+    if (!(h > 0.0) || !isfinite(h)) h = 1.0;
     double limit = 4.0 * (double)g->n + 64.0;
+    double dims[3];
     for (;;) {
         double cells = 1.0;
         for (int k = 0; k < 3; k++) {
-            if (per->on[k]) {
-                g->dims[k] = (int64_t)floor(per->len[k] / h);
-                if (g->dims[k] < 1) g->dims[k] = 1;
-                g->w[k] = per->len[k] / (double)g->dims[k];
-            } else {
-                g->dims[k] = (int64_t)floor((hi[k] - lo[k]) / h) + 1;
-                g->w[k] = h;
-            }
-            cells *= (double)g->dims[k];
+            double ext = per->on[k] ? per->len[k] : hi[k] - lo[k];
+            if (!isfinite(ext) || !(ext >= 0.0)) dims[k] = 1.0;
+            else if (per->on[k]) dims[k] = fmax(1.0, floor(ext / h));
+            else dims[k] = floor(ext / h) + 1.0;
+            cells *= dims[k];
         }
         if (cells <= limit) break;
-        h *= 1.26;
+        h *= 1.26; /* ends: once h exceeds every finite extent, each axis has one cell */
+    }
+    for (int k = 0; k < 3; k++) {
+        g->dims[k] = (int64_t)dims[k];
+        double ext = per->on[k] ? per->len[k] : hi[k] - lo[k];
+        if (per->on[k]) g->w[k] = per->len[k] / dims[k];
+        else g->w[k] = isfinite(ext) ? h : INFINITY;
     }
     g->ncells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]);
 }
@@ -205,19 +215,22 @@ static int around(const tl_grid *g, const tl_periodic *per, const int64_t c[3], 
 /* One axis's cell range [from, from + count) of a grid within reach of x (wrapped on periodic axes). */
 static void reach_range(const tl_grid *g, const double lo[3], const tl_periodic *per, int k, double x,
                         double reach, int64_t *from, int64_t *count) {
-    int64_t a = (int64_t)floor((x - reach - lo[k]) / g->w[k]);
-    int64_t b = (int64_t)floor((x + reach - lo[k]) / g->w[k]);
+    /* clamped in floating point before any conversion: x may lie far outside
+     * the grid (a wall's reach from a distant point), or be NaN */
+    double a = floor((x - reach - lo[k]) / g->w[k]);
+    double b = floor((x + reach - lo[k]) / g->w[k]);
+    double dims = (double)g->dims[k];
     if (per->on[k]) {
-        if (b - a + 1 >= g->dims[k]) {
-            a = 0;
-            b = g->dims[k] - 1;
+        if (!(b - a + 1.0 < dims)) {
+            a = 0.0;
+            b = dims - 1.0;
         }
     } else {
-        if (a < 0) a = 0;
-        if (b >= g->dims[k]) b = g->dims[k] - 1;
+        if (!(a >= 0.0)) a = 0.0;
+        if (!(b < dims)) b = dims - 1.0;
     }
-    *from = a;
-    *count = b >= a ? b - a + 1 : 0;
+    *from = (int64_t)a;
+    *count = b >= a ? (int64_t)(b - a) + 1 : 0;
 }
 
 static inline int64_t wrap(int64_t c, int64_t dims, bool periodic) {

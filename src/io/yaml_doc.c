@@ -81,9 +81,8 @@ static int syntax_error(tl_ydoc *doc, struct fy_diag *diag, const char *text, si
                                "laws and stages");
 }
 
-int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *err) {
-    doc->fyd = NULL;
-    doc->err = err;
+/* libfyaml's diagnostics, collected and not printed */
+static struct fy_diag *quiet_diag(void) {
     struct fy_diag_cfg dc;
     fy_diag_cfg_default(&dc);
     dc.fp = NULL;
@@ -91,8 +90,321 @@ int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *er
     dc.user = NULL;
     dc.colorize = false;
     struct fy_diag *diag = fy_diag_create(&dc);
+    if (diag) fy_diag_set_collect_errors(diag, true);
+    return diag;
+}
+
+/* ---- limits, on the event stream ---- */
+
+/* an anchor: its name and what one use of it expands to */
+typedef struct anchor_def {
+    char *name; /* NULL: a free slot */
+    size_t len;
+    size_t nodes; /* nodes of the anchored node, its own aliases expanded */
+    int height;   /* levels below it (0 for a scalar) */
+} anchor_def;
+
+/* an open collection */
+typedef struct open_node {
+    size_t nodes_before; /* the count before its start */
+    int height;          /* levels below it so far */
+    char *anchor;        /* its anchor's name (malloc'd), or NULL */
+    size_t anchor_len;
+    size_t children;     /* nodes directly inside (keys and values) */
+    bool map;
+} open_node;
+
+typedef struct limits_walk {
+    anchor_def *slots; /* open addressing, a power of 2 */
+    size_t cap, used;
+    open_node stack[TL_YAML_MAX_DEPTH + 1];
+    int depth; /* open collections */
+    size_t nodes, written; /* nodes with aliases expanded; nodes as written */
+} limits_walk;
+
+static uint64_t name_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static anchor_def *anchor_slot(const limits_walk *w, const char *name, size_t n) {
+    size_t i = (size_t)name_hash(name, n) & (w->cap - 1);
+    while (w->slots[i].name &&
+           !(w->slots[i].len == n && memcmp(w->slots[i].name, name, n) == 0))
+        i = (i + 1) & (w->cap - 1);
+    return &w->slots[i];
+}
+
+/* records (or redefines: a later anchor of the same name wins) an anchor */
+static int anchor_define(limits_walk *w, const char *name, size_t n, size_t nodes, int height) {
+    if (2 * (w->used + 1) > w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        anchor_def *slots = calloc(cap, sizeof *slots);
+        if (!slots) return -1;
+        limits_walk grown = *w;
+        grown.slots = slots;
+        grown.cap = cap;
+        for (size_t i = 0; i < w->cap; i++)
+            if (w->slots[i].name) *anchor_slot(&grown, w->slots[i].name, w->slots[i].len) = w->slots[i];
+        free(w->slots);
+        w->slots = slots;
+        w->cap = cap;
+    }
+    anchor_def *a = anchor_slot(w, name, n);
+    if (!a->name) {
+        a->name = malloc(n + 1);
+        if (!a->name) return -1;
+        memcpy(a->name, name, n);
+        a->name[n] = '\0';
+        a->len = n;
+        w->used++;
+    }
+    a->nodes = nodes;
+    a->height = height;
+    return 0;
+}
+
+static const anchor_def *anchor_find(const limits_walk *w, struct fy_token *tok) {
+    size_t n = 0;
+    const char *name = tok ? fy_token_get_text(tok, &n) : NULL;
+    if (!name || !w->cap) return NULL;
+    const anchor_def *a = anchor_slot(w, name, n);
+    return a->name ? a : NULL;
+}
+
+static void event_place(struct fy_event *fye, tl_yval *at) {
+    memset(at, 0, sizeof *at);
+    const struct fy_mark *m = fy_event_start_mark(fye);
+    if (m) {
+        at->line = m->line + 1;
+        at->column = m->column + 1;
+    }
+}
+
+/* a node of `nodes` nodes and `height` levels below it, at the current depth */
+static int limits_add(tl_ydoc *doc, limits_walk *w, struct fy_event *fye, size_t nodes,
+                      int height, bool alias) {
+    tl_yval at;
+    if (w->depth + height > TL_YAML_MAX_DEPTH) {
+        event_place(fye, &at);
+        return tl_yfail(doc, &at, "the document nests deeper than %d levels%s (the limit on a "
+                                  "scene's nesting depth)", TL_YAML_MAX_DEPTH,
+                        alias ? " where this alias is expanded" : "");
+    }
+    if (nodes > TL_YAML_MAX_NODES - w->nodes) {
+        event_place(fye, &at);
+        if (alias)
+            return tl_yfail(doc, &at, "aliases expand the document to more than %zu nodes at "
+                                      "this alias (the limit on a scene's nodes, aliases "
+                                      "expanded: nested aliases multiply)", TL_YAML_MAX_NODES);
+        return tl_yfail(doc, &at, "the document has more than %zu nodes (the limit on a "
+                                  "scene's nodes; give long particle lists in a data file)",
+                        TL_YAML_MAX_NODES);
+    }
+    w->nodes += nodes;
+    if (w->depth > 0) {
+        open_node *up = &w->stack[w->depth - 1];
+        if (up->height < height + 1) up->height = height + 1;
+        if (up->map && ++up->children > 2 * TL_YAML_MAX_MAP_KEYS) {
+            event_place(fye, &at);
+            return tl_yfail(doc, &at, "a mapping has more than %zu keys (the limit on a scene "
+                                      "mapping's keys)", TL_YAML_MAX_MAP_KEYS);
+        }
+    }
+    return 0;
+}
+
+/* The flow collections of the text, from its characters alone: in a flow
+ * collection every bracket, brace and comma outside quotes and comments is an
+ * indicator; in block context a bracket or brace opens one where a node may
+ * begin. Quotes are skipped where a node may begin, comments after a blank.
+ * An estimate, erring on the side of counting (a block scalar's lines are
+ * read as YAML), enough to keep libfyaml's look-ahead bounded. */
+static int check_flow(tl_ydoc *doc, const char *text, size_t len) {
+    size_t depth = 0, items = 0;
+    int line = 1;
+    size_t line_start = 0;
+    bool node_start = true; /* a node may begin here */
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n') {
+            line++;
+            line_start = i + 1;
+            node_start = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') continue;
+        if (c == '#' && (i == 0 || isspace((unsigned char)text[i - 1]))) {
+            while (i + 1 < len && text[i + 1] != '\n') i++;
+            continue;
+        }
+        if ((c == '"' || c == '\'') && node_start) {
+            for (i++; i < len; i++) {
+                if (text[i] == '\n') {
+                    line++;
+                    line_start = i + 1;
+                } else if (c == '"' && text[i] == '\\' && i + 1 < len && text[i + 1] != '\n') {
+                    i++;
+                } else if (text[i] == c) {
+                    if (c == '\'' && i + 1 < len && text[i + 1] == '\'') i++;
+                    else break;
+                }
+            }
+            node_start = false;
+            continue;
+        }
+        bool opens = (c == '[' || c == '{') && (depth > 0 || node_start);
+        if (opens || (depth > 0 && c == ',')) items++;
+        if (opens) depth++;
+        else if (depth > 0 && (c == ']' || c == '}')) depth--;
+        if (depth > (size_t)TL_YAML_MAX_DEPTH || items > TL_YAML_MAX_FLOW_ITEMS) {
+            tl_yval at;
+            memset(&at, 0, sizeof at);
+            at.line = line;
+            at.column = (int)(i - line_start) + 1;
+            if (depth > (size_t)TL_YAML_MAX_DEPTH)
+                return tl_yfail(doc, &at, "the document nests deeper than %d levels (the limit "
+                                          "on a scene's nesting depth)", TL_YAML_MAX_DEPTH);
+            return tl_yfail(doc, &at, "the document has more than %zu items in [...] and {...} "
+                                      "(the limit on a scene's flow-style items; give long "
+                                      "particle lists in a data file)", TL_YAML_MAX_FLOW_ITEMS);
+        }
+        /* after an indicator a node may begin; after ": " and "- " too */
+        node_start = c == '[' || c == '{' || c == ',' ||
+                     ((c == ':' || c == '-' || c == '?') &&
+                      (i + 1 >= len || isspace((unsigned char)text[i + 1]) ||
+                       (depth > 0 && c == ':')));
+    }
+    return 0;
+}
+
+/* Walks the events: 0 when within the limits (or at a syntax error, which
+ * the build reports), else -1 with the error written. */
+static int check_limits(tl_ydoc *doc, const char *text, size_t len) {
+    struct fy_diag *diag = quiet_diag();
     if (!diag) return tl_yfail(doc, NULL, "out of memory");
-    fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg pc;
+    memset(&pc, 0, sizeof pc);
+    pc.flags = FYPCF_QUIET;
+    pc.diag = diag;
+    struct fy_parser *fyp = fy_parser_create(&pc);
+    if (!fyp || fy_parser_set_string(fyp, text, len) != 0) {
+        if (fyp) fy_parser_destroy(fyp);
+        fy_diag_destroy(diag);
+        return tl_yfail(doc, NULL, "out of memory");
+    }
+    limits_walk w;
+    memset(&w, 0, sizeof w);
+    int rc = 0;
+    struct fy_event *fye;
+    while (rc == 0 && (fye = fy_parser_parse(fyp)) != NULL) {
+        switch (fye->type) {
+        case FYET_SCALAR:
+            w.written++;
+            rc = limits_add(doc, &w, fye, 1, 0, false);
+            if (rc == 0 && fye->scalar.anchor) {
+                size_t n = 0;
+                const char *name = fy_token_get_text(fye->scalar.anchor, &n);
+                if (name && anchor_define(&w, name, n, 1, 0)) rc = tl_yfail(doc, NULL, "out of memory");
+            }
+            break;
+        case FYET_ALIAS: {
+            w.written++;
+            const anchor_def *a = anchor_find(&w, fye->alias.anchor);
+            rc = limits_add(doc, &w, fye, a ? a->nodes : 1, a ? a->height : 0, true);
+            break;
+        }
+        case FYET_SEQUENCE_START:
+        case FYET_MAPPING_START:
+            w.written++;
+            rc = limits_add(doc, &w, fye, 1, 0, false);
+            if (rc == 0 && w.depth == TL_YAML_MAX_DEPTH) {
+                tl_yval at;
+                event_place(fye, &at);
+                rc = tl_yfail(doc, &at, "the document nests deeper than %d levels (the limit "
+                                        "on a scene's nesting depth)", TL_YAML_MAX_DEPTH);
+            }
+            if (rc == 0) {
+                open_node *o = &w.stack[w.depth++];
+                o->nodes_before = w.nodes - 1;
+                o->height = 0;
+                o->children = 0;
+                o->map = fye->type == FYET_MAPPING_START;
+                struct fy_token *tok = fye->type == FYET_SEQUENCE_START
+                                           ? fye->sequence_start.anchor
+                                           : fye->mapping_start.anchor;
+                size_t n = 0;
+                const char *name = tok ? fy_token_get_text(tok, &n) : NULL;
+                o->anchor = NULL;
+                o->anchor_len = n;
+                if (name) {
+                    o->anchor = malloc(n + 1);
+                    if (!o->anchor) {
+                        rc = tl_yfail(doc, NULL, "out of memory");
+                    } else {
+                        memcpy(o->anchor, name, n);
+                        o->anchor[n] = '\0';
+                    }
+                }
+            }
+            break;
+        case FYET_SEQUENCE_END:
+        case FYET_MAPPING_END:
+            if (w.depth > 0) {
+                open_node *o = &w.stack[--w.depth];
+                int height = o->height;
+                if (o->anchor) {
+                    if (anchor_define(&w, o->anchor, o->anchor_len, w.nodes - o->nodes_before,
+                                      height))
+                        rc = tl_yfail(doc, NULL, "out of memory");
+                    free(o->anchor);
+                    o->anchor = NULL;
+                }
+                if (w.depth > 0 && w.stack[w.depth - 1].height < height + 1)
+                    w.stack[w.depth - 1].height = height + 1;
+            }
+            break;
+        default:
+            break;
+        }
+        fy_parser_event_free(fyp, fye);
+    }
+    for (int i = 0; i < w.depth; i++) free(w.stack[i].anchor);
+    for (size_t i = 0; i < w.cap; i++) free(w.slots[i].name);
+    free(w.slots);
+    fy_parser_destroy(fyp);
+    fy_diag_destroy(diag);
+    return rc;
+}
+
+int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *err) {
+    doc->fyd = NULL;
+    doc->err = err;
+    if (len > TL_YAML_MAX_BYTES)
+        return tl_yfail(doc, NULL, "the scene is %zu bytes, more than %zu (the limit on a scene's "
+                                   "size; give long particle lists in a data file)",
+                        len, TL_YAML_MAX_BYTES);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        /* libfyaml would end the document there and find keys missing */
+        tl_yval at;
+        memset(&at, 0, sizeof at);
+        at.line = 1;
+        for (const char *c = text; c < nul; c++)
+            if (*c == '\n') {
+                at.line++;
+                at.column = 0;
+            } else {
+                at.column++;
+            }
+        at.column++;
+        return tl_yfail(doc, &at, "the scene holds a NUL byte (a binary file, or text in "
+                                  "UTF-16?): a scene is UTF-8 text");
+    }
+    if (check_flow(doc, text, len) != 0 || check_limits(doc, text, len) != 0) return -1;
+    struct fy_diag *diag = quiet_diag();
+    if (!diag) return tl_yfail(doc, NULL, "out of memory");
     struct fy_parse_cfg pc;
     memset(&pc, 0, sizeof pc);
     pc.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;

@@ -46,9 +46,34 @@ typedef struct tl_yrange {
 
 /* ---- the document ---- */
 
+/* Limits on a document, checked on the parser's event stream before any
+ * tree is built (so a refused document costs no more than its text):
+ *  - its size in bytes;
+ *  - its nodes (scalars, sequences, mappings) counted with every alias
+ *    expanded as often as it is used: the "billion laughs" pattern of nested
+ *    aliases is refused at the alias that crosses the limit, before libfyaml
+ *    copies anything. The limit keeps a document's tree (about 330 bytes a
+ *    node in libfyaml) near 35 MB;
+ *  - its nesting depth, aliases expanded (libfyaml's own limit, 64, is the
+ *    parser's stack; a scene needs about 6). */
+#define TL_YAML_MAX_BYTES ((size_t)16 << 20)
+#define TL_YAML_MAX_NODES ((size_t)100000)
+#define TL_YAML_MAX_DEPTH 32
+/* libfyaml holds every token of a flow collection ([...], {...}) nested in
+ * another until the outer one closes (it may yet be a key), about 210 bytes
+ * a token, before any event reaches the check above; so the text is first
+ * scanned for its flow collections: their depth and their items (commas and
+ * openings) are bounded too. */
+#define TL_YAML_MAX_FLOW_ITEMS ((size_t)100000)
+/* libfyaml checks each key of a mapping against the keys before it while it
+ * builds the tree (time quadratic in the keys: 49,000 keys take over 20 s);
+ * a scene's widest mapping (materials) holds at most 256. */
+#define TL_YAML_MAX_MAP_KEYS ((size_t)1024)
+
 /* Parses text (not necessarily NUL-terminated). A YAML syntax error is
- * reported as "YAML syntax error: ..." at libfyaml's line and column; an
- * empty document is an error too. err->file must already be set. */
+ * reported as "YAML syntax error: ..." at libfyaml's line and column, a
+ * document beyond the limits above at the node that crosses one; an empty
+ * document is an error too. err->file must already be set. */
 int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *err);
 void tl_ydoc_free(tl_ydoc *doc);
 /* The root node (path ""). */

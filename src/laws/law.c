@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "world.h"
 #include "talus/talus.h"
 
 static const char *default_name(tl_slot slot, const tl_law_def *def) {
@@ -110,10 +111,36 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
         return TL_ERROR_ARGUMENT;
     }
 
+    /* the arrays the coefficients and histories go to are bounded: a law's
+     * given coefficients (def->coeffs), a sub-model's (coeff[s]), a contact's
+     * history (TL_MAX_HIST) */
+    if (def->coeff_count < 0 || def->coeff_count > TL_LAW_MAX_COEFFS) {
+        snprintf(msg, msg_size, "a law takes at most %d coefficients, got %d", TL_LAW_MAX_COEFFS,
+                 def->coeff_count);
+        return TL_ERROR_ARGUMENT;
+    }
+    int hist = 0;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_submodel *m = out->sub[s];
+        if (m->info.coeff_count < 0 || m->info.coeff_count > TL_MAX_SUB_COEFFS ||
+            m->info.history_count < 0) {
+            snprintf(msg, msg_size, "internal error: sub-model '%s' declares %d coefficients (at "
+                     "most %d) and %d history values", m->info.name, m->info.coeff_count,
+                     TL_MAX_SUB_COEFFS, m->info.history_count);
+            return TL_ERROR_STATE;
+        }
+        hist += m->info.history_count;
+    }
+    if (hist > TL_MAX_HIST) {
+        snprintf(msg, msg_size, "internal error: the law's sub-models keep %d history values per "
+                 "contact, more than %d", hist, TL_MAX_HIST);
+        return TL_ERROR_STATE;
+    }
+
     /* coefficients: defaults first, then the given values */
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_submodel *m = out->sub[s];
-        for (int i = 0; i < m->info.coeff_count && i < TL_MAX_SUB_COEFFS; i++)
+        for (int i = 0; i < m->info.coeff_count; i++)
             out->coeff[s][i] = m->info.coeffs[i].default_value;
     }
     for (int c = 0; c < def->coeff_count; c++) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bytes.h"
 #include "law.h"
@@ -25,7 +26,6 @@
 #include "scene_plan.h"
 #include "yaml_doc.h"
 
-#define MAX_SCENE_BYTES ((size_t)64 << 20)
 #define MAX_MATERIALS TL_LOAD_MAX_MATERIALS
 
 /* one entry of `laws:` */
@@ -39,12 +39,16 @@ typedef struct tl_law_entry {
 
 typedef tl_loader loader;
 
+/* the limits on a stage's steps and on integrator.steps_per_contact (docs/scene.md) */
+#define TL_SCENE_MAX_STEPS 1e15
+#define TL_SCENE_MAX_STEPS_PER_CONTACT 1e6
+
 static const char *const top_keys[] = {"talus",     "name",      "units",        "seed",
                                        "domain",    "gravity",   "integrator",   "neighbor",
                                        "threads",   "track_energy", "track_orientation",
                                        "materials", "laws",      "particles",    "walls",
                                        "stages",    "outputs",   "checkpoint", "shapes",
-                                       "allow_initial_overlaps"};
+                                       "allow_initial_overlaps", "allow_outside_paths"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -143,6 +147,7 @@ static int read_header(loader *L) {
     tl_ymap_get(&L->root, "seed", &v);
     if (v.node && tl_yuint64(&L->doc, &v, &L->def.seed)) return -1;
     if (tl_ykey_bool(&L->doc, &L->root, "allow_initial_overlaps", &L->def.allow_initial_overlaps)) return -1;
+    if (tl_ykey_bool(&L->doc, &L->root, "allow_outside_paths", &L->allow_outside)) return -1;
     tl_rng_seed(&L->rng, L->def.seed ^ 0x6c61747469636521ull); /* "lattice!" */
     return 0;
 }
@@ -230,7 +235,8 @@ static int read_integrator(loader *L) {
                        : scheme == 1 ? TL_INTEGRATOR_LEAPFROG
                                      : TL_INTEGRATOR_VERLET;
     if (read_dt(L, &m) ||
-        tl_ykey_number(&L->doc, &m, "steps_per_contact", false, AT_LEAST(1.0, ""),
+        tl_ykey_number(&L->doc, &m, "steps_per_contact", false,
+                       &(tl_yrange){1.0, TL_SCENE_MAX_STEPS_PER_CONTACT, false, false, ""},
                        &L->def.steps_per_contact) ||
         tl_ykey_number(&L->doc, &m, "impact_speed", false, AT_LEAST(0.0, "m/s"),
                        &L->def.impact_speed) ||
@@ -787,11 +793,8 @@ static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
         const char *name;
         if (!v.node) return tl_ymissing(&L->doc, &v, "an STL or OBJ file");
         if (tl_ystring(&L->doc, &v, "an STL or OBJ file", &name)) return -1;
-        size_t need = strlen(L->dir) + strlen(name) + 2;
-        char *path = malloc(need);
-        if (!path) return tl_load_out_of_memory(L);
-        if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", name);
-        else snprintf(path, need, "%s/%s", L->dir, name);
+        char *path;
+        if (tl_load_path(L, &v, name, &path, NULL)) return -1;
         wd->mesh_file = path; /* freed by read_wall once the wall is made */
         tl_yval u, sc;
         tl_ymap_get(e, "units", &u);
@@ -1104,7 +1107,7 @@ static int read_stage(loader *L, const tl_yval *e, size_t index, tl_stage_spec *
         return -1;
     tl_yval v;
     tl_ymap_get(e, "steps", &v);
-    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->steps)) return -1;
+    if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)TL_SCENE_MAX_STEPS, &st->steps)) return -1;
     tl_ymap_get(e, "check_every", &v);
     if (v.node && tl_yint(&L->doc, &v, 1, (int64_t)1e15, &st->check_every)) return -1;
     if (check_stage_ends(L, e, sp, st)) return -1;
@@ -1526,6 +1529,8 @@ static int prepare_world(loader *L) {
 
 /* ---- loading ---- */
 
+static int check_stage_steps(loader *L);
+
 static int load(loader *L) {
     tl_ydoc_root(&L->doc, &L->root);
     if (tl_ymap_expect(&L->doc, &L->root, "a mapping with at least materials, laws and stages") ||
@@ -1546,7 +1551,35 @@ static int load(loader *L) {
         tl_load_particles(L) || apply_laws(L) || read_stages(L) || read_outputs(L) ||
         read_checkpoint(L))
         return -1;
-    return prepare_world(L);
+    return prepare_world(L) || check_stage_steps(L);
+}
+
+/* Every stage's duration is a whole number of steps of the chosen dt, at
+ * least one and at most TL_SCENE_MAX_STEPS (so that the step count, the
+ * time t + dt and the progress stay exact); `check` and `run` load the same. */
+static int check_stage_steps(loader *L) {
+    double dt = tl_world_dt(L->world);
+    tl_yval s, e;
+    tl_ymap_get(&L->root, "stages", &s);
+    tl_yiter it = {0};
+    while (tl_yseq_next(&s, &it, &e) && it.index < L->scene->nstages) {
+        size_t i = it.index;
+        const char *key = L->scene->stages[i].duration > 0.0 ? "duration" : "max_duration";
+        double span = L->scene->stages[i].duration > 0.0 ? L->scene->stages[i].duration
+                                                         : L->scene->stage_limits[i].max_duration;
+        if (!(span > 0.0)) continue;
+        tl_yval v;
+        tl_ymap_get(&e, key, &v);
+        double steps = span / dt;
+        if (!(dt > 0.0) || !isfinite(dt) || !(steps <= TL_SCENE_MAX_STEPS))
+            return tl_yfail(&L->doc, &v, "%g s is %.3g steps of dt = %g s, more than %.0e (the "
+                                         "limit on a stage's steps); shorten the stage or "
+                                         "lengthen dt", span, steps, dt, TL_SCENE_MAX_STEPS);
+        if (steps < 1.0)
+            return tl_yfail(&L->doc, &v, "%g s is less than one step of dt = %g s (%.3g steps): "
+                                         "check dt and the materials' stiffness", span, dt, steps);
+    }
+    return 0;
 }
 
 /* the directory of the scene file, "." when it names none */
@@ -1640,35 +1673,69 @@ tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **ou
     return load_text(text, strlen(text), name, out, err);
 }
 
-/* the whole file, NUL-terminated; 0 or an errno-style message */
+/* the whole file, NUL-terminated; 0 or an errno-style message. Only a
+ * regular file of at most TL_YAML_MAX_BYTES is read (a directory, a device
+ * such as /dev/zero or a pipe is refused before reading). */
 static int read_whole_file(const char *path, char **text, size_t *len, char *msg, size_t size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(msg, size, "cannot open the scene file: %s", strerror(errno));
         return -1;
     }
-    size_t cap = 4096, n = 0;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(msg, size, "cannot read the scene file: %s", strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    /* a pipe (talus check <(...)) is read up to the limit */
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        snprintf(msg, size, "the scene is not a regular file (it is %s)",
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+        fclose(f);
+        return -1;
+    }
+    if (S_ISFIFO(st.st_mode)) st.st_size = 0;
+    if (st.st_size < 0 || (uint64_t)st.st_size > TL_YAML_MAX_BYTES) {
+        snprintf(msg, size, "the scene file is %lld bytes, more than %zu (the limit on a scene's "
+                 "size; give long particle lists in a data file)", (long long)st.st_size,
+                 TL_YAML_MAX_BYTES);
+        fclose(f);
+        return -1;
+    }
+    /* the size may change while reading: read at most one byte past the limit */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *buf = malloc(cap);
-    int rc = buf ? 0 : -1;
-    if (!buf) snprintf(msg, size, "out of memory");
-    while (rc == 0) {
-        if (n + 1 >= cap) {
-            char *nb = cap < MAX_SCENE_BYTES ? realloc(buf, 2 * cap) : NULL;
-            if (!nb) {
-                snprintf(msg, size, cap < MAX_SCENE_BYTES ? "out of memory"
-                                                          : "the scene file is larger than 64 MiB");
-                rc = -1;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+    if (!buf) {
+        snprintf(msg, size, "out of memory");
+        fclose(f);
+        return -1;
+    }
+    int rc = 0;
+    for (;;) {
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
-        if (got > 0) continue;
+        if (got > 0 && n + 1 < cap) continue;
         if (ferror(f)) {
             snprintf(msg, size, "cannot read the scene file: %s", strerror(errno));
             rc = -1;
+        } else if (n + 1 >= cap && n > TL_YAML_MAX_BYTES) {
+            snprintf(msg, size, "the scene file is more than %zu bytes (the limit on a scene's "
+                     "size)", TL_YAML_MAX_BYTES);
+            rc = -1;
+        } else if (n + 1 >= cap) {
+            /* grown while reading, still within the limit */
+            size_t grow = cap * 2 > TL_YAML_MAX_BYTES + 2 ? TL_YAML_MAX_BYTES + 2 : cap * 2;
+            char *nb = grow > cap ? realloc(buf, grow) : NULL;
+            if (!nb) {
+                snprintf(msg, size, "the scene file is more than %zu bytes (the limit on a "
+                         "scene's size)", TL_YAML_MAX_BYTES);
+                rc = -1;
+            } else {
+                buf = nb;
+                cap = grow;
+                continue;
+            }
         }
         break;
     }
@@ -1703,7 +1770,41 @@ tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *e
 
 /* ---- the scene ---- */
 
-void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
+/* the length of the UTF-8 sequence at s that is printable (not a C1
+ * control, U+0080 to U+009F), or 0 */
+static size_t utf8_printable(const unsigned char *s) {
+    if (s[0] >= 0xc2 && s[0] <= 0xdf && (s[1] & 0xc0) == 0x80) return s[0] == 0xc2 && s[1] < 0xa0 ? 0 : 2;
+    if (s[0] >= 0xe0 && s[0] <= 0xef && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) return 3;
+    if (s[0] >= 0xf0 && s[0] <= 0xf4 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80 &&
+        (s[3] & 0xc0) == 0x80)
+        return 4;
+    return 0;
+}
+
+/* Messages quote bytes from files: control characters (a terminal's escape
+ * sequences among them), C1 controls and bytes that are not UTF-8 are written
+ * as \xNN, so that none reaches the terminal. */
+static void escape_text(const char *in, char *out, size_t size) {
+    const unsigned char *s = (const unsigned char *)in;
+    size_t n = 0;
+    while (*s && n + 1 < size) {
+        size_t k = *s >= 0x20 && *s < 0x7f ? 1 : (*s >= 0x80 ? utf8_printable(s) : 0);
+        if (k == 0) {
+            if (n + 5 > size) break;
+            snprintf(out + n, 5, "\\x%02x", *s);
+            n += 4;
+            s++;
+            continue;
+        }
+        if (n + k + 1 > size) break;
+        memcpy(out + n, s, k);
+        n += k;
+        s += k;
+    }
+    out[n] = '\0';
+}
+
+static void error_text(const tl_scene_error *err, char *buf, size_t size) {
     if (!buf || size == 0) return;
     if (!err) {
         snprintf(buf, size, "no error");
@@ -1719,6 +1820,13 @@ void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
         snprintf(buf, size, "%s: %s%s%s", err->file, key, sep, err->message);
     else
         snprintf(buf, size, "%s%s%s", key, sep, err->message);
+}
+
+void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
+    if (!buf || size == 0) return;
+    char raw[sizeof err->file + sizeof err->key + sizeof err->message + 64];
+    error_text(err, raw, sizeof raw);
+    escape_text(raw, buf, size);
 }
 
 void tl_scene_destroy(tl_scene *scene) {

@@ -4,6 +4,8 @@
  * fills place their spheres at load (insert.c); inflows are kept in the
  * scene and inserted while it runs (run.c).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -12,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "insert.h"
 #include "names.h"
@@ -177,6 +182,29 @@ static int read_lattice_keys(loader *L, const tl_yval *m, lattice *lt) {
  * spread over the room), centred in the box. Each centre moves by up to
  * jitter x (spacing - 2 radius), drawn uniformly within that and the room:
  * with jitter <= 1/2 the spheres never overlap, and never leave the box */
+/* the memory a loaded particle takes, measured: talus check of lattices of
+ * 0.5 and 2 million spheres, 377 and 1395 MB of maximum RSS (a run adds its
+ * neighbor and contact lists) */
+#define BYTES_PER_PARTICLE 710.0
+
+/* Refuses, before anything is allocated, an entry that would hold more than
+ * MAX_LATTICE_PARTICLES particles or need more memory than the machine has,
+ * with the memory it would need. */
+static int fits(loader *L, const tl_yval *m, const char *what, double count) {
+    double need = count * BYTES_PER_PARTICLE;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    if (count > MAX_LATTICE_PARTICLES)
+        return tl_yfail(&L->doc, m, "the %s would hold %.4g particles, about %.3g GB of memory "
+                                    "(%.0f bytes a particle); at most %.0f particles",
+                        what, count, need * 1e-9, BYTES_PER_PARTICLE, MAX_LATTICE_PARTICLES);
+    if (need > have)
+        return tl_yfail(&L->doc, m, "the %s would hold %.4g particles, about %.3g GB of memory "
+                                    "(%.0f bytes a particle), more than this machine's %.3g GB",
+                        what, count, need * 1e-9, BYTES_PER_PARTICLE, have * 1e-9);
+    return 0;
+}
+
 static int layout_axis(loader *L, const tl_yval *m, lattice *lt, int k, double lo, double room) {
     double r = lt->pd.radius;
     double fit = lt->spacing > 0.0 ? floor(room / lt->spacing + 1e-9) + 1.0 : 0.0;
@@ -224,10 +252,7 @@ static int layout_lattice(loader *L, const tl_yval *m, lattice *lt) {
         if (layout_axis(L, m, lt, k, lo[k], fmax(room, 0.0))) return -1;
         total *= (double)lt->n[k];
     }
-    if (total > MAX_LATTICE_PARTICLES)
-        return tl_yfail(&L->doc, m, "the lattice would hold %.0f particles; at most %.0f", total,
-                        MAX_LATTICE_PARTICLES);
-    return 0;
+    return fits(L, m, "lattice", total);
 }
 
 static double jitter(tl_rng *rng, double amplitude) {
@@ -274,9 +299,7 @@ static int fill_hexagonal(loader *L, const tl_yval *m, const lattice *lt) {
     const int a = lt->row_axis, b = lt->along_axis, c = lt->normal_axis;
     for (int k = 0; k < 3; k++)
         if (!(hi[k] > lo[k])) return tl_yfail(&L->doc, m, "max must exceed min along %c", "xyz"[k]);
-    if ((double)lt->count[0] * (double)lt->count[1] > MAX_LATTICE_PARTICLES)
-        return tl_yfail(&L->doc, m, "the layer would hold %.0f particles; at most %.0f",
-                        (double)lt->count[0] * (double)lt->count[1], MAX_LATTICE_PARTICLES);
+    if (fits(L, m, "layer", (double)lt->count[0] * (double)lt->count[1])) return -1;
     const double da = (hi[a] - lo[a]) / (double)lt->count[0], db = (hi[b] - lo[b]) / (double)lt->count[1];
     tl_particle_def pd = lt->pd;
     double vj = lt->velocity_jitter;
@@ -535,6 +558,7 @@ static int read_random(loader *L, const tl_yval *e, size_t index) {
         return tl_ymissing(&L->doc, &count, "an integer >= 1 (or give volume_fraction)");
     int64_t n = 0;
     if (count.node && tl_yint(&L->doc, &count, 1, 100000000, &n)) return -1;
+    if (count.node && fits(L, &count, "random fill", (double)n)) return -1;
     fd.count = (size_t)n;
     if (frac.node && tl_ynumber(&L->doc, &frac, &(tl_yrange){0.0, 0.74, true, false, ""},
                                 &fd.volume_fraction))
@@ -642,10 +666,66 @@ static int read_inflow(loader *L, const tl_yval *e, size_t index) {
     return push_inflow(L, &f, &mat);
 }
 
+/* ---- paths of files the scene names ---- */
+
+/* whether a relative path climbs above its start ("a/../../b") */
+static bool climbs_out(const char *name) {
+    long depth = 0;
+    const char *p = name;
+    while (*p) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0) return true;
+        } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+            depth++;
+        }
+        p += n;
+        while (*p == '/') p++;
+    }
+    return false;
+}
+
+/* whether an existing file's real path lies outside the real folder (links) */
+static bool links_out(const char *dir, const char *path) {
+    char *rd = realpath(dir, NULL), *rp = realpath(path, NULL);
+    bool out = false;
+    if (rd && rp) {
+        size_t n = strlen(rd);
+        out = !(strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/')));
+    }
+    free(rd);
+    free(rp);
+    return out;
+}
+
+int tl_load_path(loader *L, const tl_yval *at, const char *name, char **out, bool *outside) {
+    *out = NULL;
+    size_t need = strlen(L->dir) + strlen(name) + 2;
+    char *path = malloc(need);
+    if (!path) return tl_load_out_of_memory(L);
+    if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", name);
+    else snprintf(path, need, "%s/%s", L->dir, name);
+    bool away = name[0] == '/' || climbs_out(name) || links_out(L->dir, path);
+    if (away && !L->allow_outside) {
+        free(path);
+        return tl_yfail(&L->doc, at, "the file lies outside the scene's folder (%s); files a "
+                                     "scene names must lie in its folder or below, unless the "
+                                     "scene sets allow_outside_paths: true",
+                        name[0] == '/' ? "an absolute path" : "the path leaves it");
+    }
+    if (outside) *outside = away;
+    *out = path;
+    return 0;
+}
+
 /* ---- files: CSV and LAMMPS data ---- */
 
 #define MAX_FIELDS 64
 #define MAX_TYPES 256
+/* the limits on a data file (docs/scene.md): its size and its lines */
+#define TL_DATA_MAX_BYTES ((uint64_t)256 << 20)
+#define TL_DATA_MAX_LINE 4096
 
 typedef struct text_file {
     FILE *f;
@@ -653,15 +733,44 @@ typedef struct text_file {
     size_t cap;
     int lineno;
     const char *shown; /* the path as messages give it */
+    bool outside;      /* outside the scene's folder: its bytes are not shown */
+    int bad;           /* why next_line stopped early: 1 a long line, 2 a NUL byte */
 } text_file;
 
-/* the next line without its end, or NULL at the end of the file */
+/* the next line without its end, or NULL at the end of the file or at a line
+ * longer than TL_DATA_MAX_LINE or holding a NUL byte (t->bad says which) */
 static char *next_line(text_file *t) {
-    ssize_t n = getline(&t->line, &t->cap, t->f);
-    if (n < 0) return NULL;
+    if (!t->line) {
+        t->cap = TL_DATA_MAX_LINE + 1;
+        t->line = malloc(t->cap);
+        if (!t->line) return NULL;
+    }
+    size_t n = 0;
+    int c = EOF;
+    while ((c = getc(t->f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            t->lineno++;
+            t->bad = 2;
+            return NULL;
+        }
+        if (n == TL_DATA_MAX_LINE) {
+            t->lineno++;
+            t->bad = 1;
+            return NULL;
+        }
+        t->line[n++] = (char)c;
+    }
+    if (c == EOF && n == 0) return NULL;
     t->lineno++;
-    while (n > 0 && (t->line[n - 1] == '\n' || t->line[n - 1] == '\r')) t->line[--n] = '\0';
+    while (n > 0 && t->line[n - 1] == '\r') n--;
+    t->line[n] = '\0';
     return t->line;
+}
+
+/* bytes of the file as a message may quote them: not at all from a file
+ * outside the scene's folder (tl_scene_error_format escapes the others) */
+static const char *quoted(const text_file *t, const char *s) {
+    return t->outside ? "(not shown: the file lies outside the scene's folder)" : s;
 }
 
 /* "<file>:<line>: message" at the scene's `file:` key; line 0 = the whole file */
@@ -679,6 +788,18 @@ static int file_fail(loader *L, const tl_yval *at, const text_file *t, int line,
     va_end(ap);
     if (line > 0) return tl_yfail(&L->doc, at, "%s:%d: %s", t->shown, line, msg);
     return tl_yfail(&L->doc, at, "%s: %s", t->shown, msg);
+}
+
+/* the end of reading: an error when next_line stopped at a bad line */
+static int stopped(loader *L, const tl_yval *at, const text_file *t) {
+    if (t->bad == 1)
+        return file_fail(L, at, t, t->lineno, "the line is longer than %d bytes (the limit on a "
+                                              "data file's lines)", TL_DATA_MAX_LINE);
+    if (t->bad == 2)
+        return file_fail(L, at, t, t->lineno, "the line holds a NUL byte: not a text file");
+    if (t->f && ferror(t->f)) return file_fail(L, at, t, 0, "cannot read: %s", strerror(errno));
+    if (!t->line) return tl_load_out_of_memory(L);
+    return 0;
 }
 
 static char *trim(char *s) {
@@ -773,6 +894,7 @@ static int csv_header(loader *L, const tl_yval *at, text_file *t, int col[C_COUN
                       int material) {
     char *line;
     while ((line = next_line(t)) != NULL && blank_or_comment(line)) {}
+    if (!line && stopped(L, at, t)) return -1;
     if (!line)
         return file_fail(L, at, t, 0, "the file is empty: expected a header row naming the columns "
                                       "(x, y, z, radius or diameter, ...)");
@@ -786,7 +908,7 @@ static int csv_header(loader *L, const tl_yval *at, text_file *t, int col[C_COUN
         if (c == C_COUNT) {
             const char *sug = tl_closest_name(f[i], csv_columns, C_COUNT);
             return file_fail(L, at, t, t->lineno, "unknown column '%s'%s%s%s (known: " CSV_KNOWN ")",
-                             f[i], sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+                             quoted(t, f[i]), sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
         }
         if (col[c] >= 0)
             return file_fail(L, at, t, t->lineno, "column '%s' appears twice", csv_columns[c]);
@@ -816,11 +938,11 @@ static int csv_row(loader *L, const tl_yval *at, text_file *t, const int col[C_C
         const char *s = f[col[c]];
         if (!parse_double(s, &v[c]))
             return file_fail(L, at, t, line, "column '%s': expected a number, got '%s'", csv_columns[c],
-                             s);
+                             quoted(t, s));
         bool need_positive = c == C_RADIUS || c == C_DIAMETER || c == C_MASS;
         if (need_positive && !(v[c] > 0.0))
             return file_fail(L, at, t, line, "column '%s': expected a number > 0 (%s), got '%s'",
-                             csv_columns[c], c == C_MASS ? "kg" : "m", s);
+                             csv_columns[c], c == C_MASS ? "kg" : "m", quoted(t, s));
     }
     (void)ncols;
     pd->position = (tl_vec3){v[C_X], v[C_Y], v[C_Z]};
@@ -838,7 +960,7 @@ static int csv_row(loader *L, const tl_yval *at, text_file *t, const int col[C_C
         if (!parse_integer(s, &id) || id < 1 || id > 0x7fffffff)
             return file_fail(L, at, t, line, "column 'id': expected an integer from 1 to 2147483647, "
                                              "got '%s'",
-                             s);
+                             quoted(t, s));
         pd->id = (uint32_t)id;
     }
     if (col[C_FIXED] >= 0) {
@@ -846,13 +968,13 @@ static int csv_row(loader *L, const tl_yval *at, text_file *t, const int col[C_C
         bool on = strcmp(s, "1") == 0 || strcasecmp(s, "true") == 0 || strcasecmp(s, "yes") == 0;
         bool off = strcmp(s, "0") == 0 || strcasecmp(s, "false") == 0 || strcasecmp(s, "no") == 0;
         if (!on && !off)
-            return file_fail(L, at, t, line, "column 'fixed': expected 0 or 1, got '%s'", s);
+            return file_fail(L, at, t, line, "column 'fixed': expected 0 or 1, got '%s'", quoted(t, s));
         pd->flags = on ? pd->flags | TL_PARTICLE_FIXED : pd->flags & ~(unsigned)TL_PARTICLE_FIXED;
     }
     if (col[C_MATERIAL] >= 0 && f[col[C_MATERIAL]][0]) {
         char msg[640];
         if (material_named(L, f[col[C_MATERIAL]], &pd->material, msg, sizeof msg))
-            return file_fail(L, at, t, line, "column 'material': %s", msg);
+            return file_fail(L, at, t, line, "column 'material': %s", quoted(t, msg));
     }
     if (pd->material < 0)
         return file_fail(L, at, t, line, "column 'material' is empty and the scene gives no material");
@@ -880,6 +1002,7 @@ static int read_csv(loader *L, const tl_yval *at, text_file *t, int material, un
         if (csv_row(L, at, t, col, ncols, f, &pd)) return -1;
         rows++;
     }
+    if (stopped(L, at, t)) return -1;
     if (rows == 0) return file_fail(L, at, t, 0, "no particle rows after the header");
     return 0;
 }
@@ -948,7 +1071,7 @@ static int lammps_atom(loader *L, const tl_yval *at, text_file *t, char **tok, i
         if (!ok)
             return file_fail(L, at, t, line, "%s: expected %s, got '%s'",
                              i < 7 ? names[i] : "an image flag",
-                             i < 2 || i >= 7 ? "an integer" : "a number", tok[i]);
+                             i < 2 || i >= 7 ? "an integer" : "a number", quoted(t, tok[i]));
     }
     if (id < 1 || id > 0x7fffffff)
         return file_fail(L, at, t, line, "atom id %lld is outside 1 to 2147483647", id);
@@ -1001,19 +1124,31 @@ static int lammps_velocity(loader *L, const tl_yval *at, text_file *t, char **to
     long long id;
     double v[7] = {0, 0, 0, 0, 0, 0, 0};
     if (!parse_integer(tok[0], &id) || id < 1 || id > 0x7fffffff)
-        return file_fail(L, at, t, line, "expected an atom id, got '%s'", tok[0]);
+        return file_fail(L, at, t, line, "expected an atom id, got '%s'", quoted(t, tok[0]));
     for (int i = 1; i < n; i++)
         if (!parse_double(tok[i], &v[i]))
-            return file_fail(L, at, t, line, "expected a number, got '%s'", tok[i]);
+            return file_fail(L, at, t, line, "expected a number, got '%s'", quoted(t, tok[i]));
     if (tl_world_set_particle_velocity(L->world, (uint32_t)id, (tl_vec3){v[1], v[2], v[3]},
                                        (tl_vec3){v[4], v[5], v[6]}) != TL_OK)
         return file_fail(L, at, t, line, "%s", tl_world_error(L->world));
     return 0;
 }
 
+/* the sections of a LAMMPS data file (read_data), by their first word */
+static bool lammps_section(const char *word) {
+    static const char *const names[] = {
+        "Masses",    "Ellipsoids", "Lines",     "Triangles",  "Bodies",    "Bonds",
+        "Angles",    "Dihedrals",  "Impropers", "Pair",       "PairIJ",    "Bond",
+        "Angle",     "Dihedral",   "Improper",  "BondBond",   "BondAngle", "MiddleBondTorsion",
+        "EndBondTorsion", "AngleTorsion", "AngleAngleTorsion", "BondBond13", "AngleAngle"};
+    for (size_t i = 0; i < COUNT_OF(names); i++)
+        if (strcmp(word, names[i]) == 0) return true;
+    return false;
+}
+
 static int read_lammps(loader *L, const tl_yval *at, text_file *t, const lammps_types *ty,
                        unsigned flags) {
-    if (!next_line(t)) return file_fail(L, at, t, 0, "the file is empty");
+    if (!next_line(t)) return stopped(L, at, t) ? -1 : file_fail(L, at, t, 0, "the file is empty");
     long long natoms = -1, atoms = 0;
     lammps_box box;
     memset(&box, 0, sizeof box);
@@ -1034,11 +1169,17 @@ static int read_lammps(loader *L, const tl_yval *at, text_file *t, const lammps_
                 if (comment && comment[0] && strcmp(comment, "sphere") != 0)
                     return file_fail(L, at, t, t->lineno, "Atoms of style '%s': expected style sphere "
                                                           "(id type diameter density x y z)",
-                                     comment);
+                                     quoted(t, comment));
                 sec = SEC_ATOMS;
                 seen_atoms = true;
+            } else if (strcmp(word, "Velocities") == 0) {
+                sec = SEC_VELOCITIES;
+            } else if (lammps_section(word)) {
+                sec = SEC_OTHER;
             } else {
-                sec = strcmp(word, "Velocities") == 0 ? SEC_VELOCITIES : SEC_OTHER;
+                return file_fail(L, at, t, t->lineno, "expected a section name (Atoms, "
+                                                      "Velocities, Masses, ...) or a line of "
+                                                      "numbers, got '%s'", quoted(t, word));
             }
             continue;
         }
@@ -1047,7 +1188,15 @@ static int read_lammps(loader *L, const tl_yval *at, text_file *t, const lammps_
         if (n < 0) return file_fail(L, at, t, t->lineno, "too many values on the line");
         int rc = 0;
         switch (sec) {
-        case SEC_HEADER: lammps_header(tok, n, &natoms, &box); break;
+        case SEC_HEADER: {
+            double x;
+            if (!parse_double(tok[0], &x))
+                return file_fail(L, at, t, t->lineno, "expected a header line (a count and a "
+                                                      "keyword, such as '3 atoms' or '0 1 xlo "
+                                                      "xhi'), got '%s'", quoted(t, tok[0]));
+            lammps_header(tok, n, &natoms, &box);
+            break;
+        }
         case SEC_ATOMS:
             rc = lammps_atom(L, at, t, tok, n, ty, &box, flags);
             atoms++;
@@ -1059,6 +1208,7 @@ static int read_lammps(loader *L, const tl_yval *at, text_file *t, const lammps_
         }
         if (rc) return -1;
     }
+    if (stopped(L, at, t)) return -1;
     if (!seen_atoms) return file_fail(L, at, t, 0, "no Atoms section");
     if (natoms >= 0 && atoms != natoms)
         return file_fail(L, at, t, 0, "the header says %lld atoms but the Atoms section has %lld",
@@ -1069,6 +1219,39 @@ static int read_lammps(loader *L, const tl_yval *at, text_file *t, const lammps_
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* opens t->shown: a regular file (a directory, a device such as /dev/zero
+ * or a pipe is refused before reading) of at most TL_DATA_MAX_BYTES */
+static int open_data(loader *L, const tl_yval *at, text_file *t) {
+    int fd = open(t->shown, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return tl_yfail(&L->doc, at, "cannot open '%s': %s", t->shown, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        (void)close(fd);
+        return tl_yfail(&L->doc, at, "cannot read '%s': %s", t->shown, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        (void)close(fd);
+        return tl_yfail(&L->doc, at, "'%s' is not a regular file (it is %s)", t->shown,
+                        S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+    }
+    if ((uint64_t)st.st_size > TL_DATA_MAX_BYTES) {
+        (void)close(fd);
+        return tl_yfail(&L->doc, at, "'%s' is %lld bytes, more than %llu (the limit on a data "
+                                     "file's size)", t->shown, (long long)st.st_size,
+                        (unsigned long long)TL_DATA_MAX_BYTES);
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    t->f = fdopen(fd, "r");
+    if (!t->f) {
+        int e = errno;
+        (void)close(fd);
+        return tl_yfail(&L->doc, at, "cannot open '%s': %s", t->shown, strerror(e));
+    }
+    return 0;
 }
 
 static int read_file_entry(loader *L, const tl_yval *e) {
@@ -1106,19 +1289,15 @@ static int read_file_entry(loader *L, const tl_yval *e) {
                                                  "types: {1: glass, ...}");
         if (read_types(L, e, &ty)) return -1;
     }
-    size_t need = strlen(L->dir) + strlen(file) + 2;
-    char *path = malloc(need);
-    if (!path) return tl_load_out_of_memory(L);
-    if (file[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", file);
-    else snprintf(path, need, "%s/%s", L->dir, file);
+    char *path;
+    bool outside;
+    if (tl_load_path(L, &at, file, &path, &outside)) return -1;
     text_file t;
     memset(&t, 0, sizeof t);
     t.shown = path;
-    t.f = fopen(path, "r");
-    int rc;
-    if (!t.f) {
-        rc = tl_yfail(&L->doc, &at, "cannot open '%s': %s", path, strerror(errno));
-    } else {
+    t.outside = outside;
+    int rc = open_data(L, &at, &t);
+    if (rc == 0) {
         rc = format == 0 ? read_csv(L, &at, &t, material, flags) : read_lammps(L, &at, &t, &ty, flags);
         fclose(t.f);
     }

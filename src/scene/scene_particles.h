@@ -35,6 +35,7 @@ typedef struct tl_loader {
     int *pair_law;         /* per material pair: the entry that sets its law, -1 = none */
     tl_rng rng;            /* lattice jitter */
     char *dir;             /* the scene file's directory ("." for none): files are relative to it */
+    bool allow_outside;    /* allow_outside_paths: files may lie outside dir */
     double density[TL_LOAD_MAX_MATERIALS]; /* per material, kg/m3 (0 = not given) */
     tl_yval *inflow_at;    /* per inflow: its material key, for messages */
     /* a second pass: the first found that inflows need a shorter step or skin */
@@ -50,6 +51,12 @@ int tl_load_material(tl_loader *L, const tl_yval *v, bool allow_any, int *out);
 /* The required `material` key of a mapping. */
 int tl_load_material_key(tl_loader *L, const tl_yval *map, int *material);
 char *tl_load_copy_string(const char *s);
+/* The path of a file the scene names at `at` (name its text), relative to
+ * the scene's folder; refused (naming the key, not showing the file) when it
+ * leaves that folder (absolute, "..", or a link out of it) unless the scene
+ * sets allow_outside_paths: true. *outside tells whether it does leave
+ * (NULL: not wanted). *out is malloc'd. */
+int tl_load_path(tl_loader *L, const tl_yval *at, const char *name, char **out, bool *outside);
 
 /* The `shapes:` mapping (scene_shapes.c): each shape added to the world. */
 int tl_load_shapes(tl_loader *L);

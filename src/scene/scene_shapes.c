@@ -39,11 +39,7 @@ static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path)
     if (file.node) {
         const char *name;
         if (tl_ystring(&L->doc, &file, "a mesh file (STL or OBJ)", &name)) return -1;
-        size_t need = strlen(L->dir) + strlen(name) + 2;
-        *path = malloc(need);
-        if (!*path) return tl_load_out_of_memory(L);
-        if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(*path, need, "%s", name);
-        else snprintf(*path, need, "%s/%s", L->dir, name);
+        if (tl_load_path(L, &file, name, path, NULL)) return -1;
         sd->source = TL_MESH_FILE;
         sd->file = *path;
         tl_yval u, sc;

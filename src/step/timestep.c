@@ -241,6 +241,20 @@ tl_status tl_timestep_compute(tl_world *w) {
                                          "integrator.impact_speed (m/s) or integrator.dt (s)",
                                          w->mat[a].name, w->mat[b].name);
                 }
+                if (!(e.contact_time > 0.0) || !isfinite(e.contact_time) || !isfinite(v)) {
+                    if (w->def.dt > 0.0) continue;
+                    return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                         "cannot choose dt automatically: the contact of '%s'-%s'%s' "
+                                         "has an estimated duration of %g s at an impact speed of "
+                                         "%g m/s (%s), stiffness %g N/m, effective mass %g kg; "
+                                         "check gravity, the stiffness and the radii, or give "
+                                         "integrator.dt (s)",
+                                         w->mat[a].name, kind == 2 ? "wall " : "", w->mat[b].name,
+                                         e.contact_time, v,
+                                         estimated ? "estimated from gravity and the heights"
+                                                   : "integrator.impact_speed",
+                                         e.stiffness, e.m_eff);
+                }
                 if (e.contact_time < best) {
                     best = e.contact_time;
                     ts->material_a = (int)a;
