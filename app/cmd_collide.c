@@ -18,7 +18,7 @@
 
 static const char *const CSV_COLUMNS =
     "e_n,e_t,duration,max_overlap,max_normal_force,v_out_n,v_out_t,omega_out,alpha_v,alpha_c,"
-    "psi1,psi2,diss_normal,diss_plastic,diss_tangential_damping,diss_friction,energy_error";
+    "psi1,psi2,diss_normal,diss_plastic,diss_tangential_damping,diss_friction,integration_residual,energy_error";
 
 /* ---- options ---- */
 
@@ -513,6 +513,7 @@ static void json_result(FILE *f, const tl_collide_def *d, const tl_collide_resul
     json_number(f, "diss_plastic", r->diss_plastic, true);
     json_number(f, "diss_tangential_damping", r->diss_tangential_damping, true);
     json_number(f, "diss_friction", r->diss_friction, true);
+    json_number(f, "integration_residual", r->integration_residual, true);
     json_number(f, "energy_error", r->energy_error, false);
     fprintf(f, "}");
 }
@@ -568,9 +569,12 @@ static void print_energy(const tl_collide_result *r) {
     printf("  dissipated        normal damping %.4g J, plastic %.4g J, tangential damping %.4g J, "
            "friction %.4g J\n",
            r->diss_normal, r->diss_plastic, r->diss_tangential_damping, r->diss_friction);
+    printf("  integration error %.3g J (%.2g of the energy in: what the normal spring did not give "
+           "back, a finite step's error)\n",
+           r->integration_residual, r->integration_residual / r->energy_in);
     printf("  balance error     %.3g J (%.2g of the energy in)\n", r->energy_error,
            r->energy_error / r->energy_in);
-    if (fabs(r->energy_error) > 1e-3 * r->energy_in)
+    if (fabs(r->energy_error) > 1e-3 * r->energy_in || fabs(r->integration_residual) > 1e-3 * r->energy_in)
         printf("  warning: the energy balance is off by more than 0.1%%: the step does not resolve "
                "this law (try more --steps)\n");
 }
@@ -680,7 +684,8 @@ static void write_row(FILE *f, const collide_opts *o, size_t i, const tl_collide
     const double cols[] = {r->e_n, r->e_t, r->duration, r->max_overlap, r->max_normal_force,
                            r->v_out.z, r->v_out.x, r->omega_out.y, r->alpha_v * deg,
                            r->alpha_c * deg, r->psi1, r->psi2, r->diss_normal, r->diss_plastic,
-                           r->diss_tangential_damping, r->diss_friction, r->energy_error};
+                           r->diss_tangential_damping, r->diss_friction, r->integration_residual,
+                           r->energy_error};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fprintf(f, ",%.10g", cols[k]);
     fprintf(f, "\n");
 }

@@ -143,7 +143,7 @@ grep -q "cannot resume: nowhere" err.txt || fail "--resume nowhere: $(cat err.tx
 # a sweep writes one CSV row per value (plus the header)
 "$TALUS" collide --wall --sweep angle=0:60:7 > sweep.csv 2> err.txt || fail "collide --sweep: $(cat err.txt)"
 [ "$(wc -l < sweep.csv)" -eq 8 ] || fail "collide --sweep angle=0:60:7 gave $(wc -l < sweep.csv) lines"
-head -n 1 sweep.csv | grep -q "^angle,e_n,e_t,duration,max_overlap,max_normal_force,v_out_n,v_out_t,omega_out,alpha_v,alpha_c,psi1,psi2,diss_normal,diss_plastic,diss_tangential_damping,diss_friction,energy_error$" \
+head -n 1 sweep.csv | grep -q "^angle,e_n,e_t,duration,max_overlap,max_normal_force,v_out_n,v_out_t,omega_out,alpha_v,alpha_c,psi1,psi2,diss_normal,diss_plastic,diss_tangential_damping,diss_friction,integration_residual,energy_error$" \
   || fail "collide --sweep header: $(head -n 1 sweep.csv)"
 "$TALUS" collide --law linear,restitution --coef k_n=1e6 --sweep e=0.1,0.5,0.9 --csv e.csv > /dev/null 2> err.txt \
   || fail "collide --sweep e --csv: $(cat err.txt)"

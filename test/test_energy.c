@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "talus/scene.h"
 #include "talus/talus.h"
 #include "test.h"
 
@@ -130,7 +131,128 @@ static void test_friction_balance(void) {
     ENSURE(d.max_error < 5e-4);
 }
 
+/* The integration's error in its own column (issue 14): an undamped Hertz sphere
+ * bouncing on a floor books nothing as damping (dissipated_normal exactly 0), and
+ * its integration_residual is the mechanical energy the finite step lost (kinetic +
+ * potential + elastic at the end minus at the start), to rounding. The residual
+ * falls as the step shrinks, but not as a clean power: its sign and size depend on
+ * where within a step the contact begins and ends (rms over 16 drop heights,
+ * 2026-11-24: 3.0e-11, 2.0e-11, 1.1e-12, 5.6e-13 J at 25, 50, 100, 200 steps per
+ * contact: ratios 1.5, 19, 1.9; 54 over the eightfold refinement, an order of about
+ * 1.9 overall). The test asserts the decrease and that overall order (>= 4/3): a
+ * fourfold fall at every doubling does not hold for a single Hertz impact. */
+static double undamped_residual(double steps, double z0, double *drift, double *diss, double *e0out) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, -G};
+    wd.steps_per_contact = steps;
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NAN;
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = RHO;
+    md.youngs_modulus = 1e7;
+    md.poisson_ratio = 0.3;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.damping = "none";
+    law.tangential = "none";
+    law.history = "none";
+    tl_world_set_law(w, m, m, &law);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = R;
+    pd.position = (tl_vec3){0, 0, z0};
+    tl_world_add_particle(w, &pd, NULL);
+    if (tl_world_prepare(w) != TL_OK) return NAN;
+    tl_energy a, b;
+    tl_world_energy(w, &a);
+    tl_world_step(w, (int64_t)(0.04 / tl_world_dt(w))); /* one bounce, and up again */
+    tl_world_energy(w, &b);
+    double mech0 = a.kinetic_translational + a.potential + a.elastic_normal;
+    double mech1 = b.kinetic_translational + b.potential + b.elastic_normal;
+    *drift = mech1 - mech0;
+    *diss = b.dissipated_normal + b.dissipated_plastic + b.dissipated_tangential_damping + b.dissipated_friction;
+    *e0out = a.kinetic_translational + (a.potential - 0.0); /* m g z0: the drop energy */
+    double r = b.integration_residual;
+    tl_world_destroy(w);
+    return r;
+}
+
+static void test_integration_residual(void) {
+    /* one bounce from 16 heights (the phase of the first touch within a step varies):
+     * the root mean square of the residuals at each resolution */
+    const double steps[4] = {25, 50, 100, 200};
+    double res[4];
+    for (int k = 0; k < 4; k++) {
+        double sum2 = 0.0, worst_close = 0.0, e0 = 0.0, diss_all = 0.0;
+        int zero = 0;
+        for (int h = 0; h < 16; h++) {
+            double drift, diss, r = undamped_residual(steps[k], 0.004 + 1e-5 * h, &drift, &diss, &e0);
+            sum2 += r * r;
+            worst_close = fmax(worst_close, fabs(r + drift) / e0);
+            diss_all += fabs(diss);
+            if (r == 0.0) zero++;
+        }
+        res[k] = sqrt(sum2 / 16.0);
+        fprintf(stderr, "undamped Hertz, %g steps per contact, one bounce from 16 heights: integration_residual "
+                "%.4e J rms (%.2e of the drop energy); |residual + mechanical drift| <= %.1e of it; booked as "
+                "dissipation %g J\n", steps[k], res[k], res[k] / e0, worst_close, diss_all);
+        ENSURE(diss_all == 0.0);      /* no dashpot, nothing booked as one */
+        ENSURE(zero == 0);            /* a finite step does err */
+        ENSURE(worst_close < 1e-12);  /* and the residual is that error */
+    }
+    fprintf(stderr, "residual ratios when the steps per contact double: %.2f, %.2f, %.2f; over 8 times: %.1f\n",
+            res[0] / res[1], res[1] / res[2], res[2] / res[3], res[0] / res[3]);
+    ENSURE(res[0] > res[1] && res[1] > res[2] && res[2] > res[3]);
+    ENSURE(res[0] > 16.0 * res[3]);
+}
+
+/* The balance's scale does not depend on where the scene sits: the same bouncing
+ * beads 1 km up report the same scale and balance error (the potential energy
+ * enters as its change, not its value from the origin). */
+static double run_scale(double z, double *error) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "talus: 1\n"
+             "gravity: [0, 0, -9.81]\n"
+             "materials: {glass: {density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.3}}\n"
+             "laws: [{between: [glass, glass], normal: hertz, damping: tsuji, tangential: mindlin, "
+             "history: true, e: 0.6, mu: 0.3}]\n"
+             "walls: [{type: plane, material: glass, point: [0, 0, %.17g], normal: [0, 0, 1]}]\n"
+             "particles:\n"
+             "  - {material: glass, radius: 0.001, position: [0, 0, %.17g], velocity: [0.1, 0, 0]}\n"
+             "  - {material: glass, radius: 0.001, position: [0.0015, 0, %.17g]}\n"
+             "stages: [{duration: 0.1}]\n",
+             z, z + 0.004, z + 0.007);
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    if (tl_scene_load_string(text, "scale.yaml", &s, &err) != TL_OK) return NAN;
+    tl_run_options o = tl_run_options_default();
+    o.write_outputs = false;
+    tl_run_summary sum;
+    double scale = tl_scene_run(s, &o, &sum) == TL_OK ? sum.energy_scale : NAN;
+    *error = sum.energy_balance_error;
+    tl_scene_destroy(s);
+    return scale;
+}
+
+static void test_scale_translation(void) {
+    double e_here, e_far;
+    double here = run_scale(0.0, &e_here), far = run_scale(1000.0, &e_far);
+    fprintf(stderr, "balance scale at z = 0: %.6e J (error %.3e); 1 km up: %.6e J (error %.3e)\n", here,
+            e_here, far, e_far);
+    ENSURE(here > 0.0);
+    ENSURE_REL(far, here, 1e-6);
+    ENSURE(e_far < 10.0 * e_here + 1e-9); /* rounding at 1 km may add a little, never hide it */
+}
+
 int main(void) {
+    test_integration_residual();
+    test_scale_translation();
     test_elastic_bounces();
     test_damped_balance();
     test_friction_balance();

@@ -159,7 +159,7 @@ static void test_even_layer(void) {
 }
 
 typedef struct outcome {
-    double kin, pot, spring, dissipated, balance, e0; /* fractions of e0 = the initial total */
+    double kin, pot, spring, dissipated, residual, balance, e0; /* fractions of e0 = the initial total */
     double ymin, ymax;                        /* of the mobile spheres at the end */
     size_t collisions, removed;
 } outcome;
@@ -186,6 +186,7 @@ static outcome settle(double e, const char *normal, int steps) {
     o.pot = e1.potential / e0.total;
     o.spring = e1.elastic_normal / e0.total;
     o.dissipated = e1.dissipated_normal / e0.total;
+    o.residual = e1.integration_residual / e0.total;
     o.balance = (e1.total - e0.total) / e0.total;
     o.ymin = 1e9;
     o.ymax = -1e9;
@@ -209,7 +210,10 @@ static void test_settling(void) {
         const outcome *o = all[k];
         ENSURE(o->e0 > 0.0);
         ENSURE(fabs(o->balance) < 1e-3);                      /* the energy balance closes */
-        ENSURE_NEAR(o->kin + o->pot + o->spring + o->dissipated, 1.0, 1e-3); /* eq. 59 + dissipation */
+        /* eq. 59 + dissipation + what the 10-step contacts leave as integration error (booked
+         * apart: about 1.3 % of the energy here, once hidden in the dashpot's column) */
+        ENSURE_NEAR(o->kin + o->pot + o->spring + o->dissipated + o->residual, 1.0, 1e-3);
+        ENSURE(fabs(o->residual) < 0.03);
         ENSURE(o->removed == 0);
         ENSURE(o->collisions >= 30);                          /* every sphere hit something */
         /* on the layer, never through it: a sphere in a pocket of the layer has its centre
@@ -226,10 +230,10 @@ static void test_settling(void) {
     ENSURE_NEAR(lod.dissipated, lo.dissipated, 0.03);
     ENSURE_NEAR(lod.pot, lo.pot, 0.03);
     fprintf(stderr,
-            "e=0.95: kin %.4f pot %.4f diss %.4f collisions %zu | e=0.7: kin %.4f pot %.4f diss %.4f "
-            "collisions %zu | direct: kin %.4f pot %.4f diss %.4f\n",
-            hi.kin, hi.pot, hi.dissipated, hi.collisions, lo.kin, lo.pot, lo.dissipated, lo.collisions, lod.kin,
-            lod.pot, lod.dissipated);
+            "e=0.95: kin %.4f pot %.4f diss %.4f residual %.4f collisions %zu | e=0.7: kin %.4f pot %.4f "
+            "diss %.4f residual %.4f collisions %zu | direct: kin %.4f pot %.4f diss %.4f residual %.4f\n",
+            hi.kin, hi.pot, hi.dissipated, hi.residual, hi.collisions, lo.kin, lo.pot, lo.dissipated,
+            lo.residual, lo.collisions, lod.kin, lod.pot, lod.dissipated, lod.residual);
 }
 
 int main(void) {

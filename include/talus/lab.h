@@ -84,7 +84,8 @@ typedef struct tl_collide_result {
     double energy_in;          /* J, kinetic energy before (relative motion and spins) */
     double energy_out_translational, energy_out_rotational; /* J, after */
     double diss_normal, diss_plastic, diss_tangential_damping, diss_friction; /* J */
-    double energy_error;       /* J, energy_in - out - dissipated */
+    double integration_residual; /* J, the normal springs' integration error (tl_energy) */
+    double energy_error;       /* J, energy_in - out - dissipated - integration_residual */
     double dt;
     int64_t steps;
     tl_collide_sample *samples;

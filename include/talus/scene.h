@@ -109,6 +109,8 @@ typedef struct tl_run_summary {
     double energy_final;          /* J */
     double energy_scale;          /* J, the largest magnitude a term of the balance reached */
     double energy_balance_error;  /* |final - initial| / energy_scale */
+    double energy_dissipated;     /* J, by damping, plasticity and friction (tl_energy) */
+    double energy_integration_residual; /* J, the normal springs' integration error (tl_energy) */
     size_t particles_removed;
     char output_dir[1024];
     int files_written;

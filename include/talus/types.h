@@ -410,7 +410,12 @@ typedef struct tl_energy {
     double dissipated_tangential_damping; /* J so far by the tangential dashpot */
     double dissipated_friction;   /* J so far by Coulomb sliding */
     double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
-    double total; /* kinetic + potential + elastic + dissipated (all four) - boundary_work: conserved */
+    /* J so far: the work of the conservative normal springs minus the change of the energy
+     * they store (and release at separation). Exact integration makes it 0; a finite step
+     * leaves the integrator's error here, never in a dissipation column (docs/outputs.md). */
+    double integration_residual;
+    double total; /* kinetic + potential + elastic + dissipated (all four) + integration_residual
+                   * - boundary_work: conserved */
 } tl_energy;
 
 /* A contact that ended, with its measured outcome (for restitution checks). */

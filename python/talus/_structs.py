@@ -55,7 +55,8 @@ CONTACT_PACKED = packed(CONTACT)
 
 ENERGY_FIELDS = ["kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
                  "elastic_tangential", "dissipated_normal", "dissipated_plastic",
-                 "dissipated_tangential_damping", "dissipated_friction", "boundary_work", "total"]
+                 "dissipated_tangential_damping", "dissipated_friction", "boundary_work", "integration_residual",
+                 "total"]
 ENERGY = struct_dtype("tl_energy", ENERGY_FIELDS)
 ENERGY_PACKED = packed(ENERGY)
 

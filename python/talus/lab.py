@@ -74,7 +74,7 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
         omega_out, omega_out_b, vc_out, alpha_v, alpha_c, psi1, psi2, kappa,
         energy_in, energy_out_translational, energy_out_rotational,
         diss_normal, diss_plastic, diss_tangential_damping, diss_friction,
-        energy_error, dt, steps (and samples).
+        integration_residual, energy_error, dt, steps (and samples).
 
     Raises
     ------
@@ -121,7 +121,8 @@ def _run(d, record=False):
         out = {k: getattr(r, k) for k in (
             "e_n", "e_t", "duration", "max_overlap", "max_normal_force", "alpha_v", "alpha_c", "psi1", "psi2",
             "kappa", "energy_in", "energy_out_translational", "energy_out_rotational", "diss_normal",
-            "diss_plastic", "diss_tangential_damping", "diss_friction", "energy_error", "dt", "steps")}
+            "diss_plastic", "diss_tangential_damping", "diss_friction", "integration_residual", "energy_error",
+            "dt", "steps")}
         for k in ("v_in", "v_out", "omega_out", "omega_out_b", "vc_out"):
             out[k] = _tup(getattr(r, k))
         if record:

@@ -283,6 +283,7 @@ class Scene:
 def _summary(s):
     keys = ("steps", "simulated_time", "wall_seconds", "particle_steps_per_second", "particles", "contacts",
             "neighbor_builds", "energy_initial", "energy_final", "energy_scale", "energy_balance_error",
+            "energy_dissipated", "energy_integration_residual",
             "particles_removed", "files_written", "particles_inserted", "inflow_shortfall", "energy_inserted")
     out = {k: getattr(s, k) for k in keys}
     out["output_dir"] = text(s.output_dir)

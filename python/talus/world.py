@@ -526,7 +526,9 @@ class World:
         Fields: kinetic_translational, kinetic_rotational, potential,
         elastic_normal, elastic_tangential, dissipated_normal,
         dissipated_plastic, dissipated_tangential_damping,
-        dissipated_friction, boundary_work, total (conserved).
+        dissipated_friction, boundary_work, integration_residual (the
+        normal springs' integration error, docs/outputs.md), total
+        (conserved).
         """
         e = ffi.new("tl_energy *")
         self._check(lib.tl_world_energy(self._w, e))

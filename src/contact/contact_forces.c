@@ -292,8 +292,10 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         double dd = q->g.delta - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         bs->cur.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        /* the stored energy the spring did not give back by separation: plastic work for an
+         * elastoplastic law, the integration's error for a conservative one */
         if (plastic) bs->cur.diss_plastic += spring;
-        else bs->cur.diss_normal += spring;
+        else bs->cur.integration_residual += spring;
         bs->cur.diss_tangential_damping +=
             -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         /* the correction's second half-kick lands in the next step: so does its work */
@@ -369,10 +371,11 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
         double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c->fn_el)) * dd;
         double spring = 0.5 * (fel_prev + c->fn_el) * dd - (c->e_el_n - be[TL_BE_E_N]);
         bs->cur.diss_normal += damper;
-        /* a conservative spring returns what it took (to integration accuracy);
-         * the hysteresis of an elastoplastic one is plastic work */
+        /* a conservative spring returns what it took, but for the integration's error,
+         * which is booked as such (not as damping); the hysteresis of an elastoplastic
+         * one is plastic work */
         if (plastic) bs->cur.diss_plastic += spring;
-        else bs->cur.diss_normal += spring;
+        else bs->cur.integration_residual += spring;
         /* the last step's force through the geometry it was applied with (normal and
          * lever arms), this step's through this one: second order as the contact turns */
         double ds_prev[3] = {0.0, 0.0, 0.0};
@@ -690,6 +693,7 @@ static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
     to->diss_tangential_damping += from->diss_tangential_damping;
     to->diss_friction += from->diss_friction;
     to->boundary_work += from->boundary_work;
+    to->integration_residual += from->integration_residual;
 }
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {

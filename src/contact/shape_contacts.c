@@ -247,11 +247,13 @@ static inline void drift_slip(const sstage *s, const side *a, const side *b, con
     v3_scale(out, out, s->dt);
 }
 
-static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df) {
+static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df,
+                                   double residual) {
     slot[at + 0] += dn;
     slot[at + 1] += dp;
     slot[at + 2] += dtd;
     slot[at + 3] += df;
+    slot[at + 4] += residual;
 }
 
 static inline void apply(double *slot, const double fa[3], const double ra[3], const double rb[3]) {
@@ -390,8 +392,8 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             if (!c.first) drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
-            add_ledger_slot(slot, TL_SS_CUR, damper + (plastic ? 0.0 : spring), plastic ? spring : 0.0,
-                            c.sliding ? 0.0 : diss_t, c.sliding ? diss_t : 0.0);
+            add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0,
+                            c.sliding ? 0.0 : diss_t, c.sliding ? diss_t : 0.0, plastic ? 0.0 : spring);
         }
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
@@ -456,8 +458,8 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         double damper = 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
-        add_ledger_slot(slot, TL_SS_CUR, damper + (plastic ? 0.0 : spring), plastic ? spring : 0.0, diss_t, 0.0);
-        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0);
+        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring);
+        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0);
     }
     if (s->w->log_collisions && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;
@@ -698,10 +700,12 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         w->ledger.diss_plastic += c[1];
         w->ledger.diss_tangential_damping += c[2];
         w->ledger.diss_friction += c[3];
+        w->ledger.integration_residual += c[4];
         w->ledger_next.diss_normal += nx[0];
         w->ledger_next.diss_plastic += nx[1];
         w->ledger_next.diss_tangential_damping += nx[2];
         w->ledger_next.diss_friction += nx[3];
+        w->ledger_next.integration_residual += nx[4];
         sc->touching += (size_t)slot[TL_SS_TOUCH];
         if (slot[TL_SS_EXITS] > 0.0) {
             /* the collision log: the patches that closed */

@@ -41,6 +41,7 @@ typedef struct tl_energy_ledger {
     double diss_tangential_damping;
     double diss_friction;
     double boundary_work;
+    double integration_residual; /* what conservative springs did not return: the step's error */
 } tl_energy_ledger;
 
 /* The contact stage works in blocks of candidates; each block sums its own

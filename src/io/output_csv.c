@@ -21,7 +21,7 @@
 static const char *const energy_columns[] = {
     "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
     "elastic_tangential", "dissipated_normal", "dissipated_plastic", "dissipated_tangential_damping",
-    "dissipated_friction", "boundary_work", "total", "balance_error", "contacts"};
+    "dissipated_friction", "boundary_work", "integration_residual", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
     "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
@@ -242,7 +242,7 @@ static tl_status energy_record(tl_output *o) {
         return s;
     }
     FILE *fp = o->file.fp;
-    o->ctx->energy_scale = tl_energy_scale_update(o->ctx->energy_scale, &e);
+    o->ctx->energy_scale = tl_energy_scale_update(o->ctx->energy_scale, &e, &o->ctx->energy0);
     const double v[] = {e.kinetic_translational,
                         e.kinetic_rotational,
                         e.potential,
@@ -253,6 +253,7 @@ static tl_status energy_record(tl_output *o) {
                         e.dissipated_tangential_damping,
                         e.dissipated_friction,
                         e.boundary_work,
+                        e.integration_residual,
                         e.total,
                         (e.total - o->ctx->energy0.total) / o->ctx->energy_scale};
     row_start(o);

@@ -39,7 +39,8 @@ static const plot_line energy_lines[] = {
     {10, "dissipated, tangential damping", "#9467bd"},
     {11, "dissipated, friction", "#8c564b"},
     {12, "boundary work", "#7f7f7f"},
-    {13, "total", "#000000"},
+    {13, "integration residual", "#aec7e8"},
+    {14, "total", "#000000"},
 };
 
 static const tl_output *plot_source(const tl_output *o) {
@@ -135,7 +136,7 @@ static void put_script(FILE *fp, const tl_output *o, const tl_output *src, const
             fputs("  ", fp);
             put_quoted(fp, data);
             fprintf(fp, " using 1:%d skip 1 with lines lw %d lc rgb '%s' title '%s'%s\n",
-                    energy_lines[k].column, energy_lines[k].column == 13 ? 3 : 2,
+                    energy_lines[k].column, energy_lines[k].column == 14 ? 3 : 2,
                     energy_lines[k].color, energy_lines[k].title, k + 1 < n ? ", \\" : "");
         }
         return;

@@ -99,18 +99,19 @@ static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
     }
 }
 
-/* The energy against which the balance is measured: the largest of
- * |total|, the kinetic energy and |potential| at the start (and 1e-300). */
 /* The scale the energy balance error is measured against: the largest
- * magnitude any term of the balance has reached (the running maximum over
- * the records, starting from the initial state). */
-static inline double tl_energy_scale_update(double scale, const tl_energy *e) {
-    const double terms[] = {e->total, e->kinetic_translational + e->kinetic_rotational, e->potential,
+ * magnitude any term of the balance has reached (the running maximum over the
+ * records, starting from the initial state e0), every term measured so that
+ * it does not depend on where the scene sits: the potential energy as its
+ * change since the start, never its value from the coordinate origin (which
+ * would grow with the distance of the scene from the origin and shrink the
+ * reported error with it). */
+static inline double tl_energy_scale_update(double scale, const tl_energy *e, const tl_energy *e0) {
+    const double terms[] = {e->kinetic_translational + e->kinetic_rotational, e->potential - e0->potential,
                             e->elastic_normal + e->elastic_tangential,
                             e->dissipated_normal + e->dissipated_plastic +
-                                e->dissipated_tangential_damping +
-                                e->dissipated_friction,
-                            e->boundary_work};
+                                e->dissipated_tangential_damping + e->dissipated_friction,
+                            e->integration_residual, e->boundary_work};
     if (!(scale > 1e-300)) scale = 1e-300;
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
         double a = terms[i] < 0.0 ? -terms[i] : terms[i];

@@ -958,7 +958,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.ctx.errsize = sizeof scene->run_error;
     tl_world_energy(r.world, &r.ctx.energy0);
     r.energy0 = r.ctx.energy0.total;
-    r.ctx.energy_scale = tl_energy_scale_update(0.0, &r.ctx.energy0);
+    r.ctx.energy_scale = tl_energy_scale_update(0.0, &r.ctx.energy0, &r.ctx.energy0);
     if (r.opt.write_outputs && scene->noutputs) {
         r.nout = scene->noutputs;
         r.out = calloc(r.nout, sizeof *r.out);
@@ -1046,11 +1046,14 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         summary->neighbor_builds = tl_world_neighbor_builds(r.world);
         summary->energy_initial = r.energy0;
         summary->energy_final = e1.total;
-        r.ctx.energy_scale = tl_energy_scale_update(r.ctx.energy_scale, &e1);
+        r.ctx.energy_scale = tl_energy_scale_update(r.ctx.energy_scale, &e1, &r.ctx.energy0);
         summary->energy_scale = r.ctx.energy_scale;
         summary->energy_inserted = r.energy_inserted;
         summary->energy_balance_error =
             fabs(e1.total - r.energy0 - r.energy_inserted) / r.ctx.energy_scale;
+        summary->energy_dissipated = e1.dissipated_normal + e1.dissipated_plastic +
+                                     e1.dissipated_tangential_damping + e1.dissipated_friction;
+        summary->energy_integration_residual = e1.integration_residual;
         summary->particles_inserted = r.inserted;
         summarize_inflows(&r, summary);
         summarize_servos(&r, summary);

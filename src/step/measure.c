@@ -48,12 +48,14 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
     e->dissipated_friction = w->ledger.diss_friction;
     e->boundary_work = w->ledger.boundary_work;
+    e->integration_residual = w->ledger.integration_residual;
     if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
         e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
-            e->dissipated_friction = NAN;
+            e->dissipated_friction = e->integration_residual = NAN;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
                e->elastic_tangential + e->dissipated_normal + e->dissipated_plastic +
-               e->dissipated_tangential_damping + e->dissipated_friction - e->boundary_work;
+               e->dissipated_tangential_damping + e->dissipated_friction + e->integration_residual -
+               e->boundary_work;
     return TL_OK;
 }
 

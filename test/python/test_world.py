@@ -197,7 +197,8 @@ def test_contacts_and_energy_of_a_settled_bed():
     assert e["dissipated_normal"] > 0
     ledger = (e["kinetic_translational"] + e["kinetic_rotational"] + e["potential"] + e["elastic_normal"]
               + e["elastic_tangential"] + e["dissipated_normal"] + e["dissipated_plastic"]
-              + e["dissipated_tangential_damping"] + e["dissipated_friction"] - e["boundary_work"])
+              + e["dissipated_tangential_damping"] + e["dissipated_friction"] + e["integration_residual"]
+              - e["boundary_work"])
     assert e["total"] == pytest.approx(ledger, rel=1e-12)
     w.close()
 
