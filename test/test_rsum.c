@@ -22,7 +22,9 @@ static double urand(uint64_t *s) { return (double)lcg(s) * 0x1.0p-53; }
 static double exact_sum(const double *x, size_t n) {
     /* every term here is a multiple of 2^-140 and below 2^30: 170 bits; split into three
      * 64-bit limbs of a fixed point with 140 fractional bits */
-    __extension__ __int128 hi = 0, lo = 0; /* value = hi * 2^64 + lo, in units of 2^-140 */
+    __extension__ __int128 hi = 0, lo = 0;
+    /* value = hi * 2^64 + lo, in units of 2^-140 */
+    __extension__ const __int128 ONE128 = 1; /* powers of two by shifting 1: shifting a negative value is undefined */
     for (size_t i = 0; i < n; i++) {
         int e;
         double m = frexp(x[i], &e);                  /* x = m 2^e, 0.5 <= |m| < 1 */
@@ -34,14 +36,14 @@ static double exact_sum(const double *x, size_t n) {
         }
         __extension__ __int128 v = (__int128)mi;
         if (sh < 64) {
-            __extension__ __int128 part = v << sh;       /* fits: |mi| < 2^53, sh < 64 */
+            __extension__ __int128 part = v * (ONE128 << sh); /* fits: |mi| < 2^53, sh < 64 (a product: shifting a negative value is undefined) */
             lo += part;
         } else {
-            hi += v << (sh - 64);
+            hi += v * (ONE128 << (sh - 64));
         }
         /* normalise: move lo's high part into hi */
         __extension__ __int128 carry = lo >> 64;
-        lo -= carry << 64;
+        lo -= carry * (ONE128 << 64);
         hi += carry;
     }
     long double v = (long double)hi * 0x1.0p64L + (long double)lo; /* 64-bit mantissa: enough for one
