@@ -87,7 +87,8 @@ static void run_usage(void) {
            "  -q, --quiet        no progress bar and no summary\n"
            "  -h, --help         this text\n"
            "\n"
-           "Exit status: 0 done, 1 the scene or the run failed, 2 a usage error,\n"
+           "Exit status: 0 done, 1 the scene or the run failed, 2 a usage error, 3 the run\n"
+           "blew up (stopped with a diagnostic; outputs hold the records before it),\n"
            "130 interrupted. See docs/scene.md and docs/outputs.md.\n");
 }
 
@@ -189,6 +190,14 @@ int cmd_run(int argc, char **argv) {
         if (!quiet) print_summary(scene, &sum, ts.dt);
         tl_scene_destroy(scene);
         return 130;
+    }
+    if (s == TL_ERROR_BLOWUP) {
+        fprintf(stderr, "talus: %s\ntalus: the outputs hold the records made before it", tl_scene_run_error(scene));
+        if (sum.checkpoint[0]) fprintf(stderr, "; the last checkpoint before it: %s", sum.checkpoint);
+        fprintf(stderr, "\n");
+        if (!quiet) print_summary(scene, &sum, ts.dt);
+        tl_scene_destroy(scene);
+        return 3;
     }
     if (s != TL_OK) {
         const char *msg = tl_scene_run_error(scene);

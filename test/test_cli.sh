@@ -232,5 +232,18 @@ grep -q "behind.yaml:6:.*particles: initial geometry: particle 3 overlaps wall 0
 printf 'allow_initial_overlaps: true\n' >> behind.yaml
 "$TALUS" check behind.yaml > out.txt 2> err.txt || fail "allow_initial_overlaps: true refused: $(cat err.txt)"
 
+# a run that blows up (the demo at a step 14 times too long, allowed unresolved): exit
+# status 3, a diagnostic, the records before it kept
+sed -e 's/^  dt: auto .*/  dt: 2.0e-4\n  allow_unresolved_contacts: true/' "$SRC/examples/default.yaml" > blow.yaml
+"$TALUS" run blow.yaml -o blow-out --quiet > out.txt 2> err.txt; rc=$?
+[ $rc -eq 3 ] || fail "a blow-up: exit status $rc, not 3"
+grep -q "blow-up at step [0-9]* (t = .*steps per contact" err.txt || fail "blow-up diagnostic: $(cat err.txt)"
+[ -s blow-out/energy.csv ] || fail "a blow-up left no energy.csv"
+last=$(tail -n 1 blow-out/energy.csv | cut -d, -f2)
+at=$(sed -n 's/.*blow-up at step \([0-9]*\).*/\1/p' err.txt | head -n 1)
+[ -n "$last" ] && [ -n "$at" ] && [ "$last" -lt "$at" ] || fail "a record at or after the blow-up (last $last, blow-up $at)"
+printf 'blowup: {every: -1}\n' >> blow.yaml
+"$TALUS" run blow.yaml --no-output --quiet > out.txt 2> err.txt || fail "blowup every -1 did not turn the check off"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures

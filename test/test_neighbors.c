@@ -45,6 +45,7 @@ static tl_world *build(const scene *sc) {
     wd.dt = 1e-6;
     wd.allow_unresolved_contacts = true;
     wd.allow_initial_overlaps = true; /* random clouds, for the search itself */
+    wd.blowup_every = -1;
     wd.has_domain = true;
     wd.domain_min = (tl_vec3){0, 0, 0};
     wd.domain_max = (tl_vec3){sc->L[0], sc->L[1], sc->L[2]};

@@ -30,6 +30,7 @@ static cloud make_cloud(int n, uint64_t seed, bool gravity) {
     wd.dt = 1e-6;
     wd.allow_unresolved_contacts = true;
     wd.allow_initial_overlaps = true; /* a random cloud, for the neighbor search */
+    wd.blowup_every = -1;
     tl_world_create(&wd, &c.w);
     tl_material_def md = tl_material_default();
     md.name = "glass";
@@ -391,6 +392,75 @@ static void test_initial_geometry(void) {
     ENSURE(strstr(msg, "particle 7 lies outside the domain (x = 0.2 m") != NULL);
 }
 
+/* Blow-up detection (tl_world_step, every blowup_every steps): a linear spring
+ * of 1e15 N/m under a given dt (allowed unresolved) flings the beads apart;
+ * a force of 1e308 N on one bead leaves the doubles; both stop with
+ * TL_ERROR_BLOWUP at a multiple of blowup_every and a message naming the
+ * cause; the same world with the check off runs on; a sane bed does not trip.
+ * (The tests of the neighbor search on random overlapping clouds turn it off.) */
+static tl_world *blowup_world(double kn, double force, int every) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, -9.81};
+    wd.dt = 1e-5;
+    wd.allow_unresolved_contacts = true;
+    wd.blowup_every = every;
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NULL;
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.k_n = kn;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.normal = "linear";
+    law.damping = "none";
+    law.tangential = "none";
+    law.history = "none";
+    tl_world_set_law(w, m, m, &law);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL);
+    for (int i = 0; i < 27; i++) {
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        pd.radius = 0.001;
+        pd.position = (tl_vec3){0.00199 * (i % 3), 0.00199 * ((i / 3) % 3), 0.00099 + 0.00199 * (i / 9)};
+        pd.id = (uint32_t)i + 1;
+        tl_world_add_particle(w, &pd, NULL);
+    }
+    if (force > 0.0) tl_world_set_particle_force(w, 14, (tl_vec3){force, 0.0, 0.0});
+    return w;
+}
+
+static void test_blowup(void) {
+    /* 1e15 N/m: a contact of pi sqrt(m / k) = 1.6e-9 s stepped at 1e-5 s */
+    tl_world *w = blowup_world(1e15, 0.0, 10);
+    tl_status s = tl_world_step(w, 1000);
+    fprintf(stderr, "k_n = 1e15: %s\n", tl_world_error(w));
+    ENSURE(s == TL_ERROR_BLOWUP);
+    ENSURE(tl_world_step_count(w) % 10 == 0 && tl_world_step_count(w) < 1000);
+    ENSURE(strstr(tl_world_error(w), "blow-up at step") && strstr(tl_world_error(w), "steps per contact"));
+    tl_world_destroy(w);
+    /* the check off: the same world runs on without a word */
+    w = blowup_world(1e15, 0.0, -1);
+    ENSURE_OK(tl_world_step(w, 1000));
+    ENSURE(tl_world_check_blowup(w) == TL_OK); /* off means off */
+    tl_world_destroy(w);
+    /* a force of 1e308 N on a bead of 1e-5 kg: an infinite acceleration */
+    w = blowup_world(1e5, 1e308, 10);
+    s = tl_world_step(w, 100);
+    fprintf(stderr, "1e308 N: %s\n", tl_world_error(w));
+    ENSURE(s == TL_ERROR_BLOWUP);
+    ENSURE(strstr(tl_world_error(w), "non-finite") != NULL);
+    tl_world_destroy(w);
+    /* a sane bed (k_n 1e5 N/m, 100 steps per contact) does not trip, and an explicit check agrees */
+    w = blowup_world(1e5, 0.0, 1);
+    ENSURE_OK(tl_world_step(w, 3000));
+    ENSURE_OK(tl_world_check_blowup(w));
+    tl_world_destroy(w);
+}
+
 /* A box's faces are thin two-sided plates. (1) A sphere whose centre is 2 mm behind a
  * face is pushed out with the Hertz force of the overlap R - 2 mm, not pulled in by an
  * overlap R + 2 mm. (2) A shear box built from two boxes (the lower one fixed, open at
@@ -546,6 +616,7 @@ static void test_servo_chatter(void) {
 }
 
 int main(void) {
+    test_blowup();
     test_initial_geometry();
     test_law_recomposed();
     test_servo_chatter();

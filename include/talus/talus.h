@@ -92,6 +92,9 @@ tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_in
  * by the first tl_world_step; call it earlier to read tl_world_timestep. */
 tl_status tl_world_prepare(tl_world *world);
 tl_status tl_world_step(tl_world *world, int64_t steps);
+/* The blow-up check that tl_world_step runs every def.blowup_every steps, now:
+ * TL_OK, or TL_ERROR_BLOWUP with the diagnostic in tl_world_error. */
+tl_status tl_world_check_blowup(tl_world *world);
 /* Worker threads for the following steps (0 = all available, 1 = serial). */
 tl_status tl_world_set_threads(tl_world *world, int threads);
 int tl_world_threads(const tl_world *world); /* the worker threads the steps use */

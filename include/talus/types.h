@@ -27,7 +27,9 @@ typedef enum tl_status {
     TL_ERROR_SCENE,      /* a scene file is invalid */
     TL_ERROR_UNRESOLVED, /* the time step does not resolve the contacts */
     TL_ERROR_STATE,      /* the call is not allowed in the current state */
-    TL_INTERRUPTED       /* a run was interrupted on request; its outputs hold what was done */
+    TL_INTERRUPTED,      /* a run was interrupted on request; its outputs hold what was done */
+    TL_ERROR_BLOWUP      /* the state ran away (non-finite, overlaps beyond the limit, energy
+                          * from nowhere): stopped at the last check, with a diagnostic */
 } tl_status;
 
 /* ---- handles ---- */
@@ -80,6 +82,16 @@ typedef struct tl_world_def {
      * behind a plane), or a particle lies outside the domain: refused by
      * tl_world_prepare unless set (the first step would fling them apart) */
     bool allow_initial_overlaps;
+    /* Blow-up detection, every blowup_every steps (default 10; 0 = only by
+     * tl_world_check_blowup, as a scene run does before each record; < 0 = never): a non-finite
+     * position or velocity, a contact overlapping by more than blowup_overlap of the
+     * smaller radius (default 1: the centres pass each other or a wall; 0 = not checked),
+     * or kinetic + elastic energy above
+     * blowup_energy times what the bodies had and were given (default 100; 0 = not
+     * checked) stops tl_world_step with TL_ERROR_BLOWUP and a diagnostic. */
+    int blowup_every;
+    double blowup_overlap;
+    double blowup_energy;
     tl_integrator integrator;
     /* Correct the impulse of the step in which a contact starts or ends for
      * the fraction of that step spent in contact (see docs/integrator.md). */

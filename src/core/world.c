@@ -29,6 +29,7 @@ const char *tl_status_name(tl_status s) {
     case TL_ERROR_UNRESOLVED: return "time step does not resolve the contacts";
     case TL_ERROR_STATE: return "not allowed now";
     case TL_INTERRUPTED: return "interrupted";
+    case TL_ERROR_BLOWUP: return "blow-up";
     }
     return "unknown status";
 }
@@ -43,6 +44,9 @@ tl_world_def tl_world_default(void) {
     d.track_energy = true;
     d.track_orientation = true;
     d.threads = 1;
+    d.blowup_every = 10;
+    d.blowup_overlap = 1.0;
+    d.blowup_energy = 100.0;
     return d;
 }
 
@@ -503,6 +507,9 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id %u is already used", id);
     int64_t i = tl_particles_push(&w->mem, &w->p, id);
     if (i < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    if (w->prepared && !(flags & TL_PARTICLE_FIXED)) /* the energy it brings, for the blow-up check */
+        w->blowup.added += 0.5 * mass * (d->velocity.x * d->velocity.x + d->velocity.y * d->velocity.y +
+                                         d->velocity.z * d->velocity.z);
     tl_particles *p = &w->p;
     v3_set(p->x[i], d->position.x, d->position.y, d->position.z);
     v3_copy(p->x_ref[i], p->x[i]);
@@ -700,6 +707,7 @@ tl_status tl_world_prepare(tl_world *w) {
     s = tl_world_initial_forces(w);
     if (s == TL_OK) s = initial_overlaps(w);
     if (s != TL_OK) w->prepared = false;
+    else tl_blowup_reference(w);
     return s;
 }
 
@@ -786,6 +794,10 @@ tl_status tl_world_set_particle_velocity(tl_world *w, uint32_t id, tl_vec3 v, tl
     if (!finite3(v) || !finite3(om)) return tl_world_fail(w, TL_ERROR_ARGUMENT, "velocities must be finite");
     if (w->p.flags[i] & TL_PARTICLE_FIXED)
         return tl_world_fail(w, TL_ERROR_STATE, "particle %u is fixed", id);
+    /* energy given by hand: the blow-up check counts it as put in */
+    double ke_old = 0.5 * w->p.mass[i] * v3_norm2(w->p.v[i]);
+    double ke_new = 0.5 * w->p.mass[i] * (v.x * v.x + v.y * v.y + v.z * v.z);
+    if (ke_new > ke_old) w->blowup.added += ke_new - ke_old;
     v3_set(w->p.v[i], v.x, v.y, v.z);
     v3_set(w->p.w[i], om.x, om.y, om.z);
     const tl_shape *sh = tl_world_shape_of(w, (size_t)i);

@@ -61,8 +61,18 @@ typedef struct tl_external {
     double f[3]; /* N */
 } tl_external;
 
+/* The reference of the blow-up check's energy criterion (step/blowup.c). */
+typedef struct tl_blowup_ref {
+    double energy0;   /* kinetic + elastic when the reference was taken, J */
+    double potential0;
+    double boundary0;
+    double added;     /* kinetic energy of the particles added since, J */
+    bool set;
+} tl_blowup_ref;
+
 struct tl_world {
     tl_world_def def;
+    tl_blowup_ref blowup;
     tl_external *ext;     /* constant external forces, sorted by particle id */
     size_t next, cap_ext;
     tl_mem mem;
@@ -186,6 +196,9 @@ int tl_world_thread_count(int requested);
 /* The forces at t = 0 (body forces, then the contact stage without
  * accumulation); the first predictor step takes a_-1 = a_0. */
 tl_status tl_world_initial_forces(tl_world *w);
+/* Blow-up detection (step/blowup.c): the energy reference, and the check. */
+void tl_blowup_reference(tl_world *w);
+tl_status tl_blowup_check(tl_world *w);
 /* Computes the step bound and the step to use (fills w->ts, w->dt). */
 tl_status tl_timestep_compute(tl_world *w);
 /* The characteristic impact speed of the scene (0 when none). */

@@ -661,5 +661,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
     }
     w->touch_step = -1;
-    return tl_world_list_immovable(w);
+    tl_status st = tl_world_list_immovable(w);
+    if (st == TL_OK) tl_blowup_reference(w); /* the blow-up check's energy: from the loaded state */
+    return st;
 }

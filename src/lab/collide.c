@@ -167,6 +167,7 @@ static tl_status lab_create(const tl_collide_def *d, double dt, lab *lb, char *e
     lb->mass_a = sphere_mass(&d->material_a, d->radius_a, d->mass_a);
     lb->mass_b = d->wall ? INFINITY : sphere_mass(material_b_of(d), d->radius_b, d->mass_b);
     tl_world_def wd = tl_world_default();
+    wd.blowup_overlap = 0.0; /* a collision measured to any depth: the overlap is a result here */
     wd.dt = dt;
     wd.steps_per_contact = d->steps_per_contact >= 1.0 ? d->steps_per_contact : 1.0;
     wd.impact_speed = lb->vn;

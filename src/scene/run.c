@@ -182,9 +182,21 @@ static void schedule_advance(const run_state *r, schedule *s) {
 
 /* ---- outputs ---- */
 
+/* nothing is written of a state that ran away: records and checkpoints are
+ * made only of states that pass the blow-up check */
+static tl_status sound(run_state *r) {
+    if (r->world_checked == r->done) return TL_OK;
+    tl_status st = tl_world_check_blowup(r->world);
+    if (st == TL_OK) r->world_checked = r->done;
+    else fail(r, "%s", tl_world_error(r->world));
+    return st;
+}
+
 static tl_status record(run_state *r, size_t k) {
     tl_output *o = &r->out[k];
-    tl_status st = o->ops->record(o);
+    tl_status st = sound(r);
+    if (st != TL_OK) return st;
+    st = o->ops->record(o);
     if (st != TL_OK) {
         prefix_output(r, o);
         return st;
@@ -720,6 +732,8 @@ static tl_status checkpoint_due(run_state *r) {
     }
     schedule_advance(r, s);
     if (r->done >= r->total) return TL_OK;
+    tl_status st = sound(r);
+    if (st != TL_OK) return st;
     return tl_run_checkpoint_write(r);
 }
 
@@ -930,6 +944,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.wall0 = r.progress_wall = wall_now();
     r.stage = 0;
     r.last_checkpoint_step = -1;
+    r.world_checked = -1;
     const bool resume = r.opt.resume && r.opt.resume[0];
     if (!r.world) {
         fail(&r, "the scene has no world");
@@ -976,7 +991,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         r.ctx.outputs = r.out;
         r.ctx.noutputs = r.nout;
     }
-    bool interrupted = false;
+    bool interrupted = false, blown = false;
     tl_run_saved *saved = NULL;
     st = init_inflows(&r);
     if (st == TL_OK && r.opt.write_outputs) st = name_outputs(&r); /* no file yet */
@@ -1005,8 +1020,12 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             interrupted = true;
             st = TL_OK;
         }
-        if (st == TL_OK) st = run_inflows(&r, true); /* what is due by the end */
-        if (st == TL_OK) st = record_due(&r, true); /* the end */
+        if (st == TL_ERROR_BLOWUP) { /* keep the records of the sound states before it */
+            blown = true;
+            st = TL_OK;
+        }
+        if (st == TL_OK && !blown) st = run_inflows(&r, true); /* what is due by the end */
+        if (st == TL_OK && !blown) st = record_due(&r, true); /* the end */
         if (st == TL_OK) st = commit_outputs(&r);
     } else {
         tl_run_saved_free(saved);
@@ -1015,7 +1034,11 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             interrupted = true;
             st = TL_OK;
         }
-        if (st == TL_OK) st = run_inflows(&r, true);
+        if (st == TL_ERROR_BLOWUP) {
+            blown = true;
+            st = TL_OK;
+        }
+        if (st == TL_OK && !blown) st = run_inflows(&r, true);
     }
     if (scene->stage_runs)
         memcpy(scene->stage_runs, r.runs, scene->nstages * sizeof *scene->stage_runs);
@@ -1064,5 +1087,5 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         snprintf(summary->checkpoint, sizeof summary->checkpoint, "%s", r.last_checkpoint);
     }
     free_run(&r);
-    return interrupted ? TL_INTERRUPTED : TL_OK;
+    return blown ? TL_ERROR_BLOWUP : interrupted ? TL_INTERRUPTED : TL_OK;
 }

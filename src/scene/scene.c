@@ -48,7 +48,7 @@ static const char *const top_keys[] = {"talus",     "name",      "units",       
                                        "threads",   "track_energy", "track_orientation",
                                        "materials", "laws",      "particles",    "walls",
                                        "stages",    "outputs",   "checkpoint", "shapes",
-                                       "allow_initial_overlaps", "allow_outside_paths"};
+                                       "allow_initial_overlaps", "allow_outside_paths", "blowup"};
 
 int tl_load_out_of_memory(loader *L) {
     L->status = TL_ERROR_MEMORY;
@@ -263,6 +263,25 @@ static int read_neighbor(loader *L) {
     return 0;
 }
 
+/* blowup: {every: steps (< 0 = never), overlap: fraction of the smaller radius (0 = off),
+ * energy: factor (0 = off)} */
+static int read_blowup(loader *L) {
+    static const char *const keys[] = {"every", "overlap", "energy"};
+    tl_yval m, v;
+    tl_ymap_get(&L->root, "blowup", &m);
+    if (!m.node) return 0;
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {every: <steps>, overlap: <fraction>, energy: <factor>}") ||
+        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ykey_number(&L->doc, &m, "overlap", false, AT_LEAST(0.0, ""), &L->def.blowup_overlap) ||
+        tl_ykey_number(&L->doc, &m, "energy", false, AT_LEAST(0.0, ""), &L->def.blowup_energy))
+        return -1;
+    tl_ymap_get(&m, "every", &v);
+    int64_t every = 0;
+    if (v.node && tl_yint(&L->doc, &v, INT32_MIN, INT32_MAX, &every)) return -1;
+    if (v.node) L->def.blowup_every = (int)every;
+    return 0;
+}
+
 /* threads: N (0 = all cores), track_energy, track_orientation: bool */
 static int read_run_keys(loader *L) {
     tl_yval v;
@@ -276,7 +295,7 @@ static int read_run_keys(loader *L) {
 
 static int create_world(loader *L) {
     if (read_domain(L) || tl_ykey_vec3(&L->doc, &L->root, "gravity", false, "m/s2", &L->def.gravity) ||
-        read_integrator(L) || read_neighbor(L) || read_run_keys(L))
+        read_integrator(L) || read_neighbor(L) || read_run_keys(L) || read_blowup(L))
         return -1;
     if (L->forced) { /* the second pass: what the inflows need */
         if (L->forced_dt > 0.0) L->def.dt = L->forced_dt;

@@ -590,7 +590,30 @@ static tl_status pc_step(tl_world *w) {
     return TL_OK;
 }
 
+static tl_status step_chunk(tl_world *w, int64_t steps);
+
+/* Steps in chunks that end on the multiples of def.blowup_every, where the
+ * blow-up check runs (the same steps however the calls cut them). */
 tl_status tl_world_step(tl_world *w, int64_t steps) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    int64_t every = w->def.blowup_every;
+    if (every <= 0 || steps <= 0) return step_chunk(w, steps); /* never (< 0), or only when asked (0) */
+    int64_t done = 0;
+    while (done < steps) {
+        int64_t to_check = every - w->steps % every;
+        int64_t n = steps - done < to_check ? steps - done : to_check;
+        tl_status s = step_chunk(w, n);
+        if (s != TL_OK) return s;
+        done += n;
+        if (w->steps % every == 0) {
+            s = tl_blowup_check(w);
+            if (s != TL_OK) return s;
+        }
+    }
+    return TL_OK;
+}
+
+static tl_status step_chunk(tl_world *w, int64_t steps) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (steps < 0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "step count must be >= 0");
     tl_status s = tl_world_prepare(w);

@@ -1,0 +1,137 @@
+/*
+ * Blow-up detection: a run that runs away stops with a diagnostic instead of
+ * carrying on with nonsense (issue 14). Every def.blowup_every steps (counted
+ * from step 0, so the checks fall on the same steps however the steps are cut
+ * into calls) tl_world_step checks:
+ *
+ *   - every particle's position, velocity and angular velocity are finite;
+ *   - no touching contact overlaps by more than def.blowup_overlap of the
+ *     smaller radius (a body's bounding radius for other shapes);
+ *   - kinetic + elastic energy stays below def.blowup_energy times the energy
+ *     the bodies had and were given: kinetic + elastic when the reference was
+ *     taken (the first step, or a loaded state), the change of potential energy
+ *     since, the work of the walls, and the kinetic energy of particles added.
+ *
+ * The first failed test stops the step with TL_ERROR_BLOWUP and a message that
+ * names the step, the time, the bodies involved, and dt against the shortest
+ * contact time (the usual cause is a step too long for the contacts).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vec.h"
+#include "world.h"
+
+static double kinetic_elastic(const tl_world *w, double *potential) {
+    tl_energy e;
+    tl_world_energy(w, &e);
+    *potential = e.potential;
+    double el = isfinite(e.elastic_normal) ? e.elastic_normal + e.elastic_tangential : 0.0;
+    return e.kinetic_translational + e.kinetic_rotational + el;
+}
+
+void tl_blowup_reference(tl_world *w) {
+    double pot;
+    w->blowup.energy0 = kinetic_elastic(w, &pot);
+    w->blowup.potential0 = pot;
+    w->blowup.boundary0 = w->ledger.boundary_work;
+    w->blowup.added = 0.0;
+    w->blowup.set = true;
+}
+
+static const char *timestep_hint(const tl_world *w, char *buf, size_t size) {
+    if (isfinite(w->ts.contact_time) && w->ts.contact_time > 0.0)
+        snprintf(buf, size, "dt = %.4g s against a shortest contact of %.4g s (%.1f steps per contact)",
+                 w->dt, w->ts.contact_time, w->ts.contact_time / w->dt);
+    else snprintf(buf, size, "dt = %.4g s", w->dt);
+    return buf;
+}
+
+static tl_status fail(tl_world *w, const char *what) {
+    char hint[160];
+    return tl_world_fail(w, TL_ERROR_BLOWUP,
+                         "blow-up at step %lld (t = %.9g s): %s; %s. The state is not physical any more: "
+                         "the run stops here (blowup_every, blowup_overlap, blowup_energy tune the check)",
+                         (long long)w->steps, w->time, what, timestep_hint(w, hint, sizeof hint));
+}
+
+static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* the deepest contact of one list, relative to the smaller radius */
+static void deepest(const tl_world *w, const tl_pairs *l, bool wall, double *worst, size_t *at, bool *at_wall) {
+    const tl_particles *p = &w->p;
+    for (size_t k = 0; k < l->count; k++) {
+        if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+        double d = tl_pair_record(l, k)[w->lay.hist + TL_BK_DELTA];
+        double r = p->radius[l->a[k]];
+        if (!wall && p->radius[l->b[k]] < r) r = p->radius[l->b[k]];
+        double f = d / r;
+        if (!(f <= *worst)) { /* NaN counts as the worst */
+            *worst = f;
+            *at = k;
+            *at_wall = wall;
+        }
+    }
+}
+
+tl_status tl_world_check_blowup(tl_world *w) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    if (!w->prepared || w->def.blowup_every < 0) return TL_OK; /* disabled */
+    return tl_blowup_check(w);
+}
+
+tl_status tl_blowup_check(tl_world *w) {
+    const tl_particles *p = &w->p;
+    char what[512];
+    for (size_t i = 0; i < p->count; i++) {
+        if (!finite3(p->x[i]) || !finite3(p->v[i]) || !finite3(p->w[i])) {
+            snprintf(what, sizeof what,
+                     "particle %u has a non-finite state (position %g, %g, %g; velocity %g, %g, %g)", p->id[i],
+                     p->x[i][0], p->x[i][1], p->x[i][2], p->v[i][0], p->v[i][1], p->v[i][2]);
+            return fail(w, what);
+        }
+    }
+    if (w->def.blowup_overlap > 0.0) {
+        double worst = 0.0;
+        size_t at = 0;
+        bool at_wall = false;
+        deepest(w, &w->pp, false, &worst, &at, &at_wall);
+        deepest(w, &w->pw, true, &worst, &at, &at_wall);
+        if (!(worst <= w->def.blowup_overlap)) {
+            const tl_pairs *l = at_wall ? &w->pw : &w->pp;
+            double d = tl_pair_record(l, at)[w->lay.hist + TL_BK_DELTA];
+            if (at_wall)
+                snprintf(what, sizeof what,
+                         "particle %u overlaps wall %d by %.4g m, %.3g of its radius (the limit: %g)",
+                         p->id[l->a[at]], w->walls.f[l->b[at]].wall, d, worst, w->def.blowup_overlap);
+            else
+                snprintf(what, sizeof what,
+                         "particles %u and %u overlap by %.4g m, %.3g of the smaller radius (the limit: %g)",
+                         p->id[l->a[at]], p->id[l->b[at]], d, worst, w->def.blowup_overlap);
+            return fail(w, what);
+        }
+    }
+    if (w->def.blowup_energy > 0.0) {
+        if (!w->blowup.set) tl_blowup_reference(w);
+        double pot, now = kinetic_elastic(w, &pot);
+        double budget = w->blowup.energy0 + fabs(pot - w->blowup.potential0) +
+                        fabs(w->ledger.boundary_work - w->blowup.boundary0) + w->blowup.added;
+        if (!(now <= w->def.blowup_energy * budget) && now > 1e-300) {
+            size_t fast = 0;
+            double v2 = -1.0;
+            for (size_t i = 0; i < p->count; i++)
+                if (v3_norm2(p->v[i]) > v2) {
+                    v2 = v3_norm2(p->v[i]);
+                    fast = i;
+                }
+            snprintf(what, sizeof what,
+                     "the kinetic and elastic energy, %.4g J, is %.3g times what the bodies had and were given "
+                     "(%.4g J; the limit: %g times), energy from nowhere; the fastest is particle %u at %.4g m/s",
+                     now, budget > 0.0 ? now / budget : INFINITY, budget, w->def.blowup_energy,
+                     p->count ? p->id[fast] : 0u, sqrt(v2 > 0.0 ? v2 : 0.0));
+            return fail(w, what);
+        }
+    }
+    return TL_OK;
+}
