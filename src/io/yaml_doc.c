@@ -215,6 +215,64 @@ static int limits_add(tl_ydoc *doc, limits_walk *w, struct fy_event *fye, size_t
     return 0;
 }
 
+/* The length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (k == 0 || k > n) return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (k == 2 && c < 0xC2) return 0;                            /* overlong */
+    if (k == 3 && c == 0xE0 && s[1] < 0xA0) return 0;            /* overlong */
+    if (k == 3 && c == 0xED && s[1] >= 0xA0) return 0;           /* surrogate */
+    if (k == 4 && (c > 0xF4 || (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))) return 0;
+    return k;
+}
+
+/* Before libfyaml sees it: a scene is UTF-8 text, and its only directive may be
+ * %YAML 1.x. (Debian's libfyaml 0.8 loops for ever on some malformed directives:
+ * found by fuzz_scene, fuzz/regressions/scene-directive-*.) */
+static int check_text(const tl_ydoc *doc, const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    int line = 1, column = 1;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        if (line_start && s[i] == '%') {
+            size_t e = i;
+            while (e < len && s[e] != '\n') e++;
+            const char *d = text + i;
+            size_t n = e - i;
+            bool ok = n >= 8 && strncmp(d, "%YAML 1.", 8) == 0;
+            for (size_t k = 8; ok && k < n && d[k] != ' ' && d[k] != '\r'; k++)
+                if (d[k] < '0' || d[k] > '9') ok = false;
+            if (!ok) {
+                tl_yval at;
+                memset(&at, 0, sizeof at);
+                at.line = line;
+                at.column = 1;
+                return tl_yfail(doc, &at, "a YAML directive other than %%YAML 1.x: a scene needs none");
+            }
+        }
+        size_t k = utf8_len(s + i, len - i);
+        if (k == 0) {
+            tl_yval at;
+            memset(&at, 0, sizeof at);
+            at.line = line;
+            at.column = column;
+            return tl_yfail(doc, &at, "a byte 0x%02x that is not UTF-8 text: a scene is UTF-8 text", s[i]);
+        }
+        line_start = s[i] == '\n';
+        if (s[i] == '\n') {
+            line++;
+            column = 1;
+        } else {
+            column++;
+        }
+        i += k;
+    }
+    return 0;
+}
+
 /* The flow collections of the text, from its characters alone: in a flow
  * collection every bracket, brace and comma outside quotes and comments is an
  * indicator; in block context a bracket or brace opens one where a node may
@@ -402,6 +460,7 @@ int tl_ydoc_parse(tl_ydoc *doc, const char *text, size_t len, tl_scene_error *er
         return tl_yfail(doc, &at, "the scene holds a NUL byte (a binary file, or text in "
                                   "UTF-16?): a scene is UTF-8 text");
     }
+    if (check_text(doc, text, len) != 0) return -1;
     if (check_flow(doc, text, len) != 0 || check_limits(doc, text, len) != 0) return -1;
     struct fy_diag *diag = quiet_diag();
     if (!diag) return tl_yfail(doc, NULL, "out of memory");
