@@ -334,7 +334,8 @@ static void test_fill_fraction_and_errors(void) {
     double el = now_s() - t0;
     fprintf(stderr, "10^5 spheres (solid fraction %.3f) inserted in %.3f s\n", res.volume_fraction, el);
     ENSURE(tl_world_particle_count(w) == 100000);
-    ENSURE(el < 3.0);
+    /* the time is printed, not tested: speed is measured by bench/ (a timed test fails on a busy
+     * machine or under the sanitizers: 68 s under ASan) */
     tl_world_destroy(w);
 }
 
