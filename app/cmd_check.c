@@ -140,7 +140,8 @@ int cmd_check(int argc, char **argv) {
                tl_world_material_name(w, ts.material_a), ts.wall ? "wall " : "",
                tl_world_material_name(w, ts.material_b), ts.impact_speed,
                ts.impact_speed_estimated ? " (estimated impact speed)" : "");
-        printf("  critical dt %.4g s (contact / steps_per_contact)\n", ts.dt_bound);
+        printf("  critical dt %.4g s (the contact time / steps_per_contact, or the dashpot's "
+               "limit m*/(4 d) where that is shorter)\n", ts.dt_bound);
     } else {
         printf("  no contact among the particles present at the start (none, or all fixed)\n");
     }

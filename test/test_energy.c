@@ -250,7 +250,56 @@ static void test_scale_translation(void) {
     ENSURE(e_far < 10.0 * e_here + 1e-9); /* rounding at 1 km may add a little, never hide it */
 }
 
+/* The automatic step respects the dashpot: a linear spring of 1e5 N/m with a viscous
+ * dashpot of 100 N s/m on a 1 mm bead (m = 1.05e-5 kg) has a contact time of 3.2e-5 s
+ * (20 steps: 1.6e-6 s), but this integrator lets the dashpot's motion grow at a step of
+ * m/d = 1.05e-7 s (and at 0.75 m/d), not at 0.5 m/d: the automatic step takes m/(4 d),
+ * and a bead pressed into the floor then loses energy. */
+static void test_dashpot_limit(void) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, -G};
+    tl_world *w;
+    ENSURE_OK(tl_world_create(&wd, &w));
+    tl_material_def md = tl_material_default();
+    md.name = "sand";
+    md.density = RHO;
+    md.k_n = 1e5;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.normal = "linear";
+    law.damping = "viscous";
+    law.tangential = "none";
+    law.history = "none";
+    tl_law_set(&law, "d", 100.0);
+    ENSURE_OK(tl_world_set_law(w, m, m, &law));
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = R;
+    pd.position = (tl_vec3){0, 0, 0.00099};
+    pd.velocity = (tl_vec3){0, 0, -0.01};
+    tl_world_add_particle(w, &pd, NULL);
+    ENSURE_OK(tl_world_prepare(w));
+    const double mass = RHO * 4.0 / 3.0 * M_PI * R * R * R;
+    fprintf(stderr, "viscous dashpot d = 100 N s/m: dt %.4g s, 2 m/d %.4g s\n", tl_world_dt(w), 2.0 * mass / 100.0);
+    ENSURE(tl_world_dt(w) <= 0.25 * mass / 100.0 * (1.0 + 1e-12));
+    tl_energy e0, e1;
+    tl_world_energy(w, &e0);
+    ENSURE_OK(tl_world_step(w, 20000));
+    tl_world_energy(w, &e1);
+    double mech0 = e0.kinetic_translational + e0.potential + e0.elastic_normal, mech1 = e1.kinetic_translational + e1.potential + e1.elastic_normal;
+    fprintf(stderr, "  mechanical energy %.6e -> %.6e J, dissipated %.3e J, residual %.3e J\n", mech0, mech1,
+            e1.dissipated_normal, e1.integration_residual);
+    ENSURE(mech1 <= mech0 + 1e-12 * fabs(mech0)); /* damped, not driven */
+    ENSURE(e1.dissipated_normal > 0.0);
+    tl_world_destroy(w);
+}
+
 int main(void) {
+    test_dashpot_limit();
     test_integration_residual();
     test_scale_translation();
     test_elastic_bounces();

@@ -102,7 +102,8 @@ def _bool(v, what):
 # ---- world ----
 
 WORLD_FIELDS = {"gravity": vec3, "dt": _float, "steps_per_contact": _float, "impact_speed": _float,
-                "allow_unresolved_contacts": _bool, "allow_initial_overlaps": _bool, "contact_boundary_correction": _bool, "skin": _float,
+                "allow_unresolved_contacts": _bool, "allow_initial_overlaps": _bool,
+                "blowup_every": _int, "blowup_overlap": _float, "blowup_energy": _float, "contact_boundary_correction": _bool, "skin": _float,
                 "threads": _int, "track_energy": _bool, "track_orientation": _bool, "reorder_every": _int,
                 "seed": _int}
 
