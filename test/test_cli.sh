@@ -200,7 +200,16 @@ done
 grep -q "one scene at a time" err.txt || fail "check A B: $(cat err.txt)"
 "$TALUS" models extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "models with an argument accepted"
 "$TALUS" version extra > out.txt 2> err.txt; [ $? -eq 2 ] || fail "version with an argument accepted"
-"$TALUS" run "$SRC/examples/001-falling-particle.yaml" --threads 0 --no-output --quiet > out.txt 2> err.txt \
+cat > two.yaml <<'YAML'
+talus: 1
+gravity: [0, 0, -9.81]
+materials: {glass: {density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.25}}
+laws: [{between: [glass, glass], normal: hertz, damping: tsuji, tangential: none, history: none, e: 0.5}]
+walls: [{type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}]
+particles: [{material: glass, radius: 0.001, position: [0, 0, 0.002]}]
+stages: [{duration: 0.01}]
+YAML
+"$TALUS" run two.yaml --threads 0 --no-output --quiet > out.txt 2> err.txt \
   || fail "run --threads 0 (all cores) refused: $(cat err.txt)"
 "$TALUS" run --threads -1 --quiet > out.txt 2> err.txt; [ $? -eq 2 ] || fail "run --threads -1 accepted"
 "$TALUS" calibrate lambda --lambda 2 > lambda2.txt 2> err.txt; rc=$?
