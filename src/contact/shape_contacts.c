@@ -529,8 +529,10 @@ static void candidate_contacts(const sstage *s, size_t k) {
     side a, b;
     sides_of(s, k, &a, &b);
     tl_patch_store *os = &sc->store[s->from], *ns = &sc->store[s->to];
-    double *orec = os->rec + (size_t)sc->first[s->from][k] * st;
-    uint8_t *ostate = os->state + sc->first[s->from][k];
+    /* an empty store has no block yet: no arithmetic on its null pointer (UBSan, found by
+     * fuzz_scene: fuzz/regressions/scene-null-store) */
+    double *orec = os->rec ? os->rec + (size_t)sc->first[s->from][k] * st : NULL;
+    uint8_t *ostate = os->state ? os->state + sc->first[s->from][k] : NULL;
     if (a.iml + b.iml == 0.0) return; /* dropped without a word, as the sphere stage does */
     const int ma = a.material, mb = b.material;
     const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];

@@ -221,13 +221,20 @@ static void reach_range(const tl_grid *g, const double lo[3], const tl_periodic 
     double b = floor((x + reach - lo[k]) / g->w[k]);
     double dims = (double)g->dims[k];
     if (per->on[k]) {
-        if (!(b - a + 1.0 < dims)) {
+        /* the whole axis when the reach spans it, or when x lies far from the grid (a state
+         * loaded from anywhere: fuzz/regressions/checkpoint-reach-overflow) */
+        if (!(b - a + 1.0 < dims) || !(a > -4.0 * dims && b < 5.0 * dims)) {
             a = 0.0;
             b = dims - 1.0;
         }
     } else {
         if (!(a >= 0.0)) a = 0.0;
         if (!(b < dims)) b = dims - 1.0;
+        if (!(a <= b)) { /* beyond the grid's far end: no cell */
+            *from = 0;
+            *count = 0;
+            return;
+        }
     }
     *from = (int64_t)a;
     *count = b >= a ? (int64_t)(b - a) + 1 : 0;
