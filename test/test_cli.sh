@@ -123,6 +123,10 @@ for f in energy.csv collisions.csv frames.pvd $(cd full && ls frames/*.vtp); do
 done
 [ "$(find res -name '*.part' | wc -l)" -eq 0 ] || fail ".part files after a resume"
 [ -s res/checkpoint/latest ] || fail "the resumed run wrote no checkpoint"
+# --resume OUTDIR: the output folder itself finds its checkpoint folder's latest
+cp -r full res2
+"$TALUS" run ck.yaml -o res2 --resume res2 --quiet > out.txt 2> err.txt || fail "talus run --resume OUTDIR: $(cat err.txt)"
+cmp -s full/energy.csv res2/energy.csv || fail "resumed from the output folder: energy.csv differs"
 
 # a corrupted checkpoint is refused (non-zero, the reason on stderr), nothing changes
 cp "$first" bad.tlck

@@ -363,6 +363,24 @@ static tl_status locate(tl_run_state *r, const char *where, tl_run_saved *S) {
     char *latest = tl_path_join(where, "latest");
     if (!latest) return refuse(r, TL_ERROR_MEMORY, "out of memory");
     FILE *fp = fopen(latest, "rb");
+    if (!fp && errno == ENOENT) {
+        /* an output folder: its checkpoints are in the scene's checkpoint folder inside it */
+        const tl_checkpoint_spec *ck = &r->scene->checkpoint;
+        const char *sub = ck->dir && ck->dir[0] != '/' ? ck->dir : "checkpoint";
+        char *inner = tl_path_join(where, sub);
+        char *inner_latest = inner ? tl_path_join(inner, "latest") : NULL;
+        FILE *f2 = inner_latest ? fopen(inner_latest, "rb") : NULL;
+        if (f2) {
+            fclose(f2);
+            free(latest);
+            free(inner_latest);
+            tl_status s = locate(r, inner, S);
+            free(inner);
+            return s;
+        }
+        free(inner);
+        free(inner_latest);
+    }
     if (!fp) {
         tl_status s = refuse(r, TL_ERROR_IO,
                              "%s: %s (a directory given to resume from holds a file 'latest' "
