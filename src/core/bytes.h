@@ -61,6 +61,19 @@ static inline double tl_rbuf_f64(tl_rbuf *b) {
     tl_rbuf_get(b, &v, sizeof v);
     return v;
 }
+/* A bool as a 64-bit 0 or 1 (another value fails the read rather than loading an
+ * invalid bool), a 32-bit value in 64 bits (one above 2^32 - 1 fails the read). */
+static inline void tl_wbuf_bool(tl_wbuf *b, bool v) { tl_wbuf_u64(b, v ? 1u : 0u); }
+static inline bool tl_rbuf_bool(tl_rbuf *b) {
+    uint64_t v = tl_rbuf_u64(b);
+    if (v > 1) b->failed = true;
+    return v == 1;
+}
+static inline uint32_t tl_rbuf_u32(tl_rbuf *b) {
+    uint64_t v = tl_rbuf_u64(b);
+    if (v > UINT32_MAX) b->failed = true;
+    return (uint32_t)v;
+}
 
 /* FNV-1a, 64 bits: the checksum of checkpoint files. */
 static inline uint64_t tl_fnv1a(const void *p, size_t n, uint64_t h) {

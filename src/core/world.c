@@ -507,6 +507,7 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id %u is already used", id);
     int64_t i = tl_particles_push(&w->mem, &w->p, id);
     if (i < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
+    w->blowup.passed = -1;
     if (w->prepared && !(flags & TL_PARTICLE_FIXED)) /* the energy it brings, for the blow-up check */
         w->blowup.added += 0.5 * mass * (d->velocity.x * d->velocity.x + d->velocity.y * d->velocity.y +
                                          d->velocity.z * d->velocity.z);
@@ -798,6 +799,7 @@ tl_status tl_world_set_particle_velocity(tl_world *w, uint32_t id, tl_vec3 v, tl
     double ke_old = 0.5 * w->p.mass[i] * v3_norm2(w->p.v[i]);
     double ke_new = 0.5 * w->p.mass[i] * (v.x * v.x + v.y * v.y + v.z * v.z);
     if (ke_new > ke_old) w->blowup.added += ke_new - ke_old;
+    w->blowup.passed = -1; /* a changed state is checked afresh */
     v3_set(w->p.v[i], v.x, v.y, v.z);
     v3_set(w->p.w[i], om.x, om.y, om.z);
     const tl_shape *sh = tl_world_shape_of(w, (size_t)i);

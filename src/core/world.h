@@ -67,6 +67,7 @@ typedef struct tl_blowup_ref {
     double potential0;
     double boundary0;
     double added;     /* kinetic energy of the particles added since, J */
+    int64_t passed;   /* the step whose state last passed the check (-1: none) */
     bool set;
 } tl_blowup_ref;
 

@@ -57,12 +57,6 @@ static uint64_t fingerprint(const tl_world *w) {
  * (a loaded value other than 0 or 1 fails the read), the same bytes on every
  * build that has 8-byte doubles ---- */
 
-static void put_bool(tl_wbuf *b, bool v) { tl_wbuf_u64(b, v ? 1u : 0u); }
-static bool get_bool(tl_rbuf *b) {
-    uint64_t v = tl_rbuf_u64(b);
-    if (v > 1) b->failed = true;
-    return v == 1;
-}
 static void put_f64s(tl_wbuf *b, const double *v, int n) {
     for (int i = 0; i < n; i++) tl_wbuf_f64(b, v[i]);
 }
@@ -78,10 +72,10 @@ static int get_int(tl_rbuf *b) {
 static void put_timestep(tl_wbuf *b, const tl_timestep_info *t) {
     double v[5] = {t->dt, t->dt_bound, t->contact_time, t->impact_speed, t->steps_per_contact};
     put_f64s(b, v, 5);
-    put_bool(b, t->impact_speed_estimated);
+    tl_wbuf_bool(b, t->impact_speed_estimated);
     tl_wbuf_u64(b, (uint64_t)(int64_t)t->material_a);
     tl_wbuf_u64(b, (uint64_t)(int64_t)t->material_b);
-    put_bool(b, t->wall);
+    tl_wbuf_bool(b, t->wall);
 }
 static void get_timestep(tl_rbuf *b, tl_timestep_info *t) {
     memset(t, 0, sizeof *t);
@@ -92,20 +86,20 @@ static void get_timestep(tl_rbuf *b, tl_timestep_info *t) {
     t->contact_time = v[2];
     t->impact_speed = v[3];
     t->steps_per_contact = v[4];
-    t->impact_speed_estimated = get_bool(b);
+    t->impact_speed_estimated = tl_rbuf_bool(b);
     t->material_a = get_int(b);
     t->material_b = get_int(b);
-    t->wall = get_bool(b);
+    t->wall = tl_rbuf_bool(b);
 }
 
 static void put_servo(tl_wbuf *b, const tl_servo_def *s) {
-    put_bool(b, s->enabled);
+    tl_wbuf_bool(b, s->enabled);
     double v[6] = {s->direction.x, s->direction.y, s->direction.z, s->target_force, s->gain, s->max_speed};
     put_f64s(b, v, 6);
 }
 static void get_servo(tl_rbuf *b, tl_servo_def *s) {
     memset(s, 0, sizeof *s);
-    s->enabled = get_bool(b);
+    s->enabled = tl_rbuf_bool(b);
     double v[6];
     get_f64s(b, v, 6);
     s->direction = (tl_vec3){v[0], v[1], v[2]};
@@ -118,18 +112,16 @@ static void get_servo(tl_rbuf *b, tl_servo_def *s) {
 static void put_collision(tl_wbuf *b, const tl_collision *c) {
     tl_wbuf_u64(b, c->id_a);
     tl_wbuf_u64(b, c->id_b);
-    put_bool(b, c->with_wall);
+    tl_wbuf_bool(b, c->with_wall);
     double v[7] = {c->t_begin, c->t_end, c->normal_speed_in, c->normal_speed_out, c->restitution,
                    c->max_overlap, c->max_normal_force};
     put_f64s(b, v, 7);
 }
 static void get_collision(tl_rbuf *b, tl_collision *c) {
     memset(c, 0, sizeof *c);
-    uint64_t a = tl_rbuf_u64(b), bb = tl_rbuf_u64(b);
-    if (a > UINT32_MAX || bb > UINT32_MAX) b->failed = true;
-    c->id_a = (uint32_t)a;
-    c->id_b = (uint32_t)bb;
-    c->with_wall = get_bool(b);
+    c->id_a = tl_rbuf_u32(b);
+    c->id_b = tl_rbuf_u32(b);
+    c->with_wall = tl_rbuf_bool(b);
     double v[7];
     get_f64s(b, v, 7);
     c->t_begin = v[0];
@@ -145,18 +137,16 @@ static void get_collision(tl_rbuf *b, tl_collision *c) {
 static void put_pending(tl_wbuf *b, const tl_pending_exit *e) {
     tl_wbuf_u64(b, e->a);
     tl_wbuf_u64(b, e->b);
-    put_bool(b, e->wall);
+    tl_wbuf_bool(b, e->wall);
     double v[8] = {e->n[0], e->n[1], e->n[2], e->t_begin, e->t_end, e->v_in, e->max_delta, e->max_fn};
     put_f64s(b, v, 8);
     tl_wbuf_u64(b, (uint64_t)e->step);
 }
 static void get_pending(tl_rbuf *b, tl_pending_exit *e) {
     memset(e, 0, sizeof *e);
-    uint64_t a = tl_rbuf_u64(b), bb = tl_rbuf_u64(b);
-    if (a > UINT32_MAX || bb > UINT32_MAX) b->failed = true;
-    e->a = (uint32_t)a;
-    e->b = (uint32_t)bb;
-    e->wall = get_bool(b);
+    e->a = tl_rbuf_u32(b);
+    e->b = tl_rbuf_u32(b);
+    e->wall = tl_rbuf_bool(b);
     double v[8];
     get_f64s(b, v, 8);
     memcpy(e->n, v, sizeof e->n);

@@ -185,10 +185,8 @@ static void schedule_advance(const run_state *r, schedule *s) {
 /* nothing is written of a state that ran away: records and checkpoints are
  * made only of states that pass the blow-up check */
 static tl_status sound(run_state *r) {
-    if (r->world_checked == r->done) return TL_OK;
-    tl_status st = tl_world_check_blowup(r->world);
-    if (st == TL_OK) r->world_checked = r->done;
-    else fail(r, "%s", tl_world_error(r->world));
+    tl_status st = tl_world_check_blowup(r->world); /* free when the step checked this state */
+    if (st != TL_OK) fail(r, "%s", tl_world_error(r->world));
     return st;
 }
 
@@ -944,7 +942,6 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     r.wall0 = r.progress_wall = wall_now();
     r.stage = 0;
     r.last_checkpoint_step = -1;
-    r.world_checked = -1;
     const bool resume = r.opt.resume && r.opt.resume[0];
     if (!r.world) {
         fail(&r, "the scene has no world");

@@ -187,7 +187,7 @@ static void put_run(tl_wbuf *b, const tl_run_state *r) {
         put_i64(b, s->failed_rounds);
         put_i64(b, s->shortfall);
         tl_wbuf_f64(b, s->last_round);
-        tl_wbuf_u64(b, s->finished ? 1u : 0u);
+        tl_wbuf_bool(b, s->finished);
     }
     tl_wbuf_put(b, r->inflow_next, sc->ninflows * sizeof *r->inflow_next);
     size_t nmat = sc->ninflows ? (size_t)tl_world_material_count(r->world) : 0;
@@ -560,9 +560,7 @@ static tl_status parse_run(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
         s->failed_rounds = get_i64(b);
         s->shortfall = get_i64(b);
         s->last_round = tl_rbuf_f64(b);
-        uint64_t fin = tl_rbuf_u64(b);
-        if (fin > 1) b->failed = true;
-        s->finished = fin == 1;
+        s->finished = tl_rbuf_bool(b);
     }
     S->inflow_next = get_array(b, S->ninflows, sizeof *S->inflow_next);
     S->nmat = (size_t)tl_rbuf_u64(b);

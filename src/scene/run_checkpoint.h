@@ -70,7 +70,6 @@ typedef struct tl_run_state {
     char *ck_dir;            /* where they are written */
     char last_checkpoint[1024]; /* the last file written ("" = none) */
     int64_t last_checkpoint_step; /* the run step it was written at (-1 = none) */
-    int64_t world_checked;        /* the run step whose state last passed the blow-up check (-1 = none) */
     /* stage actions */
     double *mu0;             /* per material pair a*n+b: the law's own mu (NAN: none) */
     int nmat;                /* materials when mu0 was taken */

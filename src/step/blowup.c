@@ -37,6 +37,7 @@ void tl_blowup_reference(tl_world *w) {
     w->blowup.potential0 = pot;
     w->blowup.boundary0 = w->ledger.boundary_work;
     w->blowup.added = 0.0;
+    w->blowup.passed = -1;
     w->blowup.set = true;
 }
 
@@ -78,6 +79,7 @@ static void deepest(const tl_world *w, const tl_pairs *l, bool wall, double *wor
 tl_status tl_world_check_blowup(tl_world *w) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (!w->prepared || w->def.blowup_every < 0) return TL_OK; /* disabled */
+    if (w->blowup.passed == w->steps) return TL_OK;             /* this state passed already */
     return tl_blowup_check(w);
 }
 
@@ -133,5 +135,6 @@ tl_status tl_blowup_check(tl_world *w) {
             return fail(w, what);
         }
     }
+    w->blowup.passed = w->steps;
     return TL_OK;
 }
