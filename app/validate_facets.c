@@ -138,6 +138,25 @@ static impact run(const tl_collide_def *d) {
 
 #define FIELDS(X) X(e_n) X(e_t) X(omega) X(alpha_v) X(psi2) X(energy_rel)
 
+/* The Kharaz impact (model m, angle in degrees) on the triangulated anvil, and,
+ * for level >= 0, an icosphere of that level and radius as body a (else
+ * the analytic sphere). */
+static tl_collide_def on_anvil(int m, double angle, const anvil *av, int level, double radius) {
+    tl_collide_def d = validate_kharaz_def(m, angle, 1.0, DT);
+    d.anvil_xyz = av->xyz;
+    d.anvil_vertex_count = av->nv;
+    d.anvil_triangles = av->tri;
+    d.anvil_triangle_count = av->nt;
+    if (level >= 0) {
+        d.shape_a = tl_shape_default();
+        d.shape_a.kind = TL_SHAPE_MESH;
+        d.shape_a.source = TL_MESH_ICOSPHERE;
+        d.shape_a.subdivisions = level;
+        d.shape_a.radius = radius;
+    }
+    return d;
+}
+
 static stats over_orientations(tl_collide_def d, const tl_quat *q, int nq) {
     stats s;
     memset(&s, 0, sizeof s);
@@ -200,11 +219,7 @@ static void faceted_spheres(report *r, const validate_opts *o, const anvil *av) 
     for (int m = 0; m < nmod; m++) {
         impact ref[NANG];
         for (int a = 0; a < nang; a++) {
-            tl_collide_def d = validate_kharaz_def(models[m], ang[a], 1.0, DT);
-            d.anvil_xyz = av->xyz;
-            d.anvil_vertex_count = av->nv;
-            d.anvil_triangles = av->tri;
-            d.anvil_triangle_count = av->nt;
+            tl_collide_def d = on_anvil(models[m], ang[a], av, -1, 0.0);
             ref[a] = run(&d);
             if (!ref[a].ok) report_crash(r, "analytic sphere on the triangulated anvil");
         }
@@ -212,16 +227,7 @@ static void faceted_spheres(report *r, const validate_opts *o, const anvil *av) 
             deviation *dv = &dev[m][k];
             memset(dv, 0, sizeof *dv);
             for (int a = 0; a < nang; a++) {
-                tl_collide_def d = validate_kharaz_def(models[m], ang[a], 1.0, DT);
-                d.anvil_xyz = av->xyz;
-                d.anvil_vertex_count = av->nv;
-                d.anvil_triangles = av->tri;
-                d.anvil_triangle_count = av->nt;
-                d.shape_a = tl_shape_default();
-                d.shape_a.kind = TL_SHAPE_MESH;
-                d.shape_a.source = TL_MESH_ICOSPHERE;
-                d.shape_a.subdivisions = subdivisions[k];
-                d.shape_a.radius = R * scale[k];
+                tl_collide_def d = on_anvil(models[m], ang[a], av, subdivisions[k], R * scale[k]);
                 stats s = over_orientations(d, q, nor);
                 if (!s.ok) {
                     char what[96];
@@ -281,16 +287,7 @@ static void faceted_spheres(report *r, const validate_opts *o, const anvil *av) 
 
 /* the paper's CPU time for one collision (2562 vertices, dt = 1e-8 s) against Talus's */
 static void cost(report *r, const anvil *av) {
-    tl_collide_def d = validate_kharaz_def(0, 30.0, 1.0, DT);
-    d.anvil_xyz = av->xyz;
-    d.anvil_vertex_count = av->nv;
-    d.anvil_triangles = av->tri;
-    d.anvil_triangle_count = av->nt;
-    d.shape_a = tl_shape_default();
-    d.shape_a.kind = TL_SHAPE_MESH;
-    d.shape_a.source = TL_MESH_ICOSPHERE;
-    d.shape_a.subdivisions = 4;
-    d.shape_a.radius = R * cbrt(4.0 / 3.0 * PI / icosphere_volume(4));
+    tl_collide_def d = on_anvil(0, 30.0, av, 4, R * cbrt(4.0 / 3.0 * PI / icosphere_volume(4)));
     const int repeat = 5;
     double t0 = now_seconds();
     bool ok = true;
