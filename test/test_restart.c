@@ -10,7 +10,9 @@
  * killed process left (stopped once more and resumed again). A
  * checkpoint with one byte flipped, a truncated one, a changed scene, or an
  * output file that lost bytes is refused with a message that says so, and
- * nothing in the output directory changes. */
+ * nothing in the output directory changes. A directory whose newest
+ * checkpoint is corrupted resumes from the newest intact one before it (and
+ * the summary says so); when none is intact, it is refused. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -537,6 +539,61 @@ int main(void) {
     ensure_same_outputs(straight, stopped);
     fprintf(stderr, "resumed from step %lld: world %s, outputs compared\n", (long long)b.sum.steps,
             c.hash == a.hash ? "bit-identical" : "DIFFERENT");
+
+    /* a corrupted newest checkpoint: the resume falls back to the newest intact
+     * one before it, says so, and still ends as the straight run */
+    {
+        char *fb = path_of(root, "fallback");
+        run_result f = run(SCENE, fb, stop, NULL, 0);
+        ENSURE(f.status == TL_INTERRUPTED);
+        int64_t fs[16];
+        int nf = list_checkpoints(fb, fs, 16);
+        ENSURE(nf == 3 && fs[2] == f.sum.steps && fs[1] == fs[2] / 400 * 400);
+        char *fdir = path_of(fb, "checkpoint");
+        unsigned char *saved[3] = {NULL, NULL, NULL};
+        size_t sizes[3] = {0, 0, 0};
+        char *files[3] = {NULL, NULL, NULL};
+        for (int i = 0; i < nf && i < 3; i++) {
+            char name[96];
+            snprintf(name, sizeof name, "checkpoint-%lld.tlck", (long long)fs[i]);
+            files[i] = path_of(fdir, name);
+            saved[i] = slurp(files[i], &sizes[i]);
+            ENSURE(saved[i] != NULL && sizes[i] > 1000);
+        }
+        if (nf == 3 && saved[0] && saved[1] && saved[2]) {
+            /* all three corrupted (a byte flipped, cut short, emptied): refused, nothing changed */
+            unsigned char *copy = malloc(sizes[2]);
+            memcpy(copy, saved[2], sizes[2]);
+            copy[sizes[2] / 3] ^= 0x04;
+            ENSURE(spit(files[2], copy, sizes[2]));
+            ENSURE(spit(files[1], saved[1], sizes[1] / 2));
+            ENSURE(spit(files[0], saved[0], 0));
+            ensure_refused(SCENE, fb, fdir, "no older checkpoint in the folder is intact either");
+            ensure_refused(SCENE, fb, fdir, "checksum mismatch");
+            /* the older ones restored: the run resumes from the one before the newest */
+            ENSURE(spit(files[1], saved[1], sizes[1]));
+            ENSURE(spit(files[0], saved[0], sizes[0]));
+            run_result g = run(SCENE, fb, 0, fdir, 0);
+            ENSURE(g.status == TL_OK);
+            if (g.status != TL_OK) fprintf(stderr, "fallback resume failed: %s\n", g.error);
+            char want1[64];
+            snprintf(want1, sizeof want1, "checkpoint-%lld.tlck, the newest intact", (long long)fs[1]);
+            ENSURE(strstr(g.sum.warnings, "the newest checkpoint was refused") != NULL);
+            ENSURE(strstr(g.sum.warnings, "checksum mismatch") != NULL);
+            ENSURE(strstr(g.sum.warnings, want1) != NULL);
+            ENSURE(g.hash == a.hash);
+            ENSURE(g.sum.steps == N);
+            ensure_same_outputs(straight, fb);
+            fprintf(stderr, "fallback: %s\n", g.sum.warnings);
+            free(copy);
+        }
+        for (int i = 0; i < 3; i++) {
+            free(saved[i]);
+            free(files[i]);
+        }
+        free(fdir);
+        free(fb);
+    }
 
     /* the killed run: its energy.csv.part is cut back and continued; stopped
      * again, and resumed again (from the files that run committed) */

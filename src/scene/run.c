@@ -703,6 +703,14 @@ static void summarize_inflows(run_state *r, tl_run_summary *sum) {
     }
 }
 
+/* A resume that fell back from a corrupted newest checkpoint to an older one. */
+static void summarize_resume(const run_state *r, tl_run_summary *sum) {
+    if (!r->resume_note[0]) return;
+    size_t used = strlen(sum->warnings);
+    snprintf(sum->warnings + used, sizeof sum->warnings - used, "%s%s", used ? "\n" : "",
+             r->resume_note);
+}
+
 /* A servo that flipped between its speed clamps from one step to the next. */
 static void summarize_servos(run_state *r, tl_run_summary *sum) {
     size_t used = strlen(sum->warnings);
@@ -1077,6 +1085,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         summary->particles_inserted = r.inserted;
         summarize_inflows(&r, summary);
         summarize_servos(&r, summary);
+        summarize_resume(&r, summary);
         summary->particles_removed = tl_world_particles_removed(r.world);
         if (r.opt.write_outputs)
             snprintf(summary->output_dir, sizeof summary->output_dir, "%s", r.dir_buf);

@@ -58,6 +58,8 @@
 
 struct tl_run_saved {
     char path[1100];         /* the checkpoint file */
+    char dir[1100];          /* the directory whose `latest` named it ("" = a file was given) */
+    int64_t named;           /* the step `latest` named (-1: none) */
     unsigned char *data;     /* all of it */
     size_t size;
     /* the run */
@@ -405,6 +407,8 @@ static tl_status locate(tl_run_state *r, const char *where, tl_run_saved *S) {
     char *path = tl_path_join(where, line);
     if (!path) return refuse(r, TL_ERROR_MEMORY, "out of memory");
     snprintf(S->path, sizeof S->path, "%s", path);
+    snprintf(S->dir, sizeof S->dir, "%s", where);
+    S->named = checkpoint_step(line);
     free(path);
     return TL_OK;
 }
@@ -602,13 +606,79 @@ static tl_status parse_outputs(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
     return TL_OK;
 }
 
+/* the file read whole and its header, length and checksum verified */
+static tl_status read_intact(tl_run_state *r, tl_run_saved *S) {
+    free(S->data);
+    S->data = NULL;
+    S->size = 0;
+    tl_status st = read_all(r, S);
+    return st == TL_OK ? verify(r, S) : st;
+}
+
+/* The newest checkpoint of a directory is unreadable or corrupted (a disk
+ * error, a copy cut short): the newest intact one written before it, with
+ * a warning naming both; or the first refusal, with the number of older
+ * ones that failed too. */
+static tl_status fall_back(tl_run_state *r, tl_run_saved *S, tl_status first) {
+    char why[sizeof r->scene->run_error], newest[sizeof S->path];
+    snprintf(why, sizeof why, "%s", r->scene->run_error + strlen("cannot resume: "));
+    snprintf(newest, sizeof newest, "%s", S->path);
+    DIR *d = opendir(S->dir);
+    if (!d) return first;
+    int64_t *steps = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int64_t s = checkpoint_step(e->d_name);
+        if (s < 0 || s >= S->named) continue; /* later ones belong to a run that was cut back */
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            int64_t *ns = realloc(steps, nc * sizeof *ns);
+            if (!ns) break;
+            steps = ns;
+            cap = nc;
+        }
+        steps[n++] = s;
+    }
+    closedir(d);
+    if (n) qsort(steps, n, sizeof *steps, by_step_descending);
+    tl_status st = first;
+    size_t tried = 0;
+    for (size_t i = 0; i < n && st != TL_OK; i++, tried++) {
+        char name[64];
+        snprintf(name, sizeof name, "checkpoint-%lld.tlck", (long long)steps[i]);
+        char *path = tl_path_join(S->dir, name);
+        if (!path) {
+            st = refuse(r, TL_ERROR_MEMORY, "out of memory");
+            break;
+        }
+        snprintf(S->path, sizeof S->path, "%s", path);
+        free(path);
+        st = read_intact(r, S);
+    }
+    free(steps);
+    if (st == TL_OK) {
+        snprintf(r->resume_note, sizeof r->resume_note,
+                 "the newest checkpoint was refused (%s); the run resumed from %s, the newest intact "
+                 "one before it%s",
+                 why, S->path, tried > 1 ? " (older ones were refused too)" : "");
+        return TL_OK;
+    }
+    if (st == TL_ERROR_MEMORY) return st;
+    snprintf(S->path, sizeof S->path, "%s", newest);
+    return refuse(r, first, "%s; %s", why,
+                  tried ? "no older checkpoint in the folder is intact either"
+                        : "the folder holds no older checkpoint to fall back to");
+}
+
 tl_status tl_run_saved_read(tl_run_state *r, const char *where, tl_run_saved **out) {
     *out = NULL;
     tl_run_saved *S = calloc(1, sizeof *S);
     if (!S) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    S->named = -1;
     tl_status st = locate(r, where, S);
-    if (st == TL_OK) st = read_all(r, S);
-    if (st == TL_OK) st = verify(r, S);
+    if (st == TL_OK) st = read_intact(r, S);
+    if (st != TL_OK && st != TL_ERROR_MEMORY && S->dir[0] && S->named >= 0) st = fall_back(r, S, st);
     tl_rbuf b = {S->data, S->size, HEADER_BYTES, false};
     if (st == TL_OK) st = parse_run(r, S, &b);
     if (st == TL_OK) st = parse_outputs(r, S, &b);

@@ -70,6 +70,7 @@ typedef struct tl_run_state {
     char *ck_dir;            /* where they are written */
     char last_checkpoint[1024]; /* the last file written ("" = none) */
     int64_t last_checkpoint_step; /* the run step it was written at (-1 = none) */
+    char resume_note[2400];  /* a resume that fell back to an older checkpoint says so ("" = none) */
     /* stage actions */
     double *mu0;             /* per material pair a*n+b: the law's own mu (NAN: none) */
     int nmat;                /* materials when mu0 was taken */
@@ -86,7 +87,8 @@ typedef struct tl_run_saved tl_run_saved;
 
 /* Reads the checkpoint `where` names (a .tlck file, or a directory whose
  * `latest` names one), checks its length and checksum before anything
- * else, then that it belongs to this scene (the same text) and this build,
+ * else (a directory's newest that fails them gives way to the newest intact
+ * one before it, and resume_note says so), then that it belongs to this scene (the same text) and this build,
  * and that every output can continue (its files hold the bytes the
  * checkpoint counted). Nothing is written or changed. */
 tl_status tl_run_saved_read(tl_run_state *r, const char *where, tl_run_saved **out);
