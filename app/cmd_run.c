@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "progress.h"
@@ -64,13 +65,35 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
     }
 }
 
-/* The one piece of static state in the program: a signal handler can only
- * talk to the run through it. Ctrl-C stops the run after the current chunk of
- * steps; the outputs are committed with the records made up to then. */
+/* The only static state in the program: a signal handler can only talk to
+ * the run through it. While the scene loads (nothing written yet), Ctrl-C
+ * (or SIGTERM) ends the program at once. While it runs, the first one stops
+ * the run after the current chunk of steps (a quarter of a second): the
+ * outputs are committed with the records made up to then and a checkpoint is
+ * left. A second one ends the program at once, whatever loop it is in: the
+ * outputs stay as their .part files (a resume takes them up), no final file
+ * is half-written. */
 static volatile sig_atomic_t interrupt_requested = 0;
+static volatile sig_atomic_t run_started = 0;
+
+static void say(const char *msg, size_t n) {
+    ssize_t w = write(STDERR_FILENO, msg, n);
+    (void)w;
+}
 
 static void on_interrupt(int sig) {
-    (void)sig;
+    if (!run_started) {
+        static const char msg[] = "\ntalus: interrupted while loading the scene; nothing was written\n";
+        say(msg, sizeof msg - 1);
+        _exit(128 + sig);
+    }
+    if (interrupt_requested) {
+        static const char msg[] =
+            "\ntalus: interrupted twice: stopped at once; the outputs are left as their .part files "
+            "and the checkpoints as they were (resume from the last one)\n";
+        say(msg, sizeof msg - 1);
+        _exit(128 + sig);
+    }
     interrupt_requested = 1;
 }
 
@@ -136,8 +159,18 @@ int cmd_run(int argc, char **argv) {
             return 2;
         }
     }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     tl_scene *scene = app_load_scene(path);
-    if (!scene) return 1;
+    if (!scene) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        return 1;
+    }
     tl_world *w = tl_scene_world(scene);
     tl_timestep_info ts;
     tl_world_timestep(w, &ts);
@@ -167,12 +200,7 @@ int cmd_run(int argc, char **argv) {
     opt.progress = app_progress_draw;
     opt.progress_user = &bar;
     opt.interrupt = &interrupt_requested;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    run_started = 1;
     tl_run_summary sum;
     tl_status s = tl_scene_run(scene, &opt, &sum);
     sigaction(SIGINT, &old_int, NULL);

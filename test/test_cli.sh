@@ -84,6 +84,44 @@ last=$(tail -n 1 demo/energy.csv | awk -F, '{print NF}')
 first=$(head -n 1 demo/energy.csv | awk -F, '{print NF}')
 [ "$last" = "$first" ] || fail "truncated last row after an interrupt"
 
+# Ctrl-C twice: the second ends the program at once, whatever loop it is in (the
+# first waits for the chunk of steps to end); the outputs stay as .part files and
+# no final file is written half
+"$TALUS" run "$SRC/examples/default.yaml" -o demo2 --quiet > /dev/null 2> err.txt &
+pid=$!
+sleep 2
+kill -INT $pid; kill -INT $pid
+wait $pid
+status=$?
+[ "$status" -eq 130 ] || fail "twice interrupted run exit status $status ($(cat err.txt))"
+grep -q "interrupted twice: stopped at once" err.txt || fail "second Ctrl-C: $(cat err.txt)"
+[ -s demo2/energy.csv.part ] || fail "no energy.csv.part after a second Ctrl-C: $(ls demo2)"
+[ -e demo2/energy.csv ] && fail "a final energy.csv after a second Ctrl-C"
+
+# Ctrl-C while a scene loads (here 1.5 million random spheres; the scene is refused
+# after its load, so without the handler the load would end in exit 1): it ends
+# the program at once and writes nothing
+cat > slowload.yaml <<'YAML'
+talus: 1
+materials:
+  glass: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.25}
+laws:
+  - {between: [glass, glass], normal: hertz, damping: tsuji, e: 0.5}
+particles:
+  - random: {region: {min: [0, 0, 0], max: [1, 1, 1]}, count: 1500000, radius: 1.0e-3, material: glass}
+stages:
+  - {duration: 1}
+YAML
+"$TALUS" run slowload.yaml -o slow > /dev/null 2> err.txt &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+status=$?
+[ "$status" -eq 130 ] || fail "run interrupted while loading: exit status $status ($(cat err.txt))"
+grep -q "interrupted while loading the scene; nothing was written" err.txt || fail "load Ctrl-C: $(cat err.txt)"
+[ -e slow ] && fail "a run interrupted while loading wrote $(ls slow)"
+
 # restarts: checkpoints every 1 ms (100 steps; none at the end, step 600); a resume from the earliest one, into a folder
 # whose energy.csv is the .part a killed run leaves (with rows after the
 # checkpoint) and whose .pvd is gone, rewrites every output as the straight run did
