@@ -90,7 +90,8 @@ first=$(head -n 1 demo/energy.csv | awk -F, '{print NF}')
 "$TALUS" run "$SRC/examples/default.yaml" -o demo2 --quiet > /dev/null 2> err.txt &
 pid=$!
 sleep 2
-kill -INT $pid; kill -INT $pid
+# (two signals of one kind sent at once would merge into one: SIGTERM, then SIGINT)
+kill -TERM $pid; kill -INT $pid
 wait $pid
 status=$?
 [ "$status" -eq 130 ] || fail "twice interrupted run exit status $status ($(cat err.txt))"

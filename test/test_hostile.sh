@@ -64,6 +64,64 @@ while IFS="$TAB" read -r NAME EXPECT; do
 done < ../expect.txt
 find . | sort > ../after.txt
 cmp -s ../before.txt ../after.txt || fail "files appeared: $(diff ../before.txt ../after.txt | head -5)"
+
+# Unwritable outputs: a valid scene (check accepts it) whose run cannot write
+# where it is told to. Each is refused with status 1 and the path and reason
+# (before the first step; the full disk at the first flush of its file), and
+# the folder is left as it was: no .part, no checkpoint, no directory the run
+# made, new/a/b included (CI runs as root, so permissions cannot be the
+# obstacle: a file in the way, a directory in the way, /proc, a full disk).
+mkdir ../unwritable && cd ../unwritable || exit 1
+cat > ok.yaml <<'YAML'
+talus: 1
+gravity: [0, 0, -9.81]
+materials:
+  glass: {density: 2500, youngs_modulus: 5.0e6, poisson_ratio: 0.25}
+laws:
+  - {between: [glass, glass], normal: hertz, damping: tsuji, e: 0.5}
+walls:
+  - {type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}
+particles:
+  - {material: glass, radius: 1.0e-3, position: [0, 0, 2.0e-3]}
+stages:
+  - {duration: 0.01}
+checkpoint: {every: 0.004}
+outputs:
+  - {type: energy, file: energy.csv, every: 1.0e-3}
+  - {type: particles, file: sub/p.csv, every: 1.0e-3}
+  - {type: vtk, file: frames, every: 0.005}
+YAML
+sed 's#checkpoint: {every: 0.004}#checkpoint: {every: 0.004, dir: /proc/talus-ck}#' ok.yaml > ck-proc.yaml
+touch afile
+mkdir -p dir-energy/energy.csv dir-latest/checkpoint/latest dir-pvd/frames.pvd file-sub full
+touch file-sub/sub
+ln -s /dev/full full/energy.csv.part
+"$TALUS" check ok.yaml > /dev/null 2>&1 || fail "unwritable: the scene itself is refused by check"
+UCOUNT=0
+unwritable() { # scene, -o dir, expected text[, the one entry the run may remove]
+    UCOUNT=$((UCOUNT + 1))
+    find . | sort > ../u-before.txt
+    timeout 10 "$TALUS" run "$1" -o "$2" --quiet > ../msg.txt 2>&1
+    RC=$?
+    [ "$RC" -eq 1 ] || fail "unwritable $2: exit status $RC, not 1: $(tail -c 300 ../msg.txt)"
+    grep -qF -- "$3" ../msg.txt || fail "unwritable $2: expected '$3', got: $(tail -c 400 ../msg.txt)"
+    find . | sort > ../u-after.txt
+    [ -n "${4:-}" ] && grep -vxF -- "$4" ../u-before.txt > ../u-want.txt && mv ../u-want.txt ../u-before.txt
+    cmp -s ../u-before.txt ../u-after.txt ||
+        fail "unwritable $2: the folder changed: $(diff ../u-before.txt ../u-after.txt | head -5)"
+}
+unwritable ok.yaml afile/out "cannot create directory 'afile': a file of that name exists"
+unwritable ok.yaml /proc/talus-out "cannot create directory '/proc/talus-out'"
+unwritable ck-proc.yaml ckp "ck-proc.yaml:13: checkpoint: cannot create directory '/proc/talus-ck'"
+unwritable ok.yaml dir-energy "cannot write 'dir-energy/energy.csv': a directory of that name exists"
+unwritable ok.yaml dir-latest "ok.yaml:13: checkpoint: cannot write 'dir-latest/checkpoint/latest': a directory"
+unwritable ok.yaml dir-pvd "cannot write 'dir-pvd/frames.pvd': a directory of that name exists"
+unwritable ok.yaml file-sub "cannot create directory 'file-sub/sub': a file of that name exists"
+# (the run's own .part, here the link to /dev/full, is removed as a failed run's .part is)
+unwritable ok.yaml full "cannot write 'full/energy.csv.part': No space left on device" ./full/energy.csv.part
+unwritable ck-proc.yaml new/a/b "ck-proc.yaml:13: checkpoint: cannot create directory '/proc/talus-ck'"
+COUNT=$((COUNT + UCOUNT))
+
 [ "$COUNT" -ge 60 ] || fail "only $COUNT cases"
 echo "$COUNT hostile cases, $FAILS failures"
 [ "$FAILS" -eq 0 ]

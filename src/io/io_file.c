@@ -7,6 +7,7 @@
 
 #include "bytes.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -51,6 +52,15 @@ char *tl_path_join(const char *a, const char *b) {
 
 /* ---- directories ---- */
 
+tl_status tl_file_can_replace(const char *path, char *err, size_t errsize) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        set_err(err, errsize, "cannot write '%s': a directory of that name exists", path);
+        return TL_ERROR_IO;
+    }
+    return TL_OK;
+}
+
 static tl_status make_one_dir(const char *path, char *err, size_t errsize) {
     if (mkdir(path, 0777) == 0) return TL_OK;
     int e = errno;
@@ -90,6 +100,49 @@ tl_status tl_mkdir_p(const char *path, char *err, size_t errsize) {
     }
     free(buf);
     return s;
+}
+
+char *tl_first_missing_dir(const char *path) {
+    char *buf = tl_strdup_printf("%s", path ? path : "");
+    if (!buf) return NULL;
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0';
+    struct stat st;
+    if (n == 0 || stat(buf, &st) == 0) {
+        free(buf);
+        return NULL;
+    }
+    /* the shortest prefix (ending before a '/', or the whole path) that does not exist */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && (buf[i] != '/' || buf[i - 1] == '/')) continue;
+        char keep = buf[i];
+        buf[i] = '\0';
+        if (stat(buf, &st) != 0) return buf;
+        buf[i] = keep;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* depth-first: the empty directories under path, then path when it is empty */
+static void rmdir_empty(const char *path, int depth) {
+    if (depth > 64) return;
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char *sub = tl_path_join(path, e->d_name);
+        struct stat st;
+        if (sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) rmdir_empty(sub, depth + 1);
+        free(sub);
+    }
+    closedir(d);
+    (void)rmdir(path); /* fails, as it should, when a file is left inside */
+}
+
+void tl_rmdir_empty(const char *path) {
+    if (path && path[0]) rmdir_empty(path, 0);
 }
 
 tl_status tl_mkdir_parent(const char *path, char *err, size_t errsize) {
@@ -136,6 +189,10 @@ tl_status tl_file_open(tl_file *f, const char *path, char *err, size_t errsize) 
         free_names(f);
         set_err(err, errsize, "out of memory");
         return TL_ERROR_MEMORY;
+    }
+    if (tl_file_can_replace(path, err, errsize) != TL_OK) {
+        free_names(f);
+        return TL_ERROR_IO;
     }
     f->fp = fopen(f->part, "wb");
     if (!f->fp) {
@@ -242,6 +299,10 @@ tl_status tl_file_resume(tl_file *f, const char *path, const char *from, uint64_
         free_names(f);
         set_err(err, errsize, "out of memory");
         return TL_ERROR_MEMORY;
+    }
+    if (tl_file_can_replace(path, err, errsize) != TL_OK) {
+        free_names(f);
+        return TL_ERROR_IO;
     }
     if (strcmp(from, f->part) == 0) { /* its own .part: cut in place */
         f->fp = fopen(f->part, "r+b");

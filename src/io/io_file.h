@@ -29,8 +29,13 @@ typedef struct tl_file {
     uint64_t keep_length;
 } tl_file;
 
+/* TL_ERROR_IO (err says why) when a directory is named path: a file
+ * written there could never be renamed into place. */
+tl_status tl_file_can_replace(const char *path, char *err, size_t errsize);
+
 /* Opens "<path>.part" for writing (binary mode, truncated). The directory
- * must exist. On failure f is left closed and err says why. */
+ * must exist; a directory named path is refused at once (its rename could
+ * only fail at the end). On failure f is left closed and err says why. */
 tl_status tl_file_open(tl_file *f, const char *path, char *err, size_t errsize);
 
 /* Continues a file from a checkpoint: "<path>.part" is made to hold the
@@ -74,6 +79,15 @@ tl_status tl_file_write_atomic(const char *path, const void *data, size_t size, 
 /* Creates a directory and its missing parents (mkdir -p). An existing
  * directory is fine; an existing non-directory is an error. */
 tl_status tl_mkdir_p(const char *path, char *err, size_t errsize);
+
+/* The shortest leading part of `path` that does not exist ("out" for
+ * "out/a/b" when there is no "out"), malloc'd; NULL when path exists (or out
+ * of memory). What tl_mkdir_p(path) is about to create starts there. */
+char *tl_first_missing_dir(const char *path);
+
+/* Removes the empty directories in the tree at path, and path itself when it
+ * is left empty; never a file (a tree a failed run made, undone). */
+void tl_rmdir_empty(const char *path);
 
 /* Creates the directory that holds the file `path` (nothing when path has
  * no directory part). */

@@ -69,7 +69,8 @@ static tl_status plot_open(tl_output *o) {
                  o->spec->file, src->index, src->spec->file);
         return TL_ERROR_ARGUMENT;
     }
-    return tl_mkdir_parent(o->path, o->ctx->err, o->ctx->errsize);
+    tl_status st = tl_file_can_replace(o->path, o->ctx->err, o->ctx->errsize);
+    return st == TL_OK ? tl_mkdir_parent(o->path, o->ctx->err, o->ctx->errsize) : st;
 }
 
 /* ---- the script ---- */

@@ -203,6 +203,8 @@ static tl_status open_series(tl_output *o, series *se, const char *suffix) {
     if (s != TL_OK) return s;
     se->pvd_path = tl_strdup_printf("%s.pvd", se->frame_dir);
     if (!se->pvd_path) return oom(o);
+    s = tl_file_can_replace(se->pvd_path, o->ctx->err, o->ctx->errsize);
+    if (s != TL_OK) return s;
     if (access(se->frame_dir, F_OK) != 0) se->made_dir = true;
     return tl_mkdir_p(se->frame_dir, o->ctx->err, o->ctx->errsize);
 }

@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "insert.h"
@@ -256,6 +257,8 @@ static void free_run(run_state *r) {
     free(r->present);
     free(r->walls);
     free(r->ck_dir);
+    for (size_t k = 0; k < r->nmade; k++) free(r->made[k]);
+    free(r->made);
 }
 
 /* The output directory, each output's kind, full path and schedule, and the
@@ -321,13 +324,61 @@ static tl_status name_outputs(run_state *r) {
     return TL_OK;
 }
 
-/* Creates the output directory and opens every output (a resumed run:
- * continuing its files). */
+/* Notes where the new part of the tree at path starts (nothing when path exists). */
+static tl_status note_new(run_state *r, const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0) return TL_OK;
+    char **m = realloc(r->made, (r->nmade + 1) * sizeof *m);
+    if (!m) {
+        fail(r, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    r->made = m;
+    r->made[r->nmade] = tl_first_missing_dir(path);
+    if (!r->made[r->nmade]) {
+        fail(r, "out of memory");
+        return TL_ERROR_MEMORY;
+    }
+    r->nmade++;
+    return TL_OK;
+}
+
+/* A failed run leaves no directory it made, when nothing is left in it. */
+static void undo_dirs(run_state *r) {
+    for (size_t k = r->nmade; k-- > 0;) tl_rmdir_empty(r->made[k]);
+}
+
+/* Creates the output directory and the checkpoints' (so that an unwritable
+ * place is found before the first step, not at the first checkpoint) and
+ * opens every output (a resumed run: continuing its files). */
 static tl_status open_outputs(run_state *r) {
-    tl_status st = tl_mkdir_p(r->dir_buf, r->ctx.err, r->ctx.errsize);
+    tl_status st = note_new(r, r->dir_buf);
+    if (st == TL_OK) st = tl_mkdir_p(r->dir_buf, r->ctx.err, r->ctx.errsize);
     if (st != TL_OK) return st;
+    if (r->ck_dir) {
+        char *latest = tl_path_join(r->ck_dir, "latest");
+        if (!latest) {
+            fail(r, "out of memory");
+            return TL_ERROR_MEMORY;
+        }
+        st = note_new(r, r->ck_dir);
+        if (st == TL_OK) st = tl_mkdir_p(r->ck_dir, r->ctx.err, r->ctx.errsize);
+        if (st == TL_OK) st = tl_file_can_replace(latest, r->ctx.err, r->ctx.errsize);
+        free(latest);
+        if (st != TL_OK) {
+            char msg[900];
+            snprintf(msg, sizeof msg, "%s", r->ctx.err);
+            if (r->scene->path && r->scene->checkpoint.line > 0)
+                fail(r, "%s:%d: checkpoint: %s", r->scene->path, r->scene->checkpoint.line, msg);
+            else
+                fail(r, "checkpoint: %s", msg);
+            return st;
+        }
+    }
     for (size_t k = 0; k < r->nout; k++) {
         tl_output *o = &r->out[k];
+        st = note_new(r, o->path);
+        if (st != TL_OK) return st;
         r->opened = k + 1;
         st = o->ops->open(o);
         if (st != TL_OK) {
@@ -1049,6 +1100,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         memcpy(scene->stage_runs, r.runs, scene->nstages * sizeof *scene->stage_runs);
     if (st != TL_OK) {
         abort_outputs(&r);
+        undo_dirs(&r);
         free_run(&r);
         return st;
     }

@@ -65,6 +65,9 @@ typedef struct tl_run_state {
     double particle_steps0;  /* particle steps done before this process (a resumed run) */
     bool logging;            /* a collisions output is open */
     char dir_buf[1024];
+    char **made;             /* per place the run creates (output dir, checkpoints, each output):
+                                where the new part of the tree starts, or NULL; nmade of them */
+    size_t nmade;
     /* checkpoints */
     tl_schedule ck;          /* mode NONE: no checkpoints */
     char *ck_dir;            /* where they are written */
