@@ -230,7 +230,7 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
 }
 
 /* Before libfyaml sees it: a scene is UTF-8 text, and its only directive may be
- * %YAML 1.x. (Debian's libfyaml 0.8 loops for ever on some malformed directives:
+ * %YAML 1.x. (Debian's libfyaml 0.7.12 loops for ever on some malformed directives:
  * found by fuzz_scene, fuzz/regressions/scene-directive-*.) */
 static int check_text(const tl_ydoc *doc, const char *text, size_t len) {
     const unsigned char *s = (const unsigned char *)text;
