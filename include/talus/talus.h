@@ -194,6 +194,12 @@ tl_status tl_actm_direct(double e, double T_c, double m, double u_in, double *k,
 tl_status tl_actm_exact(double e, double T_c, double m, double u_in, double *k, double *d,
                         double *lambda);
 
+/* ---- measurements ---- */
+/* The bed's dynamic angle of repose, by its free surface and by its centroid
+ * (tl_repose; NAN where a method has too little to go on). */
+tl_repose_def tl_repose_default(void);
+tl_status tl_world_repose(const tl_world *world, const tl_repose_def *def, tl_repose *out);
+
 /* ---- the registry of contact sub-models ---- */
 int tl_registry_count(void);
 const tl_submodel_info *tl_registry_get(int index);

@@ -396,6 +396,28 @@ typedef struct tl_wall_state {
 
 /* ---- queries ---------------------------------------------------------------------------- */
 
+/* The dynamic angle of repose of a bed in a rotating drum (tl_world_repose, docs/drum.md). */
+typedef struct tl_repose_def {
+    tl_vec3 axis;       /* the drum's axis (any length; default +y) */
+    tl_vec3 point;      /* a point on it, m */
+    double bin_width;   /* m: the surface's bins across the section; 0 = two mean diameters */
+    double trim;        /* the fraction of the surface's chord left out at each end, [0, 0.5) (0.2) */
+    int material;       /* the particles of this material only; -1 = every moving particle */
+} tl_repose_def;
+
+typedef struct tl_repose {
+    double angle_surface;  /* deg: a line fitted to the free surface (the bins' highest tops) */
+    double angle_centroid; /* deg: the bed's centroid direction from the axis, from straight down
+                            * (the tilt of a flat free surface) */
+    double surface_rms;    /* m: the bins' tops about the fitted line (a curved surface shows) */
+    int bins;              /* bins in the fit */
+    double centroid_u, centroid_v; /* m: the centroid in the section (u across, v up) */
+    double mass;           /* kg in the bed */
+    double torque_gravity; /* N m about the axis: M g u_c, what the drum supplies in steady rotation */
+    size_t particles;
+} tl_repose;
+
+
 typedef struct tl_contact_info {
     uint32_t id_a;        /* particle id */
     uint32_t id_b;        /* particle id, or the wall index when with_wall */
