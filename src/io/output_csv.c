@@ -35,6 +35,10 @@ static const char *const wall_columns[] = {"time", "step", "wall", "dx", "dy", "
                                            "vz",   "fx",   "fy",   "fz", "tx", "ty", "tz", "wx", "wy",
                                            "wz",   "angle", "servo"};
 
+static const char *const repose_columns[] = {
+    "time", "step", "angle_surface", "angle_centroid", "surface_rms", "bins", "centroid_u",
+    "centroid_v", "mass", "torque_gravity", "particles"};
+
 /* particle fields in column order: the bit and its columns */
 typedef struct field_columns {
     unsigned bit;
@@ -68,6 +72,7 @@ size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max
     case TL_OUTPUT_COLLISIONS:
         return copy_names(collision_columns, COUNT(collision_columns), names, max);
     case TL_OUTPUT_WALLS: return copy_names(wall_columns, COUNT(wall_columns), names, max);
+    case TL_OUTPUT_REPOSE: return copy_names(repose_columns, COUNT(repose_columns), names, max);
     case TL_OUTPUT_PARTICLES: {
         static const char *const lead[] = {"time", "step", "id"};
         size_t k = copy_names(lead, COUNT(lead), names, max);
@@ -405,6 +410,26 @@ static tl_status walls_record(tl_output *o) {
     return fail_io(o);
 }
 
+/* ---- repose: a drum bed's angle of repose, one row per record ---- */
+
+static tl_status repose_record(tl_output *o) {
+    tl_repose r;
+    tl_status st = tl_world_repose(o->ctx->world, &o->spec->repose, &r);
+    if (st != TL_OK) {
+        snprintf(o->ctx->err, o->ctx->errsize, "cannot measure the angle of repose: %s",
+                 st == TL_ERROR_MEMORY ? "out of memory" : "the axis is along gravity");
+        return st;
+    }
+    FILE *fp = o->file.fp;
+    row_start(o);
+    fprintf(fp, "," VALUE_FMT "," VALUE_FMT "," VALUE_FMT ",%d," VALUE_FMT "," VALUE_FMT "," VALUE_FMT
+                "," VALUE_FMT ",%zu\n",
+            r.angle_surface + 0.0, r.angle_centroid + 0.0, r.surface_rms, r.bins, r.centroid_u + 0.0,
+            r.centroid_v + 0.0, r.mass, r.torque_gravity + 0.0, r.particles);
+    o->records++;
+    return fail_io(o);
+}
+
 /* ---- tables ---- */
 
 #define CSV_OPS(label, record_fn)                                                           \
@@ -416,6 +441,7 @@ static const tl_output_ops energy_ops = CSV_OPS("energy", energy_record);
 static const tl_output_ops particles_ops = CSV_OPS("particles", particles_record);
 static const tl_output_ops contacts_ops = CSV_OPS("contacts", contacts_record);
 static const tl_output_ops walls_ops = CSV_OPS("walls", walls_record);
+static const tl_output_ops repose_ops = CSV_OPS("repose", repose_record);
 static const tl_output_ops collisions_ops = {.name = "collisions",
                                              .open = collisions_open,
                                              .sync = collisions_sync,
@@ -432,6 +458,7 @@ const tl_output_ops *tl_csv_ops(tl_output_kind kind) {
     case TL_OUTPUT_CONTACTS: return &contacts_ops;
     case TL_OUTPUT_COLLISIONS: return &collisions_ops;
     case TL_OUTPUT_WALLS: return &walls_ops;
+    case TL_OUTPUT_REPOSE: return &repose_ops;
     default: return NULL;
     }
 }

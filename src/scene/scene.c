@@ -1167,17 +1167,17 @@ static int read_stages(loader *L) {
 
 static const char *const output_kinds[] = {"energy",     "particles", "contacts",
                                            "vtk",        "collisions", "plot",
-                                           "walls"};
+                                           "walls",      "repose"};
 static const char *const default_files[] = {"energy.csv", "particles.csv",  "contacts.csv",
                                             "frames",     "collisions.csv", "energy.png",
-                                            "walls.csv"};
+                                            "walls.csv",  "repose.csv"};
 static const char *const field_names[] = {"position", "velocity", "angular_velocity",
                                           "force",    "torque",   "orientation",
                                           "radius",   "kinetic_energy"};
 
 static bool output_is_csv(tl_output_kind k) {
     return k == TL_OUTPUT_ENERGY || k == TL_OUTPUT_PARTICLES || k == TL_OUTPUT_CONTACTS ||
-           k == TL_OUTPUT_COLLISIONS || k == TL_OUTPUT_WALLS;
+           k == TL_OUTPUT_COLLISIONS || k == TL_OUTPUT_WALLS || k == TL_OUTPUT_REPOSE;
 }
 
 static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
@@ -1187,9 +1187,14 @@ static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
     static const char *const collision_keys[] = {"type", "file"};
     static const char *const plot_keys[] = {"type", "file", "of"};
     static const char *const wall_keys[] = {"type", "file", "every", "every_steps", "walls", "torque_about"};
+    static const char *const repose_keys[] = {"type",  "file",      "every", "every_steps",
+                                              "axis",  "point",     "material", "bin_width",
+                                              "trim"};
     switch (kind) {
     case TL_OUTPUT_WALLS:
         return tl_ymap_check_keys(&L->doc, e, wall_keys, COUNT_OF(wall_keys), NULL);
+    case TL_OUTPUT_REPOSE:
+        return tl_ymap_check_keys(&L->doc, e, repose_keys, COUNT_OF(repose_keys), NULL);
     case TL_OUTPUT_PARTICLES:
         return tl_ymap_check_keys(&L->doc, e, particle_keys, COUNT_OF(particle_keys), NULL);
     case TL_OUTPUT_COLLISIONS:
@@ -1283,6 +1288,31 @@ static int read_output_fields(loader *L, const tl_yval *e, tl_output_spec *o) {
     return 0;
 }
 
+/* repose: {axis, point, material, bin_width, trim} (docs/outputs.md) */
+static int read_output_repose(loader *L, const tl_yval *e, tl_output_spec *o) {
+    tl_repose_def *d = &o->repose;
+    *d = tl_repose_default();
+    tl_yval v;
+    tl_ymap_get(e, "axis", &v);
+    if (!v.node) return tl_ymissing(&L->doc, &v, "the drum's axis, e.g. [0, 1, 0]");
+    if (tl_ykey_vec3(&L->doc, e, "axis", true, "", &d->axis) ||
+        tl_ykey_vec3(&L->doc, e, "point", false, "m", &d->point))
+        return -1;
+    double ax = d->axis.x, ay = d->axis.y, az = d->axis.z;
+    if (!(ax * ax + ay * ay + az * az > 0.0)) return tl_yfail(&L->doc, &v, "the axis must not be zero");
+    const tl_vec3 g = L->def.gravity;
+    double gg = g.x * g.x + g.y * g.y + g.z * g.z, ga = g.x * ax + g.y * ay + g.z * az;
+    if (!(gg - ga * ga / (ax * ax + ay * ay + az * az) > 1e-12 * gg) || !(gg > 0.0))
+        return tl_yfail(&L->doc, &v, "the axis must not be along gravity (nor the scene without it): "
+                                     "the angle of repose is measured against gravity across the axis");
+    if (tl_ykey_number(&L->doc, e, "bin_width", false, ABOVE(0.0, "m"), &d->bin_width) ||
+        tl_ykey_number(&L->doc, e, "trim", false, (&(tl_yrange){0.0, 0.5, false, true, ""}), &d->trim))
+        return -1;
+    tl_ymap_get(e, "material", &v);
+    if (v.node && tl_load_material(L, &v, false, &d->material)) return -1;
+    return 0;
+}
+
 static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (tl_ymap_expect(&L->doc, e, "an output mapping {type, file, ...}")) return -1;
     o->plot_of = -1;
@@ -1292,7 +1322,8 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     int kind;
     if (!v.node)
         return tl_ymissing(&L->doc, &v,
-                           "one of: energy, particles, contacts, vtk, collisions, plot, walls");
+                           "one of: energy, particles, contacts, vtk, collisions, plot, walls, "
+                           "repose");
     if (tl_ychoice(&L->doc, &v, output_kinds, COUNT_OF(output_kinds), &kind)) return -1;
     o->kind = (tl_output_kind)kind;
     if (check_output_keys(L, e, o->kind) || read_output_file(L, e, o) ||
@@ -1300,6 +1331,7 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
         return -1;
     if (o->kind == TL_OUTPUT_PARTICLES && (read_output_ids(L, e, o) || read_output_fields(L, e, o)))
         return -1;
+    if (o->kind == TL_OUTPUT_REPOSE) return read_output_repose(L, e, o);
     if (o->kind == TL_OUTPUT_WALLS) {
         if (tl_ykey_vec3(&L->doc, e, "torque_about", false, "m", &o->torque_point)) return -1;
         tl_ymap_get(e, "walls", &v);

@@ -21,7 +21,8 @@ typedef enum tl_output_kind {
     TL_OUTPUT_VTK,         /* VTK XML PolyData frames (.vtp) + a .pvd series */
     TL_OUTPUT_COLLISIONS,  /* CSV, one row per contact that ended */
     TL_OUTPUT_PLOT,        /* PNG (gnuplot) of a CSV output, at the end of the run */
-    TL_OUTPUT_WALLS        /* CSV time series of the walls: displacement, velocity, force */
+    TL_OUTPUT_WALLS,       /* CSV time series of the walls: displacement, velocity, force */
+    TL_OUTPUT_REPOSE       /* CSV time series of a drum bed's angle of repose (tl_world_repose) */
 } tl_output_kind;
 
 /* particle fields for TL_OUTPUT_PARTICLES (bit set) */
@@ -48,6 +49,7 @@ typedef struct tl_output_spec {
     int *walls;           /* walls: the wall indices to write (NULL = all) */
     size_t nwalls;
     tl_vec3 torque_point; /* walls: the torques are about this point, m (default the origin) */
+    tl_repose_def repose; /* repose: the drum's axis, its point, the bins, the material */
     int line;             /* where it was declared, for run-time messages */
 } tl_output_spec;
 
