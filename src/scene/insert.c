@@ -664,12 +664,16 @@ tl_status tl_insert_fill(tl_world *world, const tl_fill_def *def, tl_fill_result
         if (ok == 0) {
             result->largest_failed = radii[i];
             result->volume_fraction = placed_volume / region_volume(sp);
+            /* bodies of other shapes are placed by their bounding spheres */
+            const bool shaped = def->particle.shape != TL_SPHERE;
+            const char *what = shaped ? "bodies" : "spheres", *one = shaped ? "body" : "sphere";
             snprintf(msg, msg_size,
-                     "only %zu of the %zu spheres fit: sphere %zu (radius %g m) found no free place "
-                     "in %d tries, with a solid fraction of %.3f of the region filled (random "
+                     "only %zu of the %zu %s fit: %s %zu (%sradius %g m) found no free place "
+                     "in %d tries, with a solid fraction of %.3f of the region filled%s (random "
                      "placement jams near 0.3 to 0.38); enlarge the region, ask for fewer or "
-                     "smaller spheres, or raise max_attempts",
-                     i, n, i + 1, radii[i], attempts, result->volume_fraction);
+                     "smaller %s, or raise max_attempts",
+                     i, n, what, one, i + 1, shaped ? "bounding " : "", radii[i], attempts,
+                     result->volume_fraction, shaped ? " by their bounding spheres" : "", what);
             st = TL_ERROR_ARGUMENT;
             break;
         }
