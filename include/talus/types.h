@@ -410,6 +410,7 @@ typedef struct tl_repose {
     double angle_centroid; /* deg: the bed's centroid direction from the axis, from straight down
                             * (the tilt of a flat free surface) */
     double surface_rms;    /* m: the bins' tops about the fitted line (a curved surface shows) */
+    double surface_v0;     /* m: the fitted line's height (v) at u = 0, the axis */
     int bins;              /* bins in the fit */
     double centroid_u, centroid_v; /* m: the centroid in the section (u across, v up) */
     double mass;           /* kg in the bed */

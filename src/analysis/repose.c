@@ -120,6 +120,7 @@ tl_status tl_world_repose(const tl_world *w, const tl_repose_def *def, tl_repose
         double den = s0 * suu - su * su;
         double slope = (s0 * suv - su * sv) / den, icpt = (sv - slope * su) / s0;
         out->angle_surface = deg(atan(slope));
+        out->surface_v0 = icpt;
         double ss = 0.0;
         for (size_t b = 0; b < nb; b++) {
             double u = umin + ((double)b + 0.5) * width;
