@@ -41,7 +41,7 @@ static void usage(FILE *f) {
                "Runs the cases of the source papers, compares Talus with the papers' values and\n"
                "writes DIR/report.md (default out/validation) with data files and figures.\n"
                "  --quick     a short subset (the one `make test` runs)\n"
-               "  --long      also the cases that take hours (004: glass beads; a rotating drum)\n"
+               "  --long      also the cases that take hours (004: glass beads; 000: Brazil nut; a drum)\n"
                "  --threads N threads for the many-particle runs (direct shear; default 1,\n"
                "              0 = all); results are bit-identical for a given N\n"
                "  --only WORD only the sections whose name holds WORD (e.g. drum, shear)\n"
@@ -80,11 +80,12 @@ int cmd_validate(int argc, char **argv) {
     int (*const cases[])(report *, const validate_opts *) = {
         validate_ray_table1, validate_ray_lambda, validate_wang_spheres, validate_li_kharaz, validate_li_facets,
         validate_sediment,   validate_chains,     validate_bounce,       validate_shear,
-        validate_drum};
+        validate_brazil,     validate_drum};
     static const char *const case_names[] = {
         "Ray et al. 2015, Table 1", "Ray et al. 2015, e(lambda)", "Wang et al. 2025, two spheres",
         "Li et al. 2022, Kharaz impacts", "Li et al. 2022, faceted bodies", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
-        "Wang et al. 2025, bouncing ball", "Fleischmann et al. 2015, direct shear", "a rotating drum"};
+        "Wang et al. 2025, bouncing ball", "Fleischmann et al. 2015, direct shear", "Li et al. 2022, Brazil nut",
+        "a rotating drum"};
     if (only) {
         bool any = false;
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) any = any || holds(case_names[k], only);

@@ -28,6 +28,7 @@ int validate_sediment(report *r, const validate_opts *o); /* 003 6.2: sedimentat
 int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granular chains (validate_chain.c) */
 int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing ball (validate_bounce.c) */
 int validate_drum(report *r, const validate_opts *o);     /* a rotating drum, --long (validate_drum.c) */
+int validate_brazil(report *r, const validate_opts *o);   /* 000 3.2: the Brazil nut, --long (validate_brazil.c) */
 
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,
