@@ -847,9 +847,9 @@ static void test_cost(void) {
                 "facets looked at, %.0f elements); mesh-plane %.1f us\n",
                 overlaps[o], 1e6 * mm, (double)visited / (reps * Q), (double)elements / (reps * Q), 1e6 * mp);
         ENSURE(touching == reps * Q);
-        /* the BVHs keep the work to the facets near the contact */
+        /* the BVHs keep the work to the facets near the contact (the time is printed, not
+         * asserted: speed belongs to bench/, and a loaded or sanitized build is slower) */
         ENSURE((double)visited / (reps * Q) < 0.05 * 2 * 5120);
-        ENSURE(mm < 2e-3);
     }
     /* the Brazil-nut case's peanuts (810 vertices, semi-axes 6, 5, 5 mm), 25 and 100 um into
      * each other along random directions (the polyhedra's extents along it) */
@@ -880,14 +880,18 @@ static void test_cost(void) {
         }
         tl_patch p[4];
         int touching = 0;
+        size_t visited = 0;
         double t0 = now();
         for (int rep = 0; rep < 5; rep++)
-            for (int q = 0; q < Q; q++) touching += tl_pcm_mesh_mesh(&pea, &pa[q], &pea, &pb[q], NULL, p, 4, &s) > 0;
+            for (int q = 0; q < Q; q++) {
+                touching += tl_pcm_mesh_mesh(&pea, &pa[q], &pea, &pb[q], NULL, p, 4, &s) > 0;
+                visited += s.visited;
+            }
         double mm = (now() - t0) / (5 * Q);
         fprintf(stderr, "cost, two 810-vertex peanuts, %g um along a random direction: %.1f us per query (%d %% "
-                        "touching)\n",
-                1e6 * ov, 1e6 * mm, 100 * touching / (5 * Q));
-        ENSURE(mm < 1e-3);
+                        "touching, %.0f of 2 x 1616 facets looked at)\n",
+                1e6 * ov, 1e6 * mm, 100 * touching / (5 * Q), (double)visited / (5 * Q));
+        ENSURE((double)visited / (5 * Q) < 0.1 * 2 * 1616); /* the work, not the time */
     }
     tl_mesh_free(&pea);
     free(pa);
