@@ -37,13 +37,13 @@ static bool holds(const char *a, const char *b) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: talus validate [--quick] [--long] [--threads N] [--no-plots] [-o DIR]\n\n"
+    fprintf(f, "usage: talus validate [--quick] [--long] [--threads N] [--only WORD] [--no-plots] [-o DIR]\n\n"
                "Runs the cases of the source papers, compares Talus with the papers' values and\n"
                "writes DIR/report.md (default out/validation) with data files and figures.\n"
                "  --quick     a short subset (the one `make test` runs)\n"
                "  --long      also the cases that take hours (004: glass beads; 000: Brazil nut; a drum)\n"
-               "  --threads N threads for the many-particle runs (direct shear; default 1,\n"
-               "              0 = all); results are bit-identical for a given N\n"
+               "  --threads N threads for the many-particle runs (direct shear, Brazil nut, drum;\n"
+               "              default 1, 0 = all); results are bit-identical for a given N\n"
                "  --only WORD only the sections whose name holds WORD (e.g. drum, shear)\n"
                "  --no-plots  no figures (gnuplot)\n");
 }

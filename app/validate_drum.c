@@ -88,7 +88,7 @@ static double spin_y(tl_world *w) {
     return l;
 }
 
-static int run_case(report *r, const drum_case *c, drum_result *res) {
+static int run_case(report *r, const drum_case *c, drum_result *res, int threads) {
     memset(res, 0, sizeof *res);
     char stl[64], text[4096], where[1200];
     snprintf(stl, sizeof stl, "%s_liner.stl", c->file);
@@ -125,7 +125,7 @@ static int run_case(report *r, const drum_case *c, drum_result *res) {
     }
     tl_world *w = tl_scene_world(sc);
     clock_t t0 = clock();
-    if (tl_world_prepare(w) != TL_OK) {
+    if (tl_world_set_threads(w, threads) != TL_OK || tl_world_prepare(w) != TL_OK) {
         tl_scene_destroy(sc);
         return -1;
     }
@@ -262,7 +262,7 @@ int validate_drum(report *r, const validate_opts *o) {
     const size_t n = sizeof cases / sizeof cases[0];
     drum_result res[sizeof cases / sizeof cases[0]];
     for (size_t k = 0; k < n; k++)
-        if (run_case(r, &cases[k], &res[k]) != 0) return -1;
+        if (run_case(r, &cases[k], &res[k], o->threads) != 0) return -1;
     for (size_t k = 0; k < n; k++) {
         report_section(r, 3, "%s (Fr = %.3f; %zu bodies, %d samples, %.0f s of CPU)", cases[k].label, res[k].fr,
                        res[k].particles, res[k].samples, res[k].seconds);
