@@ -112,7 +112,8 @@ static void run_usage(void) {
            "\n"
            "Exit status: 0 done, 1 the scene or the run failed, 2 a usage error, 3 the run\n"
            "blew up (stopped with a diagnostic; outputs hold the records before it),\n"
-           "130 interrupted. See docs/scene.md and docs/outputs.md.\n");
+           "130 interrupted (128 + the signal: 143 when a SIGTERM ends it at once). See docs/scene.md\n"
+           "and docs/outputs.md.\n");
 }
 
 int cmd_run(int argc, char **argv) {

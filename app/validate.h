@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "report.h"
+#include "talus/scene.h"
 #include "talus/talus.h"
 
 typedef struct validate_opts {
@@ -29,6 +30,10 @@ int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granula
 int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing ball (validate_bounce.c) */
 int validate_drum(report *r, const validate_opts *o);     /* a rotating drum, --long (validate_drum.c) */
 int validate_brazil(report *r, const validate_opts *o);   /* 000 3.2: the Brazil nut, --long (validate_brazil.c) */
+
+/* A scene from YAML text (path: its name, and the folder its files are found in); a
+ * refusal is written into the report under `label`, and NULL returned. */
+tl_scene *validate_scene(report *r, const char *text, const char *path, const char *label);
 
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,

@@ -103,14 +103,8 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads) {
     char text[4096], name[128], snap[128];
     snprintf(text, sizeof text, SCENE, b->tag, b->seed, b->model == 4 ? "mindlin-deresiewicz" : "mindlin",
              b->pivot_z);
-    tl_scene *sc = NULL;
-    tl_scene_error err;
-    if (tl_scene_load_string(text, "brazil.yaml", &sc, &err) != TL_OK) {
-        char buf[2048];
-        tl_scene_error_format(&err, buf, sizeof buf);
-        report_text(r, "\n%s: the scene was refused: %s\n", b->tag, buf);
-        return -1;
-    }
+    tl_scene *sc = validate_scene(r, text, "brazil.yaml", b->tag);
+    if (!sc) return -1;
     tl_world *w = tl_scene_world(sc);
     double t0 = seconds_now();
     if (tl_world_set_threads(w, threads) != TL_OK || tl_world_prepare(w) != TL_OK) {

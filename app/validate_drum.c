@@ -115,14 +115,8 @@ static int run_case(report *r, const drum_case *c, drum_result *res, int threads
              c->label, -1.2 * c->R, -0.6 * c->L, -1.2 * c->R, 1.2 * c->R, 0.6 * c->L, 1.2 * c->R, c->E, c->E,
              c->shapes, c->mu, stl, c->rpm, -0.5 * c->L, c->rpm, 0.5 * c->L, c->rpm, c->particles);
     snprintf(where, sizeof where, "%s/%s.yaml", r->dir, c->file);
-    tl_scene *sc = NULL;
-    tl_scene_error err;
-    if (tl_scene_load_string(text, where, &sc, &err) != TL_OK) {
-        char buf[2048];
-        tl_scene_error_format(&err, buf, sizeof buf);
-        report_text(r, "\n%s: the scene was refused: %s\n", c->label, buf);
-        return -1;
-    }
+    tl_scene *sc = validate_scene(r, text, where, c->label);
+    if (!sc) return -1;
     tl_world *w = tl_scene_world(sc);
     clock_t t0 = clock();
     if (tl_world_set_threads(w, threads) != TL_OK || tl_world_prepare(w) != TL_OK) {

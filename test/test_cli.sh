@@ -90,11 +90,13 @@ first=$(head -n 1 demo/energy.csv | awk -F, '{print NF}')
 "$TALUS" run "$SRC/examples/default.yaml" -o demo2 --quiet > /dev/null 2> err.txt &
 pid=$!
 sleep 2
-# (two signals of one kind sent at once would merge into one: SIGTERM, then SIGINT)
+# (two signals of one kind sent at once would merge into one: SIGTERM, then SIGINT; when
+# both are pending together the kernel delivers SIGINT first, so the second is SIGTERM and
+# the status 128 + 15)
 kill -TERM $pid; kill -INT $pid
 wait $pid
 status=$?
-[ "$status" -eq 130 ] || fail "twice interrupted run exit status $status ($(cat err.txt))"
+[ "$status" -eq 130 ] || [ "$status" -eq 143 ] || fail "twice interrupted run exit status $status ($(cat err.txt))"
 grep -q "interrupted twice: stopped at once" err.txt || fail "second Ctrl-C: $(cat err.txt)"
 [ -s demo2/energy.csv.part ] || fail "no energy.csv.part after a second Ctrl-C: $(ls demo2)"
 [ -e demo2/energy.csv ] && fail "a final energy.csv after a second Ctrl-C"

@@ -229,30 +229,39 @@ static int by_step_descending(const void *a, const void *b) {
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Keeps the newest (at `step`) and the keep - 1 before it; the others go,
- * also those of later steps (left by an earlier run that went further: the
- * outputs they count on are being rewritten). */
-static void prune(const tl_run_state *r, int64_t step) {
-    int64_t keep = r->scene->checkpoint.keep > 0 ? r->scene->checkpoint.keep : 1;
-    DIR *d = opendir(r->ck_dir);
-    if (!d) return;
+/* The steps of the checkpoint files in dir below `below`, other than `except`,
+ * newest first (malloc'd, *n of them; NULL when none or out of memory). */
+static int64_t *list_steps(const char *dir, int64_t except, int64_t below, size_t *n) {
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
     int64_t *steps = NULL;
-    size_t n = 0, cap = 0;
+    size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int64_t s = checkpoint_step(e->d_name);
-        if (s < 0 || s == step) continue;
-        if (n == cap) {
+        if (s < 0 || s == except || s >= below) continue;
+        if (*n == cap) {
             size_t nc = cap ? 2 * cap : 16;
             int64_t *ns = realloc(steps, nc * sizeof *ns);
             if (!ns) break;
             steps = ns;
             cap = nc;
         }
-        steps[n++] = s;
+        steps[(*n)++] = s;
     }
     closedir(d);
-    if (n) qsort(steps, n, sizeof *steps, by_step_descending);
+    if (*n) qsort(steps, *n, sizeof *steps, by_step_descending);
+    return steps;
+}
+
+/* Keeps the newest (at `step`) and the keep - 1 before it; the others go,
+ * also those of later steps (left by an earlier run that went further: the
+ * outputs they count on are being rewritten). */
+static void prune(const tl_run_state *r, int64_t step) {
+    int64_t keep = r->scene->checkpoint.keep > 0 ? r->scene->checkpoint.keep : 1;
+    size_t n = 0;
+    int64_t *steps = list_steps(r->ck_dir, step, INT64_MAX, &n);
     int64_t kept = 1;
     for (size_t i = 0; i < n; i++) {
         if (steps[i] < step && kept < keep) {
@@ -623,25 +632,9 @@ static tl_status fall_back(tl_run_state *r, tl_run_saved *S, tl_status first) {
     char why[sizeof r->scene->run_error], newest[sizeof S->path];
     snprintf(why, sizeof why, "%s", r->scene->run_error + strlen("cannot resume: "));
     snprintf(newest, sizeof newest, "%s", S->path);
-    DIR *d = opendir(S->dir);
-    if (!d) return first;
-    int64_t *steps = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int64_t s = checkpoint_step(e->d_name);
-        if (s < 0 || s >= S->named) continue; /* later ones belong to a run that was cut back */
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 16;
-            int64_t *ns = realloc(steps, nc * sizeof *ns);
-            if (!ns) break;
-            steps = ns;
-            cap = nc;
-        }
-        steps[n++] = s;
-    }
-    closedir(d);
-    if (n) qsort(steps, n, sizeof *steps, by_step_descending);
+    /* later ones than the newest belong to a run that was cut back */
+    size_t n = 0;
+    int64_t *steps = list_steps(S->dir, -1, S->named, &n);
     tl_status st = first;
     size_t tried = 0;
     for (size_t i = 0; i < n && st != TL_OK; i++, tried++) {
