@@ -59,7 +59,9 @@ typedef struct drum_result {
     size_t particles;
 } drum_result;
 
-/* the bodies' motion about the axis (y, through the origin): sum of m (r x v).y */
+/* the bed's angular momentum about the axis (y, through the origin): each body's
+ * m (r x v).y and its own spin (spheres: 2/5 m r^2 w; other shapes: the world's
+ * angular momentum of the body, through tl_world_get_particle) */
 static double momentum_y(tl_world *w) {
     tl_particle_arrays pa;
     if (tl_world_particle_arrays(w, &pa) != TL_OK) return NAN;
@@ -67,17 +69,6 @@ static double momentum_y(tl_world *w) {
     for (size_t i = 0; i < pa.count; i++) {
         const double *x = pa.position + 3 * i, *v = pa.velocity + 3 * i;
         l += pa.mass[i] * (x[2] * v[0] - x[0] * v[2]);
-    }
-    return l;
-}
-
-/* the bodies' own angular momentum about y (spheres: 2/5 m r^2 w; other shapes: from the
- * world's body frame through tl_world_get_particle) */
-static double spin_y(tl_world *w) {
-    tl_particle_arrays pa;
-    if (tl_world_particle_arrays(w, &pa) != TL_OK) return NAN;
-    double l = 0.0;
-    for (size_t i = 0; i < pa.count; i++) {
         if (pa.shape[i] == TL_SPHERE) {
             l += 0.4 * pa.mass[i] * pa.radius[i] * pa.radius[i] * pa.angular_velocity[3 * i + 1];
         } else {
@@ -144,7 +135,7 @@ static int run_case(report *r, const drum_case *c, drum_result *res, int threads
         if (st == TL_OK && tl_world_repose(w, &rd, &out) == TL_OK)
             fprintf(fs, "%.6f %.4f %.4f\n", tl_world_time(w), out.angle_surface, out.angle_centroid);
     }
-    double l0 = momentum_y(w) + spin_y(w), s = 0.0, cen = 0.0, rms = 0.0, t = 0.0, tg = 0.0, imp = 0.0, scale = 0.0;
+    double l0 = momentum_y(w), s = 0.0, cen = 0.0, rms = 0.0, t = 0.0, tg = 0.0, imp = 0.0, scale = 0.0;
     tl_repose last;
     memset(&last, 0, sizeof last);
     for (int64_t k = 1; k <= window && st == TL_OK; k++) {
@@ -173,7 +164,7 @@ static int run_case(report *r, const drum_case *c, drum_result *res, int threads
         tl_scene_destroy(sc);
         return -1;
     }
-    res->dl = momentum_y(w) + spin_y(w) - l0;
+    res->dl = momentum_y(w) - l0;
     res->impulse = imp;
     res->scale = scale;
     res->surface = s / res->samples;

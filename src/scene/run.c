@@ -356,24 +356,9 @@ static tl_status open_outputs(run_state *r) {
     if (st == TL_OK) st = tl_mkdir_p(r->dir_buf, r->ctx.err, r->ctx.errsize);
     if (st != TL_OK) return st;
     if (r->ck_dir) {
-        char *latest = tl_path_join(r->ck_dir, "latest");
-        if (!latest) {
-            fail(r, "out of memory");
-            return TL_ERROR_MEMORY;
-        }
         st = note_new(r, r->ck_dir);
-        if (st == TL_OK) st = tl_mkdir_p(r->ck_dir, r->ctx.err, r->ctx.errsize);
-        if (st == TL_OK) st = tl_file_can_replace(latest, r->ctx.err, r->ctx.errsize);
-        free(latest);
-        if (st != TL_OK) {
-            char msg[900];
-            snprintf(msg, sizeof msg, "%s", r->ctx.err);
-            if (r->scene->path && r->scene->checkpoint.line > 0)
-                fail(r, "%s:%d: checkpoint: %s", r->scene->path, r->scene->checkpoint.line, msg);
-            else
-                fail(r, "checkpoint: %s", msg);
-            return st;
-        }
+        if (st == TL_OK) st = tl_run_checkpoint_prepare(r);
+        if (st != TL_OK) return st;
     }
     for (size_t k = 0; k < r->nout; k++) {
         tl_output *o = &r->out[k];

@@ -275,6 +275,16 @@ static void prune(const tl_run_state *r, int64_t step) {
     free(steps);
 }
 
+tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
+    char err[900];
+    char *latest = tl_path_join(r->ck_dir, "latest");
+    if (!latest) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");
+    tl_status st = tl_mkdir_p(r->ck_dir, err, sizeof err);
+    if (st == TL_OK) st = tl_file_can_replace(latest, err, sizeof err);
+    free(latest);
+    return st == TL_OK ? TL_OK : ck_fail(r, st, "%s", err);
+}
+
 tl_status tl_run_checkpoint_write(tl_run_state *r) {
     tl_output_saved *outs = calloc(r->nout ? r->nout : 1, sizeof *outs);
     if (!outs) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");

@@ -85,6 +85,11 @@ typedef struct tl_run_state {
  * scene's `keep` latest. On failure run_error says why. */
 tl_status tl_run_checkpoint_write(tl_run_state *r);
 
+/* Makes the checkpoint folder and checks that `latest` can be written there
+ * (no directory of that name), so that an unwritable place is found before
+ * the first step; on failure run_error says why. */
+tl_status tl_run_checkpoint_prepare(tl_run_state *r);
+
 /* A checkpoint read back and checked, not yet applied. */
 typedef struct tl_run_saved tl_run_saved;
 
