@@ -4,7 +4,8 @@
  *     at the bottom of its swings its smallest semi-axis is vertical and its
  *     centre at c - delta (the Hertz overlap with the radius of curvature
  *     there), the potential energy m g c to 1e-4 (it does not come to rest:
- *     Hertz-Mindlin contacts have no rolling resistance);
+ *     Hertz-Mindlin contacts have no rolling resistance; with a rolling model it
+ *     does, test_rolling);
  *   - dropped with spin on a plane without damping or friction, it bounces
  *     and the energy stays what it was (the integration's second-order error
  *     only, falling fourfold when the step halves);

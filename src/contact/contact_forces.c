@@ -38,8 +38,9 @@
 #include "vec.h"
 #include "world.h"
 
-/* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b */
-enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7 };
+/* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b, the
+ * rolling torque on a (3; b takes its opposite) */
+enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7, OUT_M = 8 };
 
 /* what stays the same for every candidate of one contact stage */
 typedef struct stage {
@@ -194,12 +195,13 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
 }
 
 /* Applies the force fa (on a; -fa on b) and the torques of the tangential
- * force ft at lever arms la (a) and lb (b) along the normal n: to the bodies
- * at once, or to the slot of a cross candidate (the caller then sets
- * TL_PAIR_FORCE and add_slot adds it later, in list order). */
+ * force ft at lever arms la (a) and lb (b) along the normal n, and a rolling
+ * torque mr (on a; -mr on b; NULL = none): to the bodies at once, or to the
+ * slot of a cross candidate (the caller then sets TL_PAIR_FORCE and add_slot
+ * adds it later, in list order). */
 static inline void apply(const stage *s, const sink *out, uint32_t i, const side_b *b,
                          const double n[3], double la, double lb, const double fa[3],
-                         const double ft[3]) {
+                         const double ft[3], const double *mr) {
     tl_world *w = s->w;
     double c[3];
     v3_cross(c, n, ft);
@@ -209,6 +211,8 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
         v3_copy(o + OUT_C, c);
         o[OUT_LA] = la;
         o[OUT_LB] = lb;
+        if (mr) v3_copy(o + OUT_M, mr);
+        else v3_zero(o + OUT_M);
         return;
     }
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
@@ -216,11 +220,13 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
     v3_add(f[i], f[i], fa);
     v3_scale(tq, c, la);
     v3_add(t[i], t[i], tq);
+    if (mr) v3_add(t[i], t[i], mr);
     if (!b->wall) {
         uint32_t j = b->index;
         v3_sub(f[j], f[j], fa);
         v3_scale(tq, c, lb);
         v3_add(t[j], t[j], tq);
+        if (mr) v3_sub(t[j], t[j], mr);
     } else {
         int k = w->walls.f[b->index].wall;
         double *wf = out->wall_force[k], *wt = out->wall_torque[k];
@@ -232,6 +238,7 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
         v3_scale(mf, fa, -1.0);
         v3_cross(tw, pt, mf);
         v3_add(wt, wt, tw);
+        if (mr) v3_sub(wt, wt, mr);
     }
 }
 
@@ -246,6 +253,39 @@ static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const doub
     v3_sub(f[j], f[j], o + OUT_F);
     v3_scale(tq, o + OUT_C, o[OUT_LB]);
     v3_add(t[j], t[j], tq);
+    const double *m = o + OUT_M;
+    if (m[0] != 0.0 || m[1] != 0.0 || m[2] != 0.0) {
+        v3_add(t[i], t[i], m);
+        v3_sub(t[j], t[j], m);
+    }
+}
+
+/* The rolling model's inputs (laws with rolling resistance): w_a - w_b now, the rotation of a
+ * relative to b over this step's drift (dth, zero before the first step), and the equivalent
+ * moment of inertia 1 / (1/(I_a + m_a la^2) + 1/(I_b + m_b lb^2)) (a body that does not turn
+ * adds nothing). */
+static void rolling_inputs(const stage *s, uint32_t i, const side_b *b, double la, double lb, tl_contact *c,
+                           double dth[3]) {
+    const tl_world *w = s->w;
+    const tl_particles *p = &w->p;
+    const tl_wall *wl = b->wall ? &w->walls.w[w->walls.f[b->index].wall] : NULL;
+    v3_sub(c->wr, p->w[i], wl ? wl->omega : p->w[b->index]);
+    v3_zero(dth);
+    if (s->acc) {
+        double vh[3], wha[3], whb[3];
+        drift_velocity(s, i, vh, wha);
+        if (wl) v3_copy(whb, wl->omega_mid);
+        else drift_velocity(s, b->index, vh, whb);
+        v3_sub(dth, wha, whb);
+        v3_scale(dth, dth, s->dt);
+    }
+    double inv = 0.0;
+    if (p->inv_inertia[i] > 0.0) inv += 1.0 / (p->inertia[i] + p->mass[i] * la * la);
+    if (!wl && p->inv_inertia[b->index] > 0.0) {
+        uint32_t j = b->index;
+        inv += 1.0 / (p->inertia[j] + p->mass[j] * lb * lb);
+    }
+    c->i_eff = inv > 0.0 ? 1.0 / inv : 0.0;
 }
 
 /* The kinematics of a touching (or just separated) pair. */
@@ -276,7 +316,7 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         v3_scale(ft_app, ft0, wgt);
         v3_scale(fa, q->g.n, -fn_app);
         v3_add(fa, fa, ft_app);
-        apply(s, out, i, b, q->g.n, q->la, q->lb, fa, ft_app);
+        apply(s, out, i, b, q->g.n, q->la, q->lb, fa, ft_app, NULL);
         if (out->slot) next |= TL_PAIR_FORCE;
     }
     if (s->energy) {
@@ -298,6 +338,15 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         else bs->cur.integration_residual += spring;
         bs->cur.diss_tangential_damping +=
             -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
+        if (law->rolls) {
+            /* the last rolling torque over half this drift, and the rolling spring's energy,
+             * which goes with the contact */
+            tl_contact cr = *c;
+            double dth[3];
+            const double *rh = tl_law_rolling_hist(law, rec);
+            rolling_inputs(s, i, b, q->la, q->lb, &cr, dth);
+            bs->cur.diss_rolling += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+        }
         /* the correction's second half-kick lands in the next step: so does its work */
         bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
         bs->next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
@@ -361,7 +410,8 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
  * forces over the relative displacement) minus its change of stored energy. */
 static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
                            const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
-                           double fn_app, const double ft_app[3], tl_block_sum *bs) {
+                           double fn_app, const double ft_app[3], const double dth[3], const double rh0[6],
+                           tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -385,7 +435,18 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
         /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
         if (c->sliding) bs->cur.diss_friction += diss_t;
         else bs->cur.diss_tangential_damping += diss_t;
+        if (law->rolls) {
+            /* the rolling torques, spring and dashpot, of the last step and of this one over this
+             * drift's relative rotation: the dashpot's is lost; the spring's, less the change of its
+             * energy, is the slip's loss at full mobilisation, else the integration's error */
+            const double *rh = tl_law_rolling_hist(law, rec);
+            double rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c->e_el_r - be[TL_BE_E_R]);
+            bs->cur.diss_rolling += -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
+            if (c->rolling_slip) bs->cur.diss_rolling += rs;
+            else bs->cur.integration_residual += rs;
+        }
     }
+    if (law->rolls) be[TL_BE_E_R] = c->e_el_r; /* else 0 from the record's opening */
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
     be[TL_BE_E_T] = c->e_el_t;
@@ -451,6 +512,7 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
         v3_copy(o + OUT_C, cn);
         o[OUT_LA] = la;
         o[OUT_LB] = lb;
+        v3_zero(o + OUT_M);
     } else {
         double (*f)[3] = w->p.f, (*t)[3] = w->p.t, tq[3];
         v3_add(f[i], f[i], fa);
@@ -565,6 +627,13 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         else v3_scale(c.dxi, ds, phi);
     }
 
+    double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (law->rolls) {
+        rolling_inputs(s, i, &b, q.la, q.lb, &c, dth);
+        v3_scale(c.dth, dth, touching ? 1.0 : phi);
+        if (touching) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+    }
+
     if (law->fused_kind == TL_FUSED_HERTZ_MINDLIN) tl_fused_hertz_mindlin(law, pl, &c, rec);
     else tl_law_eval(law, pl, &c, rec);
 
@@ -580,9 +649,9 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     double fa[3];
     v3_scale(fa, q.g.n, -fn_app);
     v3_add(fa, fa, ft_app);
-    apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app);
+    apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->rolls ? c.mr : NULL);
 
-    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, rh0, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
@@ -692,6 +761,7 @@ static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
     to->diss_plastic += from->diss_plastic;
     to->diss_tangential_damping += from->diss_tangential_damping;
     to->diss_friction += from->diss_friction;
+    to->diss_rolling += from->diss_rolling;
     to->boundary_work += from->boundary_work;
     to->integration_residual += from->integration_residual;
 }

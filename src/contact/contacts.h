@@ -50,6 +50,7 @@ enum tl_book_energy {
     TL_BE_N,         /* the normal of the last evaluation (3 values) */
     TL_BE_LA = TL_BE_N + 3, /* and its lever arms, a then b, m: the last tangential force */
     TL_BE_LB,        /* acted through them, so its work over the next drift is counted there */
+    TL_BE_E_R,       /* elastic energy, rolling spring (rolling resistance), J */
     TL_BE_COUNT
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */

@@ -208,9 +208,9 @@ static void side_wall(const sstage *s, uint32_t face, side *o) {
     o->wl = wl;
     o->index = face;
     v3_copy(o->v, wl->vel);
-    v3_zero(o->w);
+    v3_copy(o->w, wl->omega); /* read by the rolling models only: point_velocity asks the wall */
     v3_copy(o->vh, wl->vel);
-    v3_zero(o->wh);
+    v3_copy(o->wh, wl->omega_mid);
     o->iml = 0.0;
     o->material = wl->material;
 }
@@ -254,6 +254,40 @@ static inline void add_ledger_slot(double *slot, int at, double dn, double dp, d
     slot[at + 2] += dtd;
     slot[at + 3] += df;
     slot[at + 4] += residual;
+}
+
+/* The moment of inertia a rolling dashpot sees of one body about its contact point at arm r:
+ * the mean of its principal moments (a sphere's own) plus m |r|^2; 0 for one that does not turn. */
+static double rolling_inertia(const tl_world *w, const side *o, const double r[3]) {
+    if (o->wall) return 0.0;
+    const tl_particles *p = &w->p;
+    uint32_t i = o->index;
+    if (!(p->inv_inertia[i] > 0.0)) return 0.0;
+    const tl_shape *sh = o->body.shape;
+    double I = sh ? p->mass[i] * (sh->inertia[0] + sh->inertia[1] + sh->inertia[2]) / 3.0 : p->inertia[i];
+    return I + p->mass[i] * v3_norm2(r);
+}
+
+/* The rolling model's inputs (laws with rolling resistance): w_a - w_b now, the rotation of a
+ * relative to b over this step's drift (dth, zero before the first step), and the equivalent
+ * moment of inertia. */
+static void rolling_inputs(const sstage *s, const side *a, const side *b, const double ra[3], const double rb[3],
+                           tl_contact *c, double dth[3]) {
+    v3_sub(c->wr, a->w, b->w);
+    v3_zero(dth);
+    if (s->acc) {
+        v3_sub(dth, a->wh, b->wh);
+        v3_scale(dth, dth, s->dt);
+    }
+    double ia = rolling_inertia(s->w, a, ra), ib = rolling_inertia(s->w, b, rb);
+    double inv = (ia > 0.0 ? 1.0 / ia : 0.0) + (ib > 0.0 ? 1.0 / ib : 0.0);
+    c->i_eff = inv > 0.0 ? 1.0 / inv : 0.0;
+}
+
+/* the rolling torque: on a, and its opposite on b (a wall's torque: about any point) */
+static inline void apply_torque(double *slot, const double m[3]) {
+    v3_add(slot + TL_SS_TA, slot + TL_SS_TA, m);
+    v3_sub(slot + TL_SS_TB, slot + TL_SS_TB, m);
 }
 
 static inline void apply(double *slot, const double fa[3], const double ra[3], const double rb[3]) {
@@ -363,6 +397,12 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     } else {
         v3_copy(c.dxi, ds);
     }
+    double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (law->rolls) {
+        rolling_inputs(s, a, b, ra, rb, &c, dth);
+        v3_scale(c.dth, dth, touching ? 1.0 : phi);
+        if (touching) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+    }
 
     tl_law_eval(law, pl, &c, rec);
 
@@ -378,6 +418,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_scale(fa, P->n, -fn_app);
     v3_add(fa, fa, ft_app);
     apply(slot, fa, ra, rb);
+    if (law->rolls) apply_torque(slot, c.mr);
 
     double *bk = rec + lay->hist, *bp = rec + s->pb;
     if (s->energy) {
@@ -394,7 +435,16 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
             add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0,
                             c.sliding ? 0.0 : diss_t, c.sliding ? diss_t : 0.0, plastic ? 0.0 : spring);
+            if (law->rolls) {
+                /* as the sphere stage (contact_forces.c, contact_energy) */
+                const double *rh = tl_law_rolling_hist(law, rec);
+                double rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c.e_el_r - be[TL_BE_E_R]);
+                slot[TL_SS_CUR + 5] += -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
+                if (c.rolling_slip) slot[TL_SS_CUR + 5] += rs;
+                else slot[TL_SS_CUR + 4] += rs;
+            }
         }
+        if (law->rolls) be[TL_BE_E_R] = c.e_el_r; /* else 0 from the record's opening */
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
         be[TL_BE_E_T] = c.e_el_t;
@@ -460,6 +510,14 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring);
         add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0);
+        if (law->rolls) {
+            /* the last rolling torque over half this drift, and the spring's energy, which goes
+             * with the contact */
+            double dth[3];
+            const double *rh = tl_law_rolling_hist(law, rec);
+            rolling_inputs(s, a, b, ra, rb, &c, dth);
+            slot[TL_SS_CUR + 5] += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+        }
     }
     if (s->w->log_collisions && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;
@@ -703,11 +761,13 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         w->ledger.diss_tangential_damping += c[2];
         w->ledger.diss_friction += c[3];
         w->ledger.integration_residual += c[4];
+        w->ledger.diss_rolling += c[5];
         w->ledger_next.diss_normal += nx[0];
         w->ledger_next.diss_plastic += nx[1];
         w->ledger_next.diss_tangential_damping += nx[2];
         w->ledger_next.diss_friction += nx[3];
         w->ledger_next.integration_residual += nx[4];
+        w->ledger_next.diss_rolling += nx[5];
         sc->touching += (size_t)slot[TL_SS_TOUCH];
         if (slot[TL_SS_EXITS] > 0.0) {
             /* the collision log: the patches that closed */

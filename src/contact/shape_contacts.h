@@ -65,11 +65,12 @@ enum {
     TL_SS_F = 0,
     TL_SS_TA = 3,
     TL_SS_TB = 6,
-    TL_SS_CUR = 9,   /* this step's dissipation (5 terms, the ledger's order) */
-    TL_SS_NEXT = 14, /* and the next step's */
-    TL_SS_TOUCH = 19,
-    TL_SS_EXITS = 20,
-    TL_SS_COUNT = 21
+    TL_SS_CUR = 9,   /* this step's dissipation (6 terms: normal, plastic, tangential damping,
+                      * friction, integration residual, rolling) */
+    TL_SS_NEXT = 15, /* and the next step's */
+    TL_SS_TOUCH = 21,
+    TL_SS_EXITS = 22,
+    TL_SS_COUNT = 23
 };
 
 typedef struct tl_patch_store {

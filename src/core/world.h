@@ -40,6 +40,7 @@ typedef struct tl_energy_ledger {
     double diss_plastic;
     double diss_tangential_damping;
     double diss_friction;
+    double diss_rolling;
     double boundary_work;
     double integration_residual; /* what conservative springs did not return: the step's error */
 } tl_energy_ledger;
@@ -53,7 +54,7 @@ typedef struct tl_block_sum {
     size_t touching, exits;
 } tl_block_sum;
 
-#define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
+#define TL_OUT 11 /* values of a cross candidate's force slot (threads > 1) */
 
 /* a constant external force on one particle (external.c) */
 typedef struct tl_external {

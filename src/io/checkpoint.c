@@ -25,7 +25,8 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 7u /* 7: structures field by field (no padding bytes, bools as 0 or 1) */
+#define FORMAT 8u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
+                   * terms of the energy ledger and of the contact records */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {

@@ -20,8 +20,9 @@
 
 static const char *const energy_columns[] = {
     "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-    "elastic_tangential", "dissipated_normal", "dissipated_plastic", "dissipated_tangential_damping",
-    "dissipated_friction", "boundary_work", "integration_residual", "total", "balance_error", "contacts"};
+    "elastic_tangential", "elastic_rolling", "dissipated_normal", "dissipated_plastic",
+    "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "boundary_work",
+    "integration_residual", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
     "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
@@ -253,10 +254,12 @@ static tl_status energy_record(tl_output *o) {
                         e.potential,
                         e.elastic_normal,
                         e.elastic_tangential,
+                        e.elastic_rolling,
                         e.dissipated_normal,
                         e.dissipated_plastic,
                         e.dissipated_tangential_damping,
                         e.dissipated_friction,
+                        e.dissipated_rolling,
                         e.boundary_work,
                         e.integration_residual,
                         e.total,

@@ -34,13 +34,15 @@ static const plot_line energy_lines[] = {
     {5, "potential (gravity)", "#2ca02c"},
     {6, "elastic, normal", "#ff7f0e"},
     {7, "elastic, tangential", "#bcbd22"},
-    {8, "dissipated, normal damping", "#d62728"},
-    {9, "dissipated, plastic", "#e377c2"},
-    {10, "dissipated, tangential damping", "#9467bd"},
-    {11, "dissipated, friction", "#8c564b"},
-    {12, "boundary work", "#7f7f7f"},
-    {13, "integration residual", "#aec7e8"},
-    {14, "total", "#000000"},
+    {8, "elastic, rolling", "#dbdb8d"},
+    {9, "dissipated, normal damping", "#d62728"},
+    {10, "dissipated, plastic", "#e377c2"},
+    {11, "dissipated, tangential damping", "#9467bd"},
+    {12, "dissipated, friction", "#8c564b"},
+    {13, "dissipated, rolling", "#c49c94"},
+    {14, "boundary work", "#7f7f7f"},
+    {15, "integration residual", "#aec7e8"},
+    {16, "total", "#000000"},
 };
 
 static const tl_output *plot_source(const tl_output *o) {

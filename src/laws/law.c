@@ -16,6 +16,7 @@ static const char *default_name(tl_slot slot, const tl_law_def *def) {
     case TL_SLOT_TANGENTIAL: return "none";
     case TL_SLOT_HISTORY:
         return (def->tangential && strcmp(def->tangential, "none") != 0) ? "true" : "none";
+    case TL_SLOT_ROLLING: return "none";
     default: return NULL;
     }
 }
@@ -59,7 +60,8 @@ static bool in_range(const tl_coeff_info *ci, double v) {
 
 tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t msg_size) {
     memset(out, 0, sizeof *out);
-    const char *names[TL_SLOT_COUNT] = {def->normal, def->damping, def->tangential, def->history};
+    const char *names[TL_SLOT_COUNT] = {def->normal, def->damping, def->tangential, def->history,
+                                        def->rolling};
     char known[512];
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const char *name = names[s] ? names[s] : default_name((tl_slot)s, def);
@@ -178,9 +180,11 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                 }
             const char *sug = NULL;
             sug = tl_closest_name(cname, cands, n);
-            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s)%s%s%s; it takes: %s",
+            bool rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
+            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s%s%s)%s%s%s; it takes: %s",
                      cname, out->sub[0]->info.name, out->sub[1]->info.name, out->sub[2]->info.name,
-                     out->sub[3]->info.name, sug ? "; did you mean '" : "", sug ? sug : "",
+                     out->sub[3]->info.name, rolls ? " + rolling " : "", rolls ? out->sub[4]->info.name : "",
+                     sug ? "; did you mean '" : "", sug ? sug : "",
                      sug ? "'?" : "", used_len ? takes : "no coefficients");
             return TL_ERROR_ARGUMENT;
         }
@@ -204,6 +208,7 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
         off += out->sub[s]->info.history_count;
     }
     out->hist_count = off;
+    out->rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
     tl_fused_kind fk;
     out->fused = tl_fused_find(out, &fk);
     out->fused_kind = (int)fk;

@@ -10,6 +10,7 @@
  *   4. history     the tangential displacement xi (true / pseudo / none)
  *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
  *   6. commit      the history mode stores xi
+ *   7. rolling     optional: a torque against the relative rolling (needs fn)
  */
 #ifndef TL_LAW_H
 #define TL_LAW_H
@@ -28,6 +29,7 @@ struct tl_law {
     bool clamp_tensile;
     tl_coulomb_test coulomb_test;
     tl_contact_point contact_point;
+    bool rolls;        /* a rolling model other than none: the stages give it wr, dth, i_eff */
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
 };
@@ -68,7 +70,9 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
     c->fn_damp = 0.0;
     c->e_el_t = 0.0;
     c->sliding = false;
-    for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = 0.0;
+    c->e_el_r = 0.0;
+    c->rolling_slip = false;
+    for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = c->mr_damp[i] = 0.0;
     law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);
     law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], c,
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
@@ -81,6 +85,14 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
     law->sub[TL_SLOT_TANGENTIAL]->force(pl->p[TL_SLOT_TANGENTIAL], c,
                                         hist + law->hist_offset[TL_SLOT_TANGENTIAL]);
     if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
+    if (law->rolls)
+        law->sub[TL_SLOT_ROLLING]->force(pl->p[TL_SLOT_ROLLING], c, hist + law->hist_offset[TL_SLOT_ROLLING]);
+}
+
+/* The rolling model's history of a contact: its spring torque (3) then its dashpot torque (3) of
+ * the last evaluation, what the energy ledger reads (rolling.c). */
+static inline const double *tl_law_rolling_hist(const tl_law *law, const double *hist) {
+    return hist + law->hist_offset[TL_SLOT_ROLLING];
 }
 
 /* The same, through the law's fused kernel when it has one (same numbers). */

@@ -1,10 +1,10 @@
 /*
  * The registry of contact sub-models: ONE table whose rows are the sub-models
- * of every slot (normal, damping, tangential, history), each with its
+ * of every slot (normal, damping, tangential, history, rolling), each with its
  * coefficients (names, units, defaults, ranges), its per-contact history size,
  * its source, and its kernel.
  *
- * Each slot file (normal.c, damping.c, tangential.c, history.c) holds its
+ * Each slot file (normal.c, damping.c, tangential.c, history.c, rolling.c) holds its
  * kernels next to their rows; registry.c joins the rows into the one table
  * that the law assembly, the scene loader, `talus models` and the docs read.
  * Adding a sub-model is therefore a change to one file: a kernel and its row.
@@ -52,6 +52,12 @@ typedef struct tl_contact {
     double dt;         /* s */
     bool first;        /* the contact began in this step */
     double v_impact;   /* approach speed at first touch, m/s (>= 0 approaching) */
+    /* inputs read by the rolling slot only (a law without rolling resistance leaves them unset) */
+    double wr[3];      /* angular velocity of a relative to b (w_a - w_b), rad/s */
+    double dth[3];     /* rotation of a relative to b over this step's drift, rad (zero when the
+                        * evaluation must not move the history) */
+    double i_eff;      /* equivalent moment of inertia for relative rolling, kg m^2:
+                        * 1 / (1/(I_a + m_a l_a^2) + 1/(I_b + m_b l_b^2)) */
 
     /* normal slot */
     double fn_el;      /* elastic normal force, N (> 0 repulsive) */
@@ -70,6 +76,11 @@ typedef struct tl_contact {
     double ft_damp[3]; /* its dashpot part, N */
     double e_el_t;     /* elastic energy in the tangential spring, J */
     bool sliding;      /* at the Coulomb limit in this step */
+    /* rolling slot */
+    double mr[3];      /* rolling-resistance torque on a (b takes -mr), N m */
+    double mr_damp[3]; /* its dashpot part, N m */
+    double e_el_r;     /* elastic energy in the rolling spring, J */
+    bool rolling_slip; /* the rolling torque is at its limit (full mobilisation) */
 } tl_contact;
 
 typedef struct tl_law tl_law;
@@ -106,6 +117,7 @@ extern const tl_submodel tl_normal_models[];
 extern const tl_submodel tl_damping_models[];
 extern const tl_submodel tl_tangential_models[];
 extern const tl_submodel tl_history_models[];
+extern const tl_submodel tl_rolling_models[];
 
 /* The one table. */
 int tl_registry_size(void);

@@ -31,6 +31,7 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
                 const double *be = tl_pair_record(l, k) + w->lay.energy;
                 e->elastic_normal += be[TL_BE_E_N];
                 e->elastic_tangential += be[TL_BE_E_T];
+                e->elastic_rolling += be[TL_BE_E_R];
             }
         }
         const tl_patch_store *ps = &w->sc.store[w->sc.cur];
@@ -38,23 +39,26 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
             const double *be = ps->rec + r * (size_t)w->sc.stride + w->lay.energy;
             e->elastic_normal += be[TL_BE_E_N];
             e->elastic_tangential += be[TL_BE_E_T];
+            e->elastic_rolling += be[TL_BE_E_R];
         }
     } else if (w->prepared) {
         /* not tracked: only the mechanical energy of the particles is known */
-        e->elastic_normal = e->elastic_tangential = NAN;
+        e->elastic_normal = e->elastic_tangential = e->elastic_rolling = NAN;
     }
     e->dissipated_normal = w->ledger.diss_normal;
     e->dissipated_plastic = w->ledger.diss_plastic;
     e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
     e->dissipated_friction = w->ledger.diss_friction;
+    e->dissipated_rolling = w->ledger.diss_rolling;
     e->boundary_work = w->ledger.boundary_work;
     e->integration_residual = w->ledger.integration_residual;
     if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
         e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
-            e->dissipated_friction = e->integration_residual = NAN;
+            e->dissipated_friction = e->dissipated_rolling = e->integration_residual = NAN;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
-               e->elastic_tangential + e->dissipated_normal + e->dissipated_plastic +
-               e->dissipated_tangential_damping + e->dissipated_friction + e->integration_residual -
+               e->elastic_tangential + e->elastic_rolling + e->dissipated_normal + e->dissipated_plastic +
+               e->dissipated_tangential_damping + e->dissipated_friction + e->dissipated_rolling +
+               e->integration_residual -
                e->boundary_work;
     return TL_OK;
 }
