@@ -34,6 +34,7 @@ void tl_shape_contacts_free(tl_mem *mem, tl_shape_contacts *sc) {
     tl_mem_free(mem, sc->nfirst, sc->cap_step * sizeof *sc->nfirst);
     tl_mem_free(mem, sc->buf, sc->cap_buf * sizeof *sc->buf);
     tl_mem_free(mem, sc->slot, sc->cap_slot * sizeof *sc->slot);
+    tl_mem_free(mem, sc->body, sc->cap_body * sizeof *sc->body);
     for (int t = 0; t < sc->nscratch; t++) tl_narrow_scratch_free(&sc->scratch[t]);
     tl_mem_free(mem, sc->scratch, (size_t)sc->nscratch * sizeof *sc->scratch);
     tl_keymap_free(mem, &sc->stash);
@@ -180,17 +181,18 @@ static void side_particle(const sstage *s, uint32_t i, const double shift[3], si
     o->index = i;
     o->body.shape = tl_world_shape_of(w, i);
     o->body.radius = p->radius[i];
-    double x[3];
-    v3_add(x, p->x[i], shift);
-    if (o->body.shape) tl_pose_from(&o->body.pose, x, p->q[i]);
-    else v3_copy(o->body.pose.x, x);
+    v3_add(o->body.pose.x, p->x[i], shift);
+    /* a body of a shape: its attitude and drift velocities from the stage's table (body_table) */
+    const double *sb = o->body.shape ? w->sc.body + (size_t)i * TL_SB_COUNT : NULL;
+    if (sb) memcpy(o->body.pose.R, sb + TL_SB_R, sizeof o->body.pose.R);
     v3_copy(o->v, p->v[i]);
     v3_copy(o->w, p->w[i]);
     if (s->half_is_v) {
         v3_copy(o->vh, p->v[i]);
         v3_copy(o->wh, p->w[i]);
-    } else if (o->body.shape) {
-        tl_body_drift_velocity(p, w->shapes, i, s->dt, s->b1, s->b2, o->vh, o->wh);
+    } else if (sb) {
+        v3_copy(o->vh, sb + TL_SB_VH);
+        v3_copy(o->wh, sb + TL_SB_WH);
     } else {
         double im = p->inv_mass[i], ii = p->inv_inertia[i];
         for (int k = 0; k < 3; k++) {
@@ -548,24 +550,52 @@ static void sides_of(const sstage *s, size_t k, side *a, side *b) {
     else side_particle(s, c->b[k], w->nb.shift[c->img[k]], b);
 }
 
+/* The attitude and drift velocities of every body of a shape, once per stage: each of its
+ * candidates reads them (side_particle) instead of working them out again. */
+static int body_table(const sstage *s) {
+    tl_world *w = s->w;
+    tl_shape_contacts *sc = &w->sc;
+    const tl_particles *p = &w->p;
+    const size_t n = p->count;
+    if (tl_mem_reserve(&w->mem, (void **)&sc->body, &sc->cap_body, n * TL_SB_COUNT + 1, sizeof *sc->body) != 0)
+        return -1;
+    const int nt = w->nthreads;
+    TL_FOR_STATIC(i, n, {
+        if (tl_world_shape_of(w, (uint32_t)i)) {
+            double *sb = sc->body + i * TL_SB_COUNT;
+            tl_pose pose;
+            tl_pose_from(&pose, p->x[i], p->q[i]);
+            memcpy(sb + TL_SB_R, pose.R, sizeof pose.R);
+            if (!s->half_is_v)
+                tl_body_drift_velocity(p, w->shapes, i, s->dt, s->b1, s->b2, sb + TL_SB_VH, sb + TL_SB_WH);
+        }
+    })
+    return 0;
+}
+
 /* 1. geometry of candidate k */
 static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr) {
     tl_world *w = s->w;
     tl_shape_contacts *sc = &w->sc;
-    side a, b;
-    sides_of(s, k, &a, &b);
+    const tl_shape_list *cl = &sc->cand;
+    const tl_particles *p = &w->p;
     sc->np[k] = 0;
-    if (a.iml + b.iml == 0.0) return 0; /* two immovable bodies do not interact */
-    /* the bounding spheres first: most candidates end here */
-    if (b.wall) {
+    /* the bounding spheres first, from the positions alone: most candidates end here, before
+     * their poses and drift velocities are worked out */
+    const uint32_t i = cl->a[k], j = cl->b[k];
+    if (cl->wall[k]) {
         tl_geometry g;
-        tl_face_geometry(&w->walls.f[b.index], a.body.pose.x, a.body.radius, &g);
+        tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
         if (!(g.delta > 0.0)) return 0;
     } else {
-        double d[3], r = a.body.radius + b.body.radius;
-        v3_sub(d, b.body.pose.x, a.body.pose.x);
+        const double *sh = w->nb.shift[cl->img[k]];
+        double d[3], r = p->radius[i] + p->radius[j];
+        for (int q = 0; q < 3; q++) d[q] = p->x[j][q] + sh[q] - p->x[i][q];
         if (v3_norm2(d) >= r * r) return 0;
     }
+    side a, b;
+    sides_of(s, k, &a, &b);
+    if (a.iml + b.iml == 0.0) return 0; /* two immovable bodies do not interact */
     int max = (int)(sc->off[k + 1] - sc->off[k]);
     tl_patch *out = sc->buf + sc->off[k];
     int n = b.wall ? tl_narrow_face(&a.body, &w->walls.f[b.index], out, max, scr)
@@ -695,7 +725,8 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     s.b2 = w->c_pred[1];
     s.from = sc->cur;
     s.to = 1 - sc->cur;
-    if (reserve_step(w, n) != TL_OK) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
+    if (reserve_step(w, n) != TL_OK || body_table(&s) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
 
     /* 1. geometry: room for each candidate's largest patch count */
     size_t total = 0;

@@ -73,6 +73,14 @@ enum {
     TL_SS_COUNT = 23
 };
 
+/* per particle of a shape, for one stage: body-to-world rotation, drift velocities */
+enum tl_shape_body {
+    TL_SB_R = 0,   /* 3 x 3, row by row */
+    TL_SB_VH = 9,  /* the drift's velocity (3) */
+    TL_SB_WH = 12, /* and angular velocity (3) */
+    TL_SB_COUNT = 15
+};
+
 typedef struct tl_patch_store {
     double *rec;    /* count * stride values */
     uint8_t *state; /* tl_pair_state bits of each record */
@@ -96,6 +104,9 @@ typedef struct tl_shape_contacts {
     size_t cap_buf;
     double *slot;              /* TL_SS_COUNT per candidate */
     size_t cap_slot;
+    double *body;              /* TL_SB_COUNT per particle of a shape: its attitude and drift
+                                * velocities, worked out once per stage for all its candidates */
+    size_t cap_body;
     tl_narrow_scratch *scratch; /* one per thread */
     int nscratch;
     tl_keymap stash;           /* rebuilds: pair key -> index in the previous list */

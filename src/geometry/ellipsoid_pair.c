@@ -37,7 +37,8 @@
 #include "walls.h"
 
 /* M = R D^2 R^T and its inverse R D^-2 R^T of a body (a sphere: r^2 I) */
-static void body_matrices(const tl_body *b, double M[3][3], double Mi[3][3]) {
+/* M = R D^2 R^T and its inverse Mi = R D^-2 R^T of a body (a sphere: r^2 I); either may be NULL */
+static void body_matrices_of(const tl_body *b, double M[3][3], double Mi[3][3]) {
     double d2[3];
     if (b->shape) {
         for (int k = 0; k < 3; k++) d2[k] = b->shape->semi[k] * b->shape->semi[k];
@@ -49,33 +50,34 @@ static void body_matrices(const tl_body *b, double M[3][3], double Mi[3][3]) {
             double s = 0.0, si = 0.0;
             for (int k = 0; k < 3; k++) {
                 double rr = b->shape ? b->pose.R[i][k] * b->pose.R[j][k] : (i == j && j == k ? 1.0 : 0.0);
-                s += rr * d2[k];
-                si += rr / d2[k];
+                if (M) s += rr * d2[k];
+                if (Mi) si += rr / d2[k];
             }
-            M[i][j] = s;
-            Mi[i][j] = si;
+            if (M) M[i][j] = s;
+            if (Mi) Mi[i][j] = si;
         }
 }
+
 
 static void mv(double r[3], double M[3][3], const double v[3]) {
     for (int i = 0; i < 3; i++) r[i] = M[i][0] * v[0] + M[i][1] * v[1] + M[i][2] * v[2];
 }
 
-/* f, its gradient and Hessian (in R^3) at u, for h = sqrt(u^T M u): grad h = M u / h,
- * hess h = (M - (M u)(M u)^T / h^2) / h */
+/* the support function h(u) = sqrt(u M u) (g: its gradient M u / h; H: its Hessian; either may be
+ * NULL where the caller needs less: the values computed are the same) */
 static void support_terms(double M[3][3], const double u[3], double *h, double g[3], double H[3][3]) {
     double Mu[3];
     mv(Mu, M, u);
     double hh = sqrt(v3_dot(u, Mu));
     *h = hh;
+    if (!g) return;
     for (int i = 0; i < 3; i++) {
         g[i] = Mu[i] / hh;
-        for (int j = 0; j < 3; j++) H[i][j] = (M[i][j] - Mu[i] * Mu[j] / (hh * hh)) / hh;
+        if (H)
+            for (int j = 0; j < 3; j++) H[i][j] = (M[i][j] - Mu[i] * Mu[j] / (hh * hh)) / hh;
     }
 }
 
-/* the principal curvature tensor of x^T Mi x = 1 at the point r (from the centre), on the
- * tangent plane of the unit normal n: P Mi P / |Mi r| */
 static void shape_operator(double Mi[3][3], const double r[3], const double n[3], double S[3][3]) {
     double g[3];
     mv(g, Mi, r);
@@ -121,8 +123,8 @@ static double equivalent_radius(double K[3][3], const double n[3]) {
 int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out,
                       double *u_out) {
     double Ma[3][3], Mia[3][3], Mb[3][3], Mib[3][3];
-    body_matrices(a, Ma, Mia);
-    body_matrices(b, Mb, Mib);
+    body_matrices_of(a, Ma, NULL); /* the inverses only for a touching pair, below */
+    body_matrices_of(b, Mb, NULL);
     double c[3];
     v3_sub(c, b->pose.x, a->pose.x);
     double u[3];
@@ -135,6 +137,9 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         support_terms(Ma, u, &ha, ga, Ha);
         support_terms(Mb, u, &hb, gb, Hb);
         f = ha + hb - v3_dot(u, c);
+        /* a direction with f <= 0 separates the bodies: the minimum is no larger, so they do
+         * not touch (the answer the converged search would give; most candidates end here) */
+        if (!(f > 0.0) && !u_out) return 0;
         double g[3], H[3][3];
         for (int i = 0; i < 3; i++) {
             g[i] = ga[i] + gb[i] - c[i];
@@ -171,9 +176,9 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         for (int k = 0; k < 3; k++) un[k] = u[k] + s1 * t1[k] + s2 * t2[k];
         v3_scale(un, un, 1.0 / v3_norm(un));
         /* accept only a descent (or the converged last digits) */
-        double hn_a, hn_b, gg[3], HH[3][3];
-        support_terms(Ma, un, &hn_a, gg, HH);
-        support_terms(Mb, un, &hn_b, gg, HH);
+        double hn_a, hn_b;
+        support_terms(Ma, un, &hn_a, NULL, NULL);
+        support_terms(Mb, un, &hn_b, NULL, NULL);
         double fn = hn_a + hn_b - v3_dot(un, c);
         if (fn > f + 1e-15 * fabs(f) + 1e-300) {
             /* backtrack */
@@ -183,8 +188,8 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
                 s2 *= 0.5;
                 for (int k = 0; k < 3; k++) un[k] = u[k] + s1 * t1[k] + s2 * t2[k];
                 v3_scale(un, un, 1.0 / v3_norm(un));
-                support_terms(Ma, un, &hn_a, gg, HH);
-                support_terms(Mb, un, &hn_b, gg, HH);
+                support_terms(Ma, un, &hn_a, NULL, NULL);
+                support_terms(Mb, un, &hn_b, NULL, NULL);
                 fn = hn_a + hn_b - v3_dot(un, c);
                 ok = fn <= f;
             }
@@ -198,9 +203,11 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     if (u_out) v3_copy(u_out, u);
     if (!(f > 0.0)) return 0;
     /* the extreme points along u and -u */
-    double ha, hb, ga[3], gb[3], Ha[3][3], Hb[3][3];
-    support_terms(Ma, u, &ha, ga, Ha);
-    support_terms(Mb, u, &hb, gb, Hb);
+    double ha, hb, ga[3], gb[3];
+    support_terms(Ma, u, &ha, ga, NULL);
+    support_terms(Mb, u, &hb, gb, NULL);
+    body_matrices_of(a, NULL, Mia);
+    body_matrices_of(b, NULL, Mib);
     double pa[3], pb[3];
     v3_add(pa, a->pose.x, ga);
     v3_sub(pb, b->pose.x, gb);
@@ -223,14 +230,15 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
 /* a body against a plane through q with unit normal m, the body pushed along m */
 static int against_plane(const tl_body *a, const double q[3], const double m[3], tl_patch *out, double *proj) {
     double M[3][3], Mi[3][3];
-    body_matrices(a, M, Mi);
-    double h, g[3], H[3][3], nm[3];
+    body_matrices_of(a, M, NULL);
+    double h, g[3], nm[3];
     v3_scale(nm, m, -1.0);
-    support_terms(M, nm, &h, g, H); /* the point deepest behind the plane: x + M(-m)/h */
+    support_terms(M, nm, &h, g, NULL); /* the point deepest behind the plane: x + M(-m)/h */
     double rel[3];
     v3_sub(rel, a->pose.x, q);
     double delta = h - v3_dot(rel, m);
     if (!(delta > 0.0)) return 0;
+    body_matrices_of(a, NULL, Mi);
     double s[3];
     v3_add(s, a->pose.x, g);
     if (proj) v3_copy(proj, s);
