@@ -25,6 +25,7 @@ int validate_li_facets(report *r, const validate_opts *o); /* 000 3.1 on faceted
  * angle in degrees, the moduli times soften, the step (validate_li.c). */
 tl_collide_def validate_kharaz_def(int model, double theta_deg, double soften, double dt);
 int validate_shear(report *r, const validate_opts *o);    /* 004: direct shear (validate_shear.c) */
+int validate_shear_glass(report *r, const validate_opts *o); /* 004 section 4: glass beads (--long) */
 int validate_sediment(report *r, const validate_opts *o); /* 003 6.2: sedimentation (validate_sediment.c) */
 int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granular chains (validate_chain.c) */
 int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing ball (validate_bounce.c) */
