@@ -196,10 +196,37 @@ def test_contacts_and_energy_of_a_settled_bed():
     assert e.dtype.names[0] == "kinetic_translational" and e.dtype.names[-1] == "total"
     assert e["dissipated_normal"] > 0
     ledger = (e["kinetic_translational"] + e["kinetic_rotational"] + e["potential"] + e["elastic_normal"]
-              + e["elastic_tangential"] + e["dissipated_normal"] + e["dissipated_plastic"]
-              + e["dissipated_tangential_damping"] + e["dissipated_friction"] + e["integration_residual"]
-              - e["boundary_work"])
+              + e["elastic_tangential"] + e["elastic_rolling"] + e["dissipated_normal"]
+              + e["dissipated_plastic"] + e["dissipated_tangential_damping"] + e["dissipated_friction"]
+              + e["dissipated_rolling"] + e["integration_residual"] - e["boundary_work"])
     assert e["total"] == pytest.approx(ledger, rel=1e-12)
+    w.close()
+
+
+def test_rolling_resistance_stops_a_rolling_sphere():
+    """A sphere rolling on a plane at 0.1 m/s with rolling resistance (epsd, mu_r = 0.05)
+    decelerates at (5/7) g mu_r and stops after v^2 / (2 a); its kinetic energy, 0.7 m v^2, goes to
+    dissipated_rolling, and the law reads back with its rolling model."""
+    g, mu_r, v0, R = 9.81, 0.05, 0.1, 0.005
+    w = talus.World(gravity=(0, 0, -g))
+    w.add_material("glass", density=2500, youngs_modulus=1e8, poisson_ratio=0.3)
+    w.set_law("glass", "glass", damping="tsuji", e=0.5, mu=0.8, rolling="epsd", mu_r=mu_r, eta_r=0.3)
+    law = w.get_law("glass", "glass")
+    assert law["rolling"] == "epsd" and law["coefficients"]["mu_r"] == mu_r
+    w.add_wall("plane", "glass")
+    pid = w.add_particle("glass", radius=R, position=(0, 0, R - 2e-7), velocity=(v0, 0, 0),
+                         angular_velocity=(0, v0 / R, 0))
+    a = 5.0 / 7.0 * g * mu_r
+    w.prepare()
+    w.step(int(0.1 / w.dt))
+    v1 = w.particle(pid)["velocity"][0]
+    assert v1 == pytest.approx(v0 - a * 0.1, rel=2e-2)
+    w.step(int(0.5 / w.dt))  # it stops at t = v0 / a = 0.29 s; its springs settle after
+    p = w.particle(pid)
+    assert abs(p["velocity"][0]) < 1e-5
+    assert p["position"][0] == pytest.approx(v0 * v0 / (2 * a), rel=2e-2)
+    e = w.energy()
+    assert e["dissipated_rolling"] == pytest.approx(0.7 * p["mass"] * v0 * v0, rel=5e-2)
     w.close()
 
 
