@@ -52,8 +52,9 @@ static void usage(FILE *f) {
                "writes DIR/report.md (default out/validation) with data files and figures.\n"
                "  --quick     a short subset (the one `make test` runs)\n"
                "  --long      also the cases that take hours (004: glass beads; 000: Brazil nut; a drum)\n"
-               "  --threads N threads for the many-particle runs (direct shear, Brazil nut, drum;\n"
-               "              default 1, 0 = all); results are bit-identical for a given N\n"
+               "  --threads N threads for the many-particle runs (direct shear, drum; the Brazil\n"
+               "              nut's eight runs go side by side, one per thread; default 1,\n"
+               "              0 = all); results are bit-identical for a given N\n"
                "  --only WORD only the sections whose name holds WORD (e.g. drum, shear)\n"
                "  --no-plots  no figures (gnuplot)\n");
 }

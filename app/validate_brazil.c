@@ -16,6 +16,7 @@
  * keeps more energy and moves more.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,22 +89,38 @@ static double nut_rank(tl_world *w, double nut_z) {
     return (double)below / (double)n;
 }
 
+/* The runs go side by side on the threads (validate_brazil); what they write into the report
+ * (its files, its count of them, its text) goes one at a time. */
+static FILE *data_open(report *r, const char *name) {
+    FILE *f;
+#pragma omp critical(brazil_report)
+    f = report_data_open(r, name);
+    return f;
+}
+
+static void data_close(report *r, FILE *f, const char *name) {
+#pragma omp critical(brazil_report)
+    report_data_close(r, f, name);
+}
+
 static void snapshot(report *r, tl_world *w, const char *name) {
-    FILE *f = report_data_open(r, name);
+    FILE *f = data_open(r, name);
     if (!f) return;
     tl_particle_arrays pa;
     fprintf(f, "# x (m), z (m), 1 for the nut\n");
     if (tl_world_particle_arrays(w, &pa) == TL_OK)
         for (size_t i = 0; i < pa.count; i++)
             fprintf(f, "%.6g %.6g %d\n", pa.position[3 * i], pa.position[3 * i + 2], pa.id[i] == 1 ? 1 : 0);
-    report_data_close(r, f, name);
+    data_close(r, f, name);
 }
 
 static int run_one(report *r, brazil_run *b, bool snapshots, int threads) {
     char text[4096], name[128], snap[128];
     snprintf(text, sizeof text, SCENE, b->tag, b->seed, b->model == 4 ? "mindlin-deresiewicz" : "mindlin",
              b->pivot_z);
-    tl_scene *sc = validate_scene(r, text, "brazil.yaml", b->tag);
+    tl_scene *sc;
+#pragma omp critical(brazil_report)
+    sc = validate_scene(r, text, "brazil.yaml", b->tag);
     if (!sc) return -1;
     tl_world *w = tl_scene_world(sc);
     double t0 = seconds_now();
@@ -114,7 +131,7 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads) {
     double dt = tl_world_dt(w);
     int64_t every = (int64_t)llround(SAMPLE / dt), total = (int64_t)llround(DURATION / dt);
     snprintf(name, sizeof name, "brazil_%s.dat", b->tag);
-    FILE *f = report_data_open(r, name);
+    FILE *f = data_open(r, name);
     if (!f) {
         tl_scene_destroy(sc);
         return -1;
@@ -153,8 +170,9 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads) {
         b->final_rank = rank;
         b->final_z = nut.position.z;
     }
-    report_data_close(r, f, name);
+    data_close(r, f, name);
     if (st != TL_OK) {
+#pragma omp critical(brazil_report)
         report_text(r, "\n%s: the run stopped: %s\n", b->tag, tl_world_error(w));
         tl_scene_destroy(sc);
         return -1;
@@ -221,8 +239,16 @@ int validate_brazil(report *r, const validate_opts *o) {
         b->pivot_z = 0.1;
         snprintf(b->tag, sizeof b->tag, "M%d_seed1_pivot_centre", b->model);
     }
+    /* the runs side by side, one thread each (151 bodies gain little from threads within a run;
+     * each run's numbers do not depend on which thread runs it or on what runs beside it) */
+    int nt = o->threads > 0 ? o->threads : omp_get_max_threads(), failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (int k = 0; k < nr; k++)
-        if (run_one(r, &runs[k], runs[k].seed == 1 && runs[k].pivot_z == 0.0, o->threads) != 0) return -1;
+        if (run_one(r, &runs[k], runs[k].seed == 1 && runs[k].pivot_z == 0.0, 1) != 0) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    if (failed) return -1;
     /* per run */
     report_text(r, "\n| run | pivot | reaches the top (s) | final rank | final z (m) | nut's mean speed (m/s) | "
                    "mean kinetic energy per body (J) | mean energy per body (J) | wall time (s) |\n"
