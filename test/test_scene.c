@@ -223,6 +223,18 @@ static const bad_case bad_cases[] = {
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5,\n"
           "     tangential: mindlen, mu: 0.3}\n" GRAIN STAGE,
      6, {"laws[0].tangential: unknown tangential model", "did you mean 'mindlin'?", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5,\n"
+          "     rolling: epsdd, mu_r: 0.1}\n" GRAIN STAGE,
+     6, {"laws[0].rolling: unknown rolling model 'epsdd'", "did you mean 'epsd'?", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5,\n"
+          "     rolling: epsd, mu_r: -0.1}\n" GRAIN STAGE,
+     6, {"laws[0].mu_r: -0.1 is out of range: 0 <= mu_r", "rolling friction", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, mu_r: 0.1}\n" GRAIN
+         STAGE,
+     5, {"laws[0]: unknown key 'mu_r'", "rolling, clamp_tensile", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, rolling: epsd}\n" GRAIN
+         STAGE,
+     5, {"laws[0]:", "rolling 'epsd' needs coefficient 'mu_r'", NULL}},
     {HEAD LAW "particles:\n  - {material: sand, position: [0, 0, 0]}\n" STAGE, 7,
      {"particles[0].radius: required key is missing", "a number > 0 (m)", NULL}},
     {"gravity: [0, 0, -9.81]\n" LAW GRAIN STAGE, 1,
