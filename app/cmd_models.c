@@ -39,7 +39,7 @@ int cmd_models(int argc, char **argv) {
                 if (c->required) snprintf(def, sizeof def, "required");
                 else if (isnan(c->default_value)) snprintf(def, sizeof def, "derived if absent");
                 else snprintf(def, sizeof def, "default %g", c->default_value);
-                printf("  %-22s   %-8s %-30s %-8s %s; %s\n", "", c->name, range,
+                printf("  %-22s   %-10s %-30s %-8s %s; %s\n", "", c->name, range,
                        c->unit[0] ? c->unit : "-", def, c->meaning);
             }
         }
