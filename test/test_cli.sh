@@ -98,7 +98,9 @@ wait $pid
 status=$?
 [ "$status" -eq 130 ] || [ "$status" -eq 143 ] || fail "twice interrupted run exit status $status ($(cat err.txt))"
 grep -q "interrupted twice: stopped at once" err.txt || fail "second Ctrl-C: $(cat err.txt)"
-[ -s demo2/energy.csv.part ] || fail "no energy.csv.part after a second Ctrl-C: $(ls demo2)"
+# (the .part may still be empty: what the run wrote can sit in its stdio buffer, which the
+# immediate exit does not flush; on a loaded machine 2 s may not fill one buffer)
+[ -e demo2/energy.csv.part ] || fail "no energy.csv.part after a second Ctrl-C: $(ls demo2)"
 [ -e demo2/energy.csv ] && fail "a final energy.csv after a second Ctrl-C"
 
 # Ctrl-C while a scene loads (here 1.5 million random spheres; the scene is refused
