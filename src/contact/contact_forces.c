@@ -38,9 +38,9 @@
 #include "vec.h"
 #include "world.h"
 
-/* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b, the
- * rolling torque on a (3; b takes its opposite) */
-enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7, OUT_M = 8 };
+/* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
+ * rolling torque, when it has one, in a slot of its own: w->out_m) */
+enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7 };
 
 /* what stays the same for every candidate of one contact stage */
 typedef struct stage {
@@ -61,6 +61,7 @@ typedef struct sink {
     double (*wall_torque)[3]; /* and of its torque about the world origin */
     double *slot;            /* a cross candidate's force slot (TL_OUT values), or NULL:
                               * the forces go to the bodies at once */
+    double *slot_m;          /* and its rolling torque's (3 values) */
 } sink;
 
 /* the two sides of a contact: body a is always a particle; b a particle or a wall face */
@@ -211,8 +212,7 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
         v3_copy(o + OUT_C, c);
         o[OUT_LA] = la;
         o[OUT_LB] = lb;
-        if (mr) v3_copy(o + OUT_M, mr);
-        else v3_zero(o + OUT_M);
+        if (mr) v3_copy(out->slot_m, mr); /* the caller sets TL_PAIR_TORQUE */
         return;
     }
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
@@ -242,8 +242,9 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
     }
 }
 
-/* Adds a cross candidate's slot to its particles (what apply does at once). */
-static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const double *o) {
+/* Adds a cross candidate's slot (and its rolling torque m, or NULL) to its particles (what
+ * apply does at once). */
+static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const double *o, const double *m) {
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
     uint32_t i = l->a[k], j = l->b[k];
     double tq[3];
@@ -253,8 +254,7 @@ static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const doub
     v3_sub(f[j], f[j], o + OUT_F);
     v3_scale(tq, o + OUT_C, o[OUT_LB]);
     v3_add(t[j], t[j], tq);
-    const double *m = o + OUT_M;
-    if (m[0] != 0.0 || m[1] != 0.0 || m[2] != 0.0) {
+    if (m) {
         v3_add(t[i], t[i], m);
         v3_sub(t[j], t[j], m);
     }
@@ -341,7 +341,7 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         if (law->rolls) {
             /* the last rolling torque over half this drift, and the rolling spring's energy,
              * which goes with the contact */
-            tl_contact cr = *c;
+            tl_contact cr; /* rolling_inputs fills its wr and i_eff, not read here */
             double dth[3];
             const double *rh = tl_law_rolling_hist(law, rec);
             rolling_inputs(s, i, b, q->la, q->lb, &cr, dth);
@@ -512,7 +512,6 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
         v3_copy(o + OUT_C, cn);
         o[OUT_LA] = la;
         o[OUT_LB] = lb;
-        v3_zero(o + OUT_M);
     } else {
         double (*f)[3] = w->p.f, (*t)[3] = w->p.t, tq[3];
         v3_add(f[i], f[i], fa);
@@ -662,7 +661,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         if (c.fn > bi[TL_BI_MAX_FN]) bi[TL_BI_MAX_FN] = c.fn;
     }
     l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
-                            (out->slot ? TL_PAIR_FORCE : 0));
+                            (out->slot ? TL_PAIR_FORCE : 0) | (out->slot && law->rolls ? TL_PAIR_TORQUE : 0));
     bs->touching++;
 }
 
@@ -700,14 +699,16 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s) 
 
 void tl_contact_buffers_free(tl_world *w) {
     tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
+    tl_mem_free(&w->mem, w->out_m, w->cap_out_m * sizeof *w->out_m);
     tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
     tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
     tl_mem_free(&w->mem, w->wall_tpart, w->cap_wall_tpart * sizeof *w->wall_tpart);
     w->out = NULL;
+    w->out_m = NULL;
     w->blocks = NULL;
     w->wall_part = NULL;
     w->wall_tpart = NULL;
-    w->cap_out = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
+    w->cap_out = w->cap_out_m = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
 /* A particle-particle candidate that does not touch (the test interact starts with). */
@@ -739,14 +740,14 @@ static inline void pp_candidate(const stage *s, const sink *out, tl_pairs *l, si
 static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
-    sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL};
+    sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL, NULL};
     const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
     tl_pairs *pp = &w->pp, *pw = &w->pw;
     size_t c = dm->cross_start[d];
     for (size_t k = dm->pp_start[d]; k < dm->pp_start[d + 1]; k++) {
         uint32_t a = pp->a[k], b = pp->b[k];
         if (a < lo || a >= hi || b < lo || b >= hi) {
-            sink slot = {NULL, NULL, w->out + c * TL_OUT};
+            sink slot = {NULL, NULL, w->out + c * TL_OUT, w->out_m + c * 3};
             c++;
             pp_candidate(s, &slot, pp, k, bs);
         } else {
@@ -790,7 +791,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
                        sizeof *w->wall_part) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->wall_tpart, &w->cap_wall_tpart, ndom * nwall + 1,
                        sizeof *w->wall_tpart) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0)
+        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->out_m, &w->cap_out_m, ncross * 3 + 1, sizeof *w->out_m) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
     memset(w->blocks, 0, ndom * sizeof *w->blocks);
     memset(w->wall_part, 0, ndom * nwall * sizeof *w->wall_part);
@@ -803,7 +805,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     tl_pairs *pp = &w->pp;
     for (size_t e = 0; e < ncross; e++) {
         size_t k = dm->cross[e];
-        if (pp->state[k] & TL_PAIR_FORCE) add_slot(w, pp, k, w->out + e * TL_OUT);
+        if (pp->state[k] & TL_PAIR_FORCE)
+            add_slot(w, pp, k, w->out + e * TL_OUT, pp->state[k] & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL);
     }
 
     /* 3. sums in a fixed order */

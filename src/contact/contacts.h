@@ -32,7 +32,8 @@ enum tl_pair_state {
     TL_PAIR_TOUCH = 1u << 0,   /* the record is live */
     TL_PAIR_SLIDING = 1u << 1, /* at the Coulomb limit in the last evaluation */
     TL_PAIR_FORCE = 1u << 2,   /* exerted a force in this step (the gather reads it) */
-    TL_PAIR_EXIT = 1u << 3     /* separated in this step; the record waits for the collision log */
+    TL_PAIR_EXIT = 1u << 3,    /* separated in this step; the record waits for the collision log */
+    TL_PAIR_TORQUE = 1u << 4   /* its slot has a rolling torque too (contact_forces.c) */
 };
 
 /* Bookkeeping after the law history. The core group is always there. */

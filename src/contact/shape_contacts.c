@@ -250,12 +250,13 @@ static inline void drift_slip(const sstage *s, const side *a, const side *b, con
 }
 
 static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df,
-                                   double residual) {
+                                   double residual, double dr) {
     slot[at + 0] += dn;
     slot[at + 1] += dp;
     slot[at + 2] += dtd;
     slot[at + 3] += df;
     slot[at + 4] += residual;
+    slot[at + 5] += dr;
 }
 
 /* The moment of inertia a rolling dashpot sees of one body about its contact point at arm r:
@@ -435,16 +436,17 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             if (!c.first) drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
-            add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0,
-                            c.sliding ? 0.0 : diss_t, c.sliding ? diss_t : 0.0, plastic ? 0.0 : spring);
+            /* the rolling torques, as the sphere stage books them (contact_forces.c, contact_energy) */
+            double rs = 0.0, rd = 0.0;
+            const bool rslip = law->rolls && c.rolling_slip; /* a fused kernel leaves it unset */
             if (law->rolls) {
-                /* as the sphere stage (contact_forces.c, contact_energy) */
                 const double *rh = tl_law_rolling_hist(law, rec);
-                double rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c.e_el_r - be[TL_BE_E_R]);
-                slot[TL_SS_CUR + 5] += -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
-                if (c.rolling_slip) slot[TL_SS_CUR + 5] += rs;
-                else slot[TL_SS_CUR + 4] += rs;
+                rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c.e_el_r - be[TL_BE_E_R]);
+                rd = -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
             }
+            add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, c.sliding ? 0.0 : diss_t,
+                            c.sliding ? diss_t : 0.0, law->rolls && !rslip ? (plastic ? 0.0 : spring) + rs : (plastic ? 0.0 : spring),
+                            rslip ? rd + rs : rd);
         }
         if (law->rolls) be[TL_BE_E_R] = c.e_el_r; /* else 0 from the record's opening */
         be[TL_BE_FN_EL] = c.fn_el;
@@ -510,16 +512,18 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         double damper = 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
-        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring);
-        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0);
+        /* the last rolling torque over half this drift, and the spring's energy, which goes
+         * with the contact */
+        double dr = 0.0;
         if (law->rolls) {
-            /* the last rolling torque over half this drift, and the spring's energy, which goes
-             * with the contact */
             double dth[3];
             const double *rh = tl_law_rolling_hist(law, rec);
             rolling_inputs(s, a, b, ra, rb, &c, dth);
-            slot[TL_SS_CUR + 5] += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+            dr = -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
         }
+        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr);
+        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
+                        0.0);
     }
     if (s->w->log_collisions && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;

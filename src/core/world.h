@@ -54,7 +54,7 @@ typedef struct tl_block_sum {
     size_t touching, exits;
 } tl_block_sum;
 
-#define TL_OUT 11 /* values of a cross candidate's force slot (threads > 1) */
+#define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
 
 /* a constant external force on one particle (external.c) */
 typedef struct tl_external {
@@ -115,9 +115,10 @@ struct tl_world {
     int nthreads;          /* in use: def.threads, or all available for 0 */
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     double *out;           /* TL_OUT values per cross candidate (threads > 1) */
+    double *out_m;         /* 3 per cross candidate: its rolling torque (TL_PAIR_TORQUE) */
     double (*wall_part)[3];/* each domain's share of each wall's reaction */
     double (*wall_tpart)[3];/* and of its torque about the origin */
-    size_t cap_out, cap_wall_part, cap_wall_tpart;
+    size_t cap_out, cap_out_m, cap_wall_part, cap_wall_tpart;
     tl_block_sum *blocks;
     size_t cap_blocks;
 
