@@ -407,9 +407,10 @@ static void test_stage_actions_resume(const char *root) {
     /* the friction action matters: with friction: 0.4 (the law's own) the run differs */
     const char *at = strstr(STAGED, "friction: 0,");
     ENSURE(at != NULL);
-    char *same_mu = malloc(strlen(STAGED) + 8);
+    size_t same_len = strlen(STAGED) + 8;
+    char *same_mu = malloc(same_len);
     if (at && same_mu)
-        sprintf(same_mu, "%.*sfriction: 0.4,%s", (int)(at - STAGED), STAGED, at + strlen("friction: 0,"));
+        snprintf(same_mu, same_len, "%.*sfriction: 0.4,%s", (int)(at - STAGED), STAGED, at + strlen("friction: 0,"));
     char *other = path_of(root, "staged-mu");
     run_result e = run(same_mu, other, 0, NULL, 0);
     ENSURE(e.status == TL_OK);
