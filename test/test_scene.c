@@ -235,6 +235,14 @@ static const bad_case bad_cases[] = {
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, rolling: epsd}\n" GRAIN
          STAGE,
      5, {"laws[0]:", "rolling 'epsd' needs coefficient 'mu_r'", NULL}},
+    {HEAD "shapes:\n  die: {ellipsoid: [0.002, 0.002, 0.001], contact_depth: potential}\n" LAW GRAIN STAGE, 5,
+     {"shapes.die.contact_depth", "contact_depth applies to meshes", NULL}},
+    {HEAD "shapes:\n  die: {mesh: {icosphere: 0.002, subdivisions: 1}, contact_depth: potentail}\n" LAW GRAIN
+         STAGE,
+     5, {"shapes.die.contact_depth", "did you mean 'potential'?", NULL}},
+    {HEAD "shapes:\n  die: {mesh: {icosphere: 0.002, subdivisions: 1}, contact_radius: area,\n"
+          "        contact_depth: potential}\n" LAW GRAIN STAGE,
+     6, {"shapes.die.contact_depth", "takes the volume-equivalent radius", NULL}},
     {HEAD LAW "particles:\n  - {material: sand, position: [0, 0, 0]}\n" STAGE, 7,
      {"particles[0].radius: required key is missing", "a number > 0 (m)", NULL}},
     {"gravity: [0, 0, -9.81]\n" LAW GRAIN STAGE, 1,

@@ -200,6 +200,16 @@ typedef enum tl_mesh_radius {
     TL_MESH_RADIUS_AREA        /* from the patch: R = A / (2 pi delta), exact for spheres */
 } tl_mesh_radius;
 
+/* How a mesh contact's overlap is measured (docs/geometry.md, "A conservative reading"). */
+typedef enum tl_mesh_depth {
+    TL_MESH_DEPTH_VOLUME = 0, /* delta = 2 V / A at the pressure's centroid (the PCM's default) */
+    TL_MESH_DEPTH_POTENTIAL   /* delta = 3 Phi / V, Phi = int d^2/2 dA the overlap's first moment
+                               * about the face, and the force along delta's gradient: the law's
+                               * energy is a potential, so an undamped body keeps its energy.
+                               * Against plane, rectangle and box walls (and spheres); a
+                               * mesh-mesh contact is refused */
+} tl_mesh_depth;
+
 /* A non-spherical body shape, stored once per world and shared by its
  * particles. Its body frame has the origin at the centroid and the axes along
  * the principal axes of inertia; a particle's position is its centroid and its
@@ -221,6 +231,7 @@ typedef struct tl_shape_def {
                                 * clockwise seen from outside */
     size_t triangle_count;
     tl_mesh_radius mesh_radius;
+    tl_mesh_depth mesh_depth;
 } tl_shape_def;
 
 typedef struct tl_shape_info {

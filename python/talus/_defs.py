@@ -26,6 +26,7 @@ SHAPE_KINDS = {"sphere": lib.TL_SHAPE_SPHERE, "ellipsoid": lib.TL_SHAPE_ELLIPSOI
 MESH_SOURCES = {"file": lib.TL_MESH_FILE, "icosphere": lib.TL_MESH_ICOSPHERE,
                 "ellipsoid": lib.TL_MESH_ELLIPSOID, "arrays": lib.TL_MESH_ARRAYS}
 MESH_RADII = {"volume": lib.TL_MESH_RADIUS_VOLUME, "area": lib.TL_MESH_RADIUS_AREA}
+MESH_DEPTHS = {"volume": lib.TL_MESH_DEPTH_VOLUME, "potential": lib.TL_MESH_DEPTH_POTENTIAL}
 SLOTS = ("normal", "damping", "tangential", "history", "rolling")
 
 
@@ -245,6 +246,8 @@ def shape_def(kind, kw, keep):
         d.source = choice(MESH_SOURCES, kw.pop("source"), "mesh source")
     if "mesh_radius" in kw:
         d.mesh_radius = choice(MESH_RADII, kw.pop("mesh_radius"), "mesh_radius")
+    if "mesh_depth" in kw:
+        d.mesh_depth = choice(MESH_DEPTHS, kw.pop("mesh_depth"), "mesh_depth")
     if "file" in kw:
         d.file = cstr(kw.pop("file"), keep)
         d.source = lib.TL_MESH_FILE

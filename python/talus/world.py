@@ -206,7 +206,8 @@ class World:
             ``scale``, or ``source="icosphere"`` with ``radius`` and
             ``subdivisions``, or ``source="ellipsoid"`` with ``semi_axes`` and
             ``vertices``, or ``vertex_xyz`` (n x 3) and ``triangles`` (m x 3);
-            ``mesh_radius`` (``"volume"``, ``"area"``).
+            ``mesh_radius`` (``"volume"``, ``"area"``); ``mesh_depth``
+            (``"volume"``, ``"potential"``: docs/geometry.md).
         """
         keep = []
         d = _defs.shape_def(kind, definition, keep)

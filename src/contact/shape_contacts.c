@@ -303,10 +303,16 @@ static inline void apply(double *slot, const double fa[3], const double ra[3], c
     v3_add(slot + TL_SS_TB, slot + TL_SS_TB, t);
 }
 
+/* The law on one patch: through its fused kernel when the patch's fn_scale is 1. */
+static inline void eval_law(const tl_law *law, const tl_pair_law *pl, tl_contact *c, double *hist, double fn_scale) {
+    if (fn_scale == 1.0) tl_law_eval(law, pl, c, hist);
+    else tl_law_eval_scaled(law, pl, c, hist, fn_scale);
+}
+
 /* The law's force at zero overlap (the contact-boundary correction), with the
  * given tangential history (NULL = none yet). */
 static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist,
-                        double *fn, double ft[3]) {
+                        double fn_scale, double *fn, double ft[3]) {
     tl_contact c = *c0;
     c.delta = 0.0;
     c.dt = 0.0;
@@ -314,7 +320,7 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     double scratch[TL_MAX_HIST];
     if (hist) memcpy(scratch, hist, (size_t)law->hist_count * sizeof *scratch);
     else memset(scratch, 0, sizeof scratch);
-    tl_law_eval(law, pl, &c, scratch);
+    eval_law(law, pl, &c, scratch, fn_scale);
     *fn = c.fn;
     v3_copy(ft, c.ft);
 }
@@ -327,6 +333,10 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     const tl_particles *p = &w->p;
     const tl_rec_layout *lay = s->lay;
     const double delta = P->delta;
+    /* delta's rate per unit of the bodies' approach at the point (1 but for the potential depth,
+     * whose delta is a generalised coordinate: the law works in it, the bodies take fn_scale
+     * times its normal force, and the ledger books the law's forces against delta's change) */
+    const double fs = P->fn_scale;
     /* the contact point divides the overlap as the law says (contact_point) */
     double pa[3], pbp[3], ra[3], rb[3];
     v3_copy(pa, P->p);
@@ -345,7 +355,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
 
     tl_contact c;
     c.delta = delta;
-    c.delta_rate = rate;
+    c.delta_rate = fs * rate;
     v3_copy(c.n, P->n);
     v3_copy(c.vt, vt);
     v3_zero(c.dxi);
@@ -367,7 +377,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             /* the overlap at the start of the drift, from the drift's approach rate at the point */
             double vd[3];
             rel_velocity(a, ra, b, rb, true, vd);
-            d_first = delta - s->dt * v3_dot(vd, P->n);
+            d_first = delta - s->dt * fs * v3_dot(vd, P->n);
             if (d_first <= 0.0) {
                 phi = delta / (delta - d_first);
                 entered = true;
@@ -407,13 +417,13 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         if (touching) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
     }
 
-    tl_law_eval(law, pl, &c, rec);
+    eval_law(law, pl, &c, rec, fs);
 
     double fn_app = c.fn, ft_app[3];
     v3_copy(ft_app, c.ft);
     if (entered && s->correct && phi != 0.5) {
         double fn0, ft0[3], wgt = phi - 0.5;
-        touch_force(law, pl, &c, NULL, &fn0, ft0);
+        touch_force(law, pl, &c, NULL, fs, &fn0, ft0);
         fn_app += wgt * fn0;
         v3_axpy(ft_app, wgt, ft0);
     }
@@ -428,9 +438,11 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         double *be = rec + lay->energy;
         if (s->acc) {
             bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
-            double fn_prev = bk[TL_BK_FN], fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
+            /* the law's forces (the body's over fn_scale) against delta's change */
+            const double fs_prev = bp[TL_BP_SCALE] > 0.0 ? bp[TL_BP_SCALE] : 1.0;
+            double fn_prev = bk[TL_BK_FN] / fs_prev, fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
             double dd = c.delta - d_prev;
-            double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c.fn_el)) * dd;
+            double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app / fs - c.fn_el)) * dd;
             double spring = 0.5 * (fel_prev + c.fn_el) * dd - (c.e_el_n - be[TL_BE_E_N]);
             double ds_prev[3] = {0.0, 0.0, 0.0};
             if (!c.first) drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
@@ -455,6 +467,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         v3_copy(be + TL_BE_N, P->n);
     }
     bp[TL_BP_REFF] = c.r_eff;
+    bp[TL_BP_SCALE] = fs;
     v3_copy(bp + TL_BP_N, P->n);
     v3_copy(bp + TL_BP_RA, ra);
     v3_copy(bp + TL_BP_RB, rb);
@@ -482,8 +495,9 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     /* the overlap now, from the drift's approach rate at the last contact point */
     double vd[3];
     rel_velocity(a, ra, b, rb, true, vd);
+    const double fs = bp[TL_BP_SCALE] > 0.0 ? bp[TL_BP_SCALE] : 1.0; /* the last fn_scale */
     double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n);
-    double dnow = dprev + s->dt * rate_d;
+    double dnow = dprev + s->dt * fs * rate_d;
     double psi = dprev > 0.0 && dnow < 0.0 ? dprev / (dprev - dnow) : (dprev > 0.0 ? 1.0 : 0.5);
     bp[TL_BP_PSI] = psi;
     tl_contact c;
@@ -492,9 +506,9 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     c.r_eff = 1.0; /* unused at zero overlap by the Hertzian laws; the linear ones ignore it */
     c.m_eff = 1.0 / (a->iml + b->iml);
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
-    c.delta_rate = rate_d;
+    c.delta_rate = fs * rate_d;
     double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
-    touch_force(law, pl, &c, rec, &fn0, ft0);
+    touch_force(law, pl, &c, rec, fs, &fn0, ft0);
     if (s->correct) {
         double wgt = psi - 0.5, fa[3];
         fn_app = wgt * fn0;
@@ -510,7 +524,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         drift_slip(s, a, b, n, ra, rb, ds);
         double dd = dnow - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
-        double damper = 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        double damper = 0.5 * ((bk[TL_BK_FN] + fn_app) / fs - fel_prev) * dd;
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         /* the last rolling torque over half this drift, and the spring's energy, which goes
          * with the contact */
@@ -755,6 +769,15 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         for (size_t k = 0; k < n; k++) {
             side a, b;
             sides_of(&s, k, &a, &b);
+            if (candidate_geometry(&s, k, &sc->scratch[0]) < 0 && err != -2 &&
+                (tl_narrow_potential(a.body.shape) || (!b.wall && tl_narrow_potential(b.body.shape))))
+                return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                     "no contact geometry between particle %u and %s %u: the potential "
+                                     "contact depth (contact_depth: potential) is defined against plane, box "
+                                     "and rectangle walls and spheres, not between two meshes or against a "
+                                     "mesh wall (docs/geometry.md)",
+                                     (unsigned)w->p.id[a.index], b.wall ? "a mesh wall, face" : "particle",
+                                     b.wall ? (unsigned)b.index : (unsigned)w->p.id[b.index]);
             if (candidate_geometry(&s, k, &sc->scratch[0]) < 0)
                 return tl_world_fail(w, err == -2 ? TL_ERROR_MEMORY : TL_ERROR_ARGUMENT,
                                      err == -2 ? "out of memory (contact geometry)"

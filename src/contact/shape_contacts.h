@@ -57,7 +57,8 @@ enum tl_book_patch {
     TL_BP_RB = 9,
     TL_BP_PSI = 12,   /* the fraction of the step spent in contact when the patch closed */
     TL_BP_REFF = 13,  /* the equivalent radius, taken when the contact began, m */
-    TL_BP_COUNT = 14
+    TL_BP_SCALE = 14, /* the patch's fn_scale at the last evaluation (narrow.h; 0: none yet) */
+    TL_BP_COUNT = 15
 };
 
 /* values of a candidate's slot: force on a, torques on a and b, energy terms, counts */

@@ -19,6 +19,7 @@ tl_shape_def tl_shape_default(void) {
     d.kind = TL_SHAPE_ELLIPSOID;
     d.scale = 1.0;
     d.mesh_radius = TL_MESH_RADIUS_VOLUME;
+    d.mesh_depth = TL_MESH_DEPTH_VOLUME;
     return d;
 }
 
@@ -153,6 +154,7 @@ static tl_status shape_mesh(tl_world *w, const tl_shape_def *d, const char *name
     for (int k = 0; k < 3; k++) s->inertia[k] = bf.moments[k];
     s->r_volume = cbrt(3.0 * bf.volume / (4.0 * TL_PI));
     s->mesh_radius = d->mesh_radius;
+    s->mesh_depth = d->mesh_depth;
     s->r_contact = d->mesh_radius == TL_MESH_RADIUS_AREA ? m->radius : s->r_volume;
     v3_copy(frame, bf.origin);
     for (int r = 0; r < 3; r++)
@@ -171,6 +173,15 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
     }
     if (w->nshapes >= 0x7fffffff)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': too many shapes", name);
+    if ((unsigned)d->mesh_radius > (unsigned)TL_MESH_RADIUS_AREA ||
+        (unsigned)d->mesh_depth > (unsigned)TL_MESH_DEPTH_POTENTIAL)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': mesh_radius or mesh_depth out of range", name);
+    if (d->mesh_depth == TL_MESH_DEPTH_POTENTIAL && d->mesh_radius == TL_MESH_RADIUS_AREA)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "shape '%s': the potential contact depth takes the volume-equivalent radius "
+                             "(a radius from the patch's area would make the force depend on more than "
+                             "the energy's gradient)",
+                             name);
     tl_shape s;
     tl_mesh *mesh = NULL;
     double frame[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};

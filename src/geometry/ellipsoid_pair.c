@@ -224,6 +224,7 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         for (int j = 0; j < 3; j++) K[i][j] = Sa[i][j] + Sb[i][j];
     out->r_eff = equivalent_radius(K, u);
     out->area = 0.0;
+    out->fn_scale = 1.0;
     return 1;
 }
 
@@ -250,6 +251,7 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     shape_operator(Mi, g, nm, S);
     out->r_eff = equivalent_radius(S, nm);
     out->area = 0.0;
+    out->fn_scale = 1.0;
     return 1;
 }
 

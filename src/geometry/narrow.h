@@ -46,6 +46,9 @@ typedef struct tl_patch {
     double p[3];
     double r_eff;
     double area;
+    double fn_scale; /* the body's normal force per unit of the law's, the law seeing delta as a
+                      * generalised coordinate: 1 for every reading but the PCM's potential one,
+                      * whose delta moves s times as fast as the bodies' approach (pcm.h) */
 } tl_patch;
 
 /* The pose of a body from its centroid and orientation quaternion (w, x, y, z). */
@@ -78,6 +81,11 @@ int tl_narrow_face(const tl_body *a, const struct tl_face *f, tl_patch *out, int
 /* The most patches a pair of these shapes can have (1: both convex). */
 int tl_narrow_max_patches(const tl_shape *a, const tl_shape *b);
 int tl_narrow_max_patches_face(const tl_shape *a, const struct tl_face *f);
+
+/* A mesh shape that asks for the PCM's potential depth (TL_MESH_DEPTH_POTENTIAL): defined
+ * against plane and rectangle faces and spheres; a mesh-mesh pair or a mesh wall with it
+ * gives no geometry (-1). */
+bool tl_narrow_potential(const tl_shape *s);
 
 #define TL_MAX_PATCHES 8
 

@@ -25,6 +25,7 @@ typedef struct elem {
     double ax[3];     /* int x dA over the inside part, a's frame */
     double hx[3];     /* int d x dA over the inside part (the pressure's first moment), a's frame */
     double h;         /* int d dA, d the penetration (the distance to the other surface), m^3 */
+    double hh;        /* int d^2 dA (the potential depth, against walls), m^4 */
     double dmax;      /* the largest penetration on the element, m */
     double lo[3], hi[3]; /* the box of its inside part, a's frame */
     double bm[3];     /* int lambda_k dA over the inside part (lambda: the facet's barycentric coordinates) */
@@ -44,6 +45,7 @@ typedef struct side_sum {
     double S[3];   /* int n dA */
     double W;      /* the side's weight: sum of q frac (how many facets it covers) */
     double V;      /* the overlap volume seen from this side */
+    double Phi;    /* its first moment about the contact plane, int d^2/2 dA (walls) */
     double A;      /* projected area */
     double P[3];   /* pressure-weighted mid-penetration points (int d x dA) */
     double Pw;     /* and their weight, int d dA */
@@ -772,13 +774,14 @@ static int flood(tl_pcm_scratch *s, int side, const tl_mesh *m, const tl_mesh *o
 }
 
 static void patch_out(const tl_pose *pa, const double n[3], const double p[3], double delta, double r_eff,
-                      double area, tl_patch *out) {
+                      double area, double fn_scale, tl_patch *out) {
     rot(pa->R, n, out->n);
     rot(pa->R, p, out->p);
     v3_add(out->p, out->p, pa->x);
     out->delta = delta;
     out->r_eff = r_eff;
     out->area = area;
+    out->fn_scale = fn_scale;
 }
 
 /* One body wholly inside the other, no surfaces crossing (not a contact
@@ -817,7 +820,7 @@ static int engulfed(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const
             v3_copy(qa, mp.q);
         }
         v3_copy(q, qa);
-        patch_out(pa, na, q, mp.dist + in->radius, r_star(a->r_volume, b->r_volume), 0.0, out);
+        patch_out(pa, na, q, mp.dist + in->radius, r_star(a->r_volume, b->r_volume), 0.0, 1.0, out);
         return 1;
     }
     return 0;
@@ -939,7 +942,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         }
         if (!(delta > 0.0)) continue;
         double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : r_star(a->r_volume, b->r_volume);
-        patch_out(pa, un, p, delta, r_eff, A, &out[written++]);
+        patch_out(pa, un, p, delta, r_eff, A, 1.0, &out[written++]);
     }
     /* more than max only when max were written: the caller reads min(returned, max) */
     return found > written && written == (size_t)max ? (int)found : (int)written;
@@ -1010,6 +1013,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
             mo.area = a->area[f];
             v3_scale(mo.x, a->c[f], mo.area);
             mo.h = hc * mo.area;
+            mo.hh = hc * hc * mo.area;
             dmx = hc;
         } else {
             double x[8][3], h[8], x2[8][3], h2[8], g[8];
@@ -1049,6 +1053,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         v3_copy(e->ax, mo.x);
         v3_copy(e->hx, mo.hx);
         e->h = mo.h;
+        e->hh = mo.hh;
         e->dmax = dmx;
         w->slot[0][f] = (uint32_t)(w->ne++);
     }
@@ -1066,6 +1071,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         double cs = -v3_dot(N, e->n); /* the cosine with n = -N */
         c->s[0].A += cs * e->area;
         c->s[0].V += cs * e->h;
+        c->s[0].Phi += 0.5 * cs * e->hh;
         v3_axpy(c->s[0].Pa, cs, e->ax);
         v3_axpy(c->s[0].P, cs, e->hx);
         c->dmax = dmax(c->dmax, e->dmax);
@@ -1084,6 +1090,25 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         double C[3];
         if (c->s[0].V > 0.0) v3_scale(C, c->s[0].P, 1.0 / c->s[0].V);
         else v3_scale(C, c->s[0].Pa, 1.0 / A);
+        /* the potential reading (docs/geometry.md, "A conservative reading"): delta = 3 Phi / V,
+         * Phi = int d^2/2 dA the overlap's first moment about the face (exact delta for a
+         * paraboloid, 3h/2 for a flat face pressed h). Its gradient: d Phi = -V along N at the
+         * pressure's centroid C, d V = -A along N at the section's centroid Ca, so the law's
+         * force acts with fn_scale = 3 (1 - r), r = Phi A / V^2 (in [1/2, 3/4] when the depth
+         * is concave over the section, as for any convex body: Berwald's inequality; s in
+         * [3/4, 3/2]), at C + r / (1 - r) (C - Ca) */
+        double scale = 1.0, Vs = c->s[0].V, Phi = c->s[0].Phi;
+        const bool potential = opts->depth == TL_PCM_DEPTH_POTENTIAL;
+        if (potential) {
+            if (!(Vs > 0.0) || !(Phi > 0.0)) continue;
+            double r = dmin(Phi * A / (Vs * Vs), 0.9); /* 0.9: a non-convex patch only (s >= 0.3) */
+            scale = 3.0 * (1.0 - r);
+            double Ca[3];
+            v3_scale(Ca, c->s[0].Pa, 1.0 / A);
+            double shift[3];
+            v3_sub(shift, C, Ca);
+            v3_axpy(C, r / (1.0 - r), shift);
+        }
         v3_sub(d, C, P);
         v3_axpy(C, -v3_dot(N, d), N);
         double sa = line_depth(a, C, n, far, 1.0, NULL);
@@ -1094,13 +1119,16 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         switch (opts->depth) {
         case TL_PCM_DEPTH_LINE: delta = line_ok ? sa : c->dmax; break;
         case TL_PCM_DEPTH_MAX: delta = c->dmax; break;
+        case TL_PCM_DEPTH_POTENTIAL: delta = 3.0 * Phi / Vs; break;
         case TL_PCM_DEPTH_VOLUME:
         default: delta = 2.0 * c->s[0].V / A; break;
         }
         if (!(delta > 0.0)) continue;
         v3_axpy(p, 0.5 * (line_ok ? sa : delta), n);
-        double r_eff = opts->radius == TL_PCM_RADIUS_AREA ? A / (2.0 * TL_PI * delta) : a->r_volume;
-        patch_out(pa, n, p, delta, r_eff, A, &out[written++]);
+        /* the potential reading keeps the law's energy a function of delta alone: the
+         * volume-equivalent radius (world_shapes.c refuses the area rule with it) */
+        double r_eff = opts->radius == TL_PCM_RADIUS_AREA && !potential ? A / (2.0 * TL_PI * delta) : a->r_volume;
+        patch_out(pa, n, p, delta, r_eff, A, scale, &out[written++]);
     }
     /* more than max only when max were written: the caller reads min(returned, max) */
     return found > written && written == (size_t)max ? (int)found : (int)written;
@@ -1250,6 +1278,7 @@ int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_p
         v3_copy(tmp[0].p, p);
         tmp[0].r_eff = r_eff;
         tmp[0].area = 0.0;
+        tmp[0].fn_scale = 1.0;
         /* keep the deepest max */
         if (written < max) {
             out[written++] = tmp[0];

@@ -26,6 +26,7 @@ typedef struct tl_shape {
     double r_volume;      /* radius of the sphere of the same volume, m */
     double r_contact;     /* mesh: the radius its law's rule gives at most (0: the bounding radius) */
     tl_mesh_radius mesh_radius; /* mesh: how Hertzian laws see it */
+    tl_mesh_depth mesh_depth;   /* mesh: how its overlap is measured */
 } tl_shape;
 
 /* Contact geometry between two bodies, from body a towards body b. */

@@ -137,6 +137,8 @@ static void add_tri(const double x0[3], const double x1[3], const double x2[3], 
     double hs = h0 + h1 + h2;
     m->area += A;
     m->h += A * hs / 3.0;
+    /* a linear function's square over a triangle: A/6 (sum h_i^2 + sum_{i<j} h_i h_j) */
+    m->hh += A / 6.0 * (h0 * h0 + h1 * h1 + h2 * h2 + h0 * h1 + h1 * h2 + h2 * h0);
     for (int k = 0; k < 3; k++) {
         double xs = x0[k] + x1[k] + x2[k];
         m->x[k] += A * xs / 3.0;

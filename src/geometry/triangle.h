@@ -33,12 +33,13 @@ bool tl_tri_ray(const double o[3], const double d[3], const double a[3], const d
 
 /* Integrals over the part of triangle (x0, x1, x2) where the linear function
  * with vertex values h0, h1, h2 is >= 0 (the whole triangle when all are):
- * area, int x dA, int h dA, int h x dA (all exact). */
+ * area, int x dA, int h dA, int h x dA, int h^2 dA (all exact). */
 typedef struct tl_tri_moments {
     double area;
     double x[3];  /* int x dA */
     double h;     /* int h dA */
     double hx[3]; /* int h x dA */
+    double hh;    /* int h^2 dA */
 } tl_tri_moments;
 
 /* Adds the moments of the part where h >= 0 to *m. */

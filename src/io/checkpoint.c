@@ -25,8 +25,9 @@
 #include "world.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 8u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
-                   * terms of the energy ledger and of the contact records */
+#define FORMAT 9u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
+                   * terms of the energy ledger and of the contact records; 9: a shape contact
+                   * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -45,10 +46,12 @@ static uint64_t fingerprint(const tl_world *w) {
     }
     for (int k = 0; k < 3; k++)
         if (w->per.on[k]) h = tl_fnv1a(&w->per.len[k], sizeof w->per.len[k], h);
-    /* the shapes: kind, size and mass properties */
+    /* the shapes: kind, size, mass properties and the contact readings of a mesh */
     for (size_t k = 1; k < w->nshapes; k++) {
         const tl_shape *s = &w->shapes[k];
-        double sv[6] = {(double)s->kind, s->radius, s->volume, s->inertia[0], s->inertia[1], s->inertia[2]};
+        double sv[8] = {(double)s->kind,        s->radius,      s->volume,
+                        s->inertia[0],          s->inertia[1],  s->inertia[2],
+                        (double)s->mesh_radius, (double)s->mesh_depth};
         h = tl_fnv1a(sv, sizeof sv, h);
     }
     return h;

@@ -6,7 +6,8 @@
  * Evaluation order for one contact (tl_law_eval):
  *   1. normal      elastic force, stiffness, factor f, elastic energy
  *   2. damping     normal dashpot
- *   3. clamp       optional: a tensile total normal force becomes zero
+ *   3. clamp       optional: a tensile total normal force becomes zero (then times the
+ *                  contact's fn_scale: tl_law_eval_scaled)
  *   4. history     the tangential displacement xi (true / pseudo / none)
  *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
  *   6. commit      the history mode stores xi
@@ -61,9 +62,13 @@ void tl_coeff_range_text(const tl_coeff_info *ci, char *buf, size_t size);
 /* The value of a named coefficient in any slot of the law (NAN if absent). */
 double tl_law_coeff(const tl_law *law, const char *name);
 
-/* Runs the slots in order on one contact. hist: the contact's law history. */
-static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
-                                     double *hist) {
+/* Runs the slots in order on one contact. hist: the contact's law history. fn_scale: the
+ * body's normal force per unit of the law's (1 but for the PCM's potential depth, whose delta
+ * is a generalised coordinate: narrow.h, tl_patch): the normal and damping slots work in
+ * delta, c->fn after the clamp is the body's force, which the Coulomb limit and the rolling
+ * model read. */
+static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, tl_contact *c, double *hist,
+                                      double fn_scale) {
     c->area = 1.0;
     c->eta = 0.0;
     c->yielded = false;
@@ -78,7 +83,7 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
     double fn = c->fn_el + c->fn_damp;
     if (law->clamp_tensile && fn < 0.0) fn = 0.0;
-    c->fn = fn;
+    c->fn = fn * fn_scale;
     const tl_submodel *h = law->sub[TL_SLOT_HISTORY];
     double *hh = hist + law->hist_offset[TL_SLOT_HISTORY];
     h->force(pl->p[TL_SLOT_HISTORY], c, hh);
@@ -87,6 +92,12 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
     if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
     if (law->rolls)
         law->sub[TL_SLOT_ROLLING]->force(pl->p[TL_SLOT_ROLLING], c, hist + law->hist_offset[TL_SLOT_ROLLING]);
+}
+
+/* Runs the slots in order on one contact (fn_scale 1). */
+static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, tl_contact *c,
+                                     double *hist) {
+    tl_law_eval_scaled(law, pl, c, hist, 1.0);
 }
 
 /* The rolling model's history of a contact: its spring torque (3) then its dashpot torque (3) of

@@ -79,17 +79,19 @@ static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path)
 }
 
 static int read_shape(loader *L, const char *name, const tl_yval *v) {
-    static const char *const keys[] = {"ellipsoid", "mesh", "contact_radius"};
+    static const char *const keys[] = {"ellipsoid", "mesh", "contact_radius", "contact_depth"};
     static const char *const radius_rules[] = {"volume", "area"};
+    static const char *const depth_rules[] = {"volume", "potential"};
     if (tl_ymap_expect(&L->doc, v, "a mapping {ellipsoid: [a, b, c]} or {mesh: {...}}") ||
         tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL))
         return -1;
     tl_shape_def sd = tl_shape_default();
     sd.name = name;
-    tl_yval ell, mesh, rr;
+    tl_yval ell, mesh, rr, rd;
     tl_ymap_get(v, "ellipsoid", &ell);
     tl_ymap_get(v, "mesh", &mesh);
     tl_ymap_get(v, "contact_radius", &rr);
+    tl_ymap_get(v, "contact_depth", &rd);
     if ((ell.node != NULL) == (mesh.node != NULL))
         return tl_yfail(&L->doc, v, "give exactly one of ellipsoid (semi-axes [a, b, c] in m) or mesh");
     char *path = NULL;
@@ -98,6 +100,8 @@ static int read_shape(loader *L, const char *name, const tl_yval *v) {
         if (tl_yvec3(&L->doc, &ell, "m", &sd.semi_axes)) return -1;
         if (rr.node) return tl_yfail(&L->doc, &rr, "contact_radius applies to meshes (an ellipsoid's comes from its "
                                                    "curvature)");
+        if (rd.node) return tl_yfail(&L->doc, &rd, "contact_depth applies to meshes (an ellipsoid's overlap comes "
+                                                   "from its surface)");
     } else {
         sd.kind = TL_SHAPE_MESH;
         if (read_mesh(L, &mesh, &sd, &path)) {
@@ -111,6 +115,19 @@ static int read_shape(loader *L, const char *name, const tl_yval *v) {
                 return -1;
             }
             sd.mesh_radius = k == 1 ? TL_MESH_RADIUS_AREA : TL_MESH_RADIUS_VOLUME;
+        }
+        if (rd.node) {
+            int k;
+            if (tl_ychoice(&L->doc, &rd, depth_rules, COUNT_OF(depth_rules), &k)) {
+                free(path);
+                return -1;
+            }
+            sd.mesh_depth = k == 1 ? TL_MESH_DEPTH_POTENTIAL : TL_MESH_DEPTH_VOLUME;
+            if (sd.mesh_depth == TL_MESH_DEPTH_POTENTIAL && sd.mesh_radius == TL_MESH_RADIUS_AREA) {
+                free(path);
+                return tl_yfail(&L->doc, &rd, "contact_depth: potential takes the volume-equivalent radius; "
+                                              "leave out contact_radius: area");
+            }
         }
     }
     int index;
