@@ -53,6 +53,10 @@ typedef struct stage {
     bool half_is_v;  /* the force-stage velocity is the drift velocity (leapfrog) */
     bool lean;       /* no energy ledger, no impact bookkeeping: steady contacts take steady() */
     double b1, b2;   /* drift velocity = v - dt (b1 a_n + b2 a_n-1) otherwise */
+    /* a pair of two particles of radius mono_r and inverse mass (for the law) mono_im (those of
+     * the first particle: in a bed of one size, every pair) has R*, m*, sqrt(R*) and
+     * sqrt(m* sqrt(R*)) worked out once per stage, by the same operations (steady) */
+    double mono_r, mono_im, mono_reff, mono_meff, mono_sr, mono_A;
 } stage;
 
 /* where one task's forces go */
@@ -469,13 +473,27 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
     const double *sh = w->nb.shift[l->img[k]];
     double xj[3];
     for (int q = 0; q < 3; q++) xj[q] = p->x[j][q] + sh[q];
+    /* tl_geometry_sphere_sphere's arithmetic, R* apart (below) */
+    const double ri = p->radius[i], rj = p->radius[j];
     tl_geometry g;
-    tl_geometry_sphere_sphere(p->x[i], p->radius[i], xj, p->radius[j], &g);
+    double d[3] = {xj[0] - p->x[i][0], xj[1] - p->x[i][1], xj[2] - p->x[i][2]};
+    double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    g.delta = ri + rj - dist;
     if (!(g.delta > 0.0)) return false;
+    if (dist > 0.0) {
+        double inv = 1.0 / dist;
+        g.n[0] = d[0] * inv;
+        g.n[1] = d[1] * inv;
+        g.n[2] = d[2] * inv;
+    } else {
+        g.n[0] = g.n[1] = 0.0;
+        g.n[2] = 1.0;
+    }
     const int ma = p->material[i], mb = p->material[j];
     const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
     if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN) return false;
-    double iml = p->inv_mass_law[i] + p->inv_mass_law[j];
+    const double imi = p->inv_mass_law[i], imj = p->inv_mass_law[j];
+    double iml = imi + imj;
     if (iml == 0.0) return false;
     const tl_pair_law *pl = tl_world_pair(w, ma, mb);
     double la = p->radius[i] - pl->split * g.delta;
@@ -497,10 +515,18 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
         b.w = p->w[j];
         drift_slip(s, i, &b, g.n, la, lb, dxi);
     }
-    /* the fused kernel on plain values (tl_fused_hertz_mindlin without the record) */
+    /* the fused kernel on plain values (tl_fused_hertz_mindlin without the record); for a pair
+     * of the bed's common size the stage's sqrt(R*) and sqrt(m* sqrt(R*)), the same numbers */
     tl_hm_result r;
-    tl_hm_eval(law, pl, g.delta, rate, g.n, vt, dxi, g.r_eff, 1.0 / iml,
-               rec + law->hist_offset[TL_SLOT_HISTORY], &r);
+    double sr, A;
+    if (ri == s->mono_r && rj == s->mono_r && imi == s->mono_im && imj == s->mono_im) {
+        sr = s->mono_sr;
+        A = s->mono_A;
+    } else {
+        sr = sqrt(ri * rj / (ri + rj));
+        A = sqrt(1.0 / iml * sr);
+    }
+    tl_hm_eval_sr(law, pl, g.delta, rate, g.n, vt, dxi, sr, A, rec + law->hist_offset[TL_SLOT_HISTORY], &r);
     double fa[3];
     v3_scale(fa, g.n, -r.fn);
     v3_add(fa, fa, r.ft);
@@ -783,6 +809,17 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     s.b1 = w->c_pred[0] - 0.5;
     s.b2 = w->c_pred[1];
     s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->no_fast_path;
+    s.mono_r = s.mono_im = NAN; /* matches nothing */
+    s.mono_reff = s.mono_meff = s.mono_sr = s.mono_A = NAN;
+    if (w->p.count > 0 && w->p.inv_mass_law[0] > 0.0) {
+        double r = w->p.radius[0], im = w->p.inv_mass_law[0];
+        s.mono_r = r;
+        s.mono_im = im;
+        s.mono_reff = r * r / (r + r);
+        s.mono_meff = 1.0 / (im + im);
+        s.mono_sr = sqrt(s.mono_reff);
+        s.mono_A = sqrt(s.mono_meff * s.mono_sr);
+    }
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
     const int nt = w->nthreads;

@@ -42,13 +42,14 @@ typedef struct tl_hm_result {
     bool sliding;
 } tl_hm_result;
 
-/* The kernel on plain values (hist: the true history's 3 values, updated). */
-static inline void tl_hm_eval(const tl_law *law, const tl_pair_law *pl, double delta, double rate,
-                              const double n[3], const double vt[3], const double dxi[3],
-                              double r_eff, double m_eff, double *hist, tl_hm_result *r) {
+/* The kernel on plain values, given sr = sqrt(R*) and A = sqrt(m* sqrt(R*)) (hist: the true
+ * history's 3 values, updated). */
+static inline void tl_hm_eval_sr(const tl_law *law, const tl_pair_law *pl, double delta, double rate,
+                                 const double n[3], const double vt[3], const double dxi[3], double sr,
+                                 double A, double *hist, tl_hm_result *r) {
     const double *pn = pl->p[TL_SLOT_NORMAL], *pd = pl->p[TL_SLOT_DAMPING];
     const double *pt = pl->p[TL_SLOT_TANGENTIAL];
-    double sr = sqrt(r_eff), A = sqrt(m_eff * sr), sd = sqrt(delta), q = sqrt(sd);
+    double sd = sqrt(delta), q = sqrt(sd);
     /* normal: hertz */
     double K = pn[0] * sr;
     r->k = K;
@@ -71,6 +72,14 @@ static inline void tl_hm_eval(const tl_law *law, const tl_pair_law *pl, double d
     tl_coulomb_eval(xi, vt, pt[4] * kt0, eta, pt[0], fn, (int)pt[3], r->xi, r->ft, r->ft_damp,
                     &r->sliding, &r->e_el_t);
     v3_copy(hist, r->xi);
+}
+
+/* The kernel on plain values (hist: the true history's 3 values, updated). */
+static inline void tl_hm_eval(const tl_law *law, const tl_pair_law *pl, double delta, double rate,
+                              const double n[3], const double vt[3], const double dxi[3],
+                              double r_eff, double m_eff, double *hist, tl_hm_result *r) {
+    double sr = sqrt(r_eff), A = sqrt(m_eff * sr);
+    tl_hm_eval_sr(law, pl, delta, rate, n, vt, dxi, sr, A, hist, r);
 }
 
 /* The same on a contact record. */
