@@ -697,9 +697,49 @@ static const double *facet_box_a(struct tl_pcm_work *w, const tl_mesh *b, uint32
     return w->fbox[f];
 }
 
-/* the facets of a and b whose boxes meet a box of the other's: into the queues */
+/* A slab along the unit axis u (a's frame) that holds the whole overlap of two convex
+ * bodies: a point of both lies at u.x >= lo (b's lowest) and u.x <= hi (a's highest).
+ * A facet of a below lo or of b above hi has no part inside the other body. */
+typedef struct slab {
+    bool on;
+    double u[3], lo, hi;
+} slab;
+
+/* a box (lo, hi; a's frame) reaches above s.lo / below s.hi along u */
+static bool box_above(const slab *sl, const double lo[3], const double hi[3]) {
+    double m = 0.0;
+    for (int k = 0; k < 3; k++) m += sl->u[k] >= 0.0 ? sl->u[k] * hi[k] : sl->u[k] * lo[k];
+    return m >= sl->lo;
+}
+static bool box_below(const slab *sl, const double lo[3], const double hi[3]) {
+    double m = 0.0;
+    for (int k = 0; k < 3; k++) m += sl->u[k] >= 0.0 ? sl->u[k] * lo[k] : sl->u[k] * hi[k];
+    return m <= sl->hi;
+}
+
+/* Two convex bodies: the slab along the line of their centres (from a to b). Returns
+ * false when it is empty: the axis separates them, and they do not touch. */
+static bool convex_slab(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a, slab *sl) {
+    memset(sl, 0, sizeof *sl);
+    if (!a->convex || !b->convex) return true;
+    double l = v3_norm(b_to_a->t);
+    if (!(l > 0.0)) return true;
+    v3_scale(sl->u, b_to_a->t, 1.0 / l);
+    double hi = -INFINITY, lo = INFINITY, ub[3];
+    for (size_t v = 0; v < a->nv; v++) hi = dmax(hi, v3_dot(sl->u, a->v[v]));
+    rot_t(b_to_a->R, sl->u, ub); /* u in b's frame */
+    for (size_t v = 0; v < b->nv; v++) lo = dmin(lo, v3_dot(ub, b->v[v]));
+    lo += v3_dot(sl->u, b_to_a->t);
+    sl->lo = lo;
+    sl->hi = hi;
+    sl->on = true;
+    return hi >= lo;
+}
+
+/* the facets of a and b whose boxes meet a box of the other's (and, for a convex
+ * pair, the slab): into the queues */
 static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_mesh *b, const frame *b_to_a,
-                            const frame *a_to_b) {
+                            const frame *a_to_b, const slab *sl) {
     uint32_t stack[4 * TL_BVH_STACK][2];
     int sp = 0;
     stack[sp][0] = 0;
@@ -714,6 +754,7 @@ static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_me
         v3_sub(dc, na->c, bb + 6);
         if (v3_norm2(dc) > (na->r + nb->r) * (na->r + nb->r)) continue;
         if (!boxes_meet(na->lo, na->hi, bb, bb + 3)) continue;
+        if (sl->on && (!box_above(sl, na->lo, na->hi) || !box_below(sl, bb, bb + 3))) continue;
         /* and the other way round: each box tested in the other body's frame */
         const double *ab = anode_box(w, a, ia, a_to_b);
         if (!boxes_meet(nb->lo, nb->hi, ab, ab + 3)) continue;
@@ -722,10 +763,12 @@ static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_me
                 uint32_t fb = b->bvh.idx[j];
                 const double *fx = facet_box_a(w, b, fb, b_to_a);
                 if (!boxes_meet(na->lo, na->hi, fx, fx + 3)) continue;
+                if (sl->on && !box_below(sl, fx, fx + 3)) continue;
                 for (uint32_t i = na->first; i < na->first + na->count; i++) {
                     uint32_t fa = a->bvh.idx[i];
                     const double *ax = a->bvh.fbox[fa];
                     if (!boxes_meet(ax, ax + 3, fx, fx + 3)) continue;
+                    if (sl->on && !box_above(sl, ax, ax + 3)) continue;
                     visit(w, 0, fa);
                     visit(w, 1, fb);
                 }
@@ -841,7 +884,10 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     inverse(&b_to_a, &a_to_b);
     identity(&id);
     double far = 2.0 * (a->radius + b->radius + v3_norm(b_to_a.t));
-    candidate_pairs(w, a, b, &b_to_a, &a_to_b);
+    /* two convex bodies apart along the line of their centres: no contact, and no search */
+    slab sl;
+    if (!convex_slab(a, b, &b_to_a, &sl)) return 0;
+    candidate_pairs(w, a, b, &b_to_a, &a_to_b, &sl);
     if (w->nq[0] == 0 && w->nq[1] == 0) {
         /* no facets near each other: apart, or one body wholly inside the other */
         if (max < 1) return 0;
