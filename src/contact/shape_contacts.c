@@ -616,8 +616,13 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
     if (a.iml + b.iml == 0.0) return 0; /* two immovable bodies do not interact */
     int max = (int)(sc->off[k + 1] - sc->off[k]);
     tl_patch *out = sc->buf + sc->off[k];
+    /* the normal of the pair's first record of the last step steers a mesh pair's search (its
+     * result does not depend on it: pcm.h) */
+    const double *hint = NULL;
+    if (sc->live[s->from][k] > 0 && sc->store[s->from].rec)
+        hint = sc->store[s->from].rec + (size_t)sc->first[s->from][k] * (size_t)sc->stride + s->pb + TL_BP_N;
     int n = b.wall ? tl_narrow_face(&a.body, &w->walls.f[b.index], out, max, scr)
-                   : tl_narrow_bodies(&a.body, &b.body, out, max, scr);
+                   : tl_narrow_bodies(&a.body, &b.body, hint, out, max, scr);
     if (n < 0) return n;
     sc->np[k] = (uint8_t)(n > max ? max : n);
     return 0;

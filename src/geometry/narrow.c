@@ -84,7 +84,8 @@ static int patch_of_geometry(const tl_geometry *g, const double xa[3], double ra
     return 1;
 }
 
-int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max, tl_narrow_scratch *s) {
+int tl_narrow_bodies(const tl_body *a, const tl_body *b, const double *n_hint, tl_patch *out, int max,
+                     tl_narrow_scratch *s) {
     (void)s;
     if (max < 1) return 0;
     tl_shape_kind ka = kind_of(a), kb = kind_of(b);
@@ -108,6 +109,7 @@ int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max,
         const tl_mesh *ma = mesh_of(a), *mb = mesh_of(b);
         /* the potential reading has no two-body form (docs/geometry.md) */
         if (!ma || !mb || tl_narrow_potential(a->shape) || tl_narrow_potential(b->shape)) return -1;
+        o.n_hint = n_hint;
         n = tl_pcm_mesh_mesh(ma, &a->pose, mb, &b->pose, &o, out, max, ps);
     }
     return n < 0 ? n : clip(n, max);

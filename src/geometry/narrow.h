@@ -73,8 +73,11 @@ void tl_narrow_scratch_init(tl_narrow_scratch *s, const tl_allocator *a);
 void tl_narrow_scratch_free(tl_narrow_scratch *s);
 
 /* The patches of two bodies (at most max); -1 when the pair of shapes has no
- * geometry function, -2 when the scratch could not grow. */
-int tl_narrow_bodies(const tl_body *a, const tl_body *b, tl_patch *out, int max, tl_narrow_scratch *s);
+ * geometry function, -2 when the scratch could not grow. n_hint (NULL: none): a unit
+ * normal from a to b near the contact's (the last step's), which steers the search of two
+ * meshes without changing its result (pcm.h). */
+int tl_narrow_bodies(const tl_body *a, const tl_body *b, const double *n_hint, tl_patch *out, int max,
+                     tl_narrow_scratch *s);
 /* The patches of a body against a wall face. */
 struct tl_face;
 int tl_narrow_face(const tl_body *a, const struct tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s);

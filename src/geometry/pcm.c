@@ -5,6 +5,7 @@
 #include "pcm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "triangle.h"
@@ -93,6 +94,10 @@ struct tl_pcm_work {
     size_t capcand;
     struct sm_rec *rec;
     size_t caprec;
+    /* two convex bodies: a vertex of side 0 (a's frame) with su[0] . v < sb[0], or of side 1 (b's
+     * frame) with su[1] . v > sb[1], lies outside the other body (the slab, tl_pcm_mesh_mesh) */
+    bool slab_on;
+    double su[2][3], sb[2];
 };
 
 void tl_pcm_scratch_init(tl_pcm_scratch *s, tl_mem *mem) {
@@ -422,7 +427,7 @@ static double r_star(double ra, double rb) {
     return ra > 0.0 ? ra : rb;
 }
 
-static const tl_pcm_opts default_opts = {TL_PCM_DEPTH_VOLUME, TL_PCM_RADIUS_VOLUME, false};
+static const tl_pcm_opts default_opts = {TL_PCM_DEPTH_VOLUME, TL_PCM_RADIUS_VOLUME, false, NULL};
 
 /* ---- mesh-mesh ---- */
 
@@ -485,6 +490,13 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
     double p[3];
     apply(to_o, m->v[v], p);
     w->vstamp[side][v] = w->gen;
+    if (!exact && w->slab_on) {
+        double h = v3_dot(w->su[side], m->v[v]);
+        if (side == 0 ? h < w->sb[0] : h > w->sb[1]) {
+            vd->phi = NAN;
+            return vd;
+        }
+    }
     if (!exact && o->convex) {
         uint32_t h = w->hint[side];
         double d[3];
@@ -717,23 +729,116 @@ static bool box_below(const slab *sl, const double lo[3], const double hi[3]) {
     return m <= sl->hi;
 }
 
-/* Two convex bodies: the slab along the line of their centres (from a to b). Returns
- * false when it is empty: the axis separates them, and they do not touch. */
-static bool convex_slab(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a, slab *sl) {
-    memset(sl, 0, sizeof *sl);
-    if (!a->convex || !b->convex) return true;
-    double l = v3_norm(b_to_a->t);
-    if (!(l > 0.0)) return true;
-    v3_scale(sl->u, b_to_a->t, 1.0 / l);
-    double hi = -INFINITY, lo = INFINITY, ub[3];
-    for (size_t v = 0; v < a->nv; v++) hi = dmax(hi, v3_dot(sl->u, a->v[v]));
-    rot_t(b_to_a->R, sl->u, ub); /* u in b's frame */
-    for (size_t v = 0; v < b->nv; v++) lo = dmin(lo, v3_dot(ub, b->v[v]));
-    lo += v3_dot(sl->u, b_to_a->t);
+/* The largest u . v over the mesh's vertices (its support along u), by branch and bound
+ * down its tree: a node whose sphere and box lie below the best so far is left out. */
+static double support(const tl_mesh *m, const double u[3]) {
+    const tl_bvh *bv = &m->bvh;
+    double best = -INFINITY;
+    uint32_t stack[TL_BVH_STACK];
+    int sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const tl_bvh_node *nd = &bv->node[stack[--sp]];
+        double ub = v3_dot(u, nd->c) + nd->r, bx = 0.0;
+        for (int k = 0; k < 3; k++) bx += u[k] >= 0.0 ? u[k] * nd->hi[k] : u[k] * nd->lo[k];
+        if (dmin(ub, bx) <= best) continue;
+        if (nd->count == 0) {
+            /* the child nearer u last, so that it is taken first */
+            const tl_bvh_node *l = &bv->node[nd->first], *r = &bv->node[nd->first + 1];
+            bool left_first = v3_dot(u, l->c) > v3_dot(u, r->c);
+            stack[sp++] = left_first ? nd->first + 1 : nd->first;
+            stack[sp++] = left_first ? nd->first : nd->first + 1;
+            continue;
+        }
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+            const uint32_t *t = m->tri[bv->idx[i]];
+            for (int k = 0; k < 3; k++) best = dmax(best, v3_dot(u, m->v[t[k]]));
+        }
+    }
+    return best;
+}
+
+/* Two convex bodies: the slab along the unit axis u (a's frame). Returns false when it is
+ * empty: the axis separates them, and they do not touch. */
+static bool slab_along(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a, const double u[3], slab *sl) {
+    double hi = support(a, u), ub[3], mub[3];
+    rot_t(b_to_a->R, u, ub); /* u in b's frame */
+    v3_scale(mub, ub, -1.0);
+    double lo = -support(b, mub) + v3_dot(u, b_to_a->t);
+    v3_copy(sl->u, u);
     sl->lo = lo;
     sl->hi = hi;
     sl->on = true;
     return hi >= lo;
+}
+
+/* Two convex bodies: the slab along the hinted normal (a's frame; the last step's: thin),
+ * else along the line of their centres (from a to b). Returns false when it separates the
+ * bodies. sl->on stays false for a pair that is not convex. */
+static bool convex_slab(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a, const double *hint, slab *sl) {
+    memset(sl, 0, sizeof *sl);
+    if (!a->convex || !b->convex) return true;
+    if (hint) return slab_along(a, b, b_to_a, hint, sl);
+    double l = v3_norm(b_to_a->t);
+    if (!(l > 0.0)) return true;
+    double u[3];
+    v3_scale(u, b_to_a->t, 1.0 / l);
+    return slab_along(a, b, b_to_a, u, sl);
+}
+
+/* Two convex bodies: the facets of one side whose boxes reach into the slab (side 0: a,
+ * above sl->lo; side 1: b, below sl->hi, in b's frame) and meet the other body's box
+ * (obox, this side's frame): into the queue. */
+static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, const double u[3], double bound,
+                            const double olo[3], const double ohi[3]) {
+    slab sl;
+    v3_copy(sl.u, u);
+    sl.lo = bound;
+    sl.hi = bound;
+    sl.on = true;
+    const tl_bvh *bv = &m->bvh;
+    uint32_t stack[TL_BVH_STACK];
+    int sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const tl_bvh_node *nd = &bv->node[stack[--sp]];
+        if (!boxes_meet(nd->lo, nd->hi, olo, ohi)) continue;
+        /* the node's sphere, then its box, along u */
+        double uc = v3_dot(u, nd->c);
+        if (side == 0 ? uc + nd->r < bound : uc - nd->r > bound) continue;
+        if (side == 0 ? !box_above(&sl, nd->lo, nd->hi) : !box_below(&sl, nd->lo, nd->hi)) continue;
+        if (nd->count == 0) {
+            stack[sp++] = nd->first + 1;
+            stack[sp++] = nd->first;
+            continue;
+        }
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+            uint32_t f = bv->idx[i];
+            const double *fb = bv->fbox[f];
+            if (!boxes_meet(fb, fb + 3, olo, ohi)) continue;
+            /* the facet itself (its box reaches further along u than its corners) */
+            const uint32_t *t = m->tri[f];
+            double h0 = v3_dot(u, m->v[t[0]]), h1 = v3_dot(u, m->v[t[1]]), h2 = v3_dot(u, m->v[t[2]]);
+            if (side == 0 ? dmax(h0, dmax(h1, h2)) < bound : dmin(h0, dmin(h1, h2)) > bound) continue;
+            visit(w, side, f);
+        }
+    }
+}
+
+static int elem_order(const void *x, const void *y) {
+    const elem *a = x, *b = y;
+    if (a->side != b->side) return a->side < b->side ? -1 : 1;
+    return a->facet < b->facet ? -1 : (a->facet > b->facet ? 1 : 0);
+}
+
+/* The elements in the order of (side, facet), whatever order the search found them in,
+ * with their slots and union-find parents to match. */
+static void sort_elements(struct tl_pcm_work *w) {
+    qsort(w->e, w->ne, sizeof *w->e, elem_order);
+    for (size_t i = 0; i < w->ne; i++) {
+        w->e[i].parent = (uint32_t)i;
+        w->slot[w->e[i].side][w->e[i].facet] = (uint32_t)i;
+    }
 }
 
 /* the facets of a and b whose boxes meet a box of the other's (and, for a convex
@@ -884,10 +989,33 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     inverse(&b_to_a, &a_to_b);
     identity(&id);
     double far = 2.0 * (a->radius + b->radius + v3_norm(b_to_a.t));
-    /* two convex bodies apart along the line of their centres: no contact, and no search */
+    /* Two convex bodies apart along the line of their centres or the hinted normal: no
+     * contact, and no search. Otherwise the overlap lies in the thinner slab: each side's
+     * candidates are its facets reaching into it (one pass down each tree), unless one body's
+     * box lies inside the other's (a body engulfed: the search of box pairs below) */
+    double hint_a[3], *hint = NULL;
+    if (opts->n_hint) {
+        rot_t(pa->R, opts->n_hint, hint_a);
+        hint = hint_a;
+    }
     slab sl;
-    if (!convex_slab(a, b, &b_to_a, &sl)) return 0;
-    candidate_pairs(w, a, b, &b_to_a, &a_to_b, &sl);
+    if (!convex_slab(a, b, &b_to_a, hint, &sl)) return 0;
+    bool coherent = sl.on && !box_inside(a, b, &a_to_b) && !box_inside(b, a, &b_to_a);
+    w->slab_on = coherent;
+    if (coherent) {
+        double olo[3], ohi[3], ub[3];
+        box_to_a(b->lo, b->hi, &b_to_a, olo, ohi);
+        slab_candidates(w, 0, a, sl.u, sl.lo, olo, ohi);
+        box_to_a(a->lo, a->hi, &a_to_b, olo, ohi);
+        rot_t((const double(*)[3])b_to_a.R, sl.u, ub);
+        slab_candidates(w, 1, b, ub, sl.hi - v3_dot(sl.u, b_to_a.t), olo, ohi);
+        v3_copy(w->su[0], sl.u);
+        w->sb[0] = sl.lo;
+        v3_copy(w->su[1], ub);
+        w->sb[1] = sl.hi - v3_dot(sl.u, b_to_a.t);
+    } else {
+        candidate_pairs(w, a, b, &b_to_a, &a_to_b, &sl);
+    }
     if (w->nq[0] == 0 && w->nq[1] == 0) {
         /* no facets near each other: apart, or one body wholly inside the other */
         if (max < 1) return 0;
@@ -900,6 +1028,8 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     s->visited = w->nq[0] + w->nq[1];
     s->elements = w->ne;
     if (w->ne == 0) return 0;
+    /* the sums below in an order that does not depend on the search (its hint) */
+    if (coherent) sort_elements(w);
     const tl_mesh *mesh[2] = {a, b};
     int ncomp = components(s, mesh, true);
     if (ncomp < 0) return -2;

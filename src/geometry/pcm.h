@@ -72,6 +72,10 @@ typedef struct tl_pcm_opts {
     tl_pcm_depth depth;
     tl_pcm_radius radius;
     bool whole_facets; /* Hippmann's elements: whole facets whose centroid is inside */
+    const double *n_hint; /* mesh-mesh, two convex bodies: a unit normal from a to b (world) near
+                           * the contact's, e.g. the last step's, or NULL. It steers the search
+                           * only: the patches do not depend on it (their elements are summed
+                           * in facet order) */
 } tl_pcm_opts;
 
 /* Working memory, one per thread, grown on demand through mem (which must
