@@ -116,6 +116,9 @@ struct tl_world {
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     double *out;           /* TL_OUT values per cross candidate (threads > 1) */
     double *out_m;         /* 3 per cross candidate: its rolling torque (TL_PAIR_TORQUE) */
+    double (*drift)[6];    /* per particle, the drift velocity and spin of this contact stage
+                            * when they are not v and w (contact_forces.c, drift_velocity) */
+    size_t cap_drift;
     double (*wall_part)[3];/* each domain's share of each wall's reaction */
     double (*wall_tpart)[3];/* and of its torque about the origin */
     size_t cap_out, cap_out_m, cap_wall_part, cap_wall_tpart;
