@@ -186,29 +186,18 @@ static tl_world *bed(int threads) {
 }
 
 static void bed_determinism(void) {
-    tl_world *a = bed(1), *b = bed(2), *c = bed(1);
-    ENSURE(tl_world_step(a, 3000) == TL_OK);
-    ENSURE(tl_world_step(b, 3000) == TL_OK);
-    ENSURE(tl_world_step(c, 1500) == TL_OK);
-    void *data;
-    size_t size;
-    ENSURE(tl_world_save_state(c, &data, &size) == TL_OK);
-    tl_world *d = bed(1);
-    ENSURE(tl_world_load_state(d, data, size) == TL_OK);
-    ENSURE(tl_world_step(d, 1500) == TL_OK);
-    uint64_t ha = tl_test_world_hash(a), hb = tl_test_world_hash(b), hd = tl_test_world_hash(d);
+    uint64_t h[3];
+    tl_world *a = tl_test_three_runs(bed, 3000, h);
+    ENSURE(a != NULL);
+    if (!a) return;
     size_t contacts = tl_world_contact_count(a);
     fprintf(stderr, "36 ellipsoids in a box, 3000 steps: %zu contacts; hash %016llx (1 thread) %016llx (2) "
                     "%016llx (saved at 1500, resumed)\n",
-            contacts, (unsigned long long)ha, (unsigned long long)hb, (unsigned long long)hd);
+            contacts, (unsigned long long)h[0], (unsigned long long)h[1], (unsigned long long)h[2]);
     ENSURE(contacts > 15);
-    ENSURE(ha == hb);
-    ENSURE(ha == hd);
-    free(data);
+    ENSURE(h[0] == h[1]);
+    ENSURE(h[0] == h[2]);
     tl_world_destroy(a);
-    tl_world_destroy(b);
-    tl_world_destroy(c);
-    tl_world_destroy(d);
 }
 
 int main(void) {

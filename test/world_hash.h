@@ -6,6 +6,7 @@
 #ifndef TL_TEST_WORLD_HASH_H
 #define TL_TEST_WORLD_HASH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -72,6 +73,31 @@ static inline uint64_t tl_test_world_hash(tl_world *w) {
         h = tl_test_fnv(v, sizeof v, h);
     }
     return h;
+}
+
+/* The determinism protocol of the bed tests: the world make(threads) builds, run `steps` on
+ * 1 thread (h[0]) and on 2 (h[1]), and on 1 thread saved half way, loaded into a fresh world and
+ * run to the end (h[2]). Returns the 1-thread world, run, for the caller's other checks (its
+ * to destroy), or NULL when a step, the save or the load failed. */
+static inline tl_world *tl_test_three_runs(tl_world *(*make)(int threads), int64_t steps, uint64_t h[3]) {
+    tl_world *a = make(1), *b = make(2), *c = make(1), *d = make(1);
+    void *data = NULL;
+    size_t size = 0;
+    bool ok = tl_world_step(a, steps) == TL_OK && tl_world_step(b, steps) == TL_OK &&
+              tl_world_step(c, steps / 2) == TL_OK && tl_world_save_state(c, &data, &size) == TL_OK &&
+              tl_world_load_state(d, data, size) == TL_OK && tl_world_step(d, steps - steps / 2) == TL_OK;
+    free(data);
+    h[0] = tl_test_world_hash(a);
+    h[1] = tl_test_world_hash(b);
+    h[2] = tl_test_world_hash(d);
+    tl_world_destroy(b);
+    tl_world_destroy(c);
+    tl_world_destroy(d);
+    if (!ok) {
+        tl_world_destroy(a);
+        return NULL;
+    }
+    return a;
 }
 
 #endif

@@ -303,6 +303,11 @@ static inline void apply(double *slot, const double fa[3], const double ra[3], c
     v3_add(slot + TL_SS_TB, slot + TL_SS_TB, t);
 }
 
+/* A patch record's fn_scale of its last evaluation (1 before the first). */
+static inline double last_scale(const double *bp) {
+    return bp[TL_BP_SCALE] > 0.0 ? bp[TL_BP_SCALE] : 1.0;
+}
+
 /* The law on one patch: through its fused kernel when the patch's fn_scale is 1. */
 static inline void eval_law(const tl_law *law, const tl_pair_law *pl, tl_contact *c, double *hist, double fn_scale) {
     if (fn_scale == 1.0) tl_law_eval(law, pl, c, hist);
@@ -439,7 +444,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         if (s->acc) {
             bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
             /* the law's forces (the body's over fn_scale) against delta's change */
-            const double fs_prev = bp[TL_BP_SCALE] > 0.0 ? bp[TL_BP_SCALE] : 1.0;
+            const double fs_prev = last_scale(bp);
             double fn_prev = bk[TL_BK_FN] / fs_prev, fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
             double dd = c.delta - d_prev;
             double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app / fs - c.fn_el)) * dd;
@@ -495,7 +500,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     /* the overlap now, from the drift's approach rate at the last contact point */
     double vd[3];
     rel_velocity(a, ra, b, rb, true, vd);
-    const double fs = bp[TL_BP_SCALE] > 0.0 ? bp[TL_BP_SCALE] : 1.0; /* the last fn_scale */
+    const double fs = last_scale(bp);
     double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n);
     double dnow = dprev + s->dt * fs * rate_d;
     double psi = dprev > 0.0 && dnow < 0.0 ? dprev / (dprev - dnow) : (dprev > 0.0 ? 1.0 : 0.5);
@@ -774,8 +779,8 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         for (size_t k = 0; k < n; k++) {
             side a, b;
             sides_of(&s, k, &a, &b);
-            if (candidate_geometry(&s, k, &sc->scratch[0]) < 0 && err != -2 &&
-                (tl_narrow_potential(a.body.shape) || (!b.wall && tl_narrow_potential(b.body.shape))))
+            if (candidate_geometry(&s, k, &sc->scratch[0]) >= 0) continue;
+            if (err != -2 && (tl_narrow_potential(a.body.shape) || (!b.wall && tl_narrow_potential(b.body.shape))))
                 return tl_world_fail(w, TL_ERROR_ARGUMENT,
                                      "no contact geometry between particle %u and %s %u: the potential "
                                      "contact depth (contact_depth: potential) is defined against plane, box "
@@ -783,11 +788,10 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
                                      "mesh wall (docs/geometry.md)",
                                      (unsigned)w->p.id[a.index], b.wall ? "a mesh wall, face" : "particle",
                                      b.wall ? (unsigned)b.index : (unsigned)w->p.id[b.index]);
-            if (candidate_geometry(&s, k, &sc->scratch[0]) < 0)
-                return tl_world_fail(w, err == -2 ? TL_ERROR_MEMORY : TL_ERROR_ARGUMENT,
-                                     err == -2 ? "out of memory (contact geometry)"
-                                               : "no contact geometry between a %s and a %s",
-                                     kind_name(a.body.shape), b.wall ? "wall" : kind_name(b.body.shape));
+            return tl_world_fail(w, err == -2 ? TL_ERROR_MEMORY : TL_ERROR_ARGUMENT,
+                                 err == -2 ? "out of memory (contact geometry)"
+                                           : "no contact geometry between a %s and a %s",
+                                 kind_name(a.body.shape), b.wall ? "wall" : kind_name(b.body.shape));
         }
     }
     /* 2. where each candidate's records go */

@@ -717,16 +717,16 @@ typedef struct slab {
     double u[3], lo, hi;
 } slab;
 
-/* a box (lo, hi; a's frame) reaches above s.lo / below s.hi along u */
-static bool box_above(const slab *sl, const double lo[3], const double hi[3]) {
+/* a box (lo, hi) reaches above / below the level `bound` along u */
+static bool box_above(const double u[3], double bound, const double lo[3], const double hi[3]) {
     double m = 0.0;
-    for (int k = 0; k < 3; k++) m += sl->u[k] >= 0.0 ? sl->u[k] * hi[k] : sl->u[k] * lo[k];
-    return m >= sl->lo;
+    for (int k = 0; k < 3; k++) m += u[k] >= 0.0 ? u[k] * hi[k] : u[k] * lo[k];
+    return m >= bound;
 }
-static bool box_below(const slab *sl, const double lo[3], const double hi[3]) {
+static bool box_below(const double u[3], double bound, const double lo[3], const double hi[3]) {
     double m = 0.0;
-    for (int k = 0; k < 3; k++) m += sl->u[k] >= 0.0 ? sl->u[k] * lo[k] : sl->u[k] * hi[k];
-    return m <= sl->hi;
+    for (int k = 0; k < 3; k++) m += u[k] >= 0.0 ? u[k] * lo[k] : u[k] * hi[k];
+    return m <= bound;
 }
 
 /* The largest u . v over the mesh's vertices (its support along u), by branch and bound
@@ -791,11 +791,6 @@ static bool convex_slab(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a,
  * (obox, this side's frame): into the queue. */
 static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, const double u[3], double bound,
                             const double olo[3], const double ohi[3]) {
-    slab sl;
-    v3_copy(sl.u, u);
-    sl.lo = bound;
-    sl.hi = bound;
-    sl.on = true;
     const tl_bvh *bv = &m->bvh;
     uint32_t stack[TL_BVH_STACK];
     int sp = 0;
@@ -806,7 +801,7 @@ static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, c
         /* the node's sphere, then its box, along u */
         double uc = v3_dot(u, nd->c);
         if (side == 0 ? uc + nd->r < bound : uc - nd->r > bound) continue;
-        if (side == 0 ? !box_above(&sl, nd->lo, nd->hi) : !box_below(&sl, nd->lo, nd->hi)) continue;
+        if (side == 0 ? !box_above(u, bound, nd->lo, nd->hi) : !box_below(u, bound, nd->lo, nd->hi)) continue;
         if (nd->count == 0) {
             stack[sp++] = nd->first + 1;
             stack[sp++] = nd->first;
@@ -859,7 +854,7 @@ static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_me
         v3_sub(dc, na->c, bb + 6);
         if (v3_norm2(dc) > (na->r + nb->r) * (na->r + nb->r)) continue;
         if (!boxes_meet(na->lo, na->hi, bb, bb + 3)) continue;
-        if (sl->on && (!box_above(sl, na->lo, na->hi) || !box_below(sl, bb, bb + 3))) continue;
+        if (sl->on && (!box_above(sl->u, sl->lo, na->lo, na->hi) || !box_below(sl->u, sl->hi, bb, bb + 3))) continue;
         /* and the other way round: each box tested in the other body's frame */
         const double *ab = anode_box(w, a, ia, a_to_b);
         if (!boxes_meet(nb->lo, nb->hi, ab, ab + 3)) continue;
@@ -868,12 +863,12 @@ static void candidate_pairs(struct tl_pcm_work *w, const tl_mesh *a, const tl_me
                 uint32_t fb = b->bvh.idx[j];
                 const double *fx = facet_box_a(w, b, fb, b_to_a);
                 if (!boxes_meet(na->lo, na->hi, fx, fx + 3)) continue;
-                if (sl->on && !box_below(sl, fx, fx + 3)) continue;
+                if (sl->on && !box_below(sl->u, sl->hi, fx, fx + 3)) continue;
                 for (uint32_t i = na->first; i < na->first + na->count; i++) {
                     uint32_t fa = a->bvh.idx[i];
                     const double *ax = a->bvh.fbox[fa];
                     if (!boxes_meet(ax, ax + 3, fx, fx + 3)) continue;
-                    if (sl->on && !box_above(sl, ax, ax + 3)) continue;
+                    if (sl->on && !box_above(sl->u, sl->lo, ax, ax + 3)) continue;
                     visit(w, 0, fa);
                     visit(w, 1, fb);
                 }
@@ -984,6 +979,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
         return -2;
     next_generation(w);
     w->ne = 0;
+    w->slab_on = false;
     frame b_to_a, a_to_b, id;
     relative(pa, pb, &b_to_a);
     inverse(&b_to_a, &a_to_b);
@@ -1001,8 +997,8 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     slab sl;
     if (!convex_slab(a, b, &b_to_a, hint, &sl)) return 0;
     bool coherent = sl.on && !box_inside(a, b, &a_to_b) && !box_inside(b, a, &b_to_a);
-    w->slab_on = coherent;
     if (coherent) {
+        w->slab_on = true;
         double olo[3], ohi[3], ub[3];
         box_to_a(b->lo, b->hi, &b_to_a, olo, ohi);
         slab_candidates(w, 0, a, sl.u, sl.lo, olo, ohi);
