@@ -4,7 +4,7 @@
 
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-PACKAGES := cmake make gcc pkg-config libfyaml-dev libassimp-dev libccd-dev gnuplot-nox python3 python3-vtk9 python3-numpy python3-cffi python3-pytest python3-matplotlib clang
+PACKAGES := cmake make gcc pkg-config libfyaml-dev libassimp-dev libccd-dev gnuplot-nox python3 python3-vtk9 python3-numpy python3-cffi python3-pytest python3-matplotlib clang libopenmpi-dev openmpi-bin
 
 .PHONY: all demo test build deps asan clean bench
 

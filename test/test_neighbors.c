@@ -220,7 +220,7 @@ static void check_scene(const scene *sc, const char *name) {
     memcpy(a0, pp->a, npp * sizeof *a0);
     memcpy(b0, pp->b, npp * sizeof *b0);
     memcpy(i0, pp->img, npp);
-    ENSURE(tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 4) == 0);
+    ENSURE(tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 4, NULL) == 0);
     ENSURE(pp->count == npp && w->pw.count == npw);
     ENSURE(pp->count == npp && memcmp(a0, pp->a, npp * sizeof *a0) == 0 &&
            memcmp(b0, pp->b, npp * sizeof *b0) == 0 && memcmp(i0, pp->img, npp) == 0);
@@ -327,7 +327,7 @@ static double time_build(double ratio, size_t *candidates, int *levels) {
     if (tl_world_prepare(w) == TL_OK) {
         for (int r = 0; r < 3; r++) {
             double t0 = now();
-            tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 1);
+            tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 1, NULL);
             best = fmin(best, now() - t0);
         }
     }

@@ -95,6 +95,25 @@ tl_status tl_world_step(tl_world *world, int64_t steps);
 /* The blow-up check that tl_world_step runs every def.blowup_every steps, now:
  * TL_OK, or TL_ERROR_BLOWUP with the diagnostic in tl_world_error. */
 tl_status tl_world_check_blowup(tl_world *world);
+/* ---- several MPI ranks (docs/parallel.md) ----
+ * Every rank builds the same world (the same calls, in the same order), then
+ * calls tl_world_distribute before the first step: from the first neighbor
+ * build on, each rank keeps the particles of its share of the domains and
+ * ghost copies of those around them, and the run ends in the same bits as the
+ * serial one. MPI_Init must have been called (the build must have MPI);
+ * otherwise TL_ERROR_ARGUMENT. Features not distributed yet are refused by
+ * name at the first step. The particle queries then see this rank's stored
+ * particles: its own (tl_world_owned) and the ghosts. */
+tl_status tl_world_distribute(tl_world *world);
+int tl_world_rank(const tl_world *world);  /* 0 in a serial world */
+int tl_world_ranks(const tl_world *world); /* 1 in a serial world */
+/* The particles this rank owns: storage indices first .. first + count - 1 (all of them in a
+ * serial world). */
+void tl_world_owned(const tl_world *world, size_t *first, size_t *count);
+/* Every rank's owned particles, in the global storage order, to rank 0: *out (malloc'd, free
+ * it) and *n there; the other ranks get NULL and 0. Collective: every rank calls it. */
+tl_status tl_world_gather_particles(tl_world *world, tl_particle_state **out, size_t *n);
+
 /* Worker threads for the following steps (0 = all available, 1 = serial). */
 tl_status tl_world_set_threads(tl_world *world, int threads);
 int tl_world_threads(const tl_world *world); /* the worker threads the steps use */

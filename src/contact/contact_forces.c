@@ -37,6 +37,7 @@
 #include "parallel.h"
 #include "vec.h"
 #include "world.h"
+#include "decomp.h"
 
 /* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
  * rolling torque, when it has one, in a slot of its own: w->out_m) */
@@ -867,22 +868,29 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
             add_slot(w, pp, k, w->out + e * TL_OUT, pp->state[k] & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL);
     }
 
-    /* 3. sums in a fixed order */
+    /* 3. sums in a fixed order (of all ranks' domains in a distributed world) */
+    const tl_block_sum *blocks = w->blocks;
+    const double(*wall_part)[3] = (const double(*)[3])w->wall_part, (*wall_tpart)[3] = (const double(*)[3])w->wall_tpart;
+    size_t nsum = ndom;
+    if (w->dc && w->dc->established) {
+        tl_status st = tl_decomp_domain_sums(w, &blocks, &wall_part, &wall_tpart, &nsum);
+        if (st != TL_OK) return st;
+    }
     for (size_t k = 0; k < nwall; k++) {
         tl_wall *wl = &w->walls.w[k];
         v3_copy(wl->force_prev, wl->force);
         v3_zero(wl->force);
-        for (size_t d = 0; d < ndom; d++) v3_add(wl->force, wl->force, w->wall_part[d * nwall + k]);
+        for (size_t d = 0; d < nsum; d++) v3_add(wl->force, wl->force, wall_part[d * nwall + k]);
         v3_copy(wl->torque_prev, wl->torque);
         v3_zero(wl->torque);
-        for (size_t d = 0; d < ndom; d++) v3_add(wl->torque, wl->torque, w->wall_tpart[d * nwall + k]);
+        for (size_t d = 0; d < nsum; d++) v3_add(wl->torque, wl->torque, wall_tpart[d * nwall + k]);
     }
     size_t touching = 0, exits = 0;
-    for (size_t bi = 0; bi < ndom; bi++) {
-        add_ledger(&w->ledger, &w->blocks[bi].cur);
-        add_ledger(&w->ledger_next, &w->blocks[bi].next);
-        touching += w->blocks[bi].touching;
-        exits += w->blocks[bi].exits;
+    for (size_t bi = 0; bi < nsum; bi++) {
+        add_ledger(&w->ledger, &blocks[bi].cur);
+        add_ledger(&w->ledger_next, &blocks[bi].next);
+        touching += blocks[bi].touching;
+        exits += blocks[bi].exits;
     }
     w->touching = touching;
     /* the contacts of other shapes (shape_contacts.c) */

@@ -203,6 +203,27 @@ int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *
     return stash_list(mem, s, &s->pw, pw, true, ids);
 }
 
+int tl_stash_put(tl_mem *mem, tl_stash *s, uint64_t key, uint8_t state, const double *rec) {
+    tl_keymap *map = key >> 63 ? &s->pw : &s->pp;
+    if (tl_keymap_get(map, key) >= 0) return 0;
+    size_t st = (size_t)s->stride;
+    if (s->count + 1 > s->cap) {
+        size_t ncap = s->cap * 2 + 64;
+        double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
+        if (!r) return -1;
+        s->rec = r;
+        uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
+        if (!q) return -1;
+        s->state = q;
+        s->cap = ncap;
+    }
+    if (s->count >= (size_t)INT32_MAX) return -1;
+    if (tl_keymap_put(mem, map, key, (int32_t)s->count) != 0) return -1;
+    memcpy(s->rec + s->count * st, rec, st * sizeof *rec);
+    s->state[s->count++] = state;
+    return 0;
+}
+
 void tl_stash_give(const tl_stash *s, tl_pairs *l, bool wall, const uint32_t *ids, int threads) {
     size_t st = (size_t)l->stride;
     const tl_keymap *map = wall ? &s->pw : &s->pp;

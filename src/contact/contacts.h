@@ -147,6 +147,9 @@ int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *
 /* Gives each candidate of a new list the record of its pair, if stashed; the
  * others start untouched. */
 void tl_stash_give(const tl_stash *s, tl_pairs *l, bool wall, const uint32_t *ids, int threads);
+/* Adds one record under its key (a particle-particle key, or a particle-wall one: bit 63)
+ * unless the key is there already; 0 on success, -1 on allocation failure. */
+int tl_stash_put(tl_mem *mem, tl_stash *s, uint64_t key, uint8_t state, const double *rec);
 /* Bytes the stash holds. */
 size_t tl_stash_bytes(const tl_stash *s);
 

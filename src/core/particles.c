@@ -188,6 +188,37 @@ size_t tl_particles_bytes_each(void) {
     return b;
 }
 
+void tl_particles_pack(const tl_particles *p, size_t i, unsigned char *out) {
+#define PACK_FIELD(name)                                 \
+    memcpy(out, &p->name[i], sizeof p->name[i]);         \
+    out += sizeof p->name[i];
+    TL_PARTICLE_FIELDS(PACK_FIELD)
+#undef PACK_FIELD
+}
+
+void tl_particles_unpack_at(tl_particles *p, size_t i, const unsigned char *in) {
+#define UNPACK_FIELD(name)                               \
+    memcpy(&p->name[i], in, sizeof p->name[i]);          \
+    in += sizeof p->name[i];
+    TL_PARTICLE_FIELDS(UNPACK_FIELD)
+#undef UNPACK_FIELD
+}
+
+int64_t tl_particles_push_packed(tl_mem *mem, tl_particles *p, const unsigned char *in) {
+    uint32_t id = 0;
+    size_t off = 0;
+    const tl_particles *q = NULL;
+#define ID_OFFSET(name) \
+    if (strcmp(#name, "id") == 0) memcpy(&id, in + off, sizeof id); \
+    off += sizeof *q->name;
+    TL_PARTICLE_FIELDS(ID_OFFSET)
+#undef ID_OFFSET
+    if (tl_particles_index(p, id) >= 0) return -1;
+    int64_t i = tl_particles_push(mem, p, id);
+    if (i >= 0) tl_particles_unpack_at(p, (size_t)i, in);
+    return i;
+}
+
 void tl_particles_write(const tl_particles *p, tl_wbuf *b) {
     tl_wbuf_u64(b, p->count);
 #define WRITE_FIELD(name) tl_wbuf_put(b, p->name, p->count * sizeof *p->name);

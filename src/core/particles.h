@@ -84,6 +84,13 @@ void tl_particles_replace(tl_mem *mem, tl_particles *to, tl_particles *from);
 /* Bytes per particle of the store's arrays (capacity excluded). */
 size_t tl_particles_bytes_each(void);
 
+/* One particle's values as tl_particles_bytes_each() bytes (every array of the store), and
+ * back: appended as a new particle (-1 on allocation failure, or when its id is already
+ * stored), or written over particle i (the same id: the index map is left alone). */
+void tl_particles_pack(const tl_particles *p, size_t i, unsigned char *out);
+int64_t tl_particles_push_packed(tl_mem *mem, tl_particles *p, const unsigned char *in);
+void tl_particles_unpack_at(tl_particles *p, size_t i, const unsigned char *in);
+
 struct tl_wbuf;
 struct tl_rbuf;
 /* The whole store as bytes (count, then every array), and back: reading

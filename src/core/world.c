@@ -4,6 +4,7 @@
  */
 #include "parallel.h"
 #include "world.h"
+#include "decomp.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -210,6 +211,7 @@ void tl_world_destroy(tl_world *w) {
     tl_stash_free(m, &w->stash);
     tl_shape_contacts_free(m, &w->sc);
     tl_contact_buffers_free(w);
+    tl_decomp_free(w);
     tl_mem_free(m, w->pc_rec, w->cap_pc_rec * sizeof *w->pc_rec);
     tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
     tl_mem_free(m, w->pc_state, w->cap_pc_state * sizeof *w->pc_state);
@@ -466,6 +468,9 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
 
 tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t *out_id) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
+    if (w->dc && w->dc->established)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particles are added before a distributed world's first step (not distributed yet)");
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
     const tl_material *m = &w->mat[d->material];

@@ -135,6 +135,7 @@ struct tl_world {
     uint8_t *pc_state;
     size_t cap_pc_rec, cap_pc_state;
     tl_timestep_info ts;
+    struct tl_decomp *dc;  /* the ranks of a distributed run (parallel/decomp.h), NULL: serial */
     tl_energy_ledger ledger;
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 

@@ -82,7 +82,7 @@ static int reserve_u32(tl_mem *mem, uint32_t **a, size_t *cap, size_t need) {
     return 0;
 }
 
-static int size_class(double rmax, double r) {
+int tl_neighbors_size_class(double rmax, double r) {
     int l = 0;
     double ratio = r > 0.0 ? rmax / r : 1.0;
     while (ratio >= 2.0 && l < TL_MAX_LEVELS - 1) {
@@ -351,6 +351,14 @@ static int sort_class(tl_mem *mem, tl_neighbors *nb, const tl_particles *p, int 
  * is in task order whatever the number of threads. */
 #define CHUNKS_PER_THREAD 16
 
+size_t tl_neighbors_domain_count(const tl_neighbors *nb, size_t n) {
+    size_t ndom = n / nb->domain_size;
+    if (ndom < 2 && n >= 2 * TL_DOMAIN_MIN) ndom = 2; /* two threads have work from 2 x 4096 on */
+    if (ndom < 1) ndom = 1;
+    if (ndom > 4096) ndom = 4096;
+    return ndom;
+}
+
 void tl_domains_free(tl_mem *mem, tl_domains *d) {
     tl_mem_free(mem, d->start, d->cap * sizeof *d->start);
     tl_mem_free(mem, d->pp_start, d->cap * sizeof *d->pp_start);
@@ -401,10 +409,32 @@ static int extract_shapes(tl_mem *mem, const tl_particles *p, const tl_walls *w,
     return 0;
 }
 
+/* A distributed run: the candidates between two ghosts leave the list (the ranks that own
+ * them evaluate them), closing the gaps and the domains' ranges. */
+static void drop_ghost_pairs(tl_pairs *l, size_t *start, size_t ndom, size_t own_lo, size_t own_hi) {
+    size_t at = 0, lo = start[0];
+    for (size_t d = 0; d < ndom; d++) {
+        size_t hi = start[d + 1];
+        start[d] = at;
+        for (size_t k = lo; k < hi; k++) {
+            uint32_t a = l->a[k], b = l->b[k];
+            if ((a < own_lo || a >= own_hi) && (b < own_lo || b >= own_hi)) continue;
+            l->a[at] = a;
+            l->b[at] = b;
+            l->img[at] = l->img[k];
+            at++;
+        }
+        lo = hi;
+    }
+    start[ndom] = at;
+    l->count = at;
+}
+
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
                        const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
-                       tl_shape_list *shapes, int threads) {
+                       tl_shape_list *shapes, int threads, const tl_nb_frame *frame) {
     size_t n = p->count;
+    const size_t own_lo = frame ? frame->own_lo : 0, own_hi = frame ? frame->own_hi : n;
     pp->count = 0;
     pw->count = 0;
     if (shapes) shapes->count = 0;
@@ -415,6 +445,10 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         nb->wall_angle_ref[k] = wl->angle;
         nb->wall_reach[k] = 0.0;
         if (!wl->turns) continue;
+        if (frame) {
+            nb->wall_reach[k] = frame->wall_reach[k];
+            continue;
+        }
         /* the farthest a particle's surface lies from the pivot */
         double reach = 0.0;
         for (size_t i = 0; i < n; i++) {
@@ -446,6 +480,11 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         }
         rmax = dmax(rmax, p->radius[i]);
     }
+    if (frame) {
+        v3_copy(lo, frame->lo);
+        v3_copy(hi, frame->hi);
+        rmax = frame->rmax;
+    }
     for (int k = 0; k < 3; k++)
         if (per->on[k]) {
             lo[k] = per->lo[k];
@@ -466,12 +505,19 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     }
     nb->nlevels = 1;
     for (size_t i = 0; i < n; i++) {
-        int l = size_class(rmax, p->radius[i]);
+        int l = tl_neighbors_size_class(rmax, p->radius[i]);
         nb->level_of[i] = (uint8_t)l;
         tl_grid *g = &nb->level[l];
         g->n++;
         g->rmax = dmax(g->rmax, p->radius[i]);
         if (l + 1 > nb->nlevels) nb->nlevels = l + 1;
+    }
+    if (frame) { /* the classes as over all particles: their grids are the serial ones */
+        nb->nlevels = frame->nlevels;
+        for (int l = 0; l < TL_MAX_LEVELS; l++) {
+            nb->level[l].n = frame->level_n[l];
+            nb->level[l].rmax = frame->level_rmax[l];
+        }
     }
     search s = {.nb = nb, .p = p, .per = per, .out = pp};
     for (int l = 0; l < nb->nlevels; l++) {
@@ -481,10 +527,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     }
     /* the domains; the work is cut into chunks inside them, so that each domain's
      * candidates start at a chunk's offset */
-    size_t ndom = n / nb->domain_size;
-    if (ndom < 2 && n >= 2 * TL_DOMAIN_MIN) ndom = 2; /* two threads have work from 2 x 4096 on */
-    if (ndom < 1) ndom = 1;
-    if (ndom > 4096) ndom = 4096;
+    size_t ndom = frame ? frame->ndom : tl_neighbors_domain_count(nb, n);
     if (ndom + 1 > dom->cap) {
         size_t cap = ndom + 1;
         uint32_t *st = tl_mem_realloc(mem, dom->start, dom->cap * sizeof *st, cap * sizeof *st);
@@ -502,7 +545,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         dom->cap = cap;
     }
     dom->count = ndom;
-    for (size_t d = 0; d <= ndom; d++) dom->start[d] = (uint32_t)(d * n / ndom);
+    for (size_t d = 0; d <= ndom; d++) dom->start[d] = frame ? frame->dom_start[d] : (uint32_t)(d * n / ndom);
     int nt = threads > 1 ? threads : 1;
     size_t nsub = ((size_t)nt * CHUNKS_PER_THREAD + ndom - 1) / ndom;
     size_t nchunks = ndom * nsub;
@@ -532,6 +575,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
     })
     pp->count = total;
+    if (frame) drop_ghost_pairs(pp, dom->pp_start, ndom, own_lo, own_hi);
     if (shapes && extract_shapes(mem, p, w, pp, dom->pp_start, ndom, false, nb->all_to_shapes, shapes) != 0) return -1;
 
     /* the cross candidates: a particle outside the finder's domain */
@@ -565,7 +609,8 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     TL_FOR_DYNAMIC(c, nchunks, {
         CHUNK_RANGE(c, i0, i1)
         size_t cnt = 0;
-        for (size_t i = i0; i < i1; i++) cnt += face_pairs(w, p, nb->skin, i, NULL, NULL);
+        for (size_t i = i0; i < i1; i++)
+            if (i >= own_lo && i < own_hi) cnt += face_pairs(w, p, nb->skin, i, NULL, NULL);
         chunk[c] = cnt;
     })
     total = 0;
@@ -580,7 +625,8 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     TL_FOR_DYNAMIC(c, nchunks, {
         CHUNK_RANGE(c, i0, i1)
         size_t at = chunk[c];
-        for (size_t i = i0; i < i1; i++) face_pairs(w, p, nb->skin, i, pw, &at);
+        for (size_t i = i0; i < i1; i++)
+            if (i >= own_lo && i < own_hi) face_pairs(w, p, nb->skin, i, pw, &at);
     })
 #undef CHUNK_RANGE
     pw->count = total;

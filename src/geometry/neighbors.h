@@ -92,6 +92,28 @@ typedef struct tl_neighbors {
     int64_t builds;
 } tl_neighbors;
 
+/* A distributed run's view of the whole, for the build on one rank (parallel/decomp.c).
+ * The rank holds the particles it owns and the ghosts around them, in the order of their
+ * global storage index; the grid, the size classes and the domains are laid out as they
+ * would be over all particles (so every row of candidates is the serial one), and the
+ * candidates between two ghosts are left out. NULL in a serial run. */
+typedef struct tl_nb_frame {
+    double lo[3], hi[3];              /* the extent of all particles, m */
+    double rmax;                      /* the largest radius of all */
+    size_t level_n[TL_MAX_LEVELS];    /* particles per size class, all ranks */
+    double level_rmax[TL_MAX_LEVELS];
+    int nlevels;
+    const double *wall_reach;         /* per wall, over all particles */
+    size_t own_lo, own_hi;            /* the owned particles: storage [own_lo, own_hi) */
+    size_t ndom;                      /* the local domains: the owned ones, and one before */
+    const uint32_t *dom_start;        /* and one after them for the ghosts (ndom + 1 bounds) */
+} tl_nb_frame;
+
+/* The size class of radius r when the largest is rmax (0 for the largest). */
+int tl_neighbors_size_class(double rmax, double r);
+/* The number of domains for n particles (a function of n and the domain size alone). */
+size_t tl_neighbors_domain_count(const tl_neighbors *nb, size_t n);
+
 void tl_neighbors_init(tl_neighbors *nb, double skin);
 void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb);
 /* true when a wall moved more than skin/2 since the last build (the
@@ -109,7 +131,7 @@ double tl_neighbors_range(const tl_neighbors *nb, const tl_particles *p);
  * on allocation failure. */
 int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_walls *w,
                        const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
-                       tl_shape_list *shapes, int threads);
+                       tl_shape_list *shapes, int threads, const tl_nb_frame *frame);
 void tl_domains_free(tl_mem *mem, tl_domains *d);
 
 /* The image code of shift (sx, sy, sz), each in {-1, 0, 1}. */

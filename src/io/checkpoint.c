@@ -23,6 +23,7 @@
 
 #include "bytes.h"
 #include "world.h"
+#include "decomp.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
 #define FORMAT 9u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
@@ -230,6 +231,8 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     *data = NULL;
     *size = 0;
     if (!w->prepared) return TL_ERROR_STATE;
+    if (w->dc && w->dc->established && w->dc->size > 1)
+        return TL_ERROR_STATE; /* one rank's share is not a state: distributed checkpoints are not built yet */
     tl_wbuf b = {0};
     tl_wbuf_u64(&b, MAGIC);
     tl_wbuf_u64(&b, FORMAT);
@@ -422,6 +425,8 @@ static tl_status refuse(tl_world *w, const char *why) {
 
 tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!w || !data) return TL_ERROR_ARGUMENT;
+    if (w->dc && w->dc->established)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "a state is loaded before a distributed world's first step");
     tl_status s = tl_world_prepare(w); /* laws checked, layout known */
     if (s != TL_OK) return s;
     tl_rbuf b = {data, size, 0, false};

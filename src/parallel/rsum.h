@@ -31,7 +31,8 @@ __extension__ typedef unsigned __int128 tl_u128;
 
 typedef struct tl_rsum {
     tl_i128 acc;
-    int e; /* the bound's exponent: the grid is 2^(e - TL_RSUM_BITS) */
+    int e;        /* the bound's exponent: the grid is 2^(e - TL_RSUM_BITS) */
+    double scale; /* 2^(TL_RSUM_BITS - e) when a normal double, else 0 (then ldexp) */
 } tl_rsum;
 
 /* The exponent for terms bounded by max_abs (>= 0; 0 or non-finite: the grid of 1). */
@@ -45,12 +46,17 @@ static inline int tl_rsum_exponent(double max_abs) {
 static inline void tl_rsum_begin(tl_rsum *s, int e) {
     s->acc = 0;
     s->e = e;
+    int k = TL_RSUM_BITS - e;
+    s->scale = k >= -1022 && k <= 1023 ? ldexp(1.0, k) : 0.0;
 }
 
-/* Adds x (|x| must not exceed 2^e). */
+/* Adds x (|x| must not exceed 2^e). The scaling by a power of two is exact (a product
+ * with a normal power of two rounds only where ldexp would: below the smallest normal,
+ * where nearbyint gives 0 either way). */
 static inline void tl_rsum_add(tl_rsum *s, double x) {
-    double q = nearbyint(ldexp(x, TL_RSUM_BITS - s->e)); /* |q| <= 2^96: exact in a double */
-    s->acc += (tl_i128)q;
+    double q = nearbyint(s->scale != 0.0 ? x * s->scale : ldexp(x, TL_RSUM_BITS - s->e)); /* |q| <= 2^96 */
+    if (fabs(q) < 0x1p62) s->acc += (int64_t)q; /* one instruction, the common case */
+    else s->acc += (tl_i128)q;
 }
 
 /* Adds another partial sum of the same exponent (exact). */

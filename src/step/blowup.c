@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decomp.h"
 #include "vec.h"
 #include "world.h"
 
@@ -86,13 +87,26 @@ tl_status tl_world_check_blowup(tl_world *w) {
 tl_status tl_blowup_check(tl_world *w) {
     const tl_particles *p = &w->p;
     char what[512];
-    for (size_t i = 0; i < p->count; i++) {
+    const bool dist = w->dc && w->dc->established; /* the tests over all ranks: collective */
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    int bad = 0;
+    size_t at_bad = 0;
+    for (size_t i = first; i < first + count && !bad; i++)
         if (!finite3(p->x[i]) || !finite3(p->v[i]) || !finite3(p->w[i])) {
+            bad = 1;
+            at_bad = i;
+        }
+    int any = bad;
+    if (dist) tl_decomp_or(w, &any, 1);
+    if (any) {
+        size_t i = at_bad;
+        if (bad)
             snprintf(what, sizeof what,
                      "particle %u has a non-finite state (position %g, %g, %g; velocity %g, %g, %g)", p->id[i],
                      p->x[i][0], p->x[i][1], p->x[i][2], p->v[i][0], p->v[i][1], p->v[i][2]);
-            return fail(w, what);
-        }
+        else snprintf(what, sizeof what, "a particle on another rank has a non-finite state");
+        return fail(w, what);
     }
     if (w->def.blowup_overlap > 0.0) {
         double worst = 0.0;
@@ -100,17 +114,22 @@ tl_status tl_blowup_check(tl_world *w) {
         bool at_wall = false;
         deepest(w, &w->pp, false, &worst, &at, &at_wall);
         deepest(w, &w->pw, true, &worst, &at, &at_wall);
-        if (!(worst <= w->def.blowup_overlap)) {
+        double all = worst != worst ? INFINITY : worst; /* NaN counts as the worst */
+        if (dist) tl_decomp_max(w, &all, 1);
+        if (!(all <= w->def.blowup_overlap)) {
             const tl_pairs *l = at_wall ? &w->pw : &w->pp;
-            double d = tl_pair_record(l, at)[w->lay.hist + TL_BK_DELTA];
-            if (at_wall)
+            double d = l->count > at ? tl_pair_record(l, at)[w->lay.hist + TL_BK_DELTA] : NAN;
+            if (!(worst <= w->def.blowup_overlap) && at_wall)
                 snprintf(what, sizeof what,
                          "particle %u overlaps wall %d by %.4g m, %.3g of its radius (the limit: %g)",
                          p->id[l->a[at]], w->walls.f[l->b[at]].wall, d, worst, w->def.blowup_overlap);
-            else
+            else if (!(worst <= w->def.blowup_overlap))
                 snprintf(what, sizeof what,
                          "particles %u and %u overlap by %.4g m, %.3g of the smaller radius (the limit: %g)",
                          p->id[l->a[at]], p->id[l->b[at]], d, worst, w->def.blowup_overlap);
+            else
+                snprintf(what, sizeof what, "two bodies on another rank overlap by %.3g of the smaller radius "
+                         "(the limit: %g)", all, w->def.blowup_overlap);
             return fail(w, what);
         }
     }
@@ -120,9 +139,9 @@ tl_status tl_blowup_check(tl_world *w) {
         double budget = w->blowup.energy0 + fabs(pot - w->blowup.potential0) +
                         fabs(w->ledger.boundary_work - w->blowup.boundary0) + w->blowup.added;
         if (!(now <= w->def.blowup_energy * budget) && now > 1e-300) {
-            size_t fast = 0;
+            size_t fast = first; /* this rank's fastest */
             double v2 = -1.0;
-            for (size_t i = 0; i < p->count; i++)
+            for (size_t i = first; i < first + count; i++)
                 if (v3_norm2(p->v[i]) > v2) {
                     v2 = v3_norm2(p->v[i]);
                     fast = i;
@@ -131,7 +150,7 @@ tl_status tl_blowup_check(tl_world *w) {
                      "the kinetic and elastic energy, %.4g J, is %.3g times what the bodies had and were given "
                      "(%.4g J; the limit: %g times), energy from nowhere; the fastest is particle %u at %.4g m/s",
                      now, budget > 0.0 ? now / budget : INFINITY, budget, w->def.blowup_energy,
-                     p->count ? p->id[fast] : 0u, sqrt(v2 > 0.0 ? v2 : 0.0));
+                     count ? p->id[fast] : 0u, sqrt(v2 > 0.0 ? v2 : 0.0));
             return fail(w, what);
         }
     }

@@ -5,42 +5,97 @@
 #include <math.h>
 #include <string.h>
 
+#include "decomp.h"
+#include "rsum.h"
 #include "vec.h"
 #include "world.h"
 
-tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
-    memset(e, 0, sizeof *e);
+/* The energy sums: kinetic (translational, rotational), potential and the three elastic
+ * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
+ * the terms, so on any number of threads or ranks. */
+enum { E_KT, E_KR, E_POT, E_EN, E_ET, E_ER, E_COUNT };
+
+typedef struct energy_pass {
+    bool add;              /* false: the bounds; true: the sums */
+    double bound[E_COUNT]; /* the largest |term| of each */
+    int bad[E_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
+    tl_rsum sum[E_COUNT];
+} energy_pass;
+
+static inline void term(energy_pass *ps, int c, double x) {
+    if (!isfinite(x)) {
+        ps->bad[c] |= x != x ? 1 : (x > 0.0 ? 2 : 4);
+        return;
+    }
+    if (ps->add) tl_rsum_add(&ps->sum[c], x);
+    else ps->bound[c] = fmax(ps->bound[c], fabs(x));
+}
+
+static void energy_terms(const tl_world *w, energy_pass *ps) {
     const tl_particles *p = &w->p;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    for (size_t i = 0; i < p->count; i++) {
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    for (size_t i = first; i < first + count; i++) {
         if (p->inv_mass[i] > 0.0) {
-            e->kinetic_translational += 0.5 * p->mass[i] * v3_norm2(p->v[i]);
-            e->potential -= p->mass[i] * v3_dot(g, p->x[i]);
+            term(ps, E_KT, 0.5 * p->mass[i] * v3_norm2(p->v[i]));
+            term(ps, E_POT, -p->mass[i] * v3_dot(g, p->x[i]));
         }
         if (p->inv_inertia[i] > 0.0)
-            e->kinetic_rotational += p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i])
-                                                 : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
+            term(ps, E_KR, p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
     }
+    if (!(w->lay.energy >= 0 && w->def.track_energy)) return;
+    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    for (int li = 0; li < 2; li++) {
+        const tl_pairs *l = lists[li];
+        for (size_t k = 0; k < l->count; k++) {
+            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+            /* a pair between two ranks is held by both: the owner of a counts it */
+            if (l->a[k] < first || l->a[k] >= first + count) continue;
+            const double *be = tl_pair_record(l, k) + w->lay.energy;
+            term(ps, E_EN, be[TL_BE_E_N]);
+            term(ps, E_ET, be[TL_BE_E_T]);
+            term(ps, E_ER, be[TL_BE_E_R]);
+        }
+    }
+    const tl_patch_store *st = &w->sc.store[w->sc.cur];
+    for (size_t r = 0; r < st->count; r++) {
+        const double *be = st->rec + r * (size_t)w->sc.stride + w->lay.energy;
+        term(ps, E_EN, be[TL_BE_E_N]);
+        term(ps, E_ET, be[TL_BE_E_T]);
+        term(ps, E_ER, be[TL_BE_E_R]);
+    }
+}
+
+tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
+    memset(e, 0, sizeof *e);
+    energy_pass ps;
+    memset(&ps, 0, sizeof ps);
+    energy_terms(w, &ps);
+    const bool dist = w->dc && w->dc->established;
+    if (dist) { /* collective: every rank calls it */
+        tl_decomp_max(w, ps.bound, E_COUNT);
+        tl_decomp_or(w, ps.bad, E_COUNT);
+    }
+    for (int c = 0; c < E_COUNT; c++) tl_rsum_begin(&ps.sum[c], tl_rsum_exponent(ps.bound[c]));
+    ps.add = true;
+    energy_terms(w, &ps);
+    if (dist) tl_decomp_merge(w, ps.sum, E_COUNT);
+    double v[E_COUNT];
+    for (int c = 0; c < E_COUNT; c++) {
+        v[c] = tl_rsum_value(&ps.sum[c]);
+        if (ps.bad[c] & 1 || (ps.bad[c] & 6) == 6) v[c] = NAN;
+        else if (ps.bad[c] & 2) v[c] = INFINITY;
+        else if (ps.bad[c] & 4) v[c] = -INFINITY;
+    }
+    e->kinetic_translational = v[E_KT];
+    e->kinetic_rotational = v[E_KR];
+    e->potential = v[E_POT];
     if (w->next) e->potential += tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {
-        const tl_pairs *lists[2] = {&w->pp, &w->pw};
-        for (int li = 0; li < 2; li++) {
-            const tl_pairs *l = lists[li];
-            for (size_t k = 0; k < l->count; k++) {
-                if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-                const double *be = tl_pair_record(l, k) + w->lay.energy;
-                e->elastic_normal += be[TL_BE_E_N];
-                e->elastic_tangential += be[TL_BE_E_T];
-                e->elastic_rolling += be[TL_BE_E_R];
-            }
-        }
-        const tl_patch_store *ps = &w->sc.store[w->sc.cur];
-        for (size_t r = 0; r < ps->count; r++) {
-            const double *be = ps->rec + r * (size_t)w->sc.stride + w->lay.energy;
-            e->elastic_normal += be[TL_BE_E_N];
-            e->elastic_tangential += be[TL_BE_E_T];
-            e->elastic_rolling += be[TL_BE_E_R];
-        }
+        e->elastic_normal = v[E_EN];
+        e->elastic_tangential = v[E_ET];
+        e->elastic_rolling = v[E_ER];
     } else if (w->prepared) {
         /* not tracked: only the mechanical energy of the particles is known */
         e->elastic_normal = e->elastic_tangential = e->elastic_rolling = NAN;

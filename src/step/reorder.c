@@ -15,27 +15,20 @@ static uint64_t spread3(uint64_t v) {
     return v;
 }
 
-int tl_reorder_morton(tl_mem *mem, tl_particles *p, const double lo[3], double cell) {
-    size_t n = p->count;
-    if (n < 2) return 0;
-    uint64_t *key = tl_mem_alloc(mem, 2 * n * sizeof *key);
-    uint32_t *ord = tl_mem_alloc(mem, 2 * n * sizeof *ord);
-    if (!key || !ord) {
-        tl_mem_free(mem, key, 2 * n * sizeof *key);
-        tl_mem_free(mem, ord, 2 * n * sizeof *ord);
-        return -1;
+uint64_t tl_morton_key(const double x[3], const double lo[3], double cell) {
+    uint64_t c[3];
+    for (int k = 0; k < 3; k++) {
+        double q = floor((x[k] - lo[k]) / cell);
+        c[k] = q > 0.0 ? (q < 2097151.0 ? (uint64_t)q : 2097151u) : 0u;
     }
+    return spread3(c[0]) | spread3(c[1]) << 1 | spread3(c[2]) << 2;
+}
+
+void tl_sort_keys(uint64_t *key, uint32_t *ord, size_t n) {
     uint64_t *key2 = key + n;
     uint32_t *ord2 = ord + n;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t c[3];
-        for (int k = 0; k < 3; k++) {
-            double q = floor((p->x[i][k] - lo[k]) / cell);
-            c[k] = q > 0.0 ? (q < 2097151.0 ? (uint64_t)q : 2097151u) : 0u;
-        }
-        key[i] = spread3(c[0]) | spread3(c[1]) << 1 | spread3(c[2]) << 2;
-        ord[i] = (uint32_t)i;
-    }
+    for (size_t i = 0; i < n; i++) ord[i] = (uint32_t)i;
+    if (n < 2) return;
     /* LSD radix sort, 8 bits a pass, stable */
     for (int shift = 0; shift < 64; shift += 8) {
         size_t count[257];
@@ -57,6 +50,20 @@ int tl_reorder_morton(tl_mem *mem, tl_particles *p, const double lo[3], double c
         memcpy(key, key2, n * sizeof *key);
         memcpy(ord, ord2, n * sizeof *ord);
     }
+}
+
+int tl_reorder_morton(tl_mem *mem, tl_particles *p, const double lo[3], double cell) {
+    size_t n = p->count;
+    if (n < 2) return 0;
+    uint64_t *key = tl_mem_alloc(mem, 2 * n * sizeof *key);
+    uint32_t *ord = tl_mem_alloc(mem, 2 * n * sizeof *ord);
+    if (!key || !ord) {
+        tl_mem_free(mem, key, 2 * n * sizeof *key);
+        tl_mem_free(mem, ord, 2 * n * sizeof *ord);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) key[i] = tl_morton_key(p->x[i], lo, cell);
+    tl_sort_keys(key, ord, n);
     int r = tl_particles_permute(mem, p, ord);
     tl_mem_free(mem, key, 2 * n * sizeof *key);
     tl_mem_free(mem, ord, 2 * n * sizeof *ord);

@@ -66,6 +66,7 @@
 
 #include "bodies.h"
 #include "parallel.h"
+#include "decomp.h"
 #include "reorder.h"
 #include "vec.h"
 #include "world.h"
@@ -204,8 +205,8 @@ static void wrap_periodic(tl_world *w) {
     w->ledger.boundary_work += work;
 }
 
-static tl_status check_periods(tl_world *w) {
-    double range = tl_neighbors_range(&w->nb, &w->p);
+static tl_status check_periods(tl_world *w, const tl_nb_frame *frame) {
+    double range = frame ? 2.0 * frame->rmax + w->nb.skin : tl_neighbors_range(&w->nb, &w->p);
     for (int k = 0; k < 3; k++)
         if (w->per.on[k] && w->per.len[k] < 2.0 * range)
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
@@ -256,23 +257,37 @@ static tl_status world_rebuild(tl_world *w) {
     /* the touching records, by key, before indices change */
     if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
-    tl_status s = remove_lost(w);
-    if (s != TL_OK) return s;
-    if (w->nbodies) {
-        size_t nb = 0;
-        for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
-        w->nbodies = nb;
+    tl_status s;
+    const tl_nb_frame *frame = NULL;
+    if (w->dc && w->dc->established) {
+        /* a distributed world: the same removal, wrap and reordering over all ranks, and the
+         * migration (parallel/decomp.c) */
+        s = tl_decomp_particles(w);
+        if (s != TL_OK) return s;
+    } else {
+        s = remove_lost(w);
+        if (s != TL_OK) return s;
+        if (w->nbodies) {
+            size_t nb = 0;
+            for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
+            w->nbodies = nb;
+        }
+        tl_particles_fit(&w->mem, &w->p);
+        wrap_periodic(w);
+        s = reorder(w);
+        if (s != TL_OK) return s;
+        /* the first build of a distributed world: every rank did the above alike */
+        if (w->dc) s = tl_decomp_establish(w);
+        if (s != TL_OK) return s;
     }
-    tl_particles_fit(&w->mem, &w->p);
-    wrap_periodic(w);
-    s = reorder(w);
+    if (w->dc) s = tl_decomp_ghosts(w, &frame);
     if (s != TL_OK) return s;
-    s = check_periods(w);
+    s = check_periods(w, frame);
     if (s != TL_OK) return s;
     tl_shape_list *shapes =
         w->nbodies || w->sc.cand.count || w->nb.all_to_shapes || w->walls.nmesh ? &w->sc.cand : NULL;
     if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, shapes,
-                           w->nthreads) != 0 ||
+                           w->nthreads, frame) != 0 ||
         (shapes && tl_shape_contacts_give(w) != 0))
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (neighbor lists)");
     tl_stash_give(&w->stash, &w->pp, false, w->p.id, w->nthreads);
@@ -286,6 +301,14 @@ static tl_status world_rebuild(tl_world *w) {
 }
 
 static tl_status stage_neighbors(tl_world *w) {
+    if (w->dc && w->dc->established) {
+        /* a distributed world: rebuilt when a particle of any rank moved; else the ghosts
+         * take their owners' new state */
+        tl_decomp_moved(w);
+        if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls))
+            return tl_decomp_refresh(w);
+        return world_rebuild(w);
+    }
     if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) return TL_OK;
     return world_rebuild(w);
 }

@@ -1,0 +1,823 @@
+#include "decomp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reorder.h"
+#include "rsum.h"
+#include "vec.h"
+#include "world.h"
+
+static tl_status no_memory(tl_world *w, const char *what) {
+    return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (%s)", what);
+}
+
+void tl_decomp_free(tl_world *w) {
+    tl_decomp *d = w->dc;
+    if (!d) return;
+    tl_mem *m = &w->mem;
+    size_t P = (size_t)d->size;
+    tl_mem_free(m, d->gidx, d->cap_gidx * sizeof *d->gidx);
+    tl_mem_free(m, d->ldom, d->cap_ldom * sizeof *d->ldom);
+    tl_mem_free(m, d->wall_reach, d->cap_reach * sizeof *d->wall_reach);
+    tl_mem_free(m, d->send_idx, d->cap_send * sizeof *d->send_idx);
+    tl_mem_free(m, d->send_n, 5 * P * sizeof *d->send_n);
+    tl_mem_free(m, d->buf, d->cap_buf);
+    tl_mem_free(m, d->buf2, d->cap_buf2);
+    tl_mem_free(m, d->blocks, d->cap_blocks * sizeof *d->blocks);
+    tl_mem_free(m, d->wall_part, d->cap_wall_part * sizeof *d->wall_part);
+    tl_mem_free(m, d->wall_tpart, d->cap_wall_tpart * sizeof *d->wall_tpart);
+    tl_comm_free(m, d->comm);
+    tl_mem_free(m, d, sizeof *d);
+    w->dc = NULL;
+}
+
+tl_status tl_world_distribute(tl_world *w) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    if (w->dc) return TL_OK;
+    if (!tl_comm_available())
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "a distributed world needs MPI: this build has none, or MPI_Init was not called");
+    if (w->steps > 0 || w->nb.builds > 0)
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "a world is distributed before its first step");
+    tl_decomp *d = tl_mem_alloc(&w->mem, sizeof *d);
+    if (!d) return no_memory(w, "decomposition");
+    memset(d, 0, sizeof *d);
+    d->comm = tl_comm_world(&w->mem);
+    if (!d->comm) {
+        tl_mem_free(&w->mem, d, sizeof *d);
+        return no_memory(w, "decomposition");
+    }
+    d->rank = tl_comm_rank(d->comm);
+    d->size = tl_comm_size(d->comm);
+    size_t P = (size_t)d->size;
+    d->send_n = tl_mem_alloc(&w->mem, 5 * P * sizeof *d->send_n);
+    if (!d->send_n) {
+        tl_comm_free(&w->mem, d->comm);
+        tl_mem_free(&w->mem, d, sizeof *d);
+        return no_memory(w, "decomposition");
+    }
+    memset(d->send_n, 0, 5 * P * sizeof *d->send_n);
+    d->recv_n = d->send_n + P;
+    d->recv_at = d->send_n + 2 * P;
+    d->bytes_a = d->send_n + 3 * P;
+    d->bytes_b = d->send_n + 4 * P;
+    w->dc = d;
+    return TL_OK;
+}
+
+int tl_world_rank(const tl_world *w) { return w && w->dc ? w->dc->rank : 0; }
+int tl_world_ranks(const tl_world *w) { return w && w->dc ? w->dc->size : 1; }
+
+void tl_world_owned(const tl_world *w, size_t *first, size_t *count) {
+    if (!w) {
+        *first = *count = 0;
+        return;
+    }
+    if (tl_decomp_on(w->dc) && w->dc->established) {
+        *first = w->dc->own_lo;
+        *count = w->dc->own_hi - w->dc->own_lo;
+        return;
+    }
+    *first = 0;
+    *count = w->p.count;
+}
+
+tl_status tl_decomp_supported(tl_world *w) {
+    const char *what = NULL;
+    if (w->nshapes > 1 || w->nbodies) what = "bodies other than spheres";
+    else if (w->walls.nmesh) what = "mesh walls";
+    else if (w->def.integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) what = "the predictor-corrector integrator";
+    else if (w->log_collisions) what = "collision logs";
+    else if (w->next) what = "constant external forces";
+    else {
+        for (size_t i = 0; i < w->p.count && !what; i++)
+            if (w->p.inv_mass[i] == 0.0 || w->p.inv_inertia[i] == 0.0)
+                what = "fixed, prescribed or rotation-locked particles";
+        for (size_t k = 0; k < w->walls.count && !what; k++)
+            if (w->walls.w[k].turns) what = "turning walls";
+    }
+    if (!what) return TL_OK;
+    return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
+                         what);
+}
+
+/* ---- the partition: whole domains of the global order, ranks in order ---- */
+
+static uint64_t dom_start(const tl_decomp *d, size_t dd) {
+    return d->ndom ? (uint64_t)(dd * d->nglobal / d->ndom) : 0;
+}
+
+static void partition(tl_world *w, uint64_t n) {
+    tl_decomp *d = w->dc;
+    d->nglobal = n;
+    d->ndom = n ? tl_neighbors_domain_count(&w->nb, (size_t)n) : 0;
+    d->dom_lo = (size_t)d->rank * d->ndom / (size_t)d->size;
+    d->dom_hi = ((size_t)d->rank + 1) * d->ndom / (size_t)d->size;
+    d->g_lo = dom_start(d, d->dom_lo);
+    d->g_hi = dom_start(d, d->dom_hi);
+}
+
+/* the rank owning global index g */
+static int owner_of(const tl_decomp *d, uint64_t g) {
+    int lo = 0, hi = d->size - 1;
+    while (lo < hi) { /* the last rank whose first index is <= g */
+        int mid = (lo + hi + 1) / 2;
+        size_t dm = (size_t)mid * d->ndom / (size_t)d->size;
+        if (dom_start(d, dm) <= g) lo = mid;
+        else hi = mid - 1;
+    }
+    /* a rank without domains shares its first index with the next: the search passes it */
+    return lo;
+}
+
+static int reserve_gidx(tl_world *w, size_t n) {
+    return tl_mem_reserve(&w->mem, (void **)&w->dc->gidx, &w->dc->cap_gidx, n + 1, sizeof *w->dc->gidx);
+}
+
+/* Keeps the particles with keep[i] (and their global indices), in order. */
+static tl_status compact(tl_world *w, const uint8_t *keep) {
+    tl_decomp *d = w->dc;
+    size_t n = 0;
+    for (size_t i = 0; i < w->p.count; i++)
+        if (keep[i]) d->gidx[n++] = d->gidx[i];
+    if (tl_particles_compact(&w->mem, &w->p, keep) != 0) return no_memory(w, "migration");
+    return TL_OK;
+}
+
+static uint8_t *scratch_keep(tl_world *w) {
+    tl_decomp *d = w->dc;
+    if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, w->p.count + 1, 1) != 0) return NULL;
+    return d->buf2;
+}
+
+tl_status tl_decomp_establish(tl_world *w) {
+    tl_decomp *d = w->dc;
+    tl_status s = tl_decomp_supported(w);
+    if (s != TL_OK) return s;
+    size_t n = w->p.count;
+    partition(w, n);
+    if (reserve_gidx(w, n) != 0) return no_memory(w, "decomposition");
+    for (size_t i = 0; i < n; i++) d->gidx[i] = i;
+    uint8_t *keep = scratch_keep(w);
+    if (!keep) return no_memory(w, "decomposition");
+    for (size_t i = 0; i < n; i++) keep[i] = i >= d->g_lo && i < d->g_hi;
+    s = compact(w, keep);
+    if (s != TL_OK) return s;
+    d->own_lo = 0;
+    d->own_hi = w->p.count;
+    d->established = true;
+    return TL_OK;
+}
+
+void tl_decomp_moved(tl_world *w) {
+    tl_decomp *d = w->dc;
+    const tl_particles *p = &w->p;
+    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    int acc = 0;
+    for (size_t i = d->own_lo; i < d->own_hi && !acc; i++) {
+        double d2 = 0.0; /* as the predict stage adds it */
+        for (int k = 0; k < 3; k++) {
+            double e = p->x[i][k] - p->x_ref[i][k];
+            d2 += e * e;
+        }
+        acc = d2 > lim2;
+    }
+    tl_comm_or(d->comm, &acc, 1);
+    w->moved = acc != 0;
+}
+
+/* Every rank's terms, added one by one in global order to *acc (sign +1 or -1): the serial
+ * loop's sum, term for term. */
+static tl_status ordered_sum(tl_world *w, const double *terms, size_t n, double *acc, double sign) {
+    tl_decomp *d = w->dc;
+    void *out = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, terms, n * sizeof *terms, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    if (got == SIZE_MAX) return no_memory(w, "global sum");
+    const double *t = (const double *)d->buf;
+    for (size_t k = 0; k < got / sizeof *t; k++) *acc += sign * t[k];
+    return TL_OK;
+}
+
+/* a growable array of doubles in the world's memory */
+typedef struct dvec {
+    double *v;
+    size_t n, cap;
+} dvec;
+static int dvec_push(tl_mem *m, dvec *a, double x) {
+    if (tl_mem_reserve(m, (void **)&a->v, &a->cap, a->n + 1, sizeof *a->v) != 0) return -1;
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* The lost particles, as remove_lost (step.c) does it, their energy leaving in global order. */
+static tl_status remove_lost(tl_world *w) {
+    if (!w->def.has_domain) return TL_OK;
+    tl_particles *p = &w->p;
+    const double lo[3] = {w->def.domain_min.x, w->def.domain_min.y, w->def.domain_min.z};
+    const double hi[3] = {w->def.domain_max.x, w->def.domain_max.y, w->def.domain_max.z};
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    uint8_t *keep = scratch_keep(w);
+    if (!keep) return no_memory(w, "removal");
+    dvec terms = {0};
+    uint64_t lost = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        keep[i] = 1;
+        for (int k = 0; k < 3; k++)
+            if (!w->per.on[k] && !(p->x[i][k] >= lo[k] && p->x[i][k] <= hi[k])) keep[i] = 0;
+        if (keep[i]) continue;
+        lost++;
+        if (p->inv_mass[i] > 0.0) {
+            double ke = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
+            if (p->inv_inertia[i] > 0.0)
+                ke += p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
+            double pe = -p->mass[i] * v3_dot(g, p->x[i]);
+            if (dvec_push(&w->mem, &terms, ke + pe) != 0) return no_memory(w, "removal");
+        }
+    }
+    uint64_t all = lost;
+    tl_comm_sum_u64(w->dc->comm, &all, 1);
+    tl_status s = TL_OK;
+    if (all) s = ordered_sum(w, terms.v, terms.n, &w->ledger.boundary_work, -1.0);
+    tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
+    if (s != TL_OK || !lost) {
+        if (s == TL_OK) w->removed += all;
+        return s;
+    }
+    s = compact(w, keep);
+    if (s == TL_OK) w->removed += all;
+    return s;
+}
+
+/* The periodic wrap, as wrap_periodic (step.c) does it: the work terms added axis by axis,
+ * each axis in global order. */
+static tl_status wrap_periodic(tl_world *w) {
+    tl_particles *p = &w->p;
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    double work = 0.0;
+    for (int k = 0; k < 3; k++) {
+        if (!w->per.on[k]) continue;
+        dvec terms = {0};
+        const double lo = w->per.lo[k], len = w->per.len[k];
+        for (size_t i = 0; i < p->count; i++) {
+            double x = p->x[i][k];
+            if (x >= lo && x < lo + len) continue;
+            double nx = x - len * floor((x - lo) / len);
+            if (!(nx < lo + len)) nx = lo;
+            if (p->inv_mass[i] > 0.0 && dvec_push(&w->mem, &terms, -p->mass[i] * g[k] * (nx - x)) != 0) {
+                tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
+                return no_memory(w, "periodic wrap");
+            }
+            p->x[i][k] = nx;
+        }
+        tl_status s = ordered_sum(w, terms.v, terms.n, &work, 1.0);
+        tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
+        if (s != TL_OK) return s;
+    }
+    w->ledger.boundary_work += work;
+    return TL_OK;
+}
+
+/* The reordering (reorder in step.c) over the global order: every rank sorts the keys of
+ * all particles; newg[i] receives the new global index of owned particle i. Returns 1 when
+ * the order changed hands (a reordering build), 0 when it is not due, -1 on failure. */
+static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
+    tl_decomp *d = w->dc;
+    tl_particles *p = &w->p;
+    int every = w->def.reorder_every;
+    if (every < 0 || n < 2) return 0;
+    if (every == 0) {
+        if (n < 1000) return 0;
+        every = 20;
+    }
+    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
+        w->builds_since_reorder++;
+        return 0;
+    }
+    w->builds_since_reorder = 0;
+    double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}; /* and rmin */
+    for (size_t i = 0; i < p->count; i++) {
+        for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
+        lo[3] = dmin(lo[3], p->radius[i]);
+    }
+    tl_comm_min(d->comm, lo, 4);
+    const double cell = 2.0 * lo[3] + w->nb.skin;
+    uint64_t *key = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, 2 * n * sizeof *key) : NULL;
+    uint32_t *ord = key ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;
+    uint64_t *mine = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *mine);
+    bool ok = key && ord && mine;
+    for (size_t i = 0; ok && i < p->count; i++) mine[i] = tl_morton_key(p->x[i], lo, cell);
+    /* every rank takes part in the gather, a failed one with nothing: then all fail */
+    void *out = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, mine, ok ? p->count * sizeof *mine : 0, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    int r = -1;
+    if (ok && got == n * sizeof *key) {
+        memcpy(key, d->buf, got);
+        tl_sort_keys(key, ord, (size_t)n);
+        /* ord[k]: the old index now at k; the owned ones learn where they went */
+        for (size_t k = 0; k < n; k++)
+            if (ord[k] >= g0 && ord[k] < g0 + p->count) newg[ord[k] - g0] = k;
+        r = 1;
+    }
+    if (key) tl_mem_free(&w->mem, key, 2 * n * sizeof *key);
+    if (ord) tl_mem_free(&w->mem, ord, 2 * n * sizeof *ord);
+    tl_mem_free(&w->mem, mine, (p->count + 1) * sizeof *mine);
+    return r;
+}
+
+/* the bytes of one record on the wire: key, state, the values */
+static size_t record_bytes(const tl_stash *s) { return 2 * sizeof(uint64_t) + (size_t)s->stride * sizeof(double); }
+
+/* Sends each migrating particle's records (those of its touching pairs) to its new rank. */
+static tl_status send_records(tl_world *w, const int *dest) {
+    tl_decomp *d = w->dc;
+    tl_stash *st = &w->stash;
+    const size_t P = (size_t)d->size, rb = record_bytes(st);
+    const tl_keymap *maps[2] = {&st->pp, &st->pw};
+    size_t *cnt = d->bytes_a;
+    memset(cnt, 0, P * sizeof *cnt);
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0 counts, pass 1 fills at the offsets */
+        size_t *at = d->bytes_b;
+        if (pass == 1) {
+            size_t total = 0;
+            for (size_t r = 0; r < P; r++) {
+                at[r] = total;
+                total += cnt[r];
+            }
+            if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, total + 1, 1) != 0)
+                return no_memory(w, "migration");
+        }
+        for (int m = 0; m < 2; m++) {
+            const tl_keymap *map = maps[m];
+            for (size_t slot = 0; slot < map->cap; slot++) {
+                uint64_t key = map->keys[slot];
+                if (key == TL_KEYMAP_EMPTY) continue;
+                uint32_t ids[2];
+                int nid;
+                if (m == 0) {
+                    ids[0] = (uint32_t)(key >> 32);
+                    ids[1] = (uint32_t)key;
+                    nid = 2;
+                } else {
+                    ids[0] = (uint32_t)((key & ~(1ULL << 63)) >> 24);
+                    nid = 1;
+                }
+                int sent_to = -1;
+                for (int q = 0; q < nid; q++) {
+                    int64_t i = tl_particles_index(&w->p, ids[q]);
+                    if (i < 0 || dest[i] == d->rank || dest[i] == sent_to) continue;
+                    size_t r = (size_t)dest[i];
+                    sent_to = dest[i];
+                    if (pass == 0) {
+                        cnt[r] += rb;
+                        continue;
+                    }
+                    unsigned char *o = d->buf2 + at[r];
+                    uint64_t state = st->state[map->values[slot]];
+                    memcpy(o, &key, sizeof key);
+                    memcpy(o + 8, &state, sizeof state);
+                    memcpy(o + 16, st->rec + (size_t)map->values[slot] * (size_t)st->stride,
+                           (size_t)st->stride * sizeof(double));
+                    at[r] += rb;
+                }
+            }
+        }
+    }
+    void *out = d->buf;
+    size_t got = tl_comm_exchange(d->comm, &w->mem, d->buf2, cnt, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    if (got == SIZE_MAX) return no_memory(w, "migration");
+    for (size_t o = 0; o + rb <= got; o += rb) {
+        uint64_t key, state;
+        memcpy(&key, d->buf + o, sizeof key);
+        memcpy(&state, d->buf + o + 8, sizeof state);
+        double rec[TL_MAX_HIST + 64];
+        if ((size_t)st->stride > sizeof rec / sizeof *rec) return tl_world_fail(w, TL_ERROR_STATE, "record too long");
+        memcpy(rec, d->buf + o + 16, (size_t)st->stride * sizeof(double));
+        if (tl_stash_put(&w->mem, st, key, (uint8_t)state, rec) != 0) return no_memory(w, "migration");
+    }
+    return TL_OK;
+}
+
+/* Puts the stored particles in the order of their global indices, which must be
+ * base .. base + count - 1. */
+static tl_status sort_by_gidx(tl_world *w, uint64_t base) {
+    tl_decomp *d = w->dc;
+    size_t n = w->p.count;
+    uint32_t *ord = tl_mem_alloc(&w->mem, (n + 1) * sizeof *ord);
+    if (!ord) return no_memory(w, "migration");
+    bool ok = true;
+    for (size_t k = 0; k < n; k++) ord[k] = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t g = d->gidx[i] - base;
+        if (d->gidx[i] < base || g >= n || ord[g] != UINT32_MAX) ok = false;
+        else ord[g] = (uint32_t)i;
+    }
+    int r = ok ? tl_particles_permute(&w->mem, &w->p, ord) : 0;
+    tl_mem_free(&w->mem, ord, (n + 1) * sizeof *ord);
+    if (!ok) return tl_world_fail(w, TL_ERROR_STATE, "rank %d: its particles are not the global range it owns",
+                                  d->rank);
+    if (r != 0) return no_memory(w, "migration");
+    for (size_t k = 0; k < n; k++) d->gidx[k] = base + k;
+    return TL_OK;
+}
+
+tl_status tl_decomp_particles(tl_world *w) {
+    tl_decomp *d = w->dc;
+    tl_particles *p = &w->p;
+    tl_status s = tl_decomp_supported(w);
+    if (s != TL_OK) return s;
+    /* the ghosts go */
+    uint8_t *keep = scratch_keep(w);
+    if (!keep) return no_memory(w, "migration");
+    for (size_t i = 0; i < p->count; i++) keep[i] = i >= d->own_lo && i < d->own_hi;
+    s = compact(w, keep);
+    if (s == TL_OK) s = remove_lost(w);
+    if (s == TL_OK) {
+        tl_particles_fit(&w->mem, p);
+        s = wrap_periodic(w);
+    }
+    if (s != TL_OK) return s;
+    /* the global order after the removals, then the reordering when due */
+    uint64_t n = p->count;
+    tl_comm_sum_u64(d->comm, &n, 1);
+    uint64_t g0 = tl_comm_exscan_u64(d->comm, p->count);
+    if (reserve_gidx(w, p->count) != 0) return no_memory(w, "migration");
+    for (size_t i = 0; i < p->count; i++) d->gidx[i] = g0 + i;
+    if (reorder(w, g0, n, d->gidx) < 0) return no_memory(w, "reordering");
+    partition(w, n);
+    /* the migration: particles (with their global index) and their records */
+    const size_t P = (size_t)d->size, pb = tl_particles_bytes_each() + sizeof(uint64_t);
+    int *dest = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *dest);
+    if (!dest) return no_memory(w, "migration");
+    for (size_t i = 0; i < p->count; i++) dest[i] = owner_of(d, d->gidx[i]);
+    s = send_records(w, dest); /* uses bytes_a and bytes_b: the particles' counts come after */
+    size_t *cnt = d->bytes_a, *at = d->bytes_b;
+    memset(cnt, 0, P * sizeof *cnt);
+    for (size_t i = 0; i < p->count; i++)
+        if (dest[i] != d->rank) cnt[dest[i]] += pb;
+    size_t total = 0;
+    for (size_t r = 0; r < P; r++) {
+        at[r] = total;
+        total += cnt[r];
+    }
+    if (s == TL_OK && tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, total + 1, 1) != 0)
+        s = no_memory(w, "migration");
+    if (s != TL_OK) {
+        tl_mem_free(&w->mem, dest, (p->count + 1) * sizeof *dest);
+        return s;
+    }
+    for (size_t i = 0; i < p->count; i++) {
+        if (dest[i] == d->rank) continue;
+        unsigned char *o = d->buf2 + at[dest[i]];
+        memcpy(o, &d->gidx[i], sizeof(uint64_t));
+        tl_particles_pack(p, i, o + sizeof(uint64_t));
+        at[dest[i]] += pb;
+    }
+    void *out = d->buf;
+    size_t got = tl_comm_exchange(d->comm, &w->mem, d->buf2, cnt, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    keep = scratch_keep(w);
+    if (got == SIZE_MAX || !keep) {
+        tl_mem_free(&w->mem, dest, (p->count + 1) * sizeof *dest);
+        return no_memory(w, "migration");
+    }
+    for (size_t i = 0; i < p->count; i++) keep[i] = dest[i] == d->rank;
+    tl_mem_free(&w->mem, dest, (p->count + 1) * sizeof *dest);
+    s = compact(w, keep);
+    if (s != TL_OK) return s;
+    /* the arrivals, with their global indices */
+    for (size_t o = 0; o + pb <= got; o += pb) {
+        uint64_t g;
+        memcpy(&g, d->buf + o, sizeof g);
+        int64_t i = tl_particles_push_packed(&w->mem, p, d->buf + o + sizeof g);
+        if (i < 0 || reserve_gidx(w, p->count) != 0) return no_memory(w, "migration");
+        d->gidx[i] = g;
+        d->arrived++;
+    }
+    s = sort_by_gidx(w, d->g_lo);
+    if (s != TL_OK) return s;
+    if (p->count != d->g_hi - d->g_lo)
+        return tl_world_fail(w, TL_ERROR_STATE, "rank %d holds %zu particles for its %llu", d->rank, p->count,
+                             (unsigned long long)(d->g_hi - d->g_lo));
+    d->own_lo = 0;
+    d->own_hi = p->count;
+    return TL_OK;
+}
+
+/* ---- ghosts ---- */
+
+/* the gap between x and [lo, hi] along an axis (the nearest periodic image) */
+static double gap(double x, double lo, double hi, bool periodic, double len) {
+    double best = INFINITY;
+    for (int im = periodic ? -1 : 0; im <= (periodic ? 1 : 0); im++) {
+        double y = x + im * len, g = y < lo ? lo - y : (y > hi ? y - hi : 0.0);
+        if (g < best) best = g;
+    }
+    return best;
+}
+
+tl_status tl_decomp_ghosts(tl_world *w, const tl_nb_frame **frame) {
+    tl_decomp *d = w->dc;
+    tl_particles *p = &w->p;
+    tl_nb_frame *f = &d->frame;
+    const size_t P = (size_t)d->size, nown = p->count;
+    memset(f, 0, sizeof *f);
+    /* the extent, the classes and the walls' reach over all particles */
+    double ext[7] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 0.0}; /* lo, -hi, rmax */
+    for (size_t i = 0; i < nown; i++) {
+        for (int k = 0; k < 3; k++) {
+            ext[k] = dmin(ext[k], p->x[i][k]);
+            ext[3 + k] = dmin(ext[3 + k], -p->x[i][k]);
+        }
+        ext[6] = dmax(ext[6], p->radius[i]);
+    }
+    tl_comm_min(d->comm, ext, 6);
+    tl_comm_max(d->comm, ext + 6, 1);
+    for (int k = 0; k < 3; k++) {
+        f->lo[k] = ext[k];
+        f->hi[k] = -ext[3 + k];
+    }
+    f->rmax = ext[6];
+    uint64_t ln[TL_MAX_LEVELS] = {0};
+    for (size_t i = 0; i < nown; i++) {
+        int l = tl_neighbors_size_class(f->rmax, p->radius[i]);
+        ln[l]++;
+        f->level_rmax[l] = dmax(f->level_rmax[l], p->radius[i]);
+    }
+    tl_comm_sum_u64(d->comm, ln, TL_MAX_LEVELS);
+    tl_comm_max(d->comm, f->level_rmax, TL_MAX_LEVELS);
+    f->nlevels = 1;
+    for (int l = 0; l < TL_MAX_LEVELS; l++) {
+        f->level_n[l] = (size_t)ln[l];
+        if (ln[l] && l + 1 > f->nlevels) f->nlevels = l + 1;
+    }
+    size_t nw = w->walls.count;
+    if (tl_mem_reserve(&w->mem, (void **)&d->wall_reach, &d->cap_reach, nw + 1, sizeof *d->wall_reach) != 0)
+        return no_memory(w, "ghosts");
+    for (size_t k = 0; k < nw; k++) {
+        const tl_wall *wl = &w->walls.w[k];
+        double reach = 0.0;
+        for (size_t i = 0; wl->turns && i < nown; i++) {
+            double e[3];
+            v3_sub(e, p->x[i], wl->pivot);
+            reach = dmax(reach, v3_norm(e) + p->radius[i]);
+        }
+        d->wall_reach[k] = reach;
+    }
+    if (nw) tl_comm_max(d->comm, d->wall_reach, nw);
+    f->wall_reach = d->wall_reach;
+
+    /* every domain's box, in domain order */
+    size_t mine = d->dom_hi - d->dom_lo;
+    double *box = tl_mem_alloc(&w->mem, (6 * mine + 1) * sizeof *box);
+    if (!box) return no_memory(w, "ghosts");
+    for (size_t dd = 0; dd < mine; dd++) {
+        double *b = box + 6 * dd;
+        for (int k = 0; k < 3; k++) {
+            b[k] = INFINITY;
+            b[3 + k] = -INFINITY;
+        }
+        size_t i0 = (size_t)(dom_start(d, d->dom_lo + dd) - d->g_lo), i1 = (size_t)(dom_start(d, d->dom_lo + dd + 1) - d->g_lo);
+        for (size_t i = i0; i < i1 && i < nown; i++)
+            for (int k = 0; k < 3; k++) {
+                b[k] = dmin(b[k], p->x[i][k]);
+                b[3 + k] = dmax(b[3 + k], p->x[i][k]);
+            }
+    }
+    void *out = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, box, 6 * mine * sizeof *box, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    tl_mem_free(&w->mem, box, (6 * mine + 1) * sizeof *box);
+    if (got == SIZE_MAX) return no_memory(w, "ghosts");
+    const size_t nbox = got / (6 * sizeof(double));
+    double *boxes = tl_mem_alloc(&w->mem, (6 * nbox + 1) * sizeof *boxes);
+    if (!boxes) return no_memory(w, "ghosts");
+    memcpy(boxes, d->buf, got);
+
+    /* the owned particles near another rank's domains go there */
+    const double cut = 2.0 * f->rmax + w->nb.skin;
+    const size_t pb = tl_particles_bytes_each() + sizeof(uint64_t);
+    size_t *cnt = d->bytes_a, *at = d->bytes_b;
+    d->nsend = 0;
+    for (size_t r = 0; r < P; r++) {
+        d->send_n[r] = 0;
+        if ((int)r == d->rank) continue;
+        size_t b0 = r * d->ndom / P, b1 = (r + 1) * d->ndom / P;
+        for (size_t i = 0; i < nown; i++) {
+            bool near = false;
+            for (size_t b = b0; b < b1 && !near; b++) {
+                const double *B = boxes + 6 * b;
+                near = true;
+                for (int k = 0; k < 3 && near; k++)
+                    near = gap(p->x[i][k], B[k], B[3 + k], w->per.on[k], w->per.len[k]) < cut;
+            }
+            if (!near) continue;
+            if (tl_mem_reserve(&w->mem, (void **)&d->send_idx, &d->cap_send, d->nsend + 1, sizeof *d->send_idx) != 0) {
+                tl_mem_free(&w->mem, boxes, (6 * nbox + 1) * sizeof *boxes);
+                return no_memory(w, "ghosts");
+            }
+            d->send_idx[d->nsend++] = (uint32_t)i;
+            d->send_n[r]++;
+        }
+    }
+    tl_mem_free(&w->mem, boxes, (6 * nbox + 1) * sizeof *boxes);
+    size_t total = d->nsend * pb;
+    if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, total + 1, 1) != 0) return no_memory(w, "ghosts");
+    for (size_t r = 0, e = 0; r < P; r++) {
+        cnt[r] = d->send_n[r] * pb;
+        for (size_t q = 0; q < d->send_n[r]; q++, e++) {
+            unsigned char *o = d->buf2 + e * pb;
+            size_t i = d->send_idx[e];
+            memcpy(o, &d->gidx[i], sizeof(uint64_t));
+            tl_particles_pack(p, i, o + sizeof(uint64_t));
+        }
+    }
+    out = d->buf;
+    got = tl_comm_exchange(d->comm, &w->mem, d->buf2, cnt, &out, &d->cap_buf, at);
+    d->buf = out;
+    if (got == SIZE_MAX) return no_memory(w, "ghosts");
+    /* arrivals in rank order, each rank's in its global order: those of the lower ranks
+     * go before the owned particles, the others after */
+    size_t nbelow = 0, nghost = got / pb;
+    for (size_t r = 0; r < P; r++) {
+        d->recv_n[r] = at[r] / pb;
+        if ((int)r < d->rank) nbelow += d->recv_n[r];
+    }
+    if (reserve_gidx(w, nown + nghost) != 0) return no_memory(w, "ghosts");
+    for (size_t e = 0; e < nghost; e++) {
+        const unsigned char *o = d->buf + e * pb;
+        int64_t i = tl_particles_push_packed(&w->mem, p, o + sizeof(uint64_t));
+        if (i < 0) return no_memory(w, "ghosts");
+        memcpy(&d->gidx[i], o, sizeof(uint64_t));
+    }
+    uint32_t *ord = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *ord);
+    if (!ord) return no_memory(w, "ghosts");
+    size_t k = 0;
+    for (size_t e = 0; e < nbelow; e++) ord[k++] = (uint32_t)(nown + e);
+    for (size_t i = 0; i < nown; i++) ord[k++] = (uint32_t)i;
+    for (size_t e = nbelow; e < nghost; e++) ord[k++] = (uint32_t)(nown + e);
+    uint64_t *g2 = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *g2);
+    int rr = g2 ? tl_particles_permute(&w->mem, p, ord) : -1;
+    if (rr == 0) {
+        for (size_t q = 0; q < p->count; q++) g2[q] = d->gidx[ord[q]];
+        memcpy(d->gidx, g2, p->count * sizeof *g2);
+    }
+    tl_mem_free(&w->mem, g2, (p->count + 1) * sizeof *g2);
+    tl_mem_free(&w->mem, ord, (p->count + 1) * sizeof *ord);
+    if (rr != 0) return no_memory(w, "ghosts");
+    for (size_t e = 0; e < d->nsend; e++) d->send_idx[e] += (uint32_t)nbelow;
+    d->own_lo = nbelow;
+    d->own_hi = nbelow + nown;
+    size_t pos = 0;
+    for (size_t r = 0; r < P; r++) {
+        if ((int)r == d->rank) pos = d->own_hi;
+        d->recv_at[r] = pos;
+        pos += d->recv_n[r];
+    }
+    /* the local domains: the ghosts below, the owned ones, the ghosts above */
+    if (tl_mem_reserve(&w->mem, (void **)&d->ldom, &d->cap_ldom, mine + 4, sizeof *d->ldom) != 0)
+        return no_memory(w, "ghosts");
+    size_t nl = 0;
+    if (nbelow) d->ldom[nl++] = 0;
+    d->first_owned = nl;
+    for (size_t dd = 0; dd < mine; dd++) d->ldom[nl++] = (uint32_t)(nbelow + dom_start(d, d->dom_lo + dd) - d->g_lo);
+    if (p->count > d->own_hi) d->ldom[nl++] = (uint32_t)d->own_hi;
+    d->ldom[nl] = (uint32_t)p->count;
+    f->ndom = nl;
+    f->dom_start = d->ldom;
+    f->own_lo = d->own_lo;
+    f->own_hi = d->own_hi;
+    *frame = f;
+    return TL_OK;
+}
+
+tl_status tl_decomp_refresh(tl_world *w) {
+    tl_decomp *d = w->dc;
+    tl_particles *p = &w->p;
+    const size_t P = (size_t)d->size, pb = tl_particles_bytes_each();
+    size_t nrecv = 0;
+    for (size_t r = 0; r < P; r++) {
+        d->bytes_a[r] = d->send_n[r] * pb;
+        d->bytes_b[r] = d->recv_n[r] * pb;
+        nrecv += d->recv_n[r];
+    }
+    if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, d->nsend * pb + 1, 1) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&d->buf, &d->cap_buf, nrecv * pb + 1, 1) != 0)
+        tl_comm_abort(d->comm, "out of memory (ghost refresh)"); /* the others wait in the exchange */
+    for (size_t e = 0; e < d->nsend; e++) tl_particles_pack(p, d->send_idx[e], d->buf2 + e * pb);
+    tl_comm_exchange_known(d->comm, d->buf2, d->bytes_a, d->buf, d->bytes_b);
+    size_t e = 0;
+    for (size_t r = 0; r < P; r++)
+        for (size_t q = 0; q < d->recv_n[r]; q++, e++) tl_particles_unpack_at(p, d->recv_at[r] + q, d->buf + e * pb);
+    return TL_OK;
+}
+
+tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const double (**wall_part)[3],
+                                const double (**wall_tpart)[3], size_t *ndom) {
+    tl_decomp *d = w->dc;
+    const size_t P = (size_t)d->size, mine = d->dom_hi - d->dom_lo, nw = w->walls.count, fo = d->first_owned;
+    /* per domain: its block, then its shares of the walls' forces and torques */
+    const size_t unit = sizeof(tl_block_sum) + 2 * nw * 3 * sizeof(double);
+    if (mine && w->dom.count < fo + mine)
+        return tl_world_fail(w, TL_ERROR_STATE, "rank %d: %zu domains for its %zu", d->rank, w->dom.count, mine);
+    if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, mine * unit + 1, 1) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&d->buf, &d->cap_buf, d->ndom * unit + 1, 1) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&d->blocks, &d->cap_blocks, d->ndom + 1, sizeof *d->blocks) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&d->wall_part, &d->cap_wall_part, d->ndom * nw + 1, sizeof *d->wall_part) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&d->wall_tpart, &d->cap_wall_tpart, d->ndom * nw + 1, sizeof *d->wall_tpart) != 0)
+        tl_comm_abort(d->comm, "out of memory (domain sums)"); /* the others wait in the gather */
+    unsigned char *o = d->buf2;
+    for (size_t q = 0; q < mine; q++) {
+        memcpy(o, &w->blocks[fo + q], sizeof(tl_block_sum));
+        o += sizeof(tl_block_sum);
+        memcpy(o, w->wall_part + (fo + q) * nw, nw * 3 * sizeof(double));
+        o += nw * 3 * sizeof(double);
+        memcpy(o, w->wall_tpart + (fo + q) * nw, nw * 3 * sizeof(double));
+        o += nw * 3 * sizeof(double);
+    }
+    for (size_t r = 0; r < P; r++) d->bytes_a[r] = ((r + 1) * d->ndom / P - r * d->ndom / P) * unit;
+    tl_comm_allgather_known(d->comm, d->buf2, mine * unit, d->buf, d->bytes_a);
+    const unsigned char *in = d->buf;
+    for (size_t q = 0; q < d->ndom; q++) { /* ranks hold consecutive domains in rank order */
+        memcpy(&d->blocks[q], in, sizeof(tl_block_sum));
+        in += sizeof(tl_block_sum);
+        memcpy(d->wall_part + q * nw, in, nw * 3 * sizeof(double));
+        in += nw * 3 * sizeof(double);
+        memcpy(d->wall_tpart + q * nw, in, nw * 3 * sizeof(double));
+        in += nw * 3 * sizeof(double);
+    }
+    *blocks = d->blocks;
+    *wall_part = (const double(*)[3])d->wall_part;
+    *wall_tpart = (const double(*)[3])d->wall_tpart;
+    *ndom = d->ndom;
+    return TL_OK;
+}
+
+void tl_decomp_max(const tl_world *w, double *v, size_t n) { tl_comm_max(w->dc->comm, v, n); }
+void tl_decomp_or(const tl_world *w, int *v, size_t n) { tl_comm_or(w->dc->comm, v, n); }
+
+void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
+    /* each 128-bit sum as four 32-bit limbs (the top one signed), added as 64-bit integers:
+     * exact for up to 2^31 ranks; then put back together modulo 2^128 (exact, since the
+     * total fits) */
+    int64_t limb[4 * 16];
+    for (size_t b = 0; b < n; b += 16) {
+        size_t m = n - b < 16 ? n - b : 16;
+        for (size_t k = 0; k < m; k++) {
+            tl_u128 u = (tl_u128)s[b + k].acc;
+            for (int q = 0; q < 3; q++) limb[4 * k + (size_t)q] = (int64_t)(uint32_t)(u >> (32 * q));
+            limb[4 * k + 3] = (int64_t)(s[b + k].acc >> 96);
+        }
+        tl_comm_sum_i64(w->dc->comm, limb, 4 * m);
+        for (size_t k = 0; k < m; k++) {
+            tl_u128 t = 0;
+            for (int q = 0; q < 4; q++) t += (tl_u128)(tl_i128)limb[4 * k + (size_t)q] << (32 * q);
+            s[b + k].acc = (tl_i128)t;
+        }
+    }
+}
+
+tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t *n) {
+    if (!w || !out || !n) return TL_ERROR_ARGUMENT;
+    *out = NULL;
+    *n = 0;
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    tl_particle_state *mine = tl_mem_alloc(&w->mem, (count + 1) * sizeof *mine);
+    if (!mine) return no_memory(w, "gather");
+    for (size_t i = 0; i < count; i++) {
+        tl_status s = tl_world_particle_at(w, first + i, &mine[i]);
+        if (s != TL_OK) {
+            tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+            return s;
+        }
+    }
+    if (!tl_decomp_on(w->dc)) {
+        *out = malloc((count + 1) * sizeof **out);
+        if (!*out) {
+            tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+            return no_memory(w, "gather");
+        }
+        memcpy(*out, mine, count * sizeof *mine);
+        *n = count;
+        tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+        return TL_OK;
+    }
+    tl_decomp *d = w->dc;
+    void *buf = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, mine, count * sizeof *mine, &buf, &d->cap_buf, NULL);
+    d->buf = buf;
+    tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+    if (got == SIZE_MAX) return no_memory(w, "gather");
+    if (d->rank != 0) return TL_OK;
+    *out = malloc(got + 1);
+    if (!*out) return no_memory(w, "gather");
+    memcpy(*out, d->buf, got);
+    *n = got / sizeof **out;
+    return TL_OK;
+}

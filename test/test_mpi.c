@@ -1,0 +1,189 @@
+/* Distributed runs end in the serial run's bits (issue 15, docs/parallel.md).
+ * Run under mpirun with any number of ranks: every rank builds the same world and
+ * spreads it over the ranks; rank 0 also runs it serially in the same process, and
+ * the gathered particles (id, position, velocity, spin, force, torque), the energy
+ * ledger and the walls' reactions must agree bit for bit. Reaches into the engine
+ * for the domain size (small domains: several per rank, many cross-rank pairs).
+ *
+ *   test_mpi THREADS   (each rank's threads) */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "talus/talus.h"
+#include "decomp.h"
+#include "world.h"
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 11;
+}
+static double urand(uint64_t *s) { return (double)lcg(s) * 0x1.0p-53; }
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+typedef struct config {
+    const char *name;
+    bool periodic;     /* periodic x and y above a floor (particles wrap), else a box of walls */
+    int reorder_every; /* 0: every 20 builds */
+    size_t domain;     /* particles per domain */
+    int steps;
+} config;
+
+enum { NX = 15, NY = 15, NZ = 8 }; /* 1800 spheres */
+static const double SPACING = 0.0021, RMIN = 0.0005, RMAX = 0.001;
+
+static tl_world *make(const config *c, int threads) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, -9.81};
+    wd.track_energy = true;
+    wd.reorder_every = c->reorder_every;
+    wd.threads = threads;
+    const double lx = NX * SPACING, ly = NY * SPACING, lz = NZ * SPACING;
+    if (c->periodic) {
+        wd.has_domain = true;
+        wd.domain_min = (tl_vec3){0, 0, -0.01};
+        wd.domain_max = (tl_vec3){lx, ly, 0.2};
+        wd.periodic[0] = wd.periodic[1] = true;
+    }
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NULL;
+    w->nb.domain_size = c->domain;
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.youngs_modulus = 1e6;
+    md.poisson_ratio = 0.3;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default(); /* hertz + tsuji + mindlin, true history */
+    tl_law_set(&law, "e", 0.5);
+    tl_law_set(&law, "mu", 0.5);
+    tl_world_set_law(w, m, m, &law);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    if (c->periodic) {
+        wl.kind = TL_WALL_PLANE;
+        wl.point = (tl_vec3){0, 0, 0};
+        wl.normal = (tl_vec3){0, 0, 1};
+    } else {
+        wl.kind = TL_WALL_BOX;
+        wl.box_min = (tl_vec3){0, 0, 0};
+        wl.box_max = (tl_vec3){lx, ly, lz + SPACING};
+    }
+    tl_world_add_wall(w, &wl, NULL);
+    uint64_t seed = 2024;
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    for (int k = 0; k < NZ; k++)
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++) {
+                pd.radius = RMIN + (RMAX - RMIN) * urand(&seed);
+                double jit = 0.5 * SPACING - pd.radius - 1e-6;
+                pd.position = (tl_vec3){(i + 0.5) * SPACING + jit * (2.0 * urand(&seed) - 1.0),
+                                        (j + 0.5) * SPACING + jit * (2.0 * urand(&seed) - 1.0),
+                                        (k + 0.5) * SPACING + jit * (2.0 * urand(&seed) - 1.0)};
+                /* fast sideways: along the periodic axes they cross the period */
+                double vs = c->periodic ? 3.0 : 0.5;
+                pd.velocity = (tl_vec3){vs * (urand(&seed) - 0.5), vs * (urand(&seed) - 0.5), urand(&seed) - 0.5};
+                pd.angular_velocity = (tl_vec3){200.0 * (urand(&seed) - 0.5), 200.0 * (urand(&seed) - 0.5),
+                                                200.0 * (urand(&seed) - 0.5)};
+                tl_world_add_particle(w, &pd, NULL);
+            }
+    return w;
+}
+
+static int cmp_id(const void *a, const void *b) {
+    uint32_t x = ((const tl_particle_state *)a)->id, y = ((const tl_particle_state *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* the hash of the gathered particles (rank 0), the ledger and the walls */
+static uint64_t hash(tl_world *w, size_t *count) {
+    tl_particle_state *ps;
+    size_t n;
+    if (tl_world_gather_particles(w, &ps, &n) != TL_OK) return 0;
+    uint64_t h = 14695981039346656037ULL;
+    qsort(ps, n, sizeof *ps, cmp_id);
+    for (size_t i = 0; i < n; i++) {
+        h = fnv(&ps[i].id, sizeof ps[i].id, h);
+        h = fnv(&ps[i].position, sizeof ps[i].position, h);
+        h = fnv(&ps[i].velocity, sizeof ps[i].velocity, h);
+        h = fnv(&ps[i].angular_velocity, sizeof ps[i].angular_velocity, h);
+        h = fnv(&ps[i].force, sizeof ps[i].force, h);
+        h = fnv(&ps[i].torque, sizeof ps[i].torque, h);
+    }
+    free(ps);
+    *count = n;
+    tl_energy e;
+    tl_world_energy(w, &e);
+    h = fnv(&e, sizeof e, h); /* sums over all ranks */
+    for (int k = 0; k < tl_world_wall_count(w); k++) {
+        tl_wall_state ws;
+        tl_world_get_wall(w, k, &ws);
+        h = fnv(&ws.force, sizeof ws.force, h);
+    }
+    double t = tl_world_time(w);
+    return fnv(&t, sizeof t, h);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int threads = argc > 1 ? atoi(argv[1]) : 1;
+    const config cases[] = {
+        {"box, reordered every 20 builds", false, 0, 250, 400},
+        {"periodic x y, reordered every 2 builds", true, 2, 200, 400},
+    };
+    int failed = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        tl_world *w = make(&cases[c], threads);
+        tl_status s = w ? tl_world_distribute(w) : TL_ERROR_MEMORY;
+        if (s == TL_OK) s = tl_world_step(w, cases[c].steps);
+        if (s != TL_OK) {
+            fprintf(stderr, "rank %d, %s: %s\n", rank, cases[c].name, w ? tl_world_error(w) : "no world");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        /* the run was spread: each rank owned a share, held ghosts and took in migrants */
+        size_t first, own;
+        tl_world_owned(w, &first, &own);
+        unsigned long long mine[3] = {own, tl_world_particle_count(w) - own, w->dc->arrived}, all[3],
+                           least = own;
+        MPI_Reduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
+        size_t n = 0, n1 = 0;
+        uint64_t h = hash(w, &n);
+        tl_world_destroy(w);
+        if (rank == 0) {
+            tl_world *ws = make(&cases[c], threads);
+            uint64_t h1 = 0;
+            if (ws && tl_world_step(ws, cases[c].steps) == TL_OK) h1 = hash(ws, &n1);
+            tl_world_destroy(ws);
+            bool same = h == h1 && n == n1 && h1 != 0;
+            printf("%s, %d ranks x %d threads: %zu particles, hash %016llx; serial %zu, %016llx: %s\n",
+                   cases[c].name, size, threads, n, (unsigned long long)h, n1, (unsigned long long)h1,
+                   same ? "the same" : "DIFFERENT");
+            printf("  owned %llu (the least on a rank: %llu), ghosts %llu, migrated %llu\n", all[0], least, all[1],
+                   all[2]);
+            failed |= !same;
+            if (size > 1 && (least == 0 || all[1] == 0 || all[2] == 0)) {
+                printf("  not spread over the ranks\n");
+                failed = 1;
+            }
+        }
+    }
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return failed;
+}
