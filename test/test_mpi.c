@@ -113,7 +113,7 @@ static uint64_t hash(tl_world *w, size_t *count) {
     size_t n;
     if (tl_world_gather_particles(w, &ps, &n) != TL_OK) return 0;
     uint64_t h = 14695981039346656037ULL;
-    qsort(ps, n, sizeof *ps, cmp_id);
+    if (n) qsort(ps, n, sizeof *ps, cmp_id);
     for (size_t i = 0; i < n; i++) {
         h = fnv(&ps[i].id, sizeof ps[i].id, h);
         h = fnv(&ps[i].position, sizeof ps[i].position, h);
