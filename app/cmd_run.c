@@ -160,6 +160,8 @@ int cmd_run(int argc, char **argv) {
             return 2;
         }
     }
+    /* several MPI ranks: rank 0 speaks and writes; every rank runs its share */
+    const int ranks = tl_parallel_begin(&argc, &argv);
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -173,6 +175,17 @@ int cmd_run(int argc, char **argv) {
         return 1;
     }
     tl_world *w = tl_scene_world(scene);
+    if (ranks > 1) {
+        if (tl_world_distribute(w) != TL_OK) {
+            fprintf(stderr, "talus run: %s\n", tl_world_error(w));
+            tl_scene_destroy(scene);
+            return 1;
+        }
+        if (tl_world_rank(w) != 0) quiet = true;
+    }
+    /* the errors after this: once, from rank 0 (the ranks agree on the outcome) */
+    FILE *err = tl_world_rank(w) == 0 ? stderr : fopen("/dev/null", "w");
+    if (!err) err = stderr;
     tl_timestep_info ts;
     tl_world_timestep(w, &ts);
     if (!quiet) {
@@ -185,9 +198,10 @@ int cmd_run(int argc, char **argv) {
         if (isfinite(ts.steps_per_contact))
             snprintf(per, sizeof per, "%.1f steps per shortest contact", ts.steps_per_contact);
         printf("  %zu particles, %d wall%s; dt = %.4g s (%s); %.6g s in about %s steps\n",
-               tl_world_particle_count(w), nw, nw == 1 ? "" : "s", ts.dt, per, tl_scene_duration(scene),
+               tl_world_particle_total(w), nw, nw == 1 ? "" : "s", ts.dt, per, tl_scene_duration(scene),
                steps);
         if (resume) printf("  resuming from %s\n", resume);
+        if (ranks > 1) printf("  spread over %d MPI ranks\n", ranks);
         fflush(stdout);
     }
     app_progress bar;
@@ -208,34 +222,38 @@ int cmd_run(int argc, char **argv) {
     sigaction(SIGTERM, &old_term, NULL);
     app_progress_end(&bar);
     if (s == TL_INTERRUPTED) {
-        fprintf(stderr, "talus: %s; the outputs hold the records up to then\n", tl_scene_run_error(scene));
+        fprintf(err, "talus: %s; the outputs hold the records up to then\n", tl_scene_run_error(scene));
         if (sum.checkpoint[0]) {
             const char *slash = strrchr(sum.checkpoint, '/');
             int dir_len = slash ? (int)(slash - sum.checkpoint) : 1;
-            fprintf(stderr, "talus: checkpoint %s written; to continue: talus run %s%s%s --resume %.*s\n",
+            fprintf(err, "talus: checkpoint %s written; to continue: talus run %s%s%s --resume %.*s\n",
                     sum.checkpoint, path ? path : "", outdir ? " -o " : "", outdir ? outdir : "",
                     dir_len, slash ? sum.checkpoint : ".");
         }
         if (!quiet) print_summary(scene, &sum, ts.dt);
         tl_scene_destroy(scene);
+        if (err != stderr) fclose(err);
         return 130;
     }
     if (s == TL_ERROR_BLOWUP) {
-        fprintf(stderr, "talus: %s\ntalus: the outputs hold the records made before it", tl_scene_run_error(scene));
-        if (sum.checkpoint[0]) fprintf(stderr, "; the last checkpoint before it: %s", sum.checkpoint);
-        fprintf(stderr, "\n");
+        fprintf(err, "talus: %s\ntalus: the outputs hold the records made before it", tl_scene_run_error(scene));
+        if (sum.checkpoint[0]) fprintf(err, "; the last checkpoint before it: %s", sum.checkpoint);
+        fprintf(err, "\n");
         if (!quiet) print_summary(scene, &sum, ts.dt);
         tl_scene_destroy(scene);
+        if (err != stderr) fclose(err);
         return 3;
     }
     if (s != TL_OK) {
         const char *msg = tl_scene_run_error(scene);
-        if (strncmp(msg, "cannot resume", 13) == 0) fprintf(stderr, "talus: %s\n", msg);
-        else fprintf(stderr, "talus: run failed: %s\n", msg);
+        if (strncmp(msg, "cannot resume", 13) == 0) fprintf(err, "talus: %s\n", msg);
+        else fprintf(err, "talus: run failed: %s\n", msg);
         tl_scene_destroy(scene);
+        if (err != stderr) fclose(err);
         return 1;
     }
     if (!quiet) print_summary(scene, &sum, ts.dt);
     tl_scene_destroy(scene);
+    if (err != stderr) fclose(err);
     return 0;
 }

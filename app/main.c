@@ -67,7 +67,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0) {
+        /* under mpirun the run is spread over the ranks (docs/parallel.md) */
+        tl_parallel_begin(&argc, &argv);
+        int rc = cmd_run(argc - 1, argv + 1);
+        tl_parallel_end();
+        return rc;
+    }
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "models") == 0) return cmd_models(argc - 1, argv + 1);
     if (strcmp(cmd, "collide") == 0) return cmd_collide(argc - 1, argv + 1);

@@ -301,6 +301,8 @@ static const bad_case bad_cases[] = {
      {"track_energy: expected true or false", NULL, NULL}},
     {HEAD LAW GRAIN STAGE "neighbor: {reorder_every: often}\n", 10,
      {"neighbor.reorder_every", "integer", NULL}},
+    {HEAD LAW GRAIN STAGE "neighbor: {domain_size: 10}\n", 10,
+     {"neighbor.domain_size", "from 64", "got '10'"}},
     {"", 0, {"scene.yaml: the scene is empty", NULL, NULL}},
     {"- 1\n- 2\n", 1, {"expected a mapping", "got a sequence", NULL}},
 };
@@ -406,7 +408,7 @@ static void test_world_keys(void) {
         "domain: {min: [-1, -1, -1], max: [1, 1, 1], periodic: [x, z]}\n"
         "threads: 3\n"
         "track_energy: false\n"
-        "neighbor: {skin: 1.0e-4, reorder_every: -1}\n"
+        "neighbor: {skin: 1.0e-4, reorder_every: -1, domain_size: 500}\n"
         "walls:\n  - {type: plane, material: sand, normal: [0, 0, 1]}\n";
     tl_status st = tl_scene_load_string(text, "keys.yaml", &s, &err);
     char msg[2048];
@@ -418,6 +420,7 @@ static void test_world_keys(void) {
     ENSURE(s->def.threads == 3);
     ENSURE(!s->def.track_energy);
     ENSURE(s->def.reorder_every == -1);
+    ENSURE(s->def.domain_size == 500);
     ENSURE(s->def.skin == 1e-4);
     tl_scene_destroy(s);
     /* the defaults: no periodic axis, the library's thread count, energy tracked */

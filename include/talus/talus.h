@@ -105,6 +105,11 @@ tl_status tl_world_check_blowup(tl_world *world);
  * name at the first step. The particle queries then see this rank's stored
  * particles: its own (tl_world_owned) and the ghosts. */
 tl_status tl_world_distribute(tl_world *world);
+/* For programs: starts MPI when the program was launched by mpirun (or another MPI
+ * launcher) and returns the number of ranks; 1 otherwise (MPI untouched) or in a build
+ * without MPI. tl_parallel_end finalizes what it started. */
+int tl_parallel_begin(int *argc, char ***argv);
+void tl_parallel_end(void);
 int tl_world_rank(const tl_world *world);  /* 0 in a serial world */
 int tl_world_ranks(const tl_world *world); /* 1 in a serial world */
 /* The particles this rank owns: storage indices first .. first + count - 1 (all of them in a
@@ -113,6 +118,19 @@ void tl_world_owned(const tl_world *world, size_t *first, size_t *count);
 /* Every rank's owned particles, in the global storage order, to rank 0: *out (malloc'd, free
  * it) and *n there; the other ranks get NULL and 0. Collective: every rank calls it. */
 tl_status tl_world_gather_particles(tl_world *world, tl_particle_state **out, size_t *n);
+
+/* The particles of all ranks (the stored count in a serial world). */
+size_t tl_world_particle_total(const tl_world *world);
+/* The record view (collective): while on, rank 0's particle, contact and energy queries
+ * (tl_world_particle_count, _particle_at, _get_particle, _contact_count, _get_contact,
+ * tl_world_energy) answer for every rank's particles, in the global order, so that rank 0
+ * writes the outputs a serial run writes. Nothing in a serial world. */
+tl_status tl_world_view(tl_world *world, bool on);
+/* Collective: TL_OK when s is TL_OK on every rank, else a failure on every rank (rank 0's
+ * status and message where it failed). s itself in a serial world. */
+tl_status tl_world_agree(tl_world *world, tl_status s);
+/* Rank 0's v on every rank (collective; v in a serial world). */
+int64_t tl_world_agree_i64(tl_world *world, int64_t v);
 
 /* Worker threads for the following steps (0 = all available, 1 = serial). */
 tl_status tl_world_set_threads(tl_world *world, int threads);

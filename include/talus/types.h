@@ -109,6 +109,10 @@ typedef struct tl_world_def {
                                      * no output needs it */
     int reorder_every;              /* neighbor builds between reorderings of the particles along
                                      * a space-filling curve; 0 = automatic, < 0 = never */
+    uint32_t domain_size;           /* particles per domain of the contact stage (0 = 16384): the
+                                     * unit of work of threads and of MPI ranks (a rank owns
+                                     * whole domains); changes the order of force additions, so
+                                     * the last bits of a run, never the thread or rank count's */
     uint64_t seed;                  /* random generator seed */
     tl_allocator allocator;         /* all zero = the C library's */
 } tl_world_def;

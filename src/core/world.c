@@ -140,6 +140,7 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     w->lay = tl_rec_layout_make(0, false, false);
     w->sc.stride = w->lay.stride + TL_BP_COUNT;
     tl_neighbors_init(&w->nb, def->skin);
+    if (def->domain_size) w->nb.domain_size = def->domain_size;
     for (int k = 0; k < 3; k++) {
         w->per.on[k] = def->has_domain && def->periodic[k];
         double lo = k == 0 ? def->domain_min.x : k == 1 ? def->domain_min.y : def->domain_min.z;
@@ -751,9 +752,16 @@ tl_status tl_world_timestep(const tl_world *w, tl_timestep_info *out) {
     return TL_OK;
 }
 
-size_t tl_world_particle_count(const tl_world *w) { return w->p.count; }
+size_t tl_world_particle_count(const tl_world *w) {
+    return tl_decomp_viewing(w->dc) ? w->dc->nvp : w->p.count;
+}
 
 tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o) {
+    if (tl_decomp_viewing(w->dc)) {
+        if (i >= w->dc->nvp) return TL_ERROR_NOT_FOUND;
+        *o = w->dc->vp[i];
+        return TL_OK;
+    }
     const tl_particles *p = &w->p;
     if (i >= p->count) return TL_ERROR_NOT_FOUND;
     o->id = p->id[i];
@@ -790,6 +798,12 @@ double tl_particle_rotational_energy(const tl_particle_state *p) {
 }
 
 tl_status tl_world_get_particle(const tl_world *w, uint32_t id, tl_particle_state *o) {
+    if (tl_decomp_viewing(w->dc)) {
+        int32_t k = tl_keymap_get(&w->dc->vindex, id);
+        if (k < 0) return TL_ERROR_NOT_FOUND;
+        *o = w->dc->vp[k];
+        return TL_OK;
+    }
     int64_t i = tl_particles_index(&w->p, id);
     if (i < 0) return TL_ERROR_NOT_FOUND;
     return tl_world_particle_at(w, (size_t)i, o);

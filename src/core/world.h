@@ -184,6 +184,9 @@ tl_status tl_world_check_laws(tl_world *w);
 
 /* ---- stages and their helpers (step.c, contact_forces.c, timestep.c, measure.c) ---- */
 
+/* A world distributed after its lists were built: each rank takes its share of them
+ * (step.c; parallel/decomp.c calls it). */
+tl_status tl_world_establish(tl_world *w);
 /* Stages 2-3 of the step: neighbors, body forces, contact forces. */
 tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
 /* Evaluates every candidate pair: forces, torques, records, energy.

@@ -1,5 +1,7 @@
 #include "comm.h"
 
+#include "talus/talus.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,26 @@ size_t tl_comm_allgather(const tl_comm *c, tl_mem *mem, const void *send, size_t
     return total;
 }
 
+size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out, size_t *cap) {
+    int mine = bytes > (size_t)INT32_MAX ? -1 : (int)bytes;
+    MPI_Gather(&mine, 1, MPI_INT, c->cnt, 1, MPI_INT, 0, c->comm);
+    int bad = mine < 0;
+    size_t total = 0;
+    if (c->rank == 0) {
+        for (int r = 0; r < c->size; r++) bad |= c->cnt[r] < 0;
+        if (!bad) bad = offsets(c->cnt, c->dsp, c->size, &total) != 0;
+        if (!bad) bad = tl_mem_reserve(mem, out, cap, total + 1, 1) != 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, c->comm);
+    if (bad) return SIZE_MAX;
+    MPI_Gatherv(send, mine, MPI_BYTE, c->rank == 0 ? *out : NULL, c->cnt, c->dsp, MPI_BYTE, 0, c->comm);
+    return total;
+}
+
+void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes) {
+    MPI_Bcast(data, (int)bytes, MPI_BYTE, 0, c->comm);
+}
+
 size_t tl_comm_exchange(const tl_comm *c, tl_mem *mem, const void *send, const size_t *send_counts,
                         void **out, size_t *cap, size_t *recv_counts) {
     int bad = 0;
@@ -150,7 +172,33 @@ void tl_comm_exchange_known(const tl_comm *c, const void *send, const size_t *se
     MPI_Alltoallv(send, c->cnt, c->dsp, MPI_BYTE, recv, c->cnt2, c->dsp2, MPI_BYTE, c->comm);
 }
 
+/* launched by an MPI launcher (OpenMPI's mpirun, or a PMI/PMIx one) */
+static bool launched(void) {
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+int tl_parallel_begin(int *argc, char ***argv) {
+    if (!launched()) return 1;
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init && MPI_Init(argc, argv) != MPI_SUCCESS) return 1;
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+void tl_parallel_end(void) {
+    if (tl_comm_available()) MPI_Finalize();
+}
+
 #else /* no MPI in this build */
+
+int tl_parallel_begin(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    return 1;
+}
+void tl_parallel_end(void) {}
+
 
 struct tl_comm {
     int unused;
@@ -199,6 +247,10 @@ size_t tl_comm_exchange(const tl_comm *c, tl_mem *mem, const void *send, const s
                         void **out, size_t *cap, size_t *recv_counts) {
     return tl_comm_allgather(c, mem, send, send_counts[0], out, cap, recv_counts);
 }
+size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out, size_t *cap) {
+    return tl_comm_allgather(c, mem, send, bytes, out, cap, NULL);
+}
+void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes) { (void)c, (void)data, (void)bytes; }
 void tl_comm_allgather_known(const tl_comm *c, const void *send, size_t bytes, void *recv,
                              const size_t *counts) {
     (void)c, (void)counts;

@@ -45,6 +45,12 @@ uint64_t tl_comm_exscan_u64(const tl_comm *c, uint64_t v);
  * (memory, or more than 2^31 bytes from one rank). */
 size_t tl_comm_allgather(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out,
                          size_t *cap, size_t *counts);
+/* Every rank's bytes to rank 0, in rank order (the others receive nothing and get 0).
+ * Returns the total on rank 0, or SIZE_MAX on failure (on every rank). */
+size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out, size_t *cap);
+/* Rank 0's n bytes to every rank. */
+void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes);
+
 /* Personalized exchange: send holds the bytes for rank 0, then rank 1, ...
  * (send_counts[r] bytes each); *out receives what each rank sent here, in
  * rank order (recv_counts[r] bytes each). Returns the total received, or

@@ -28,6 +28,10 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->blocks, d->cap_blocks * sizeof *d->blocks);
     tl_mem_free(m, d->wall_part, d->cap_wall_part * sizeof *d->wall_part);
     tl_mem_free(m, d->wall_tpart, d->cap_wall_tpart * sizeof *d->wall_tpart);
+    tl_mem_free(m, d->vp, d->cap_vp * sizeof *d->vp);
+    tl_mem_free(m, d->vc, d->cap_vc * sizeof *d->vc);
+    tl_mem_free(m, d->vhist, d->cap_vhist * sizeof *d->vhist);
+    tl_keymap_free(m, &d->vindex);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
     w->dc = NULL;
@@ -39,11 +43,12 @@ tl_status tl_world_distribute(tl_world *w) {
     if (!tl_comm_available())
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "a distributed world needs MPI: this build has none, or MPI_Init was not called");
-    if (w->steps > 0 || w->nb.builds > 0)
+    if (w->steps > 0)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "a world is distributed before its first step");
     tl_decomp *d = tl_mem_alloc(&w->mem, sizeof *d);
     if (!d) return no_memory(w, "decomposition");
     memset(d, 0, sizeof *d);
+    tl_keymap_init(&d->vindex);
     d->comm = tl_comm_world(&w->mem);
     if (!d->comm) {
         tl_mem_free(&w->mem, d, sizeof *d);
@@ -64,6 +69,8 @@ tl_status tl_world_distribute(tl_world *w) {
     d->bytes_a = d->send_n + 3 * P;
     d->bytes_b = d->send_n + 4 * P;
     w->dc = d;
+    /* lists built already (the initial forces): each rank takes its share of them now */
+    if (w->nb.builds > 0 && !w->neighbors_dirty) return tl_world_establish(w);
     return TL_OK;
 }
 
@@ -820,4 +827,110 @@ tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t
     memcpy(*out, d->buf, got);
     *n = got / sizeof **out;
     return TL_OK;
+}
+
+/* ---- the record view ---- */
+
+tl_status tl_world_view(tl_world *w, bool on) {
+    if (!w) return TL_ERROR_ARGUMENT;
+    tl_decomp *d = w->dc;
+    if (!tl_decomp_on(d) || !d->established) return TL_OK;
+    if (!on) {
+        d->view = false;
+        return TL_OK;
+    }
+    d->view = false;
+    tl_world_energy(w, &d->venergy); /* collective */
+    /* the owned particles, in global order */
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    tl_particle_state *mine = tl_mem_alloc(&w->mem, (count + 1) * sizeof *mine);
+    int ok = mine != NULL;
+    for (size_t i = 0; ok && i < count; i++) ok = tl_world_particle_at(w, first + i, &mine[i]) == TL_OK;
+    void *out = d->buf;
+    size_t got = tl_comm_gather0(d->comm, &w->mem, mine, ok ? count * sizeof *mine : 0, &out, &d->cap_buf);
+    d->buf = out;
+    if (mine) tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+    if (got == SIZE_MAX) return no_memory(w, "record view");
+    if (d->rank == 0) {
+        d->nvp = got / sizeof *d->vp;
+        if (tl_mem_reserve(&w->mem, (void **)&d->vp, &d->cap_vp, d->nvp + 1, sizeof *d->vp) != 0 ||
+            tl_keymap_reserve(&w->mem, &d->vindex, d->nvp) != 0)
+            ok = 0;
+        else {
+            memcpy(d->vp, d->buf, got);
+            tl_keymap_clear(&d->vindex);
+            for (size_t i = 0; i < d->nvp && ok; i++)
+                ok = tl_keymap_put(&w->mem, &d->vindex, d->vp[i].id, (int32_t)i) == 0;
+        }
+    }
+    /* the touching contacts, each once: on the rank owning its first particle */
+    const int nh = w->lay.hist;
+    const size_t cb = sizeof(tl_contact_info) + (size_t)nh * sizeof(double);
+    size_t n = 0;
+    unsigned char *pack = NULL;
+    size_t cap_pack = 0;
+    size_t local = 0;
+    {
+        tl_contact_info ci;
+        for (size_t k = 0;; k++) {
+            if (tl_world_get_contact(w, k, &ci) != TL_OK) break;
+            local++;
+        }
+    }
+    if (tl_mem_reserve(&w->mem, (void **)&pack, &cap_pack, local * cb + 1, 1) != 0) ok = 0;
+    for (size_t k = 0; ok && k < local; k++) {
+        tl_contact_info ci;
+        if (tl_world_get_contact(w, k, &ci) != TL_OK) break;
+        int64_t ia = tl_particles_index(&w->p, ci.id_a);
+        if (ia < 0 || (size_t)ia < first || (size_t)ia >= first + count) continue;
+        unsigned char *o = pack + n * cb;
+        memcpy(o + sizeof ci, ci.history, (size_t)nh * sizeof(double));
+        ci.history = NULL;
+        memcpy(o, &ci, sizeof ci);
+        n++;
+    }
+    out = d->buf;
+    got = tl_comm_gather0(d->comm, &w->mem, pack, n * cb, &out, &d->cap_buf);
+    d->buf = out;
+    tl_mem_free(&w->mem, pack, cap_pack);
+    int fine = ok && got != SIZE_MAX;
+    if (fine && d->rank == 0) {
+        d->nvc = got / cb;
+        if (tl_mem_reserve(&w->mem, (void **)&d->vc, &d->cap_vc, d->nvc + 1, sizeof *d->vc) != 0 ||
+            tl_mem_reserve(&w->mem, (void **)&d->vhist, &d->cap_vhist, d->nvc * (size_t)nh + 1, sizeof *d->vhist) != 0)
+            fine = 0;
+        for (size_t k = 0; fine && k < d->nvc; k++) {
+            memcpy(&d->vc[k], d->buf + k * cb, sizeof *d->vc);
+            memcpy(d->vhist + k * (size_t)nh, d->buf + k * cb + sizeof *d->vc, (size_t)nh * sizeof(double));
+            d->vc[k].history = d->vhist + k * (size_t)nh;
+        }
+    }
+    int bad = !fine;
+    tl_comm_or(d->comm, &bad, 1);
+    if (bad) return no_memory(w, "record view");
+    d->view = true;
+    return TL_OK;
+}
+
+size_t tl_world_particle_total(const tl_world *w) {
+    if (!w) return 0;
+    if (tl_decomp_on(w->dc) && w->dc->established) return (size_t)w->dc->nglobal;
+    return w->p.count;
+}
+
+tl_status tl_world_agree(tl_world *w, tl_status s) {
+    if (!w || !tl_decomp_on(w->dc)) return s;
+    int st[2] = {(int)s, s != TL_OK};
+    int any = st[1];
+    tl_comm_or(w->dc->comm, &any, 1);
+    if (!any) return TL_OK;
+    tl_comm_bcast0(w->dc->comm, st, sizeof st); /* rank 0's status when it failed */
+    if (s != TL_OK) return s;
+    return tl_world_fail(w, st[1] ? (tl_status)st[0] : TL_ERROR_STATE, "another rank failed");
+}
+
+int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
+    if (w && tl_decomp_on(w->dc)) tl_comm_bcast0(w->dc->comm, &v, sizeof v);
+    return v;
 }

@@ -66,7 +66,21 @@ typedef struct tl_decomp {
     size_t cap_blocks;
     double (*wall_part)[3], (*wall_tpart)[3];
     size_t cap_wall_part, cap_wall_tpart;
+    /* the record view (tl_world_view): on rank 0, every rank's particles and contacts */
+    bool view;
+    tl_particle_state *vp;
+    size_t nvp, cap_vp;
+    tl_keymap vindex;          /* id -> index in vp */
+    tl_contact_info *vc;
+    size_t nvc, cap_vc;
+    double *vhist;             /* the contacts' history values */
+    size_t cap_vhist;
+    tl_energy venergy;
 } tl_decomp;
+
+/* Rank 0 of a distributed world while the record view is on: the particle and contact
+ * queries read the gathered copies. */
+static inline bool tl_decomp_viewing(const tl_decomp *d) { return d && d->view && d->rank == 0; }
 
 void tl_decomp_free(tl_world *w);
 /* Whether the world's particles are spread over ranks. */

@@ -195,11 +195,18 @@ static tl_status record(run_state *r, size_t k) {
     tl_output *o = &r->out[k];
     tl_status st = sound(r);
     if (st != TL_OK) return st;
-    st = o->ops->record(o);
-    if (st != TL_OK) {
-        prefix_output(r, o);
-        return st;
+    /* several ranks: rank 0 writes the record from the gathered view (collective) */
+    if (r->dist) st = tl_world_view(r->world, true);
+    if (st == TL_OK && r->writer) {
+        st = o->ops->record(o);
+        if (st != TL_OK) prefix_output(r, o);
     }
+    if (r->dist) {
+        tl_world_view(r->world, false);
+        st = tl_world_agree(r->world, st);
+        if (st != TL_OK && !r->writer) fail(r, "%s", tl_world_error(r->world));
+    }
+    if (st != TL_OK) return st;
     schedule_advance(r, &r->sched[k]);
     return TL_OK;
 }
@@ -477,18 +484,12 @@ static tl_status plan_stages(run_state *r) {
 
 /* kinetic energy (translational + rotational) of the particles that move
  * freely: the until condition's measure, independent of the energy ledger */
+/* the free particles' kinetic energy (a reproducible sum: the same on any number of ranks;
+ * collective) */
 static double kinetic_energy(const tl_world *w) {
-    double ke = 0.0;
-    size_t n = tl_world_particle_count(w);
-    for (size_t i = 0; i < n; i++) {
-        tl_particle_state p;
-        if (tl_world_particle_at(w, i, &p) != TL_OK) continue;
-        if (p.flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) continue;
-        const tl_vec3 v = p.velocity;
-        ke += 0.5 * p.mass * (v.x * v.x + v.y * v.y + v.z * v.z);
-        if (!(p.flags & TL_PARTICLE_LOCK_ROTATION)) ke += tl_particle_rotational_energy(&p);
-    }
-    return ke;
+    tl_energy e;
+    tl_world_energy(w, &e);
+    return e.kinetic_translational + e.kinetic_rotational;
 }
 
 /* ---- inflows ---- */
@@ -924,7 +925,7 @@ static tl_status run_stages(run_state *r) {
                 return st;
             }
             int64_t steps = target - r->done;
-            r->particle_steps += (double)tl_world_particle_count(r->world) * (double)steps;
+            r->particle_steps += (double)tl_world_particle_total(r->world) * (double)steps;
             r->done = target;
             run->steps = r->done - begin;
             run->t_end = tl_world_time(r->world);
@@ -958,9 +959,12 @@ static tl_status run_stages(run_state *r) {
             } else if (cap < 1048576) {
                 cap *= 2;
             }
-            if (r->opt.progress && now - r->progress_wall >= r->opt.progress_interval)
+            if (r->dist) cap = tl_world_agree_i64(r->world, cap); /* rank 0's: the same chunks */
+            if (r->opt.progress && r->writer && now - r->progress_wall >= r->opt.progress_interval)
                 report_progress(r, now);
-            if (r->opt.interrupt && *r->opt.interrupt) {
+            int64_t stop = r->opt.interrupt && *r->opt.interrupt;
+            if (r->dist) stop = tl_world_agree_i64(r->world, stop); /* mpirun signals every rank */
+            if (stop) {
                 st = checkpoint_interrupted(r);
                 if (st != TL_OK) return st;
                 run->ended_by = TL_STAGE_INTERRUPTED;
@@ -998,6 +1002,17 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         fail(&r, "%s", tl_world_error(r.world));
         return st;
     }
+    r.dist = tl_world_ranks(r.world) > 1;
+    r.writer = tl_world_rank(r.world) == 0;
+    if (r.dist && (resume || scene->checkpoint.on)) {
+        fail(&r, "checkpoints and --resume are not distributed over MPI ranks yet (docs/parallel.md)");
+        return TL_ERROR_ARGUMENT;
+    }
+    for (size_t k = 0; r.dist && k < scene->noutputs; k++)
+        if (scene->outputs[k].kind == TL_OUTPUT_REPOSE) {
+            fail(&r, "the repose output is not distributed over MPI ranks yet (docs/parallel.md)");
+            return TL_ERROR_ARGUMENT;
+        }
     r.dt = tl_world_dt(r.world);
     r.t0 = tl_world_time(r.world);
     r.step0 = tl_world_step_count(r.world);
@@ -1051,7 +1066,8 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         return st;
     }
     if (r.opt.write_outputs) {
-        st = open_outputs(&r);
+        st = r.writer ? open_outputs(&r) : TL_OK;
+        if (r.dist) st = tl_world_agree(r.world, st);
         tl_run_saved_free(saved); /* the outputs took what they needed */
         saved = NULL;
         for (size_t k = 0; k < r.nout; k++) r.out[k].resume = NULL;
@@ -1067,7 +1083,8 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         }
         if (st == TL_OK && !blown) st = run_inflows(&r, true); /* what is due by the end */
         if (st == TL_OK && !blown) st = record_due(&r, true); /* the end */
-        if (st == TL_OK) st = commit_outputs(&r);
+        if (st == TL_OK && r.writer) st = commit_outputs(&r);
+        if (r.dist) st = tl_world_agree(r.world, st);
     } else {
         tl_run_saved_free(saved);
         st = run_stages(&r);
@@ -1106,7 +1123,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             summary->wall_seconds > 0.0
                 ? (r.particle_steps - r.particle_steps0) / summary->wall_seconds
                 : 0.0;
-        summary->particles = tl_world_particle_count(r.world);
+        summary->particles = tl_world_particle_total(r.world);
         summary->contacts = tl_world_contact_count(r.world);
         summary->neighbor_builds = tl_world_neighbor_builds(r.world);
         summary->energy_initial = r.energy0;

@@ -77,6 +77,8 @@ typedef struct tl_run_state {
     /* stage actions */
     double *mu0;             /* per material pair a*n+b: the law's own mu (NAN: none) */
     int nmat;                /* materials when mu0 was taken */
+    /* several MPI ranks: all run the same schedule; rank 0 alone writes the files */
+    bool dist, writer;
 } tl_run_state;
 
 /* Writes the state of the run as it is now (between chunks, the outputs

@@ -248,11 +248,11 @@ static int read_integrator(loader *L) {
 }
 
 static int read_neighbor(loader *L) {
-    static const char *const keys[] = {"skin", "reorder_every"};
+    static const char *const keys[] = {"skin", "reorder_every", "domain_size"};
     tl_yval m, v;
     tl_ymap_get(&L->root, "neighbor", &m);
     if (!m.node) return 0;
-    if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>, reorder_every: <builds>}") ||
+    if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>, reorder_every: <builds>, domain_size: <particles>}") ||
         tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
         tl_ykey_number(&L->doc, &m, "skin", false, AT_LEAST(0.0, "m"), &L->def.skin))
         return -1;
@@ -260,6 +260,10 @@ static int read_neighbor(loader *L) {
     int64_t every = 0;
     if (v.node && tl_yint(&L->doc, &v, INT32_MIN, INT32_MAX, &every)) return -1;
     if (v.node) L->def.reorder_every = (int)every;
+    tl_ymap_get(&m, "domain_size", &v);
+    int64_t ds = 0;
+    if (v.node && tl_yint(&L->doc, &v, 64, INT32_MAX, &ds)) return -1;
+    if (v.node) L->def.domain_size = (uint32_t)ds;
     return 0;
 }
 

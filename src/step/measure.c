@@ -68,6 +68,10 @@ static void energy_terms(const tl_world *w, energy_pass *ps) {
 }
 
 tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
+    if (tl_decomp_viewing(w->dc)) { /* rank 0 writing a record: the energy of all, taken with it */
+        *e = w->dc->venergy;
+        return TL_OK;
+    }
     memset(e, 0, sizeof *e);
     energy_pass ps;
     memset(&ps, 0, sizeof ps);
@@ -172,9 +176,17 @@ static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
     o->history_count = w->lay.hist;
 }
 
-size_t tl_world_contact_count(const tl_world *w) { return w->prepared ? w->touching : 0; }
+size_t tl_world_contact_count(const tl_world *w) {
+    if (tl_decomp_viewing(w->dc)) return w->dc->nvc;
+    return w->prepared ? w->touching : 0;
+}
 
 tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info *o) {
+    if (tl_decomp_viewing(cw->dc)) {
+        if (index >= cw->dc->nvc) return TL_ERROR_NOT_FOUND;
+        *o = cw->dc->vc[index];
+        return TL_OK;
+    }
     tl_world *w = (tl_world *)cw; /* the query list is a cache */
     if (build_touch_list(w) != 0) return TL_ERROR_MEMORY;
     if (index >= w->ntouch) return TL_ERROR_NOT_FOUND;

@@ -253,13 +253,18 @@ tl_status tl_world_list_immovable(tl_world *w) {
     return TL_OK;
 }
 
-static tl_status world_rebuild(tl_world *w) {
+/* in_place: a world being distributed after its lists were built (and nothing moved since):
+ * the same lists on every rank's share, without counting a build */
+static tl_status world_rebuild_as(tl_world *w, bool in_place) {
     /* the touching records, by key, before indices change */
     if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     tl_status s;
     const tl_nb_frame *frame = NULL;
-    if (w->dc && w->dc->established) {
+    if (in_place) {
+        s = tl_decomp_establish(w);
+        if (s != TL_OK) return s;
+    } else if (w->dc && w->dc->established) {
         /* a distributed world: the same removal, wrap and reordering over all ranks, and the
          * migration (parallel/decomp.c) */
         s = tl_decomp_particles(w);
@@ -297,8 +302,13 @@ static tl_status world_rebuild(tl_world *w) {
     if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
     w->neighbors_dirty = false;
     w->moved = false;
+    if (in_place) w->nb.builds--;
     return tl_world_list_immovable(w);
 }
+
+static tl_status world_rebuild(tl_world *w) { return world_rebuild_as(w, false); }
+
+tl_status tl_world_establish(tl_world *w) { return world_rebuild_as(w, true); }
 
 static tl_status stage_neighbors(tl_world *w) {
     if (w->dc && w->dc->established) {
