@@ -1,8 +1,9 @@
 #!/bin/sh
 # `mpirun -n P talus run` writes the serial run's files, byte for byte (issue 15): the demo
 # scene, shortened to 0.05 s and cut into domains of 500 particles (so that 2 and 3 ranks
-# each own several), serially and on 2 and 3 ranks; energy.csv, particles.csv and every VTK
-# frame compared. Usage: test_mpi_run.sh TALUS SOURCE_DIR MPIEXEC
+# each own several), and the rainfall example (a pour with an inflow), shortened, serially and
+# on 2 and 3 ranks; energy.csv, particles.csv and every VTK frame compared.
+# Usage: test_mpi_run.sh TALUS SOURCE_DIR MPIEXEC
 set -eu
 talus=$1
 src=$2
@@ -24,6 +25,23 @@ for n in 2 3; do
     nf=$(ls "$dir/ranks$n/frames" | wc -l)
     echo "$n ranks: energy.csv, particles.csv and $nf VTK files identical to the serial run's"
 done
+# a pour with an inflow during the run (the rainfall example, shortened: 150 beads inserted
+# while 1,000 fall): every rank places the same beads among all particles (a view of all)
+sed -e 's/{name: rain, duration: 0.2}/{name: rain, duration: 0.04}/' -e 's/stop: 0.08/stop: 0.03/' \
+    -e 's/check_every: 500, max_duration: 0.2}/check_every: 500, max_duration: 0.01}/' \
+    "$src/examples/rainfall.yaml" > "$dir/rain.yaml"
+grep -q 'max_duration: 0.01' "$dir/rain.yaml" || { echo "the rainfall scene's stage lines changed"; exit 1; }
+echo "neighbor: {domain_size: 300}" >> "$dir/rain.yaml"
+"$talus" run "$dir/rain.yaml" -o "$dir/rain-serial" -q > "$dir/rain-log1" 2>&1 || { cat "$dir/rain-log1"; exit 1; }
+for n in 2 3; do
+    "$mpiexec" --allow-run-as-root --oversubscribe -n $n "$talus" run "$dir/rain.yaml" -o "$dir/rain$n" > "$dir/rain-log$n" 2>&1 ||
+        { cat "$dir/rain-log$n"; exit 1; }
+    grep -q "inserted     150 particles by inflows" "$dir/rain-log$n" || { echo "$n ranks: not 150 inserted"; cat "$dir/rain-log$n"; exit 1; }
+    cmp "$dir/rain-serial/energy.csv" "$dir/rain$n/energy.csv" || { echo "rainfall, $n ranks: energy.csv differs"; exit 1; }
+    diff -r "$dir/rain-serial/frames" "$dir/rain$n/frames" > /dev/null || { echo "rainfall, $n ranks: the VTK frames differ"; exit 1; }
+    echo "rainfall with its inflow, $n ranks: energy.csv and the VTK frames identical to the serial run's"
+done
+
 # a feature not distributed yet is refused by name, nothing written
 printf 'checkpoint: {every: 0.01}\n' >> "$dir/demo.yaml"
 if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/demo.yaml" -o "$dir/ck" > "$dir/logck" 2>&1; then

@@ -121,11 +121,15 @@ tl_status tl_world_gather_particles(tl_world *world, tl_particle_state **out, si
 
 /* The particles of all ranks (the stored count in a serial world). */
 size_t tl_world_particle_total(const tl_world *world);
-/* The record view (collective): while on, rank 0's particle, contact and energy queries
- * (tl_world_particle_count, _particle_at, _get_particle, _contact_count, _get_contact,
- * tl_world_energy) answer for every rank's particles, in the global order, so that rank 0
- * writes the outputs a serial run writes. Nothing in a serial world. */
-tl_status tl_world_view(tl_world *world, bool on);
+/* The views of a distributed world (collective; nothing in a serial world):
+ * TL_VIEW_RECORD: rank 0's particle, contact and energy queries (tl_world_particle_count,
+ * _particle_at, _get_particle, _contact_count, _get_contact, tl_world_energy) answer for
+ * every rank's particles, in the global order, so that rank 0 writes the outputs a serial
+ * run writes; TL_VIEW_ALL: every rank's particle queries answer for all particles (an
+ * insertion that checks overlaps with them then places the same particles everywhere);
+ * TL_VIEW_OFF: each rank's own store again. */
+typedef enum tl_view { TL_VIEW_OFF, TL_VIEW_RECORD, TL_VIEW_ALL } tl_view;
+tl_status tl_world_view(tl_world *world, tl_view view);
 /* Collective: TL_OK when s is TL_OK on every rank, else a failure on every rank (rank 0's
  * status and message where it failed). s itself in a serial world. */
 tl_status tl_world_agree(tl_world *world, tl_status s);

@@ -469,9 +469,6 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
 
 tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t *out_id) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
-    if (w->dc && w->dc->established)
-        return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                             "particles are added before a distributed world's first step (not distributed yet)");
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
     const tl_material *m = &w->mat[d->material];
@@ -558,6 +555,10 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
         const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
         v3_scale(p->f[i], g, mass);
         v3_copy(p->f_old[i], p->f[i]);
+    }
+    if (w->dc && w->dc->established) { /* every rank adds it alike; the last one keeps it */
+        tl_status s = tl_decomp_appended(w, (size_t)i);
+        if (s != TL_OK) return s;
     }
     if (out_id) *out_id = id;
     return TL_OK;
@@ -753,11 +754,11 @@ tl_status tl_world_timestep(const tl_world *w, tl_timestep_info *out) {
 }
 
 size_t tl_world_particle_count(const tl_world *w) {
-    return tl_decomp_viewing(w->dc) ? w->dc->nvp : w->p.count;
+    return tl_decomp_viewing_particles(w->dc) ? w->dc->nvp : w->p.count;
 }
 
 tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o) {
-    if (tl_decomp_viewing(w->dc)) {
+    if (tl_decomp_viewing_particles(w->dc)) {
         if (i >= w->dc->nvp) return TL_ERROR_NOT_FOUND;
         *o = w->dc->vp[i];
         return TL_OK;
@@ -798,7 +799,7 @@ double tl_particle_rotational_energy(const tl_particle_state *p) {
 }
 
 tl_status tl_world_get_particle(const tl_world *w, uint32_t id, tl_particle_state *o) {
-    if (tl_decomp_viewing(w->dc)) {
+    if (tl_decomp_viewing_particles(w->dc)) {
         int32_t k = tl_keymap_get(&w->dc->vindex, id);
         if (k < 0) return TL_ERROR_NOT_FOUND;
         *o = w->dc->vp[k];

@@ -831,15 +831,15 @@ tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t
 
 /* ---- the record view ---- */
 
-tl_status tl_world_view(tl_world *w, bool on) {
+static tl_status gather_all(tl_world *w);
+
+tl_status tl_world_view(tl_world *w, tl_view view) {
     if (!w) return TL_ERROR_ARGUMENT;
     tl_decomp *d = w->dc;
     if (!tl_decomp_on(d) || !d->established) return TL_OK;
-    if (!on) {
-        d->view = false;
-        return TL_OK;
-    }
-    d->view = false;
+    d->view = d->view_all = false;
+    if (view == TL_VIEW_OFF) return TL_OK;
+    if (view == TL_VIEW_ALL) return gather_all(w);
     tl_world_energy(w, &d->venergy); /* collective */
     /* the owned particles, in global order */
     size_t first, count;
@@ -910,6 +910,47 @@ tl_status tl_world_view(tl_world *w, bool on) {
     tl_comm_or(d->comm, &bad, 1);
     if (bad) return no_memory(w, "record view");
     d->view = true;
+    return TL_OK;
+}
+
+/* every rank's owned particles, in global order, on every rank */
+static tl_status gather_all(tl_world *w) {
+    tl_decomp *d = w->dc;
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    tl_particle_state *mine = tl_mem_alloc(&w->mem, (count + 1) * sizeof *mine);
+    int ok = mine != NULL;
+    for (size_t i = 0; ok && i < count; i++) ok = tl_world_particle_at(w, first + i, &mine[i]) == TL_OK;
+    void *out = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, mine, ok ? count * sizeof *mine : 0, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    if (mine) tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
+    int bad = !ok || got == SIZE_MAX;
+    if (!bad) {
+        d->nvp = got / sizeof *d->vp;
+        bad = tl_mem_reserve(&w->mem, (void **)&d->vp, &d->cap_vp, d->nvp + 1, sizeof *d->vp) != 0 ||
+              tl_keymap_reserve(&w->mem, &d->vindex, d->nvp) != 0;
+    }
+    if (!bad) {
+        memcpy(d->vp, d->buf, got);
+        tl_keymap_clear(&d->vindex);
+        for (size_t i = 0; i < d->nvp && !bad; i++) bad = tl_keymap_put(&w->mem, &d->vindex, d->vp[i].id, (int32_t)i) != 0;
+    }
+    tl_comm_or(d->comm, &bad, 1);
+    if (bad) return no_memory(w, "view of all particles");
+    d->view_all = true;
+    return TL_OK;
+}
+
+tl_status tl_decomp_appended(tl_world *w, size_t i) {
+    tl_decomp *d = w->dc;
+    if (reserve_gidx(w, w->p.count) != 0) return no_memory(w, "insertion");
+    d->gidx[i] = d->nglobal++;
+    /* the last rank's store ends with its own particles (no ghost comes after them) */
+    if (d->rank == d->size - 1) {
+        if (i != d->own_hi) return tl_world_fail(w, TL_ERROR_STATE, "rank %d: an insertion at %zu after %zu", d->rank, i, d->own_hi);
+        d->own_hi = i + 1;
+    }
     return TL_OK;
 }
 

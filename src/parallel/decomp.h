@@ -66,8 +66,9 @@ typedef struct tl_decomp {
     size_t cap_blocks;
     double (*wall_part)[3], (*wall_tpart)[3];
     size_t cap_wall_part, cap_wall_tpart;
-    /* the record view (tl_world_view): on rank 0, every rank's particles and contacts */
-    bool view;
+    /* the views (tl_world_view): the particles of all ranks (on rank 0, or on every rank),
+     * and on rank 0 the contacts and the energy */
+    bool view, view_all;
     tl_particle_state *vp;
     size_t nvp, cap_vp;
     tl_keymap vindex;          /* id -> index in vp */
@@ -81,6 +82,14 @@ typedef struct tl_decomp {
 /* Rank 0 of a distributed world while the record view is on: the particle and contact
  * queries read the gathered copies. */
 static inline bool tl_decomp_viewing(const tl_decomp *d) { return d && d->view && d->rank == 0; }
+/* Whether the particle queries read the gathered copies (rank 0 in a record view, or any rank
+ * in a view of all). */
+static inline bool tl_decomp_viewing_particles(const tl_decomp *d) {
+    return d && (d->view_all || (d->view && d->rank == 0));
+}
+/* A particle just appended to a distributed world's store (an insertion during the run,
+ * placed alike on every rank): it takes the next global index, on the last rank. */
+tl_status tl_decomp_appended(tl_world *w, size_t i);
 
 void tl_decomp_free(tl_world *w);
 /* Whether the world's particles are spread over ranks. */

@@ -196,13 +196,13 @@ static tl_status record(run_state *r, size_t k) {
     tl_status st = sound(r);
     if (st != TL_OK) return st;
     /* several ranks: rank 0 writes the record from the gathered view (collective) */
-    if (r->dist) st = tl_world_view(r->world, true);
+    if (r->dist) st = tl_world_view(r->world, TL_VIEW_RECORD);
     if (st == TL_OK && r->writer) {
         st = o->ops->record(o);
         if (st != TL_OK) prefix_output(r, o);
     }
     if (r->dist) {
-        tl_world_view(r->world, false);
+        tl_world_view(r->world, TL_VIEW_OFF);
         st = tl_world_agree(r->world, st);
         if (st != TL_OK && !r->writer) fail(r, "%s", tl_world_error(r->world));
     }
@@ -621,7 +621,12 @@ static tl_status inflow_round(run_state *r, size_t i) {
     double t = tl_world_time(r->world);
     tl_inserter *g = NULL;
     bool full = false;
-    tl_status st = TL_OK;
+    /* several ranks: each places the same particles among all of them (rank P-1 keeps them) */
+    tl_status st = r->dist ? tl_world_view(r->world, TL_VIEW_ALL) : TL_OK;
+    if (st != TL_OK) {
+        fail(r, "%s", tl_world_error(r->world));
+        return st;
+    }
     for (;;) {
         if (f->count > 0 && s->inserted >= f->count) {
             s->finished = true;
@@ -662,6 +667,7 @@ static tl_status inflow_round(run_state *r, size_t i) {
         if (st != TL_OK) break;
     }
     tl_inserter_destroy(g);
+    if (r->dist) tl_world_view(r->world, TL_VIEW_OFF);
     if (st != TL_OK) return st;
     s->rounds++;
     if (full) s->failed_rounds++;
