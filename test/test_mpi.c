@@ -148,13 +148,35 @@ int main(int argc, char **argv) {
     };
     int failed = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        /* half the steps, a checkpoint (the serial state, put together on rank 0), the rest */
+        const int half = cases[c].steps / 2;
         tl_world *w = make(&cases[c], threads);
         tl_status s = w ? tl_world_distribute(w) : TL_ERROR_MEMORY;
-        if (s == TL_OK) s = tl_world_step(w, cases[c].steps);
+        if (s == TL_OK) s = tl_world_step(w, half);
+        void *state = NULL;
+        size_t state_size = 0;
+        if (s == TL_OK) s = tl_world_save_state(w, &state, &state_size);
+        if (s == TL_OK) s = tl_world_step(w, cases[c].steps - half);
         if (s != TL_OK) {
             fprintf(stderr, "rank %d, %s: %s\n", rank, cases[c].name, w ? tl_world_error(w) : "no world");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+        /* the checkpoint, resumed on these ranks: every rank reads the same bytes */
+        unsigned long long ssz = state_size;
+        MPI_Bcast(&ssz, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        if (rank != 0) state = malloc(ssz ? ssz : 1);
+        MPI_Bcast(state, (int)ssz, MPI_BYTE, 0, MPI_COMM_WORLD);
+        tl_world *wr = make(&cases[c], threads);
+        s = wr ? tl_world_distribute(wr) : TL_ERROR_MEMORY;
+        if (s == TL_OK) s = tl_world_load_state(wr, state, (size_t)ssz);
+        if (s == TL_OK) s = tl_world_step(wr, cases[c].steps - half);
+        if (s != TL_OK) {
+            fprintf(stderr, "rank %d, %s, resumed: %s\n", rank, cases[c].name, wr ? tl_world_error(wr) : "no world");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        size_t nr = 0;
+        uint64_t hr = hash(wr, &nr);
+        tl_world_destroy(wr);
         /* the run was spread: each rank owned a share, held ghosts and took in migrants */
         size_t first, own;
         tl_world_owned(w, &first, &own);
@@ -168,8 +190,18 @@ int main(int argc, char **argv) {
         if (rank == 0) {
             tl_world *ws = make(&cases[c], threads);
             uint64_t h1 = 0;
-            if (ws && tl_world_step(ws, cases[c].steps) == TL_OK) h1 = hash(ws, &n1);
+            void *sstate = NULL;
+            size_t ssize = 0;
+            if (ws && tl_world_step(ws, half) == TL_OK && tl_world_save_state(ws, &sstate, &ssize) == TL_OK &&
+                tl_world_step(ws, cases[c].steps - half) == TL_OK)
+                h1 = hash(ws, &n1);
             tl_world_destroy(ws);
+            bool same_state = sstate && ssize == ssz && memcmp(sstate, state, ssize) == 0;
+            printf("  the checkpoint at step %d: %zu bytes, %s the serial run's; resumed on %d ranks: %016llx, %s\n",
+                   half, (size_t)ssz, same_state ? "identical to" : "DIFFERENT from", size, (unsigned long long)hr,
+                   hr == h1 && nr == n1 ? "the same" : "DIFFERENT");
+            failed |= !same_state || hr != h1 || nr != n1;
+            free(sstate);
             bool same = h == h1 && n == n1 && h1 != 0;
             printf("%s, %d ranks x %d threads: %zu particles, hash %016llx; serial %zu, %016llx: %s\n",
                    cases[c].name, size, threads, n, (unsigned long long)h, n1, (unsigned long long)h1,
@@ -182,6 +214,7 @@ int main(int argc, char **argv) {
                 failed = 1;
             }
         }
+        free(state);
     }
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -42,11 +42,33 @@ for n in 2 3; do
     echo "rainfall with its inflow, $n ranks: energy.csv and the VTK frames identical to the serial run's"
 done
 
+# checkpoints: written on 2 ranks, the file is the serial run's, byte for byte; resumed on 3
+# ranks, the run ends with the uninterrupted serial run's files
+sed 's/{name: pour, duration: 0.3}/{name: pour, duration: 0.04}/' "$src/examples/default.yaml" > "$dir/ck.yaml"
+printf 'neighbor: {domain_size: 500}\ncheckpoint: {every: 0.02}\n' >> "$dir/ck.yaml"
+"$talus" run "$dir/ck.yaml" -o "$dir/ck-serial" -q
+"$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/ck.yaml" -o "$dir/ck2" -q > "$dir/ck-log2" 2>&1 ||
+    { cat "$dir/ck-log2"; exit 1; }
+ck=$(cat "$dir/ck2/checkpoint/latest")
+cmp "$dir/ck-serial/checkpoint/$ck" "$dir/ck2/checkpoint/$ck" || { echo "the checkpoint of 2 ranks differs"; exit 1; }
+echo "$ck written on 2 ranks: identical to the serial run's"
+cp -r "$dir/ck2" "$dir/ck3"
+"$mpiexec" --allow-run-as-root --oversubscribe -n 3 "$talus" run "$dir/ck.yaml" -o "$dir/ck3" --resume "$dir/ck3/checkpoint" \
+    > "$dir/ck-log3" 2>&1 || { cat "$dir/ck-log3"; exit 1; }
+grep -q "resuming from" "$dir/ck-log3" || { echo "not resumed"; cat "$dir/ck-log3"; exit 1; }
+for f in energy.csv particles.csv; do
+    cmp "$dir/ck-serial/$f" "$dir/ck3/$f" || { echo "resumed on 3 ranks: $f differs"; exit 1; }
+done
+diff -r "$dir/ck-serial/frames" "$dir/ck3/frames" > /dev/null || { echo "resumed on 3 ranks: the VTK frames differ"; exit 1; }
+echo "resumed on 3 ranks from the checkpoint of 2: energy.csv, particles.csv and the frames identical to the serial run's"
+
 # a feature not distributed yet is refused by name, nothing written
-printf 'checkpoint: {every: 0.01}\n' >> "$dir/demo.yaml"
-if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/demo.yaml" -o "$dir/ck" > "$dir/logck" 2>&1; then
-    echo "a checkpointed run on 2 ranks was not refused"; exit 1
+printf 'outputs:\n  - {type: repose, file: repose.csv, axis: [0, 1, 0], point: [0, 0, 0]}\n' > "$dir/repose-out.yaml"
+sed '/^outputs:/,$d' "$dir/demo.yaml" > "$dir/repose.yaml"
+cat "$dir/repose-out.yaml" >> "$dir/repose.yaml"
+if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/repose.yaml" -o "$dir/rp" > "$dir/logrp" 2>&1; then
+    echo "a repose output on 2 ranks was not refused"; exit 1
 fi
-grep -q "not distributed over MPI ranks yet" "$dir/logck" || { cat "$dir/logck"; exit 1; }
-[ ! -e "$dir/ck" ] || { echo "the refused run left $dir/ck"; exit 1; }
-echo "checkpoints on 2 ranks: refused by name, nothing written"
+grep -q "not distributed over MPI ranks yet" "$dir/logrp" || { cat "$dir/logrp"; exit 1; }
+[ ! -e "$dir/rp" ] || { echo "the refused run left $dir/rp"; exit 1; }
+echo "a repose output on 2 ranks: refused by name, nothing written"

@@ -184,6 +184,9 @@ tl_status tl_world_check_laws(tl_world *w);
 
 /* ---- stages and their helpers (step.c, contact_forces.c, timestep.c, measure.c) ---- */
 
+/* The state's bytes of a world held whole (checkpoint.c; tl_world_save_state calls it, or for a
+ * distributed world, rank 0 on the world its ranks' pieces make). */
+tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size);
 /* A world distributed after its lists were built: each rank takes its share of them
  * (step.c; parallel/decomp.c calls it). */
 tl_status tl_world_establish(tl_world *w);

@@ -231,8 +231,12 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     *data = NULL;
     *size = 0;
     if (!w->prepared) return TL_ERROR_STATE;
-    if (w->dc && w->dc->established && w->dc->size > 1)
-        return TL_ERROR_STATE; /* one rank's share is not a state: distributed checkpoints are not built yet */
+    /* a distributed world: the serial state, put together on rank 0 (collective) */
+    if (w->dc && w->dc->established && w->dc->size > 1) return tl_decomp_save_state(w, data, size);
+    return tl_world_save_serial(w, data, size);
+}
+
+tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
     tl_wbuf b = {0};
     tl_wbuf_u64(&b, MAGIC);
     tl_wbuf_u64(&b, FORMAT);
@@ -425,8 +429,6 @@ static tl_status refuse(tl_world *w, const char *why) {
 
 tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!w || !data) return TL_ERROR_ARGUMENT;
-    if (w->dc && w->dc->established)
-        return tl_world_fail(w, TL_ERROR_ARGUMENT, "a state is loaded before a distributed world's first step");
     tl_status s = tl_world_prepare(w); /* laws checked, layout known */
     if (s != TL_OK) return s;
     tl_rbuf b = {data, size, 0, false};
@@ -660,7 +662,9 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
     }
     w->touch_step = -1;
-    tl_status st = tl_world_list_immovable(w);
+    /* a distributed world: every rank loaded the whole; each keeps its share (collective) */
+    tl_status st = w->dc ? tl_decomp_loaded(w) : TL_OK;
+    if (st == TL_OK) st = tl_world_list_immovable(w);
     if (st == TL_OK) tl_blowup_reference(w); /* the blow-up check's energy: from the loaded state */
     return st;
 }

@@ -975,3 +975,349 @@ int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
     if (w && tl_decomp_on(w->dc)) tl_comm_bcast0(w->dc->comm, &v, sizeof v);
     return v;
 }
+
+/* ---- checkpoints: a distributed world's state is the serial run's ----
+ * The owned domains' candidate rows are the serial rows (the build lays them out as over
+ * all particles), so the serial lists are the owned domains' ranges concatenated in domain
+ * order, with global indices; rank 0 assembles them with the particles in global order and
+ * writes the serial state from them, byte for byte. Loading it, every rank reads the whole
+ * and keeps its share of the lists: the rows of its domains, and the candidates of the
+ * others' rows that involve one of its particles. */
+
+static int domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
+    memset(D, 0, sizeof *D);
+    D->cap = nd + 1;
+    D->start = tl_mem_alloc(m, D->cap * sizeof *D->start);
+    D->pp_start = tl_mem_alloc(m, D->cap * sizeof *D->pp_start);
+    D->pw_start = tl_mem_alloc(m, D->cap * sizeof *D->pw_start);
+    D->cross_start = tl_mem_alloc(m, D->cap * sizeof *D->cross_start);
+    D->cap_cross = ncross + 1;
+    D->cross = tl_mem_alloc(m, D->cap_cross * sizeof *D->cross);
+    D->count = nd;
+    return D->start && D->pp_start && D->pw_start && D->cross_start && D->cross ? 0 : -1;
+}
+
+/* the cross candidates of each domain (a particle outside it), as tl_neighbors_build finds them */
+static void domains_cross(tl_domains *D, const tl_pairs *pp) {
+    D->ncross = 0;
+    for (size_t q = 0; q < D->count; q++) {
+        D->cross_start[q] = D->ncross;
+        for (size_t k = D->pp_start[q]; k < D->pp_start[q + 1]; k++)
+            if (pp->a[k] < D->start[q] || pp->a[k] >= D->start[q + 1] || pp->b[k] < D->start[q] ||
+                pp->b[k] >= D->start[q + 1])
+                D->cross[D->ncross++] = (uint32_t)k;
+    }
+    D->cross_start[D->count] = D->ncross;
+}
+
+static size_t count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd) {
+    size_t n = 0;
+    for (size_t q = 0; q < nd; q++)
+        for (size_t k = pp_start[q]; k < pp_start[q + 1]; k++)
+            n += pp->a[k] < start[q] || pp->a[k] >= start[q + 1] || pp->b[k] < start[q] || pp->b[k] >= start[q + 1];
+    return n;
+}
+
+/* one candidate on the wire: a's global index, b's (or the face), img | state << 8, the record */
+static void put_entry(unsigned char *o, uint64_t a, uint64_t b, const tl_pairs *l, size_t k) {
+    uint64_t s = (uint64_t)l->img[k] | (uint64_t)l->state[k] << 8;
+    memcpy(o, &a, 8);
+    memcpy(o + 8, &b, 8);
+    memcpy(o + 16, &s, 8);
+    memcpy(o + 24, tl_pair_record(l, k), (size_t)l->stride * sizeof(double));
+}
+
+/* gathers what every rank sends to rank 0 and copies it out (the buffer is reused) */
+static unsigned char *gather_copy(tl_world *w, const void *send, size_t bytes, size_t *got) {
+    tl_decomp *d = w->dc;
+    void *out = d->buf;
+    *got = tl_comm_gather0(d->comm, &w->mem, send, bytes, &out, &d->cap_buf);
+    d->buf = out;
+    if (*got == SIZE_MAX || d->rank != 0) return NULL;
+    unsigned char *c = tl_mem_alloc(&w->mem, *got + 1);
+    if (c) memcpy(c, d->buf, *got);
+    return c;
+}
+
+tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
+    tl_world *w = (tl_world *)cw; /* the exchange buffers are caches */
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    const size_t pb = tl_particles_bytes_each(), stride = (size_t)w->pp.stride;
+    const size_t eb = 3 * sizeof(uint64_t) + stride * sizeof(double);
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    const size_t mine = d->dom_hi - d->dom_lo, fo = d->first_owned;
+    const bool have = mine && w->dom.count >= fo + mine;
+    size_t npp = 0, npw = 0;
+    uint64_t *cnt = tl_mem_alloc(m, (2 * mine + 1) * sizeof *cnt);
+    for (size_t q = 0; cnt && q < mine; q++) {
+        size_t ld = fo + q;
+        cnt[2 * q] = have ? w->dom.pp_start[ld + 1] - w->dom.pp_start[ld] : 0;
+        cnt[2 * q + 1] = have ? w->dom.pw_start[ld + 1] - w->dom.pw_start[ld] : 0;
+        npp += (size_t)cnt[2 * q];
+        npw += (size_t)cnt[2 * q + 1];
+    }
+    unsigned char *pbuf = tl_mem_alloc(m, count * pb + 1), *ebuf = tl_mem_alloc(m, (npp > npw ? npp : npw) * eb + 1);
+    const bool ok = cnt && pbuf && ebuf;
+    for (size_t i = 0; ok && i < count; i++) tl_particles_pack(&w->p, first + i, pbuf + i * pb);
+    /* every rank takes part in the four gathers, a failed one with nothing: rank 0 sees it */
+    size_t gp, gc, ge, gw;
+    unsigned char *P = gather_copy(w, pbuf, ok ? count * pb : 0, &gp);
+    unsigned char *C = gather_copy(w, cnt, ok ? 2 * mine * sizeof *cnt : 0, &gc);
+    size_t e = 0;
+    for (size_t q = 0; ok && have && q < mine; q++)
+        for (size_t k = w->dom.pp_start[fo + q]; k < w->dom.pp_start[fo + q + 1]; k++, e++)
+            put_entry(ebuf + e * eb, d->gidx[w->pp.a[k]], d->gidx[w->pp.b[k]], &w->pp, k);
+    unsigned char *E = gather_copy(w, ebuf, ok ? npp * eb : 0, &ge);
+    e = 0;
+    for (size_t q = 0; ok && have && q < mine; q++)
+        for (size_t k = w->dom.pw_start[fo + q]; k < w->dom.pw_start[fo + q + 1]; k++, e++)
+            put_entry(ebuf + e * eb, d->gidx[w->pw.a[k]], w->pw.b[k], &w->pw, k);
+    unsigned char *F = gather_copy(w, ebuf, ok ? npw * eb : 0, &gw);
+    if (cnt) tl_mem_free(m, cnt, (2 * mine + 1) * sizeof *cnt);
+    if (pbuf) tl_mem_free(m, pbuf, count * pb + 1);
+    if (ebuf) tl_mem_free(m, ebuf, (npp > npw ? npp : npw) * eb + 1);
+    int bad = !ok;
+    tl_comm_or(d->comm, &bad, 1);
+    tl_status st = TL_OK;
+    if (d->rank == 0) {
+        const size_t N = gp / pb, nd = d->ndom;
+        tl_particles GP;
+        tl_particles_init(&GP);
+        tl_pairs L[2];
+        tl_pairs_init(&L[0], (int)stride);
+        tl_pairs_init(&L[1], (int)stride);
+        tl_domains D;
+        memset(&D, 0, sizeof D);
+        bad |= !P || !C || !E || !F || gc != 2 * nd * sizeof(uint64_t) || N != d->nglobal;
+        for (size_t i = 0; !bad && i < N; i++) bad = tl_particles_push_packed(m, &GP, P + i * pb) < 0;
+        const unsigned char *src[2] = {E, F};
+        const size_t nl[2] = {ge / eb, gw / eb};
+        for (int q = 0; q < 2 && !bad; q++) {
+            bad = tl_pairs_reserve(m, &L[q], nl[q] + 1) != 0;
+            for (size_t k = 0; !bad && k < nl[q]; k++) {
+                const unsigned char *o = src[q] + k * eb;
+                uint64_t a, b, s;
+                memcpy(&a, o, 8);
+                memcpy(&b, o + 8, 8);
+                memcpy(&s, o + 16, 8);
+                L[q].a[k] = (uint32_t)a;
+                L[q].b[k] = (uint32_t)b;
+                L[q].img[k] = (uint8_t)s;
+                L[q].state[k] = (uint8_t)(s >> 8);
+                memcpy(tl_pair_record(&L[q], k), o + 24, stride * sizeof(double));
+            }
+            L[q].count = nl[q];
+        }
+        size_t *pps = NULL;
+        if (!bad) {
+            const uint64_t *c = (const uint64_t *)(const void *)C;
+            pps = tl_mem_alloc(m, (nd + 1) * sizeof *pps);
+            uint32_t *starts = tl_mem_alloc(m, (nd + 1) * sizeof *starts);
+            bad = !pps || !starts;
+            for (size_t q = 0; !bad && q <= nd; q++) {
+                starts[q] = (uint32_t)dom_start(d, q);
+                pps[q] = q ? pps[q - 1] + (size_t)c[2 * (q - 1)] : 0;
+            }
+            size_t nc = bad ? 0 : count_cross(&L[0], pps, starts, nd);
+            if (!bad) bad = domains_alloc(m, &D, nd, nc) != 0;
+            for (size_t q = 0; !bad && q <= nd; q++) {
+                D.start[q] = starts[q];
+                D.pp_start[q] = pps[q];
+                D.pw_start[q] = q ? D.pw_start[q - 1] + (size_t)c[2 * (q - 1) + 1] : 0;
+            }
+            if (!bad) domains_cross(&D, &L[0]);
+            if (starts) tl_mem_free(m, starts, (nd + 1) * sizeof *starts);
+            if (pps) tl_mem_free(m, pps, (nd + 1) * sizeof *pps);
+        }
+        if (!bad) {
+            tl_world shadow = *w; /* the serial world these pieces make */
+            shadow.p = GP;
+            shadow.pp = L[0];
+            shadow.pw = L[1];
+            shadow.dom = D;
+            shadow.dc = NULL;
+            st = tl_world_save_serial(&shadow, data, size);
+        } else {
+            st = no_memory(w, "checkpoint");
+        }
+        tl_particles_free(m, &GP);
+        tl_pairs_free(m, &L[0]);
+        tl_pairs_free(m, &L[1]);
+        tl_domains_free(m, &D);
+    } else if (bad) {
+        st = no_memory(w, "checkpoint");
+    }
+    if (P) tl_mem_free(m, P, gp + 1);
+    if (C) tl_mem_free(m, C, gc + 1);
+    if (E) tl_mem_free(m, E, ge + 1);
+    if (F) tl_mem_free(m, F, gw + 1);
+    return st;
+}
+
+tl_status tl_decomp_loaded(tl_world *w) {
+    tl_decomp *d = w->dc;
+    tl_particles *p = &w->p;
+    tl_mem *m = &w->mem;
+    const size_t n = p->count, P = (size_t)d->size;
+    partition(w, n);
+    if (w->dom.count != d->ndom && n)
+        return tl_world_fail(w, TL_ERROR_STATE,
+                             "the state has %zu domains where %zu particles make %zu: another domain_size",
+                             w->dom.count, n, d->ndom);
+    if (reserve_gidx(w, n) != 0) return no_memory(w, "loading");
+    uint8_t *keep = scratch_keep(w);
+    uint32_t *loc = tl_mem_alloc(m, (n + 1) * sizeof *loc);
+    if (!keep || !loc) {
+        if (loc) tl_mem_free(m, loc, (n + 1) * sizeof *loc);
+        return no_memory(w, "loading");
+    }
+    const tl_pairs *pp = &w->pp, *pw = &w->pw;
+#define OWN(i) ((i) >= d->g_lo && (i) < d->g_hi)
+    for (size_t i = 0; i < n; i++) keep[i] = OWN(i);
+    for (size_t k = 0; k < pp->count; k++)
+        if (OWN(pp->a[k]) || OWN(pp->b[k])) keep[pp->a[k]] = keep[pp->b[k]] = 1;
+    size_t nloc = 0, below = 0;
+    for (size_t i = 0; i < n; i++) {
+        loc[i] = (uint32_t)nloc;
+        if (keep[i]) {
+            below += i < d->g_lo;
+            nloc++;
+        }
+    }
+    const size_t mine = d->dom_hi - d->dom_lo, own_lo = below, own_hi = below + (size_t)(d->g_hi - d->g_lo);
+    /* the local domains: the ghosts below, the owned ones, the ghosts above (as tl_decomp_ghosts) */
+    size_t nl = (below > 0) + mine + (nloc > own_hi);
+    uint32_t *lstart = tl_mem_alloc(m, (nl + 2) * sizeof *lstart);
+    size_t *lpp = tl_mem_alloc(m, (nl + 2) * sizeof *lpp), *lpw = tl_mem_alloc(m, (nl + 2) * sizeof *lpw);
+    tl_pairs L[2];
+    tl_pairs_init(&L[0], pp->stride);
+    tl_pairs_init(&L[1], pw->stride);
+    tl_domains D;
+    memset(&D, 0, sizeof D);
+    bool bad = !lstart || !lpp || !lpw || tl_pairs_reserve(m, &L[0], pp->count + 1) != 0 ||
+               tl_pairs_reserve(m, &L[1], pw->count + 1) != 0;
+    size_t ld = 0;
+    if (!bad && nl == 0) { /* nothing here */
+        lstart[0] = 0;
+        lpp[0] = lpw[0] = 0;
+        L[0].count = L[1].count = 0;
+        bad = domains_alloc(m, &D, 0, 0) != 0;
+        if (!bad) {
+            D.start[0] = 0;
+            D.pp_start[0] = D.pw_start[0] = D.cross_start[0] = 0;
+            D.ncross = 0;
+        }
+    } else if (!bad) {
+        if (below) lstart[ld++] = 0;
+        for (size_t q = 0; q < mine; q++) lstart[ld++] = (uint32_t)(own_lo + dom_start(d, d->dom_lo + q) - d->g_lo);
+        if (nloc > own_hi) lstart[ld++] = (uint32_t)own_hi;
+        lstart[nl] = (uint32_t)nloc;
+        /* the candidates in global order, each to the local domain of its row's domain (the
+         * local domain index does not decrease with the global one: a count, then a fill) */
+        for (size_t q = 0; q <= nl; q++) lpp[q] = lpw[q] = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            size_t at = 0, atw = 0;
+            for (size_t gd = 0; gd < d->ndom; gd++) {
+                const bool owned_dom = gd >= d->dom_lo && gd < d->dom_hi;
+                const size_t q = gd < d->dom_lo ? 0 : owned_dom ? (below > 0) + (gd - d->dom_lo) : nl - 1;
+                for (size_t k = w->dom.pp_start[gd]; k < w->dom.pp_start[gd + 1]; k++) {
+                    uint32_t a = pp->a[k], b = pp->b[k];
+                    if (!OWN(a) && !OWN(b)) continue;
+                    if (pass == 0) {
+                        lpp[q + 1]++;
+                        continue;
+                    }
+                    L[0].a[at] = loc[a];
+                    L[0].b[at] = loc[b];
+                    L[0].img[at] = pp->img[k];
+                    L[0].state[at] = pp->state[k];
+                    memcpy(tl_pair_record(&L[0], at), tl_pair_record(pp, k), (size_t)pp->stride * sizeof(double));
+                    at++;
+                }
+                for (size_t k = w->dom.pw_start[gd]; owned_dom && k < w->dom.pw_start[gd + 1]; k++) {
+                    if (pass == 0) {
+                        lpw[q + 1]++;
+                        continue;
+                    }
+                    L[1].a[atw] = loc[pw->a[k]];
+                    L[1].b[atw] = pw->b[k];
+                    L[1].img[atw] = pw->img[k];
+                    L[1].state[atw] = pw->state[k];
+                    memcpy(tl_pair_record(&L[1], atw), tl_pair_record(pw, k), (size_t)pw->stride * sizeof(double));
+                    atw++;
+                }
+            }
+            if (pass == 0)
+                for (size_t q = 0; q < nl; q++) {
+                    lpp[q + 1] += lpp[q];
+                    lpw[q + 1] += lpw[q];
+                }
+        }
+        const size_t at = nl ? lpp[nl] : 0, atw = nl ? lpw[nl] : 0;
+        L[0].count = at;
+        L[1].count = atw;
+        size_t nc = count_cross(&L[0], lpp, lstart, nl);
+        bad = domains_alloc(m, &D, nl, nc) != 0;
+        if (!bad) {
+            memcpy(D.start, lstart, (nl + 1) * sizeof *lstart);
+            memcpy(D.pp_start, lpp, (nl + 1) * sizeof *lpp);
+            memcpy(D.pw_start, lpw, (nl + 1) * sizeof *lpw);
+            domains_cross(&D, &L[0]);
+        }
+    }
+#undef OWN
+    if (lstart) tl_mem_free(m, lstart, (nl + 2) * sizeof *lstart);
+    if (lpp) tl_mem_free(m, lpp, (nl + 2) * sizeof *lpp);
+    if (lpw) tl_mem_free(m, lpw, (nl + 2) * sizeof *lpw);
+    tl_mem_free(m, loc, (n + 1) * sizeof *loc);
+    for (size_t i = 0; i < n; i++) d->gidx[i] = i;
+    tl_status st = bad ? no_memory(w, "loading") : compact(w, keep);
+    if (st != TL_OK) {
+        tl_pairs_free(m, &L[0]);
+        tl_pairs_free(m, &L[1]);
+        tl_domains_free(m, &D);
+        return st;
+    }
+    tl_pairs_free(m, &w->pp);
+    tl_pairs_free(m, &w->pw);
+    tl_domains_free(m, &w->dom);
+    w->pp = L[0];
+    w->pw = L[1];
+    w->dom = D;
+    d->own_lo = own_lo;
+    d->own_hi = own_hi;
+    d->first_owned = below > 0;
+    /* the refresh plan: the ghosts come in blocks per owner, each asked of it in global order */
+    memset(d->recv_n, 0, P * sizeof *d->recv_n);
+    uint64_t *ask = tl_mem_alloc(m, (p->count + 1) * sizeof *ask);
+    if (!ask) return no_memory(w, "loading");
+    size_t nask = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        if (i >= own_lo && i < own_hi) continue;
+        int r = owner_of(d, d->gidx[i]);
+        if (d->recv_n[r]++ == 0) d->recv_at[r] = i;
+        ask[nask++] = d->gidx[i];
+    }
+    for (size_t r = 0; r < P; r++) d->bytes_a[r] = d->recv_n[r] * sizeof *ask;
+    void *out = d->buf;
+    size_t got = tl_comm_exchange(d->comm, m, ask, d->bytes_a, &out, &d->cap_buf, d->bytes_b);
+    d->buf = out;
+    tl_mem_free(m, ask, (p->count + 1) * sizeof *ask);
+    if (got == SIZE_MAX || tl_mem_reserve(m, (void **)&d->send_idx, &d->cap_send, got / sizeof *ask + 1,
+                                          sizeof *d->send_idx) != 0)
+        return no_memory(w, "loading");
+    d->nsend = got / sizeof *ask;
+    for (size_t r = 0, e = 0; r < P; r++) {
+        d->send_n[r] = d->bytes_b[r] / sizeof *ask;
+        for (size_t q = 0; q < d->send_n[r]; q++, e++) {
+            uint64_t g;
+            memcpy(&g, d->buf + e * sizeof g, sizeof g);
+            d->send_idx[e] = (uint32_t)(own_lo + (g - d->g_lo));
+        }
+    }
+    d->established = true;
+    d->view = d->view_all = false;
+    return TL_OK;
+}

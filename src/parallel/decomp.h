@@ -119,6 +119,12 @@ struct tl_rsum;
 void tl_decomp_max(const tl_world *w, double *v, size_t n);
 void tl_decomp_or(const tl_world *w, int *v, size_t n);
 void tl_decomp_merge(const tl_world *w, struct tl_rsum *s, size_t n);
+/* A distributed world's state (collective): rank 0 gets the serial run's bytes (the owned
+ * particles and the owned domains' candidate rows of every rank, put together); the others
+ * get nothing. */
+tl_status tl_decomp_save_state(const tl_world *w, void **data, size_t *size);
+/* After a serial state was loaded on every rank (collective): each keeps its share of it. */
+tl_status tl_decomp_loaded(tl_world *w);
 /* Refuses what a distributed world cannot do yet (names it); TL_OK otherwise. */
 tl_status tl_decomp_supported(tl_world *w);
 

@@ -1010,10 +1010,6 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     }
     r.dist = tl_world_ranks(r.world) > 1;
     r.writer = tl_world_rank(r.world) == 0;
-    if (r.dist && (resume || scene->checkpoint.on)) {
-        fail(&r, "checkpoints and --resume are not distributed over MPI ranks yet (docs/parallel.md)");
-        return TL_ERROR_ARGUMENT;
-    }
     for (size_t k = 0; r.dist && k < scene->noutputs; k++)
         if (scene->outputs[k].kind == TL_OUTPUT_REPOSE) {
             fail(&r, "the repose output is not distributed over MPI ranks yet (docs/parallel.md)");

@@ -275,6 +275,8 @@ static void prune(const tl_run_state *r, int64_t step) {
     free(steps);
 }
 
+static tl_status write_checkpoint(tl_run_state *r);
+
 tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
     char err[900];
     char *latest = tl_path_join(r->ck_dir, "latest");
@@ -286,6 +288,27 @@ tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
 }
 
 tl_status tl_run_checkpoint_write(tl_run_state *r) {
+    if (r->dist && !r->writer) {
+        /* another rank of a distributed run: its share of the state goes to rank 0, which
+         * writes the file; the outcome is rank 0's */
+        void *world = NULL;
+        size_t world_size = 0;
+        tl_status st = tl_world_save_state(r->world, &world, &world_size);
+        free(world);
+        st = tl_world_agree(r->world, st);
+        if (st == TL_OK) r->last_checkpoint_step = r->done;
+        else ck_fail(r, st, "%s", tl_world_error(r->world));
+        return st;
+    }
+    tl_status st = write_checkpoint(r);
+    if (r->dist) {
+        st = tl_world_agree(r->world, st);
+        if (st == TL_OK) r->last_checkpoint_step = r->done;
+    }
+    return st;
+}
+
+static tl_status write_checkpoint(tl_run_state *r) {
     tl_output_saved *outs = calloc(r->nout ? r->nout : 1, sizeof *outs);
     if (!outs) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");
     tl_status st = TL_OK;
@@ -303,11 +326,11 @@ tl_status tl_run_checkpoint_write(tl_run_state *r) {
     }
     void *world = NULL;
     size_t world_size = 0;
-    if (st == TL_OK) {
-        st = tl_world_save_state(r->world, &world, &world_size);
-        if (st != TL_OK)
-            ck_fail(r, st, "cannot save the world's state: %s",
-                    st == TL_ERROR_MEMORY ? "out of memory" : tl_world_error(r->world));
+    if (st == TL_OK || r->dist) { /* distributed: collective, whatever happened before */
+        tl_status ws = tl_world_save_state(r->world, &world, &world_size);
+        if (st == TL_OK && ws != TL_OK)
+            st = ck_fail(r, ws, "cannot save the world's state: %s",
+                         ws == TL_ERROR_MEMORY ? "out of memory" : tl_world_error(r->world));
     }
     tl_wbuf b = {0};
     if (st == TL_OK) {
