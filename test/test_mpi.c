@@ -6,6 +6,7 @@
  * for the domain size (small domains: several per rank, many cross-rank pairs).
  *
  *   test_mpi THREADS   (each rank's threads) */
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,9 +73,12 @@ static tl_world *make(const config *c, int threads) {
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
     if (c->periodic) {
+        /* a floor turning to and fro about its normal by 0.2 rad, period 4 ms (a turning wall:
+         * its reach over the ranks' particles sets the rebuilds; its sliding drags the bed) */
         wl.kind = TL_WALL_PLANE;
         wl.point = (tl_vec3){0, 0, 0};
         wl.normal = (tl_vec3){0, 0, 1};
+        wl.motion = (tl_motion_def){TL_MOTION_ROCK, {0, 0, 1}, {0.5 * lx, 0.5 * ly, 0}, 0.0, 0.2, 0.004, 0.0};
     } else {
         wl.kind = TL_WALL_BOX;
         wl.box_min = (tl_vec3){0, 0, 0};
@@ -110,6 +114,15 @@ static tl_world *make(const config *c, int threads) {
                 pd.velocity = (tl_vec3){vs * (urand(&seed) - 0.5), vs * (urand(&seed) - 0.5), urand(&seed) - 0.5};
                 pd.angular_velocity = (tl_vec3){200.0 * (urand(&seed) - 0.5), 200.0 * (urand(&seed) - 0.5),
                                                 200.0 * (urand(&seed) - 0.5)};
+                /* the periodic bed: some of the bottom layer fixed, some driven sideways (their
+                 * work on the others is booked as boundary work, summed over the ranks) */
+                pd.flags = 0;
+                if (c->periodic && k == 0 && (i + j) % 7 == 0) pd.flags = TL_PARTICLE_FIXED;
+                if (c->periodic && k == 0 && (i + 2 * j) % 11 == 0) {
+                    pd.flags = TL_PARTICLE_PRESCRIBED;
+                    pd.velocity = (tl_vec3){0.05, 0, 0};
+                    pd.angular_velocity = (tl_vec3){0, 0, 0};
+                }
                 tl_world_add_particle(w, &pd, NULL);
             }
     return w;
@@ -157,7 +170,7 @@ int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     const config cases[] = {
         {"box with a servo lid, reordered every 20 builds", false, 0, 250, 400},
-        {"periodic x y, reordered every 2 builds", true, 2, 200, 400},
+        {"periodic x y, a turning floor, fixed and driven particles, reordered every 2 builds", true, 2, 200, 400},
     };
     int failed = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -196,6 +209,12 @@ int main(int argc, char **argv) {
             printf("  the servo lid: moved %.4g m, the particles push it with %.4g N\n", lid.displacement.z,
                    lid.force.z);
             if (!(lid.displacement.z < -1e-5)) failed = 1;
+        }
+        tl_energy en;
+        tl_world_energy(w, &en); /* collective */
+        if (cases[c].periodic && rank == 0) { /* the boundary work is booked */
+            printf("  the driven particles and the turning floor did %.4g J of boundary work\n", en.boundary_work);
+            if (!(fabs(en.boundary_work) > 0.0)) failed = 1;
         }
         /* the run was spread: each rank owned a share, held ghosts and took in migrants */
         size_t first, own;

@@ -31,6 +31,7 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->vp, d->cap_vp * sizeof *d->vp);
     tl_mem_free(m, d->vc, d->cap_vc * sizeof *d->vc);
     tl_mem_free(m, d->vhist, d->cap_vhist * sizeof *d->vhist);
+    tl_mem_free(m, d->terms, d->cap_terms * sizeof *d->terms);
     tl_keymap_free(m, &d->vindex);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
@@ -98,13 +99,7 @@ tl_status tl_decomp_supported(tl_world *w) {
     else if (w->def.integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) what = "the predictor-corrector integrator";
     else if (w->log_collisions) what = "collision logs";
     else if (w->next) what = "constant external forces";
-    else {
-        for (size_t i = 0; i < w->p.count && !what; i++)
-            if (w->p.inv_mass[i] == 0.0 || w->p.inv_inertia[i] == 0.0)
-                what = "fixed, prescribed or rotation-locked particles";
-        for (size_t k = 0; k < w->walls.count && !what; k++)
-            if (w->walls.w[k].turns) what = "turning walls";
-    }
+
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
                          what);
@@ -787,6 +782,26 @@ void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
             s[b + k].acc = (tl_i128)t;
         }
     }
+}
+
+void tl_decomp_note_immovable(tl_world *w) {
+    int any = w->nimmovable > 0;
+    tl_comm_or(w->dc->comm, &any, 1);
+    w->dc->any_immovable = any != 0;
+}
+
+void tl_decomp_term(tl_world *w, double t) {
+    tl_decomp *d = w->dc;
+    if (tl_mem_reserve(&w->mem, (void **)&d->terms, &d->cap_terms, d->nterms + 1, sizeof *d->terms) != 0)
+        tl_comm_abort(d->comm, "out of memory (boundary work)"); /* the others wait in the gather */
+    d->terms[d->nterms++] = t;
+}
+
+void tl_decomp_terms_subtract(tl_world *w, double *acc) {
+    tl_decomp *d = w->dc;
+    if (ordered_sum(w, d->terms, d->nterms, acc, -1.0) != TL_OK)
+        tl_comm_abort(d->comm, "out of memory (boundary work)");
+    d->nterms = 0;
 }
 
 tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t *n) {

@@ -77,6 +77,10 @@ typedef struct tl_decomp {
     double *vhist;             /* the contacts' history values */
     size_t cap_vhist;
     tl_energy venergy;
+    /* particles moved regardless of forces on some rank: their work is gathered each step */
+    bool any_immovable;
+    double *terms;
+    size_t nterms, cap_terms;
 } tl_decomp;
 
 /* Rank 0 of a distributed world while the record view is on: the particle and contact
@@ -125,6 +129,13 @@ void tl_decomp_merge(const tl_world *w, struct tl_rsum *s, size_t n);
 tl_status tl_decomp_save_state(const tl_world *w, void **data, size_t *size);
 /* After a serial state was loaded on every rank (collective): each keeps its share of it. */
 tl_status tl_decomp_loaded(tl_world *w);
+/* After the immovable particles were listed (at a build or a load; collective): whether any
+ * rank has some. */
+void tl_decomp_note_immovable(tl_world *w);
+/* A term of a sum the serial engine adds in storage order, noted; then every rank's noted
+ * terms subtracted from *acc one by one in global order (collective), and forgotten. */
+void tl_decomp_term(tl_world *w, double t);
+void tl_decomp_terms_subtract(tl_world *w, double *acc);
 /* Refuses what a distributed world cannot do yet (names it); TL_OK otherwise. */
 tl_status tl_decomp_supported(tl_world *w);
 

@@ -243,13 +243,16 @@ static tl_status reorder(tl_world *w) {
 tl_status tl_world_list_immovable(tl_world *w) {
     tl_particles *p = &w->p;
     w->nimmovable = 0;
-    for (size_t i = 0; i < p->count; i++) {
+    size_t first, count; /* a distributed world: the owned ones (each rank books its own) */
+    tl_world_owned(w, &first, &count);
+    for (size_t i = first; i < first + count; i++) {
         if (p->inv_mass[i] != 0.0 && p->inv_inertia[i] != 0.0) continue;
         if (tl_mem_reserve(&w->mem, (void **)&w->immovable, &w->capimmovable, w->nimmovable + 1,
                            sizeof *w->immovable) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         w->immovable[w->nimmovable++] = (uint32_t)i;
     }
+    if (w->dc && w->dc->established) tl_decomp_note_immovable(w);
     return TL_OK;
 }
 
@@ -408,21 +411,28 @@ static void stage_correct_predict(tl_world *w) {
 static void stage_finish(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt;
-    /* work done on the particles by bodies that move regardless of forces */
+    /* work done on the particles by bodies that move regardless of forces (a distributed
+     * world: every rank's terms, added one by one in global order) */
     double work = 0.0;
+    const bool gather = w->dc && w->dc->established && w->dc->any_immovable;
     for (size_t m = 0; m < w->nimmovable; m++) {
         size_t i = w->immovable[m];
         if (p->inv_mass[i] == 0.0) {
             double f[3];
             v3_add(f, p->f[i], p->f_old[i]);
-            work -= 0.5 * dt * v3_dot(f, p->v[i]);
+            double t = 0.5 * dt * v3_dot(f, p->v[i]);
+            if (gather) tl_decomp_term(w, t);
+            else work -= t;
         }
         if (p->inv_inertia[i] == 0.0) {
             double t[3];
             v3_add(t, p->t[i], p->t_old[i]);
-            work -= 0.5 * dt * v3_dot(t, p->w[i]);
+            double e = 0.5 * dt * v3_dot(t, p->w[i]);
+            if (gather) tl_decomp_term(w, e);
+            else work -= e;
         }
     }
+    if (gather) tl_decomp_terms_subtract(w, &work);
     for (size_t k = 0; k < w->walls.count; k++) {
         const tl_wall *wl = &w->walls.w[k];
         double f[3];
