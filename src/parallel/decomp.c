@@ -96,9 +96,7 @@ tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
     if (w->nshapes > 1 || w->nbodies) what = "bodies other than spheres";
     else if (w->walls.nmesh) what = "mesh walls";
-    else if (w->def.integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) what = "the predictor-corrector integrator";
     else if (w->log_collisions) what = "collision logs";
-    else if (w->next) what = "constant external forces";
 
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
@@ -268,9 +266,13 @@ static tl_status wrap_periodic(tl_world *w) {
             if (x >= lo && x < lo + len) continue;
             double nx = x - len * floor((x - lo) / len);
             if (!(nx < lo + len)) nx = lo;
-            if (p->inv_mass[i] > 0.0 && dvec_push(&w->mem, &terms, -p->mass[i] * g[k] * (nx - x)) != 0) {
-                tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
-                return no_memory(w, "periodic wrap");
+            if (p->inv_mass[i] > 0.0) {
+                const double *fe = tl_external_force_of(w, p->id[i]);
+                if (dvec_push(&w->mem, &terms, -p->mass[i] * g[k] * (nx - x)) != 0 ||
+                    (fe && dvec_push(&w->mem, &terms, -fe[k] * (nx - x)) != 0)) {
+                    tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
+                    return no_memory(w, "periodic wrap");
+                }
             }
             p->x[i][k] = nx;
         }
@@ -782,6 +784,48 @@ void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
             s[b + k].acc = (tl_i128)t;
         }
     }
+}
+
+/* the external forces' potential -F.x, added in the order of the forces (particle ids) as
+ * tl_external_potential does, each term from the rank that owns the particle */
+double tl_decomp_external_potential(const tl_world *cw) {
+    tl_world *w = (tl_world *)cw; /* the exchange buffers are caches */
+    tl_decomp *d = w->dc;
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    double *t = tl_mem_alloc(&w->mem, (2 * w->next + 1) * sizeof *t);
+    size_t n = 0;
+    for (size_t k = 0; t && k < w->next; k++) {
+        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext[k].id);
+        if (i < 0 || (size_t)i < first || (size_t)i >= first + count || w->p.inv_mass[i] == 0.0) continue;
+        t[2 * n] = (double)k;
+        t[2 * n + 1] = v3_dot(w->ext[k].f, w->p.x[i]);
+        n++;
+    }
+    void *out = d->buf;
+    size_t got = tl_comm_allgather(d->comm, &w->mem, t, t ? 2 * n * sizeof *t : 0, &out, &d->cap_buf, NULL);
+    d->buf = out;
+    if (t) tl_mem_free(&w->mem, t, (2 * w->next + 1) * sizeof *t);
+    if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (external potential)");
+    /* each force's term in its place (a particle is owned by one rank), then added in order */
+    double *by = tl_mem_alloc(&w->mem, (w->next + 1) * sizeof *by);
+    uint8_t *has = tl_mem_alloc(&w->mem, w->next + 1);
+    if (!by || !has) tl_comm_abort(d->comm, "out of memory (external potential)");
+    memset(has, 0, w->next + 1);
+    const double *in = (const double *)(const void *)d->buf;
+    for (size_t q = 0; q < got / (2 * sizeof *in); q++) {
+        size_t k = (size_t)in[2 * q];
+        if (k < w->next) {
+            by[k] = in[2 * q + 1];
+            has[k] = 1;
+        }
+    }
+    double e = 0.0;
+    for (size_t k = 0; k < w->next; k++)
+        if (has[k]) e -= by[k];
+    tl_mem_free(&w->mem, by, (w->next + 1) * sizeof *by);
+    tl_mem_free(&w->mem, has, w->next + 1);
+    return e;
 }
 
 void tl_decomp_note_immovable(tl_world *w) {

@@ -136,6 +136,8 @@ void tl_decomp_note_immovable(tl_world *w);
  * terms subtracted from *acc one by one in global order (collective), and forgotten. */
 void tl_decomp_term(tl_world *w, double t);
 void tl_decomp_terms_subtract(tl_world *w, double *acc);
+/* tl_external_potential over the ranks (collective). */
+double tl_decomp_external_potential(const tl_world *w);
 /* Refuses what a distributed world cannot do yet (names it); TL_OK otherwise. */
 tl_status tl_decomp_supported(tl_world *w);
 

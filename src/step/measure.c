@@ -95,7 +95,7 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->kinetic_translational = v[E_KT];
     e->kinetic_rotational = v[E_KR];
     e->potential = v[E_POT];
-    if (w->next) e->potential += tl_external_potential(w);
+    if (w->next) e->potential += dist ? tl_decomp_external_potential(w) : tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {
         e->elastic_normal = v[E_EN];
         e->elastic_tangential = v[E_ET];
