@@ -62,13 +62,22 @@ done
 diff -r "$dir/ck-serial/frames" "$dir/ck3/frames" > /dev/null || { echo "resumed on 3 ranks: the VTK frames differ"; exit 1; }
 echo "resumed on 3 ranks from the checkpoint of 2: energy.csv, particles.csv and the frames identical to the serial run's"
 
-# a feature not distributed yet is refused by name, nothing written
-printf 'outputs:\n  - {type: repose, file: repose.csv, axis: [0, 1, 0], point: [0, 0, 0]}\n' > "$dir/repose-out.yaml"
+# the repose output (an analysis of all particles) and the contacts output, written by rank 0
+# from the gathered view: the same numbers as the serial run's
 sed '/^outputs:/,$d' "$dir/demo.yaml" > "$dir/repose.yaml"
-cat "$dir/repose-out.yaml" >> "$dir/repose.yaml"
-if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/repose.yaml" -o "$dir/rp" > "$dir/logrp" 2>&1; then
-    echo "a repose output on 2 ranks was not refused"; exit 1
+printf 'neighbor: {domain_size: 500}\noutputs:\n  - {type: repose, file: repose.csv, every: 0.01, axis: [0, 1, 0], point: [0.02, 0.02, 0]}\n' >> "$dir/repose.yaml"
+"$talus" run "$dir/repose.yaml" -o "$dir/rp-serial" -q
+"$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/repose.yaml" -o "$dir/rp2" -q > "$dir/logrp" 2>&1 ||
+    { cat "$dir/logrp"; exit 1; }
+cmp "$dir/rp-serial/repose.csv" "$dir/rp2/repose.csv" || { echo "2 ranks: repose.csv differs"; exit 1; }
+echo "the repose output on 2 ranks: identical to the serial run's"
+
+# a feature not distributed yet is refused by name, nothing written
+sed '/^outputs:/,$d' "$dir/demo.yaml" > "$dir/log.yaml"
+printf 'outputs:\n  - {type: collisions, file: collisions.csv}\n' >> "$dir/log.yaml"
+if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/log.yaml" -o "$dir/lg" > "$dir/loglg" 2>&1; then
+    echo "a collision log on 2 ranks was not refused"; exit 1
 fi
-grep -q "not distributed over MPI ranks yet" "$dir/logrp" || { cat "$dir/logrp"; exit 1; }
-[ ! -e "$dir/rp" ] || { echo "the refused run left $dir/rp"; exit 1; }
-echo "a repose output on 2 ranks: refused by name, nothing written"
+grep -q "not distributed over MPI ranks yet" "$dir/loglg" || { cat "$dir/loglg"; exit 1; }
+[ ! -e "$dir/lg" ] || { echo "the refused run left $dir/lg"; exit 1; }
+echo "a collision log on 2 ranks: refused by name, nothing written"

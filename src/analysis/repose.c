@@ -38,6 +38,13 @@ tl_repose_def tl_repose_default(void) {
 
 static double deg(double rad) { return rad * 180.0 / 3.14159265358979323846; }
 
+/* particle i, when it counts: free (not fixed or prescribed) and of the material asked */
+static bool counted(const tl_world *w, size_t i, const tl_repose_def *def, tl_particle_state *ps) {
+    if (tl_world_particle_at(w, i, ps) != TL_OK) return false;
+    if (ps->flags & (TL_PARTICLE_FIXED | TL_PARTICLE_PRESCRIBED)) return false;
+    return def->material < 0 || ps->material == def->material;
+}
+
 tl_status tl_world_repose(const tl_world *w, const tl_repose_def *def, tl_repose *out) {
     if (!w || !def || !out) return TL_ERROR_ARGUMENT;
     memset(out, 0, sizeof *out);
@@ -59,21 +66,23 @@ tl_status tl_world_repose(const tl_world *w, const tl_repose_def *def, tl_repose
     double ev[3], eu[3];
     v3_scale(ev, gp, -1.0 / lg);
     v3_cross(eu, ev, a);
-    const tl_particles *p = &w->p;
+    /* through the particle queries: on rank 0 of a distributed run writing a record, they
+     * answer for every rank's particles */
+    const size_t np = tl_world_particle_count(w);
     double mass = 0.0, mu = 0.0, mv = 0.0, umin = INFINITY, umax = -INFINITY, dsum = 0.0;
     size_t n = 0;
-    for (size_t i = 0; i < p->count; i++) {
-        if (!(p->inv_mass[i] > 0.0)) continue;
-        if (def->material >= 0 && p->material[i] != def->material) continue;
-        double r[3];
-        v3_sub(r, p->x[i], p0);
+    for (size_t i = 0; i < np; i++) {
+        tl_particle_state ps;
+        if (!counted(w, i, def, &ps)) continue;
+        double r[3], x[3] = {ps.position.x, ps.position.y, ps.position.z};
+        v3_sub(r, x, p0);
         double u = v3_dot(r, eu), v = v3_dot(r, ev);
-        mass += p->mass[i];
-        mu += p->mass[i] * u;
-        mv += p->mass[i] * v;
+        mass += ps.mass;
+        mu += ps.mass * u;
+        mv += ps.mass * v;
         umin = fmin(umin, u);
         umax = fmax(umax, u);
-        dsum += 2.0 * p->radius[i];
+        dsum += 2.0 * ps.radius;
         n++;
     }
     out->particles = n;
@@ -92,12 +101,12 @@ tl_status tl_world_repose(const tl_world *w, const tl_repose_def *def, tl_repose
     double *top = malloc(nb * sizeof *top);
     if (!top) return TL_ERROR_MEMORY;
     for (size_t b = 0; b < nb; b++) top[b] = -INFINITY;
-    for (size_t i = 0; i < p->count; i++) {
-        if (!(p->inv_mass[i] > 0.0)) continue;
-        if (def->material >= 0 && p->material[i] != def->material) continue;
-        double r[3];
-        v3_sub(r, p->x[i], p0);
-        double u = v3_dot(r, eu), v = v3_dot(r, ev) + p->radius[i];
+    for (size_t i = 0; i < np; i++) {
+        tl_particle_state ps;
+        if (!counted(w, i, def, &ps)) continue;
+        double r[3], x[3] = {ps.position.x, ps.position.y, ps.position.z};
+        v3_sub(r, x, p0);
+        double u = v3_dot(r, eu), v = v3_dot(r, ev) + ps.radius;
         size_t b = (size_t)((u - umin) / width);
         if (b >= nb) b = nb - 1;
         if (v > top[b]) top[b] = v;

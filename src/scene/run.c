@@ -1010,9 +1010,12 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     }
     r.dist = tl_world_ranks(r.world) > 1;
     r.writer = tl_world_rank(r.world) == 0;
+    /* the collision log: switched on by its output (on the rank that writes it), not distributed
+     * yet: refused on every rank alike before anything is written */
     for (size_t k = 0; r.dist && k < scene->noutputs; k++)
-        if (scene->outputs[k].kind == TL_OUTPUT_REPOSE) {
-            fail(&r, "the repose output is not distributed over MPI ranks yet (docs/parallel.md)");
+        if (scene->outputs[k].kind == TL_OUTPUT_COLLISIONS) {
+            fail(&r, "the collisions output (the collision log) is not distributed over MPI ranks yet "
+                     "(docs/parallel.md)");
             return TL_ERROR_ARGUMENT;
         }
     r.dt = tl_world_dt(r.world);
