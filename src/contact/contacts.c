@@ -174,6 +174,19 @@ static int stash_list(tl_mem *mem, tl_stash *s, tl_keymap *map, const tl_pairs *
     return 0;
 }
 
+/* room for ncap records */
+static int stash_grow(tl_mem *mem, tl_stash *s, size_t ncap) {
+    size_t st = (size_t)s->stride;
+    double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
+    if (!r) return -1;
+    s->rec = r;
+    uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
+    if (!q) return -1; /* rec is larger than cap says: freed by its smaller size, harmless */
+    s->state = q;
+    s->cap = ncap;
+    return 0;
+}
+
 int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *pw,
                   const uint32_t *ids) {
     tl_keymap_clear(&s->pp);
@@ -188,16 +201,7 @@ int tl_stash_take(tl_mem *mem, tl_stash *s, const tl_pairs *pp, const tl_pairs *
         s->cap = 0;
         s->stride = pp->stride;
     }
-    if (n > s->cap) {
-        size_t ncap = n + n / 4 + 64, st = (size_t)s->stride;
-        double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
-        if (!r) return -1;
-        s->rec = r;
-        uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
-        if (!q) return -1;
-        s->state = q;
-        s->cap = ncap;
-    }
+    if (n > s->cap && stash_grow(mem, s, n + n / 4 + 64) != 0) return -1;
     if (tl_keymap_reserve(mem, &s->pp, npp) != 0 || tl_keymap_reserve(mem, &s->pw, npw) != 0) return -1;
     if (stash_list(mem, s, &s->pp, pp, false, ids) != 0) return -1;
     return stash_list(mem, s, &s->pw, pw, true, ids);
@@ -207,16 +211,7 @@ int tl_stash_put(tl_mem *mem, tl_stash *s, uint64_t key, uint8_t state, const do
     tl_keymap *map = key >> 63 ? &s->pw : &s->pp;
     if (tl_keymap_get(map, key) >= 0) return 0;
     size_t st = (size_t)s->stride;
-    if (s->count + 1 > s->cap) {
-        size_t ncap = s->cap * 2 + 64;
-        double *r = tl_mem_realloc(mem, s->rec, s->cap * st * sizeof *r, ncap * st * sizeof *r);
-        if (!r) return -1;
-        s->rec = r;
-        uint8_t *q = tl_mem_realloc(mem, s->state, s->cap, ncap);
-        if (!q) return -1;
-        s->state = q;
-        s->cap = ncap;
-    }
+    if (s->count + 1 > s->cap && stash_grow(mem, s, s->cap * 2 + 64) != 0) return -1;
     if (s->count >= (size_t)INT32_MAX) return -1;
     if (tl_keymap_put(mem, map, key, (int32_t)s->count) != 0) return -1;
     memcpy(s->rec + s->count * st, rec, st * sizeof *rec);
