@@ -79,7 +79,12 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "collide") == 0) return cmd_collide(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0) return cmd_calibrate(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0) return cmd_validate(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) { /* under mpirun: the bed spread over the ranks */
+        tl_parallel_begin(&argc, &argv);
+        int rc = cmd_bench(argc - 1, argv + 1);
+        tl_parallel_end();
+        return rc;
+    }
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         if (app_wants_help(argc - 1, argv + 1)) {
             printf("usage: talus version   prints the version of the command and its library\n");

@@ -19,7 +19,8 @@
 #   REPS=3              repetitions per size        STEPS=2000 NWARM=200   timed / warm-up steps
 #   NPS="1 2"           threads (Talus) / ranks (LIGGGHTS, LAMMPS)
 #   PARITY=1            0 skips the parity check    PEERS_1M=1   0: the 1M bed for Talus only
-#   CODES="talus liggghts lammps"                   SUMMARY=1    0: no RESULTS.md
+#   CODES="talus talus-mpi liggghts lammps"         SUMMARY=1    0: no RESULTS.md
+#                       (talus-mpi: Talus on NP MPI ranks of one thread, for NP > 1)
 #   SCENE_TEMPLATE=bench/bed.yaml                   the scene the per-size scenes come from
 # At 1M the peers run once, at 1 rank (about 10 min each on this kind of machine); Talus runs
 # every repetition and thread count. Quick check of the pipeline:
@@ -36,7 +37,7 @@ NWARM=${NWARM:-200}
 NPS=${NPS:-1 2}
 PARITY=${PARITY:-1}
 PEERS_1M=${PEERS_1M:-1}
-CODES=${CODES:-talus liggghts lammps}
+CODES=${CODES:-talus talus-mpi liggghts lammps}
 SUMMARY=${SUMMARY:-1}
 SCENE_TEMPLATE=${SCENE_TEMPLATE:-bench/bed.yaml}
 WORK=bench/work
@@ -125,6 +126,22 @@ one_run() { # CODE SIZE NP REP
     talus)
       m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$base.out" -- "$TALUS" bench "$scene" --data "$data" \
             --threads "$np" --warmup "$NWARM" --steps "$STEPS" --json)
+      extra=$(python3 - "$base.out" <<'PY'
+import json, sys
+try:
+    d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+    print("loop_s=%.6f Z=%.4f builds=%d N_end=%d engine_B_per_p=%.1f rss_B_per_p=%.1f"
+          % (d["seconds"], d["Z"], d["neighbor_builds"], d["N"], d["engine_bytes_per_particle"],
+             d["peak_rss_bytes_per_particle"]))
+except Exception as e:
+    print("loop_s= error=%s" % type(e).__name__)
+PY
+) ;;
+    talus-mpi)
+      # Talus on np MPI ranks of one thread each (1 rank: the talus row already)
+      [ "$np" -gt 1 ] || return 0
+      m=$(OMP_NUM_THREADS=1 python3 bench/measure.py --stdout "$base.out" -- $MPIRUN -np "$np" "$TALUS" bench "$scene" \
+            --data "$data" --threads 1 --warmup "$NWARM" --steps "$STEPS" --json)
       extra=$(python3 - "$base.out" <<'PY'
 import json, sys
 try:

@@ -39,8 +39,8 @@ QUIET = float(opt("--quiet", "0.1"))
 runs_path = args[0] if args else "bench/work/runs.txt"
 
 NMAP = {"10k": 10000, "100k": 100000, "1m": 1000000}
-CODES = ("talus", "liggghts", "lammps")
-NAMES = {"talus": "Talus", "liggghts": "LIGGGHTS", "lammps": "LAMMPS"}
+CODES = ("talus", "talus-mpi", "liggghts", "lammps")
+NAMES = {"talus": "Talus", "talus-mpi": "Talus (MPI ranks)", "liggghts": "LIGGGHTS", "lammps": "LAMMPS"}
 
 runs = []
 for ln in open(runs_path):
@@ -155,16 +155,18 @@ L.append("|---:|---:|---|---:|---|")
 for steps in steps_set:
     for size in sizes:
         for np_ in nps:
-            tal = {r["rep"]: r["loop"] for r in groups.get(("talus", size, np_, steps), [])}
-            for peer in ("liggghts", "lammps"):
-                pg = {r["rep"]: r["loop"] for r in groups.get((peer, size, np_, steps), [])}
-                if not tal or not pg:
-                    continue
-                pair = [pg[k] / tal[k] for k in tal if k in pg]
-                mr = medians[(peer, size, np_, steps)] / medians[("talus", size, np_, steps)]
-                L.append("| %s | %d | %s | %.2f | %s |" % (
-                    "{:,}".format(NMAP.get(size, 0)), np_, NAMES[peer], mr,
-                    "%.2f [%.2f..%.2f] (%d pairs)" % (med(pair), min(pair), max(pair), len(pair)) if pair else "-"))
+            for mine in ("talus", "talus-mpi"):
+                tal = {r["rep"]: r["loop"] for r in groups.get((mine, size, np_, steps), [])}
+                for peer in ("liggghts", "lammps"):
+                    pg = {r["rep"]: r["loop"] for r in groups.get((peer, size, np_, steps), [])}
+                    if not tal or not pg:
+                        continue
+                    pair = [pg[k] / tal[k] for k in tal if k in pg]
+                    mr = medians[(peer, size, np_, steps)] / medians[(mine, size, np_, steps)]
+                    L.append("| %s | %d%s | %s | %.2f | %s |" % (
+                        "{:,}".format(NMAP.get(size, 0)), np_, " (Talus: ranks)" if mine == "talus-mpi" else "",
+                        NAMES[peer], mr,
+                        "%.2f [%.2f..%.2f] (%d pairs)" % (med(pair), min(pair), max(pair), len(pair)) if pair else "-"))
 L.append("")
 
 L.append("## Memory per particle")
@@ -184,7 +186,7 @@ for size in sizes:
             if not g:
                 continue
             rss = med([fnum(r, "rss_kB_per_rank") * 1024.0 / N for r in g])
-            if code == "talus":
+            if code in ("talus", "talus-mpi"):
                 own = med([fnum(r, "engine_B_per_p") for r in g])
             else:
                 own = med([fnum(r, "code_mem_MB") * 1048576.0 / N for r in g])
