@@ -115,6 +115,18 @@ fi
 
 # ---- 4. the timed runs ----
 export OMP_NUM_THREADS=1   # the peers are MPI only; Talus's runs get OMP_NUM_THREADS = its threads
+talus_fields() { # the fields of a `talus bench --json` report (its last line)
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+    print("loop_s=%.6f Z=%.4f builds=%d N_end=%d engine_B_per_p=%.1f rss_B_per_p=%.1f"
+          % (d["seconds"], d["Z"], d["neighbor_builds"], d["N"], d["engine_bytes_per_particle"],
+             d["peak_rss_bytes_per_particle"]))
+except Exception as e:
+    print("loop_s= error=%s" % type(e).__name__)
+PY
+}
 one_run() { # CODE SIZE NP REP
   local code=$1 size=$2 np=$3 rep=$4
   local data=$WORK/bed_$size.data scene=$WORK/bed_$size.yaml
@@ -126,33 +138,13 @@ one_run() { # CODE SIZE NP REP
     talus)
       m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$base.out" -- "$TALUS" bench "$scene" --data "$data" \
             --threads "$np" --warmup "$NWARM" --steps "$STEPS" --json)
-      extra=$(python3 - "$base.out" <<'PY'
-import json, sys
-try:
-    d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-    print("loop_s=%.6f Z=%.4f builds=%d N_end=%d engine_B_per_p=%.1f rss_B_per_p=%.1f"
-          % (d["seconds"], d["Z"], d["neighbor_builds"], d["N"], d["engine_bytes_per_particle"],
-             d["peak_rss_bytes_per_particle"]))
-except Exception as e:
-    print("loop_s= error=%s" % type(e).__name__)
-PY
-) ;;
+      extra=$(talus_fields "$base.out") ;;
     talus-mpi)
       # Talus on np MPI ranks of one thread each (1 rank: the talus row already)
       [ "$np" -gt 1 ] || return 0
       m=$(OMP_NUM_THREADS=1 python3 bench/measure.py --stdout "$base.out" -- $MPIRUN -np "$np" "$TALUS" bench "$scene" \
             --data "$data" --threads 1 --warmup "$NWARM" --steps "$STEPS" --json)
-      extra=$(python3 - "$base.out" <<'PY'
-import json, sys
-try:
-    d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-    print("loop_s=%.6f Z=%.4f builds=%d N_end=%d engine_B_per_p=%.1f rss_B_per_p=%.1f"
-          % (d["seconds"], d["Z"], d["neighbor_builds"], d["N"], d["engine_bytes_per_particle"],
-             d["peak_rss_bytes_per_particle"]))
-except Exception as e:
-    print("loop_s= error=%s" % type(e).__name__)
-PY
-) ;;
+      extra=$(talus_fields "$base.out") ;;
     liggghts|lammps)
       local exe=liggghts inp=bench/peers/in.bench.liggghts
       [ "$code" = lammps ] && exe=lmp inp=bench/peers/in.bench.lammps
