@@ -2,12 +2,17 @@
 # `mpirun -n P talus run` writes the serial run's files, byte for byte (issue 15): the demo
 # scene, shortened to 0.05 s and cut into domains of 500 particles (so that 2 and 3 ranks
 # each own several), and the rainfall example (a pour with an inflow), shortened, serially and
-# on 2 and 3 ranks; energy.csv, particles.csv and every VTK frame compared.
-# Usage: test_mpi_run.sh TALUS SOURCE_DIR MPIEXEC
+# on 2 and 3 ranks; energy.csv and particles.csv compared byte for byte, the VTK frames (parallel
+# pieces on ranks: a .pvtp per frame) read by VTK's readers and compared array by array.
+# Usage: test_mpi_run.sh TALUS SOURCE_DIR MPIEXEC PYTHON
 set -eu
 talus=$1
 src=$2
 mpiexec=$3
+python=$4
+frames() { # SERIAL RANKS N: the frames of the run on N ranks are the serial run's
+    "$python" "$src/test/vtk/compare_frames.py" "$1" "$2" frames "$3"
+}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 sed 's/{name: pour, duration: 0.3}/{name: pour, duration: 0.05}/' "$src/examples/default.yaml" > "$dir/demo.yaml"
@@ -18,13 +23,28 @@ for n in 2 3; do
     "$mpiexec" --allow-run-as-root --oversubscribe -n $n "$talus" run "$dir/demo.yaml" -o "$dir/ranks$n" > "$dir/log$n" 2>&1 ||
         { cat "$dir/log$n"; exit 1; }
     grep -q "spread over $n MPI ranks" "$dir/log$n" || { echo "$n ranks: not spread"; cat "$dir/log$n"; exit 1; }
-    for f in energy.csv particles.csv frames.pvd; do
+    for f in energy.csv particles.csv; do
         cmp "$dir/serial/$f" "$dir/ranks$n/$f" || { echo "$n ranks: $f differs"; exit 1; }
     done
-    diff -r "$dir/serial/frames" "$dir/ranks$n/frames" > /dev/null || { echo "$n ranks: the VTK frames differ"; exit 1; }
-    nf=$(ls "$dir/ranks$n/frames" | wc -l)
-    echo "$n ranks: energy.csv, particles.csv and $nf VTK files identical to the serial run's"
+    frames "$dir/serial" "$dir/ranks$n" $n || { echo "$n ranks: the VTK frames differ"; exit 1; }
+    echo "$n ranks: energy.csv and particles.csv identical to the serial run's"
 done
+# a serial run into the same folder leaves serial frames only (the pieces of the run on 3
+# ranks are removed at its commit)
+"$talus" run "$dir/demo.yaml" -o "$dir/ranks3" -q
+[ -z "$(ls "$dir/ranks3/frames" | grep -v '^frames_[0-9]*\.vtp$')" ] || { echo "stale pieces left"; ls "$dir/ranks3/frames"; exit 1; }
+cmp "$dir/serial/frames.pvd" "$dir/ranks3/frames.pvd" || { echo "rerun serially: frames.pvd differs"; exit 1; }
+echo "rerun serially into the folder of 3 ranks: only the serial frames are left"
+# a failing piece (rank 1 cannot write its piece of a frame) stops every rank with rank 1's
+# message, and nothing is left
+# (a folder where its file would go: refused even to root)
+mkdir -p "$dir/ro/frames/frames_000001_p1.vtp.part"
+if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/demo.yaml" -o "$dir/ro" > "$dir/logro" 2>&1; then
+    echo "a piece that cannot be written did not stop the run"; exit 1
+fi
+grep -q "rank 1: .*frames_000001_p1.vtp.part" "$dir/logro" || { echo "not rank 1's message:"; cat "$dir/logro"; exit 1; }
+[ -z "$(find "$dir/ro" -type f)" ] || { echo "the failed run left files:"; find "$dir/ro" -type f; exit 1; }
+echo "a piece that rank 1 cannot write: every rank stops with its message, no file left"
 # a pour with an inflow during the run (the rainfall example, shortened: 150 beads inserted
 # while 1,000 fall): every rank places the same beads among all particles (a view of all)
 sed -e 's/{name: rain, duration: 0.2}/{name: rain, duration: 0.04}/' -e 's/stop: 0.08/stop: 0.03/' \
@@ -38,7 +58,7 @@ for n in 2 3; do
         { cat "$dir/rain-log$n"; exit 1; }
     grep -q "inserted     150 particles by inflows" "$dir/rain-log$n" || { echo "$n ranks: not 150 inserted"; cat "$dir/rain-log$n"; exit 1; }
     cmp "$dir/rain-serial/energy.csv" "$dir/rain$n/energy.csv" || { echo "rainfall, $n ranks: energy.csv differs"; exit 1; }
-    diff -r "$dir/rain-serial/frames" "$dir/rain$n/frames" > /dev/null || { echo "rainfall, $n ranks: the VTK frames differ"; exit 1; }
+    frames "$dir/rain-serial" "$dir/rain$n" $n || { echo "rainfall, $n ranks: the VTK frames differ"; exit 1; }
     echo "rainfall with its inflow, $n ranks: energy.csv and the VTK frames identical to the serial run's"
 done
 
@@ -59,7 +79,7 @@ grep -q "resuming from" "$dir/ck-log3" || { echo "not resumed"; cat "$dir/ck-log
 for f in energy.csv particles.csv; do
     cmp "$dir/ck-serial/$f" "$dir/ck3/$f" || { echo "resumed on 3 ranks: $f differs"; exit 1; }
 done
-diff -r "$dir/ck-serial/frames" "$dir/ck3/frames" > /dev/null || { echo "resumed on 3 ranks: the VTK frames differ"; exit 1; }
+frames "$dir/ck-serial" "$dir/ck3" 2,3 || { echo "resumed on 3 ranks: the VTK frames differ"; exit 1; }
 echo "resumed on 3 ranks from the checkpoint of 2: energy.csv, particles.csv and the frames identical to the serial run's"
 
 # the repose output (an analysis of all particles) and the contacts output, written by rank 0

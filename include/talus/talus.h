@@ -133,6 +133,10 @@ tl_status tl_world_view(tl_world *world, tl_view view);
 /* Collective: TL_OK when s is TL_OK on every rank, else a failure on every rank (rank 0's
  * status and message where it failed). s itself in a serial world. */
 tl_status tl_world_agree(tl_world *world, tl_status s);
+/* The same, carrying the message of the lowest rank that failed: on the ranks where s is
+ * TL_OK, that rank's status is returned and its message (prefixed "rank R: ") written to msg
+ * (size bytes), or set as the world's error when msg is NULL; a rank that failed keeps its own. */
+tl_status tl_world_agree_message(tl_world *world, tl_status s, char *msg, size_t size);
 /* Rank 0's v on every rank (collective; v in a serial world). */
 int64_t tl_world_agree_i64(tl_world *world, int64_t v);
 

@@ -23,8 +23,21 @@
  * data id, material, shape and point data velocity (of the surface point,
  * v + w x r). Both series are written at the same times.
  *
+ * On several MPI ranks (docs/parallel.md) a frame is written in parallel
+ * pieces: each rank writes the particles it owns (in the global storage order)
+ * to a piece of its own, and rank 0 writes the frame as a ParaView parallel
+ * PolyData file that lists them in rank order, which the .pvd lists:
+ *
+ *   particles/particles_000000.pvtp     frame 0: its arrays and pieces
+ *   particles/particles_000000_p0.vtp   rank 0's particles, _p1: rank 1's, ...
+ *
+ * The pieces read together are the serial frame (the same points and arrays
+ * in the same order); no rank holds more than its own particles. Each rank
+ * removes its own pieces on abort; the run's agreement after every record
+ * (run.c) makes a failed piece stop every rank.
+ *
  * A resumed run (o->resume) takes back the frames written by the
- * checkpoint: it goes on from the next index (frames of the interrupted run
+ * checkpoint (each .vtp or .pvtp, whichever the run that wrote it made): it goes on from the next index (frames of the interrupted run
  * after the checkpoint are rewritten, or removed at the commit when the
  * series ends earlier); an abort removes only the frames it wrote and puts
  * the .pvd back to the frames it took back.
@@ -37,6 +50,7 @@
 #include <unistd.h>
 
 #include "outputs.h"
+#include "talus/talus.h"
 
 /* one series of frames: its .pvd, its folder, the frames written */
 typedef struct series {
@@ -44,7 +58,7 @@ typedef struct series {
     char *frame_dir;  /* <dir>/<file><suffix> */
     char *base;       /* last component of <file><suffix> */
     bool made_dir;    /* frame_dir was created by this run */
-    char **frames;    /* full paths of the frames written */
+    char **frames;    /* full paths of the frames written (.vtp, or .pvtp in pieces) */
 } series;
 
 enum { S_PARTICLES = 0, S_SURFACES, S_COUNT };
@@ -55,7 +69,9 @@ struct tl_vtk_state {
     int nseries;      /* 1, or 2 when the world has other shapes */
     size_t resumed;   /* frames taken back from a checkpoint (a resumed run) */
     double *times;
+    uint32_t *pieces; /* per frame: 0 a .vtp, else the .pvtp's piece count */
     size_t nframes, cap;
+    int rank, ranks;  /* of a distributed world (1 rank: serial frames) */
     tl_file frame;    /* the frame being written */
     uint8_t *buf;     /* scratch for one array */
     size_t capbuf;
@@ -105,6 +121,7 @@ static void free_state(struct tl_vtk_state *v) {
         free(se->pvd_path);
     }
     free(v->times);
+    free(v->pieces);
     free(v->buf);
     free(v);
 }
@@ -148,6 +165,36 @@ static char *frame_path(const series *se, size_t index) {
     return tl_strdup_printf("%s/%s_%06zu.vtp", se->frame_dir, se->base, index);
 }
 
+static char *pframe_path(const series *se, size_t index) {
+    return tl_strdup_printf("%s/%s_%06zu.pvtp", se->frame_dir, se->base, index);
+}
+
+/* the piece of rank r of a frame: its full path, or (dir false) its name beside the .pvtp */
+static char *piece_path(const series *se, size_t index, int r, bool dir) {
+    if (!dir) return tl_strdup_printf("%s_%06zu_p%d.vtp", se->base, index, r);
+    return tl_strdup_printf("%s/%s_%06zu_p%d.vtp", se->frame_dir, se->base, index, r);
+}
+
+/* the frame f that a resumed run takes back: the .pvtp when the run that wrote it was
+ * spread over ranks, else the .vtp; NULL when neither is there (or out of memory: *oom) */
+static char *existing_frame(const series *se, size_t f, bool *pieces, bool *no_memory) {
+    *no_memory = false;
+    char *p = pframe_path(se, f);
+    if (p && access(p, F_OK) == 0) {
+        *pieces = true;
+        return p;
+    }
+    free(p);
+    char *q = frame_path(se, f);
+    if (q && access(q, F_OK) == 0) {
+        *pieces = false;
+        return q;
+    }
+    *no_memory = !p || !q;
+    free(q);
+    return NULL;
+}
+
 static tl_status grow_frames(tl_output *o, size_t need) {
     struct tl_vtk_state *v = o->vtk;
     if (need <= v->cap) return TL_OK;
@@ -161,6 +208,9 @@ static tl_status grow_frames(tl_output *o, size_t need) {
     double *t = realloc(v->times, cap * sizeof *t);
     if (!t) return oom(o);
     v->times = t;
+    uint32_t *pc = realloc(v->pieces, cap * sizeof *pc);
+    if (!pc) return oom(o);
+    v->pieces = pc;
     v->cap = cap;
     return TL_OK;
 }
@@ -169,6 +219,7 @@ static tl_status write_pvd(tl_output *o, const series *se);
 
 static tl_status write_pvds(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
+    if (v->rank != 0) return TL_OK; /* rank 0 writes the collections */
     for (int k = 0; k < v->nseries; k++) {
         tl_status s = write_pvd(o, &v->s[k]);
         if (s != TL_OK) return s;
@@ -184,12 +235,17 @@ static tl_status vtk_take_back(tl_output *o) {
     if (s != TL_OK) return s;
     for (size_t f = 0; f < in->nframes; f++) {
         for (int k = 0; k < v->nseries; k++) {
-            char *path = frame_path(&v->s[k], f);
+            bool pieces, no_memory;
+            char *path = existing_frame(&v->s[k], f, &pieces, &no_memory);
             if (!path) {
                 for (int j = 0; j < k; j++) free(v->s[j].frames[f]);
-                return oom(o);
+                if (no_memory) return oom(o);
+                snprintf(o->ctx->err, o->ctx->errsize, "cannot resume: frame %zu of %s is missing", f,
+                         v->s[k].pvd_path);
+                return TL_ERROR_IO;
             }
             v->s[k].frames[f] = path;
+            if (k == 0) v->pieces[f] = pieces; /* 1 or 0: its piece count is not needed */
         }
         v->times[f] = in->times[f];
         v->nframes = v->resumed = f + 1; /* an abort keeps them */
@@ -203,6 +259,7 @@ static tl_status open_series(tl_output *o, series *se, const char *suffix) {
     if (s != TL_OK) return s;
     se->pvd_path = tl_strdup_printf("%s.pvd", se->frame_dir);
     if (!se->pvd_path) return oom(o);
+    if (o->vtk->rank != 0) return TL_OK; /* rank 0 made the folder and checked the .pvd (run.c) */
     s = tl_file_can_replace(se->pvd_path, o->ctx->err, o->ctx->errsize);
     if (s != TL_OK) return s;
     if (access(se->frame_dir, F_OK) != 0) se->made_dir = true;
@@ -213,6 +270,8 @@ static tl_status vtk_open(tl_output *o) {
     struct tl_vtk_state *v = calloc(1, sizeof *v);
     if (!v) return oom(o);
     o->vtk = v;
+    v->rank = tl_world_rank(o->ctx->world);
+    v->ranks = tl_world_ranks(o->ctx->world);
     v->nseries = tl_world_shape_count(o->ctx->world) > 0 ? 2 : 1;
     tl_status s = TL_OK;
     for (int k = 0; k < v->nseries && s == TL_OK; k++) s = open_series(o, &v->s[k], series_suffix[k]);
@@ -243,13 +302,16 @@ static tl_status vtk_resume_check(tl_output *o, const tl_output_saved *in) {
         if (s != TL_OK) return s;
         series probe = {.frame_dir = dir, .base = base};
         for (size_t f = 0; f < in->nframes && s == TL_OK; f++) {
-            char *path = frame_path(&probe, f);
-            if (!path) s = oom(o);
-            else if (access(path, F_OK) != 0) {
+            bool pieces, no_memory;
+            char *path = existing_frame(&probe, f, &pieces, &no_memory);
+            if (!path && no_memory) s = oom(o);
+            else if (!path) {
+                char *want = frame_path(&probe, f);
                 snprintf(o->ctx->err, o->ctx->errsize,
-                         "cannot resume: the frame %s is missing (the checkpoint counts %zu frames); "
-                         "rerun without --resume or restore the file",
-                         path, in->nframes);
+                         "cannot resume: the frame %s (or its .pvtp) is missing (the checkpoint counts %zu "
+                         "frames); rerun without --resume or restore the file",
+                         want ? want : probe.base, in->nframes);
+                free(want);
                 s = TL_ERROR_IO;
             }
             free(path);
@@ -277,7 +339,7 @@ static tl_status write_pvd(tl_output *o, const series *se) {
         put_xml_text(fp, se->base);
         fputc('/', fp);
         put_xml_text(fp, se->base);
-        fprintf(fp, "_%06zu.vtp\"/>\n", k);
+        fprintf(fp, "_%06zu.%s\"/>\n", k, v->pieces[k] ? "pvtp" : "vtp");
     }
     fputs("  </Collection>\n</VTKFile>\n", fp);
     if (fclose(fp) != 0 || !text) {
@@ -574,30 +636,126 @@ static tl_status write_surfaces(tl_output *o, const char *path, const tl_particl
     return finish_frame(o);
 }
 
+/* ---- a frame in pieces (several ranks) ---- */
+
+static void put_parray(FILE *fp, const char *type, const char *name, int components) {
+    fprintf(fp, "      <PDataArray type=\"%s\" Name=\"%s\"", type, name);
+    if (components > 1) fprintf(fp, " NumberOfComponents=\"%d\"", components);
+    fputs("/>\n", fp);
+}
+
+/* The .pvtp of frame `index` of series k: its arrays (those of each piece) and its pieces,
+ * one per rank in rank order. */
+static tl_status write_pvtp(tl_output *o, int k, const char *path, size_t index) {
+    struct tl_vtk_state *v = o->vtk;
+    const series *se = &v->s[k];
+    char *text = NULL;
+    size_t size = 0;
+    FILE *fp = open_memstream(&text, &size);
+    if (!fp) return oom(o);
+    fputs("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+          "  <PPolyData GhostLevel=\"0\">\n",
+          fp);
+    if (k == S_PARTICLES) {
+        fputs("    <PPointData Scalars=\"radius\" Vectors=\"velocity\">\n", fp);
+        const array_id point_data[] = {A_ID, A_MATERIAL, A_RADIUS, A_VELOCITY, A_ANGULAR_VELOCITY,
+                                       A_FORCE, A_SHAPE, A_ORIENTATION};
+        for (size_t a = 0; a < sizeof point_data / sizeof *point_data; a++)
+            put_parray(fp, arrays[point_data[a]].type, arrays[point_data[a]].name,
+                       arrays[point_data[a]].components);
+        fputs("    </PPointData>\n    <PPoints>\n", fp);
+        put_parray(fp, arrays[A_POINTS].type, arrays[A_POINTS].name, arrays[A_POINTS].components);
+    } else {
+        fputs("    <PPointData Vectors=\"velocity\">\n", fp);
+        put_parray(fp, blocks[B_VELOCITY].type, blocks[B_VELOCITY].name, blocks[B_VELOCITY].components);
+        fputs("    </PPointData>\n    <PCellData Scalars=\"id\">\n", fp);
+        for (int b = B_ID; b <= B_SHAPE; b++) put_parray(fp, blocks[b].type, blocks[b].name, blocks[b].components);
+        fputs("    </PCellData>\n    <PPoints>\n", fp);
+        put_parray(fp, blocks[B_POINTS].type, blocks[B_POINTS].name, blocks[B_POINTS].components);
+    }
+    fputs("    </PPoints>\n", fp);
+    for (int r = 0; r < v->ranks; r++) {
+        char *name = piece_path(se, index, r, false);
+        if (!name) {
+            fclose(fp);
+            free(text);
+            return oom(o);
+        }
+        fputs("    <Piece Source=\"", fp);
+        put_xml_text(fp, name);
+        fputs("\"/>\n", fp);
+        free(name);
+    }
+    fputs("  </PPolyData>\n</VTKFile>\n", fp);
+    if (fclose(fp) != 0 || !text) {
+        free(text);
+        return oom(o);
+    }
+    tl_status s = tl_file_write_atomic(path, text, size, o->ctx->err, o->ctx->errsize);
+    free(text);
+    return s;
+}
+
+/* Frame `index` of every series: the serial .vtp, or (several ranks) this rank's piece and,
+ * on rank 0, the .pvtp. On failure nothing of this rank's part of the frame is left. */
+static tl_status write_frames(tl_output *o, char *const path[], const tl_particle_state *ps, size_t m,
+                              double time) {
+    struct tl_vtk_state *v = o->vtk;
+    const bool pieces = v->ranks > 1;
+    char *written[2 * S_COUNT] = {NULL};
+    int nw = 0;
+    tl_status s = TL_OK;
+    for (int k = 0; k < v->nseries && s == TL_OK; k++) {
+        char *file = pieces ? piece_path(&v->s[k], v->nframes, v->rank, true) : tl_strdup_printf("%s", path[k]);
+        if (!file) {
+            s = oom(o);
+            break;
+        }
+        s = k == S_PARTICLES ? write_frame(o, file, ps, m, time) : write_surfaces(o, file, ps, m, time);
+        if (s != TL_OK) {
+            free(file);
+            break;
+        }
+        written[nw++] = file;
+        if (pieces && v->rank == 0) {
+            s = write_pvtp(o, k, path[k], v->nframes);
+            if (s != TL_OK) break;
+            if (!(written[nw++] = tl_strdup_printf("%s", path[k]))) s = oom(o);
+        }
+    }
+    for (int j = 0; j < nw; j++) {
+        if (s != TL_OK) (void)unlink(written[j]);
+        free(written[j]);
+    }
+    return s;
+}
+
 static tl_status vtk_record(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
     const tl_world *w = o->ctx->world;
     tl_status s = grow_frames(o, v->nframes + 1);
     if (s != TL_OK) return s;
-    size_t n = tl_world_particle_count(w);
+    /* several ranks: this rank's own particles, in the global order; serially every one */
+    const bool pieces = v->ranks > 1;
+    size_t first = 0, n = 0;
+    if (pieces) tl_world_owned(w, &first, &n);
+    else n = tl_world_particle_count(w);
     tl_particle_state *ps = malloc((n ? n : 1) * sizeof *ps);
     char *path[S_COUNT] = {NULL, NULL};
     bool ok = ps != NULL;
-    for (int k = 0; k < v->nseries && ok; k++) ok = (path[k] = frame_path(&v->s[k], v->nframes)) != NULL;
+    for (int k = 0; k < v->nseries && ok; k++)
+        ok = (path[k] = pieces ? pframe_path(&v->s[k], v->nframes) : frame_path(&v->s[k], v->nframes)) != NULL;
     if (!ok) {
         free(ps);
         for (int k = 0; k < S_COUNT; k++) free(path[k]);
         return oom(o);
     }
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = first; i < first + n; i++)
         if (tl_world_particle_at(w, i, &ps[m]) == TL_OK) m++;
     double time = tl_world_time(w);
-    s = write_frame(o, path[S_PARTICLES], ps, m, time);
-    if (s == TL_OK && v->nseries > S_SURFACES) {
-        s = write_surfaces(o, path[S_SURFACES], ps, m, time);
-        if (s != TL_OK) (void)unlink(path[S_PARTICLES]);
-    }
+    s = write_frames(o, path, ps, m, time);
     free(ps);
     if (s != TL_OK) {
         for (int k = 0; k < S_COUNT; k++) free(path[k]);
@@ -605,6 +763,7 @@ static tl_status vtk_record(tl_output *o) {
     }
     for (int k = 0; k < v->nseries; k++) v->s[k].frames[v->nframes] = path[k]; /* final now: removed again on abort */
     v->times[v->nframes] = time;
+    v->pieces[v->nframes] = pieces ? (uint32_t)v->ranks : 0;
     v->nframes++;
     o->records++;
     return write_pvds(o);
@@ -612,29 +771,52 @@ static tl_status vtk_record(tl_output *o) {
 
 /* ---- end ---- */
 
-/* Removes frames of an earlier run of this series beyond the last one written
- * now (<base>_NNNNNN.vtp with NNNNNN >= the frame count). */
-static void remove_stale_frames(const series *se, size_t nframes) {
+/* Reads a frame file's name: <base>_NNNNNN.vtp, <base>_NNNNNN.pvtp or the piece
+ * <base>_NNNNNN_pK.vtp (*piece = K, else -1). */
+static bool frame_name(const char *nm, const char *base, size_t *index, long *piece, bool *pvtp) {
+    size_t lb = strlen(base);
+    if (strncmp(nm, base, lb) != 0 || nm[lb] != '_') return false;
+    const char *c = nm + lb + 1;
+    size_t nd = 0, idx = 0;
+    for (; c[nd] >= '0' && c[nd] <= '9'; nd++) idx = idx * 10 + (size_t)(c[nd] - '0');
+    if (nd < 6 || nd > 18) return false;
+    c += nd;
+    *piece = -1;
+    if (c[0] == '_' && c[1] == 'p') {
+        size_t np = 0;
+        long k = 0;
+        for (c += 2; c[np] >= '0' && c[np] <= '9' && np < 9; np++) k = k * 10 + (c[np] - '0');
+        if (np == 0) return false;
+        *piece = k;
+        c += np;
+    }
+    *pvtp = strcmp(c, ".pvtp") == 0;
+    if (!*pvtp && strcmp(c, ".vtp") != 0) return false;
+    if (*pvtp && *piece >= 0) return false;
+    *index = idx;
+    return true;
+}
+
+/* Removes the frame files of an earlier run of this series that the frames now do not use:
+ * beyond the last frame written, and of the frames this run wrote, the kind it did not write
+ * (a .vtp where it wrote pieces, pieces of ranks it did not have, a .pvtp where it wrote a
+ * .vtp). The frames taken back from a checkpoint keep theirs. */
+static void remove_stale_frames(const struct tl_vtk_state *v, const series *se) {
     DIR *d = opendir(se->frame_dir);
     if (!d) return;
-    size_t lb = strlen(se->base);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        const char *nm = e->d_name;
-        size_t ln = strlen(nm);
-        if (ln < lb + 6 || strncmp(nm, se->base, lb) != 0 || nm[lb] != '_') continue;
-        if (strcmp(nm + ln - 4, ".vtp") != 0) continue;
-        const char *digits = nm + lb + 1;
-        size_t nd = (size_t)(nm + ln - 4 - digits);
-        if (nd < 6 || nd > 18) continue;
-        size_t index = 0;
-        bool ok = true;
-        for (size_t k = 0; k < nd; k++) {
-            if (digits[k] < '0' || digits[k] > '9') ok = false;
-            else index = index * 10 + (size_t)(digits[k] - '0');
+        size_t index;
+        long piece;
+        bool pvtp;
+        if (!frame_name(e->d_name, se->base, &index, &piece, &pvtp)) continue;
+        bool keep = index < v->resumed;
+        if (!keep && index < v->nframes) {
+            uint32_t np = v->pieces[index];
+            keep = np == 0 ? (!pvtp && piece < 0) : (pvtp || (piece >= 0 && piece < (long)np));
         }
-        if (!ok || index < nframes) continue;
-        char *path = tl_strdup_printf("%s/%s", se->frame_dir, nm);
+        if (keep) continue;
+        char *path = tl_strdup_printf("%s/%s", se->frame_dir, e->d_name);
         if (path) (void)unlink(path);
         free(path);
     }
@@ -643,8 +825,11 @@ static void remove_stale_frames(const series *se, size_t nframes) {
 
 static tl_status vtk_commit(tl_output *o) {
     struct tl_vtk_state *v = o->vtk;
-    for (int k = 0; k < v->nseries; k++) remove_stale_frames(&v->s[k], v->nframes);
-    o->files_written = v->nseries * ((int)v->nframes + (v->nframes ? 1 : 0));
+    if (v->rank != 0) return TL_OK; /* rank 0 tidies the folders and counts the files */
+    for (int k = 0; k < v->nseries; k++) remove_stale_frames(v, &v->s[k]);
+    size_t files = v->nframes ? 1 : 0;
+    for (size_t f = v->resumed; f < v->nframes; f++) files += v->pieces[f] ? v->pieces[f] + 1 : 1;
+    o->files_written = v->nseries * (int)(files + v->resumed);
     return TL_OK;
 }
 
@@ -654,7 +839,19 @@ static void vtk_abort(tl_output *o) {
     tl_file_abort(&v->frame);
     for (int k = 0; k < v->nseries; k++)
         if (v->s[k].frames)
-            for (size_t f = v->resumed; f < v->nframes; f++) (void)unlink(v->s[k].frames[f]);
+            for (size_t f = v->resumed; f < v->nframes; f++) {
+                if (v->rank == 0) (void)unlink(v->s[k].frames[f]);
+                if (!v->pieces[f]) continue;
+                char *piece = piece_path(&v->s[k], f, v->rank, true); /* each rank its own */
+                if (piece) (void)unlink(piece);
+                free(piece);
+            }
+    if (v->rank != 0) { /* rank 0 puts the collections back and removes the folders */
+        free_state(v);
+        o->vtk = NULL;
+        o->files_written = 0;
+        return;
+    }
     if (v->resumed) { /* the .pvd of the frames taken back; the failure's message stays */
         char *keep = tl_strdup_printf("%s", o->ctx->err);
         for (int k = 0; k < v->nseries; k++)
@@ -682,6 +879,7 @@ static void vtk_release(tl_output *o) {
 
 static const tl_output_ops vtk_ops = {.name = "vtk",
                                       .time_series = true,
+                                      .distributed = true,
                                       .open = vtk_open,
                                       .record = vtk_record,
                                       .commit = vtk_commit,

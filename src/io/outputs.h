@@ -59,6 +59,8 @@ typedef struct tl_output_ops {
     const char *name;        /* "energy", "particles", ... */
     bool time_series;        /* recorded at its intervals (and at t = 0 and the end) */
     bool after_commit;       /* committed after every other output (plot) */
+    bool distributed;        /* on several ranks: opened, recorded and aborted on every rank, each
+                              * writing its own part (vtk: pieces); the others on rank 0 alone */
     tl_status (*open)(tl_output *o);
     tl_status (*record)(tl_output *o);   /* NULL: none */
     tl_status (*sync)(tl_output *o);     /* NULL: none */

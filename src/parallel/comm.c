@@ -126,6 +126,9 @@ size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t b
 void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes) {
     MPI_Bcast(data, (int)bytes, MPI_BYTE, 0, c->comm);
 }
+void tl_comm_bcast(const tl_comm *c, void *data, size_t bytes, int root) {
+    MPI_Bcast(data, (int)bytes, MPI_BYTE, root, c->comm);
+}
 
 size_t tl_comm_exchange(const tl_comm *c, tl_mem *mem, const void *send, const size_t *send_counts,
                         void **out, size_t *cap, size_t *recv_counts) {
@@ -251,6 +254,9 @@ size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t b
     return tl_comm_allgather(c, mem, send, bytes, out, cap, NULL);
 }
 void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes) { (void)c, (void)data, (void)bytes; }
+void tl_comm_bcast(const tl_comm *c, void *data, size_t bytes, int root) {
+    (void)c, (void)data, (void)bytes, (void)root;
+}
 void tl_comm_allgather_known(const tl_comm *c, const void *send, size_t bytes, void *recv,
                              const size_t *counts) {
     (void)c, (void)counts;

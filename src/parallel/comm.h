@@ -50,6 +50,8 @@ size_t tl_comm_allgather(const tl_comm *c, tl_mem *mem, const void *send, size_t
 size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out, size_t *cap);
 /* Rank 0's n bytes to every rank. */
 void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes);
+/* Rank root's n bytes to every rank. */
+void tl_comm_bcast(const tl_comm *c, void *data, size_t bytes, int root);
 
 /* Personalized exchange: send holds the bytes for rank 0, then rank 1, ...
  * (send_counts[r] bytes each); *out receives what each rank sent here, in

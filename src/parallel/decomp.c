@@ -1024,6 +1024,31 @@ tl_status tl_world_agree(tl_world *w, tl_status s) {
     return tl_world_fail(w, st[1] ? (tl_status)st[0] : TL_ERROR_STATE, "another rank failed");
 }
 
+tl_status tl_world_agree_message(tl_world *w, tl_status s, char *msg, size_t size) {
+    if (!w || !tl_decomp_on(w->dc)) return s;
+    const tl_comm *c = w->dc->comm;
+    double first = s != TL_OK ? (double)w->dc->rank : (double)w->dc->size;
+    tl_comm_min(c, &first, 1);
+    if (first >= (double)w->dc->size) return TL_OK;
+    int root = (int)first;
+    struct {
+        int status;
+        char text[512];
+    } m;
+    memset(&m, 0, sizeof m);
+    m.status = (int)s;
+    if (w->dc->rank == root) {
+        const char *text = msg ? msg : w->error;
+        size_t len = strnlen(text, sizeof m.text - 1);
+        memcpy(m.text, text, len);
+    }
+    tl_comm_bcast(c, &m, sizeof m, root);
+    if (s != TL_OK) return s; /* its own message */
+    if (!msg) return tl_world_fail(w, (tl_status)m.status, "rank %d: %s", root, m.text);
+    snprintf(msg, size, "rank %d: %s", root, m.text);
+    return (tl_status)m.status;
+}
+
 int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
     if (w && tl_decomp_on(w->dc)) tl_comm_bcast0(w->dc->comm, &v, sizeof v);
     return v;

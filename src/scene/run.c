@@ -195,16 +195,17 @@ static tl_status record(run_state *r, size_t k) {
     tl_output *o = &r->out[k];
     tl_status st = sound(r);
     if (st != TL_OK) return st;
-    /* several ranks: rank 0 writes the record from the gathered view (collective) */
-    if (r->dist) st = tl_world_view(r->world, TL_VIEW_RECORD);
-    if (st == TL_OK && r->writer) {
+    /* several ranks: rank 0 writes the record from the gathered view (collective), or every
+     * rank writes its part of a distributed output */
+    const bool own_part = r->dist && o->ops->distributed;
+    if (r->dist && !own_part) st = tl_world_view(r->world, TL_VIEW_RECORD);
+    if (st == TL_OK && (r->writer || own_part)) {
         st = o->ops->record(o);
         if (st != TL_OK) prefix_output(r, o);
     }
     if (r->dist) {
-        tl_world_view(r->world, TL_VIEW_OFF);
-        st = tl_world_agree(r->world, st);
-        if (st != TL_OK && !r->writer) fail(r, "%s", tl_world_error(r->world));
+        if (!own_part) tl_world_view(r->world, TL_VIEW_OFF);
+        st = tl_world_agree_message(r->world, st, r->scene->run_error, sizeof r->scene->run_error);
     }
     if (st != TL_OK) return st;
     schedule_advance(r, &r->sched[k]);
@@ -243,11 +244,13 @@ static tl_status sync_outputs(run_state *r) {
     return TL_OK;
 }
 
+/* on several ranks every rank removes its parts of the distributed outputs before rank 0
+ * removes the rest (and the folders, once empty) */
 static void abort_outputs(run_state *r) {
-    for (size_t k = 0; k < r->opened; k++) {
-        tl_output *o = &r->out[k];
-        o->ops->abort(o);
-    }
+    for (size_t k = 0; !r->writer && k < r->opened; k++)
+        if (r->out[k].ops->distributed) r->out[k].ops->abort(&r->out[k]);
+    if (r->dist) (void)tl_world_agree(r->world, TL_OK);
+    for (size_t k = 0; r->writer && k < r->opened; k++) r->out[k].ops->abort(&r->out[k]);
     r->opened = 0;
 }
 
@@ -378,6 +381,21 @@ static tl_status open_outputs(run_state *r) {
             return st;
         }
         if (o->spec->kind == TL_OUTPUT_COLLISIONS) r->logging = true;
+    }
+    return TL_OK;
+}
+
+/* Another rank than 0: opens the distributed outputs, to write its parts. */
+static tl_status open_parts(run_state *r) {
+    for (size_t k = 0; k < r->nout; k++) {
+        tl_output *o = &r->out[k];
+        r->opened = k + 1;
+        if (!o->ops->distributed) continue;
+        tl_status st = o->ops->open(o);
+        if (st != TL_OK) {
+            prefix_output(r, o);
+            return st;
+        }
     }
     return TL_OK;
 }
@@ -1073,6 +1091,8 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     if (r.opt.write_outputs) {
         st = r.writer ? open_outputs(&r) : TL_OK;
         if (r.dist) st = tl_world_agree(r.world, st);
+        if (r.dist && st == TL_OK && !r.writer) st = open_parts(&r); /* in the folders rank 0 made */
+        if (r.dist) st = tl_world_agree_message(r.world, st, scene->run_error, sizeof scene->run_error);
         tl_run_saved_free(saved); /* the outputs took what they needed */
         saved = NULL;
         for (size_t k = 0; k < r.nout; k++) r.out[k].resume = NULL;
