@@ -195,6 +195,10 @@ void tl_world_log_collisions(tl_world *world, bool enable);
 size_t tl_world_collision_count(const tl_world *world);
 const tl_collision *tl_world_collisions(const tl_world *world);
 void tl_world_clear_collisions(tl_world *world);
+/* A distributed world (collective): every rank's log to rank 0, in the order a serial run logs
+ * them; the other ranks' logs are emptied (each rank logs the contacts of its own particles).
+ * Nothing in a serial world. */
+tl_status tl_world_collect_collisions(tl_world *world);
 
 /* Neighbor-list rebuilds so far. */
 int64_t tl_world_neighbor_builds(const tl_world *world);

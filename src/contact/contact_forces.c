@@ -38,6 +38,7 @@
 #include "vec.h"
 #include "world.h"
 #include "decomp.h"
+#include "decomp_log.h"
 
 /* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
  * rolling torque, when it has one, in a slot of its own: w->out_m) */
@@ -704,10 +705,12 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
 
 /* ---- the collision log: contacts that ended in this step ---- */
 
-static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s) {
+/* the rows [lo, hi) are logged (on ranks: this rank's own rows); every exit mark is cleared */
+static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, size_t lo, size_t hi) {
     for (size_t k = 0; k < l->count; k++) {
         if (!(l->state[k] & TL_PAIR_EXIT)) continue;
         l->state[k] &= (uint8_t)~TL_PAIR_EXIT;
+        if (k < lo || k >= hi) continue;
         uint32_t i = l->a[k];
         side_b b;
         side_b_of(w, l, k, wall, &b);
@@ -902,8 +905,10 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     /* 4. constant external forces, in id order */
     if (w->next) tl_external_apply(w);
     if (exits && w->log_collisions && w->lay.impact >= 0) {
-        tl_status st = log_exits(w, &w->pp, false, &s);
-        if (st == TL_OK) st = log_exits(w, &w->pw, true, &s);
+        size_t lo[2], hi[2];
+        tl_decomp_log_rows(w, lo, hi);
+        tl_status st = log_exits(w, &w->pp, false, &s, lo[0], hi[0]);
+        if (st == TL_OK) st = log_exits(w, &w->pw, true, &s, lo[1], hi[1]);
         if (st != TL_OK) return st;
     }
     return TL_OK;

@@ -219,6 +219,7 @@ void tl_world_destroy(tl_world *w) {
     tl_domains_free(m, &w->dom);
     tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
     tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
+    tl_mem_free(m, w->coll_key, w->capkey * sizeof *w->coll_key);
     tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);
     tl_mem_free(m, w->touch_ref, w->captouch * sizeof *w->touch_ref);
     tl_mem_free(m, w->touch_cand, w->cap_touch_cand * sizeof *w->touch_cand);

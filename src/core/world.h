@@ -143,6 +143,9 @@ struct tl_world {
     bool no_fast_path;     /* tests: every contact through the general path */
     tl_collision *coll;
     size_t ncoll, capcoll;
+    uint64_t *coll_key;    /* per logged collision: 2 x the step it separated in (+1 against a
+                            * wall): the order in which ranks' logs merge (parallel/decomp_log.c) */
+    size_t capkey;
     tl_pending_exit *pend;
     size_t npend, cappend;
 
@@ -218,8 +221,8 @@ tl_status tl_timestep_compute(tl_world *w);
 double tl_timestep_impact_speed(const tl_world *w);
 /* Finishes the collisions of this step's pending exits. */
 void tl_measure_finish_exits(tl_world *w);
-/* Records a finished collision in the log. */
-tl_status tl_measure_log(tl_world *w, const tl_collision *c);
+/* Records a finished collision in the log, with its key (see coll_key). */
+tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key);
 
 /* external.c: the constant external forces */
 const double *tl_external_force_of(const tl_world *w, uint32_t id); /* NULL: none */

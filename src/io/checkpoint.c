@@ -343,6 +343,7 @@ typedef struct loaded {
     tl_shape_contacts sc;
     tl_domains dom;
     tl_collision *coll;
+    uint64_t *coll_key; /* zeros: the loaded log comes before anything logged later */
     tl_pending_exit *pend;
     tl_external *ext;
     size_t ncoll, npend, next;
@@ -355,6 +356,7 @@ static void loaded_free(tl_world *w, loaded *L) {
     tl_shape_contacts_free(&w->mem, &L->sc);
     tl_domains_free(&w->mem, &L->dom);
     tl_mem_free(&w->mem, L->coll, L->ncoll * sizeof *L->coll);
+    tl_mem_free(&w->mem, L->coll_key, L->ncoll * sizeof *L->coll_key);
     tl_mem_free(&w->mem, L->pend, L->npend * sizeof *L->pend);
     tl_mem_free(&w->mem, L->ext, L->next * sizeof *L->ext);
 }
@@ -542,9 +544,14 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!why) {
         L.ncoll = (size_t)tl_rbuf_u64(&b);
         if (b.failed || L.ncoll > (b.size - b.at) / COLLISION_BYTES) why = "truncated (collision log)";
-        else if (L.ncoll && !(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll))) why = "out of memory";
+        else if (L.ncoll && (!(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll)) ||
+                             !(L.coll_key = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll_key))))
+            why = "out of memory";
         else
-            for (size_t k = 0; k < L.ncoll; k++) get_collision(&b, &L.coll[k]);
+            for (size_t k = 0; k < L.ncoll; k++) {
+                get_collision(&b, &L.coll[k]);
+                L.coll_key[k] = 0;
+            }
     }
     if (!why) {
         L.npend = (size_t)tl_rbuf_u64(&b);
@@ -611,6 +618,9 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
     w->coll = L.coll;
     w->ncoll = w->capcoll = L.ncoll;
+    tl_mem_free(&w->mem, w->coll_key, w->capkey * sizeof *w->coll_key);
+    w->coll_key = L.coll_key;
+    w->capkey = L.ncoll;
     tl_mem_free(&w->mem, w->pend, w->cappend * sizeof *w->pend);
     w->pend = L.pend;
     w->npend = w->cappend = L.npend;

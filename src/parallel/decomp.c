@@ -1,4 +1,5 @@
 #include "decomp.h"
+#include "decomp_log.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,10 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->vhist, d->cap_vhist * sizeof *d->vhist);
     tl_mem_free(m, d->terms, d->cap_terms * sizeof *d->terms);
     tl_keymap_free(m, &d->vindex);
+    tl_mem_free(m, d->log_ids, d->cap_log_ids * sizeof *d->log_ids);
+    tl_mem_free(m, d->log_got, d->cap_log_got * sizeof *d->log_got);
+    tl_mem_free(m, d->log_ans, d->cap_log_ans * sizeof *d->log_ans);
+    tl_mem_free(m, d->log_buf, d->cap_log_buf);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
     w->dc = NULL;
@@ -96,7 +101,6 @@ tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
     if (w->nshapes > 1 || w->nbodies) what = "bodies other than spheres";
     else if (w->walls.nmesh) what = "mesh walls";
-    else if (w->log_collisions) what = "collision logs";
 
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
@@ -1156,7 +1160,13 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     if (cnt) tl_mem_free(m, cnt, (2 * mine + 1) * sizeof *cnt);
     if (pbuf) tl_mem_free(m, pbuf, count * pb + 1);
     if (ebuf) tl_mem_free(m, ebuf, (npp > npw ? npp : npw) * eb + 1);
-    int bad = !ok;
+    /* the collision log and the pending exits, merged in the serial order */
+    tl_collision *GC = NULL;
+    uint64_t *GK = NULL;
+    tl_pending_exit *GE = NULL;
+    size_t ngc = 0, nge = 0;
+    tl_status lst = tl_decomp_log_gather(w, &GC, &GK, &ngc, &GE, &nge);
+    int bad = !ok || lst != TL_OK;
     tl_comm_or(d->comm, &bad, 1);
     tl_status st = TL_OK;
     if (d->rank == 0) {
@@ -1215,6 +1225,10 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
             shadow.pp = L[0];
             shadow.pw = L[1];
             shadow.dom = D;
+            shadow.coll = GC;
+            shadow.ncoll = ngc;
+            shadow.pend = GE;
+            shadow.npend = nge;
             shadow.dc = NULL;
             st = tl_world_save_serial(&shadow, data, size);
         } else {
@@ -1227,6 +1241,9 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     } else if (bad) {
         st = no_memory(w, "checkpoint");
     }
+    if (GC) tl_mem_free(m, GC, tl_decomp_log_cap(ngc) * sizeof *GC);
+    if (GK) tl_mem_free(m, GK, tl_decomp_log_cap(ngc) * sizeof *GK);
+    if (GE) tl_mem_free(m, GE, tl_decomp_log_cap(nge) * sizeof *GE);
     if (P) tl_mem_free(m, P, gp + 1);
     if (C) tl_mem_free(m, C, gc + 1);
     if (E) tl_mem_free(m, E, ge + 1);
@@ -1240,6 +1257,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
     tl_mem *m = &w->mem;
     const size_t n = p->count, P = (size_t)d->size;
     partition(w, n);
+    tl_decomp_log_loaded(w); /* the pending exits of this rank's rows; the log to rank 0 */
     if (w->dom.count != d->ndom && n)
         return tl_world_fail(w, TL_ERROR_STATE,
                              "the state has %zu domains where %zu particles make %zu: another domain_size",

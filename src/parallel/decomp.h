@@ -81,6 +81,13 @@ typedef struct tl_decomp {
     bool any_immovable;
     double *terms;
     size_t nterms, cap_terms;
+    /* the collision log (decomp_log.c): the ids asked of their owners, the answers */
+    uint32_t *log_ids;
+    size_t cap_log_ids;
+    double *log_got, *log_ans;
+    size_t cap_log_got, cap_log_ans;
+    void *log_buf;
+    size_t cap_log_buf;
 } tl_decomp;
 
 /* Rank 0 of a distributed world while the record view is on: the particle and contact

@@ -229,17 +229,19 @@ static tl_status record_due(run_state *r, bool all) {
     return TL_OK;
 }
 
+/* the collision log to its output (on ranks: every rank's log merged on rank 0, collective) */
 static tl_status sync_outputs(run_state *r) {
     if (!r->logging) return TL_OK;
-    for (size_t k = 0; k < r->nout; k++) {
+    tl_status st = r->dist ? tl_world_collect_collisions(r->world) : TL_OK;
+    if (st != TL_OK) fail(r, "%s", tl_world_error(r->world));
+    for (size_t k = 0; st == TL_OK && r->writer && k < r->nout; k++) {
         tl_output *o = &r->out[k];
         if (!o->ops->sync) continue;
-        tl_status st = o->ops->sync(o);
-        if (st != TL_OK) {
-            prefix_output(r, o);
-            return st;
-        }
+        st = o->ops->sync(o);
+        if (st != TL_OK) prefix_output(r, o);
     }
+    if (r->dist) st = tl_world_agree_message(r->world, st, r->scene->run_error, sizeof r->scene->run_error);
+    if (st != TL_OK) return st;
     tl_world_clear_collisions(r->world);
     return TL_OK;
 }
@@ -390,6 +392,11 @@ static tl_status open_parts(run_state *r) {
     for (size_t k = 0; k < r->nout; k++) {
         tl_output *o = &r->out[k];
         r->opened = k + 1;
+        if (o->spec->kind == TL_OUTPUT_COLLISIONS) { /* every rank logs its own contacts */
+            tl_world_clear_collisions(r->world);
+            tl_world_log_collisions(r->world, true);
+            r->logging = true;
+        }
         if (!o->ops->distributed) continue;
         tl_status st = o->ops->open(o);
         if (st != TL_OK) {
@@ -1028,14 +1035,6 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     }
     r.dist = tl_world_ranks(r.world) > 1;
     r.writer = tl_world_rank(r.world) == 0;
-    /* the collision log: switched on by its output (on the rank that writes it), not distributed
-     * yet: refused on every rank alike before anything is written */
-    for (size_t k = 0; r.dist && k < scene->noutputs; k++)
-        if (scene->outputs[k].kind == TL_OUTPUT_COLLISIONS) {
-            fail(&r, "the collisions output (the collision log) is not distributed over MPI ranks yet "
-                     "(docs/parallel.md)");
-            return TL_ERROR_ARGUMENT;
-        }
     r.dt = tl_world_dt(r.world);
     r.t0 = tl_world_time(r.world);
     r.step0 = tl_world_step_count(r.world);

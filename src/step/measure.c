@@ -9,6 +9,7 @@
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
+#include "decomp_log.h"
 
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
  * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
@@ -234,15 +235,40 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
 
 /* ---- collisions ---- */
 
-tl_status tl_measure_log(tl_world *w, const tl_collision *c) {
-    if (tl_mem_reserve(&w->mem, (void **)&w->coll, &w->capcoll, w->ncoll + 1, sizeof *w->coll) != 0)
+tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key) {
+    if (tl_mem_reserve(&w->mem, (void **)&w->coll, &w->capcoll, w->ncoll + 1, sizeof *w->coll) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->coll_key, &w->capkey, w->ncoll + 1, sizeof *w->coll_key) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    w->coll_key[w->ncoll] = key;
     w->coll[w->ncoll++] = *c;
     return TL_OK;
 }
 
+/* The velocity, force and inverse mass of particle `id` for a collision's end: from the store
+ * (serially; on ranks when this rank owns it), else the next of the values fetched from the
+ * owners (*next counts them off in the order they were asked for). False: it is gone. */
+static bool motion_of(const tl_world *w, uint32_t id, const double (*got)[7], size_t *next, double v[3],
+                      double f[3], double *im) {
+    int64_t i = tl_particles_index(&w->p, id);
+    if (tl_decomp_log_local(w, i)) {
+        v3_copy(v, w->p.v[i]);
+        v3_copy(f, w->p.f[i]);
+        *im = w->p.inv_mass[i];
+        return true;
+    }
+    if (!got) return false;
+    const double *g = got[(*next)++];
+    if (isnan(g[6])) return false;
+    v3_copy(v, g);
+    v3_copy(f, g + 3);
+    *im = g[6];
+    return true;
+}
+
 void tl_measure_finish_exits(tl_world *w) {
-    const tl_particles *p = &w->p;
+    /* on ranks (collective): the ends' velocities and forces from the ranks that own them */
+    const double(*got)[7] = tl_decomp_log_on(w) ? tl_decomp_log_fetch(w) : NULL;
+    size_t next = 0;
     size_t keep = 0;
     for (size_t k = 0; k < w->npend; k++) {
         const tl_pending_exit *e = &w->pend[k];
@@ -250,19 +276,18 @@ void tl_measure_finish_exits(tl_world *w) {
             w->pend[keep++] = *e;
             continue;
         }
-        int64_t ia = tl_particles_index(p, e->a);
-        int64_t ib = e->wall ? 0 : tl_particles_index(p, e->b);
-        if (ia < 0 || ib < 0) continue; /* a body left the domain meanwhile */
-        double vb[3];
+        double va[3], fa[3], ima, vb[3], fb[3] = {0, 0, 0}, imb = 0.0;
+        bool has_a = motion_of(w, e->a, got, &next, va, fa, &ima);
+        bool has_b = e->wall || motion_of(w, e->b, got, &next, vb, fb, &imb);
+        if (!has_a || !has_b) continue; /* a body left the domain meanwhile */
         if (e->wall) v3_copy(vb, w->walls.w[w->walls.f[e->b].wall].vel);
-        else v3_copy(vb, p->v[ib]);
         double vrel[3];
-        v3_sub(vrel, p->v[ia], vb);
+        v3_sub(vrel, va, vb);
         /* the separation speed at the instant the contact ended: back from now
          * by the current (contact-free) accelerations */
         double arel[3];
-        v3_scale(arel, p->f[ia], p->inv_mass[ia]);
-        if (!e->wall) v3_axpy(arel, -p->inv_mass[ib], p->f[ib]);
+        v3_scale(arel, fa, ima);
+        if (!e->wall) v3_axpy(arel, -imb, fb);
         v3_axpy(vrel, -(w->time - e->t_end), arel);
         tl_collision c;
         memset(&c, 0, sizeof c);
@@ -276,7 +301,7 @@ void tl_measure_finish_exits(tl_world *w) {
         c.restitution = e->v_in > 0.0 ? c.normal_speed_out / e->v_in : NAN;
         c.max_overlap = e->max_delta;
         c.max_normal_force = e->max_fn;
-        (void)tl_measure_log(w, &c);
+        (void)tl_measure_log(w, &c, 2 * (uint64_t)e->step + (e->wall ? 1u : 0u));
     }
     w->npend = keep;
 }

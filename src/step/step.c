@@ -67,6 +67,7 @@
 #include "bodies.h"
 #include "parallel.h"
 #include "decomp.h"
+#include "decomp_log.h"
 #include "reorder.h"
 #include "vec.h"
 #include "world.h"
@@ -456,7 +457,7 @@ static void stage_finish(tl_world *w) {
     tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
      * the last force's second half-kick lands then */
-    if (w->npend) tl_measure_finish_exits(w);
+    if (w->npend || tl_decomp_log_on(w)) tl_measure_finish_exits(w); /* on ranks: collective */
 }
 
 /* ---- the predictor-corrector step (Heun) ---- */
@@ -688,7 +689,7 @@ static tl_status step_chunk(tl_world *w, int64_t steps) {
         if (!predicted) stage_predict(w);
         s = tl_world_compute_forces(w, true);
         if (s != TL_OK) return s;
-        if (n + 1 < steps && w->npend == 0) {
+        if (n + 1 < steps && w->npend == 0 && !tl_decomp_log_on(w)) {
             /* finish reads only immovable bodies and walls, which correct leaves alone */
             stage_finish(w);
             stage_correct_predict(w);

@@ -1,0 +1,218 @@
+/* The collision log on several ranks; see decomp_log.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decomp.h"
+#include "decomp_log.h"
+#include "world.h"
+
+bool tl_decomp_log_on(const tl_world *w) {
+    return w->log_collisions && tl_decomp_on(w->dc) && w->dc->established;
+}
+
+bool tl_decomp_log_local(const tl_world *w, int64_t i) {
+    if (i < 0) return false;
+    if (!tl_decomp_on(w->dc) || !w->dc->established) return true;
+    return (size_t)i >= w->dc->own_lo && (size_t)i < w->dc->own_hi;
+}
+
+void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]) {
+    lo[0] = lo[1] = 0;
+    hi[0] = w->pp.count;
+    hi[1] = w->pw.count;
+    if (!tl_decomp_on(w->dc) || !w->dc->established) return;
+    const tl_decomp *d = w->dc;
+    const size_t mine = d->dom_hi - d->dom_lo, fo = d->first_owned;
+    if (!mine || w->dom.count < fo + mine) {
+        hi[0] = hi[1] = 0;
+        return;
+    }
+    lo[0] = w->dom.pp_start[fo];
+    hi[0] = w->dom.pp_start[fo + mine];
+    lo[1] = w->dom.pw_start[fo];
+    hi[1] = w->dom.pw_start[fo + mine];
+}
+
+/* ---- the ends of the exits due now ---- */
+
+static void ask(tl_world *w, uint32_t id, size_t *n) {
+    tl_decomp *d = w->dc;
+    if (tl_decomp_log_local(w, tl_particles_index(&w->p, id))) return;
+    if (tl_mem_reserve(&w->mem, (void **)&d->log_ids, &d->cap_log_ids, *n + 1, sizeof *d->log_ids) != 0)
+        tl_comm_abort(d->comm, "out of memory (collision log)"); /* the others wait in the exchange */
+    d->log_ids[(*n)++] = id;
+}
+
+static int by_id(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+const double (*tl_decomp_log_fetch(tl_world *w))[7] {
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    size_t n = 0;
+    for (size_t k = 0; k < w->npend; k++) { /* as tl_measure_finish_exits reads them */
+        const tl_pending_exit *e = &w->pend[k];
+        if (e->step + 1 >= w->steps) continue;
+        ask(w, e->a, &n);
+        if (!e->wall) ask(w, e->b, &n);
+    }
+    /* every rank's questions, then every owner's answers (id, v, f, 1/m) to all */
+    size_t total = tl_comm_allgather(d->comm, m, d->log_ids, n * sizeof *d->log_ids, &d->log_buf,
+                                     &d->cap_log_buf, NULL);
+    if (total == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (collision log)");
+    const uint32_t *asked = d->log_buf;
+    size_t na = 0;
+    for (size_t q = 0; q < total / sizeof *asked; q++) {
+        int64_t i = tl_particles_index(&w->p, asked[q]);
+        if (i < 0 || (size_t)i < d->own_lo || (size_t)i >= d->own_hi) continue;
+        if (tl_mem_reserve(m, (void **)&d->log_ans, &d->cap_log_ans, 8 * (na + 1), sizeof *d->log_ans) != 0)
+            tl_comm_abort(d->comm, "out of memory (collision log)");
+        double *o = d->log_ans + 8 * na++;
+        o[0] = (double)asked[q]; /* exact: ids are 32-bit */
+        memcpy(o + 1, w->p.v[i], 3 * sizeof(double));
+        memcpy(o + 4, w->p.f[i], 3 * sizeof(double));
+        o[7] = w->p.inv_mass[i];
+    }
+    total = tl_comm_allgather(d->comm, m, d->log_ans, na * 8 * sizeof(double), &d->log_buf, &d->cap_log_buf, NULL);
+    if (total == SIZE_MAX ||
+        tl_mem_reserve(m, (void **)&d->log_got, &d->cap_log_got, 7 * (n + 1), sizeof *d->log_got) != 0)
+        tl_comm_abort(d->comm, "out of memory (collision log)");
+    double *ans = d->log_buf;
+    const size_t nans = total / (8 * sizeof(double));
+    qsort(ans, nans, 8 * sizeof(double), by_id); /* an id answered twice: the same values */
+    for (size_t q = 0; q < n; q++) {
+        double key = (double)d->log_ids[q], *g = d->log_got + 7 * q;
+        const double *hit = bsearch(&key, ans, nans, 8 * sizeof(double), by_id);
+        if (hit) memcpy(g, hit + 1, 7 * sizeof(double));
+        else g[6] = NAN; /* gone from every rank */
+    }
+    return (const double(*)[7])d->log_got;
+}
+
+/* ---- merging the ranks' logs ---- */
+
+typedef struct keyed {
+    uint64_t key;
+    size_t at; /* position in the gathered entries: rank order, then each rank's order */
+} keyed;
+
+static int by_key(const void *x, const void *y) {
+    const keyed *a = x, *b = y;
+    if (a->key != b->key) return (a->key > b->key) - (a->key < b->key);
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* every rank's n entries (key, then rb bytes) to rank 0, in the order of their keys, ties in
+ * gathered order: *out (tl_mem, room for MERGED_CAP(n_out) entries of rb bytes) and *keys_out
+ * (may be NULL; as many) there */
+#define MERGED_CAP(n) ((n) ? (n) : 1)
+static tl_status merge0(tl_world *w, const uint64_t *keys, const void *recs, size_t n, size_t rb, void **out,
+                        uint64_t **keys_out, size_t *n_out) {
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    const size_t eb = sizeof(uint64_t) + rb;
+    unsigned char *send = tl_mem_alloc(m, n * eb + 1);
+    int bad = send == NULL;
+    for (size_t k = 0; !bad && k < n; k++) {
+        memcpy(send + k * eb, &keys[k], sizeof(uint64_t));
+        memcpy(send + k * eb + sizeof(uint64_t), (const unsigned char *)recs + k * rb, rb);
+    }
+    size_t got = tl_comm_gather0(d->comm, m, send, bad ? 0 : n * eb, &d->log_buf, &d->cap_log_buf);
+    if (send) tl_mem_free(m, send, n * eb + 1);
+    bad |= got == SIZE_MAX;
+    tl_comm_or(d->comm, &bad, 1);
+    *out = NULL;
+    if (keys_out) *keys_out = NULL;
+    *n_out = 0;
+    if (bad) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    if (d->rank != 0) return TL_OK;
+    const size_t N = got / eb;
+    const unsigned char *in = d->log_buf;
+    keyed *order = tl_mem_alloc(m, (N + 1) * sizeof *order);
+    unsigned char *o = tl_mem_alloc(m, MERGED_CAP(N) * rb);
+    uint64_t *ko = keys_out ? tl_mem_alloc(m, MERGED_CAP(N) * sizeof *ko) : NULL;
+    if (!order || !o || (keys_out && !ko)) {
+        if (order) tl_mem_free(m, order, (N + 1) * sizeof *order);
+        if (o) tl_mem_free(m, o, MERGED_CAP(N) * rb);
+        if (ko) tl_mem_free(m, ko, MERGED_CAP(N) * sizeof *ko);
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    }
+    for (size_t k = 0; k < N; k++) {
+        memcpy(&order[k].key, in + k * eb, sizeof(uint64_t));
+        order[k].at = k;
+    }
+    qsort(order, N, sizeof *order, by_key);
+    for (size_t k = 0; k < N; k++) {
+        memcpy(o + k * rb, in + order[k].at * eb + sizeof(uint64_t), rb);
+        if (ko) ko[k] = order[k].key;
+    }
+    tl_mem_free(m, order, (N + 1) * sizeof *order);
+    *out = o;
+    if (keys_out) *keys_out = ko;
+    *n_out = N;
+    return TL_OK;
+}
+
+static uint64_t pending_key(const tl_pending_exit *e) { return 2 * (uint64_t)e->step + (e->wall ? 1u : 0u); }
+
+size_t tl_decomp_log_cap(size_t n) { return MERGED_CAP(n); }
+
+tl_status tl_decomp_log_gather(tl_world *w, tl_collision **coll, uint64_t **keys, size_t *ncoll,
+                               tl_pending_exit **pend, size_t *npend) {
+    tl_mem *m = &w->mem;
+    *pend = NULL;
+    *npend = 0;
+    void *c = NULL;
+    tl_status st = merge0(w, w->coll_key, w->coll, w->ncoll, sizeof *w->coll, &c, keys, ncoll);
+    *coll = c;
+    if (st != TL_OK) return st;
+    uint64_t *pk = tl_mem_alloc(m, (w->npend + 1) * sizeof *pk);
+    int bad = pk == NULL;
+    tl_comm_or(w->dc->comm, &bad, 1);
+    if (bad) {
+        if (pk) tl_mem_free(m, pk, (w->npend + 1) * sizeof *pk);
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    }
+    for (size_t k = 0; k < w->npend; k++) pk[k] = pending_key(&w->pend[k]);
+    void *p = NULL;
+    st = merge0(w, pk, w->pend, w->npend, sizeof *w->pend, &p, NULL, npend);
+    tl_mem_free(m, pk, (w->npend + 1) * sizeof *pk);
+    *pend = p;
+    return st;
+}
+
+tl_status tl_world_collect_collisions(tl_world *w) {
+    if (!w || !tl_decomp_on(w->dc) || !w->dc->established) return TL_OK;
+    tl_collision *c;
+    uint64_t *k;
+    size_t n;
+    tl_decomp *d = w->dc;
+    void *out = NULL;
+    tl_status st = merge0(w, w->coll_key, w->coll, w->ncoll, sizeof *w->coll, &out, &k, &n);
+    c = out;
+    if (st != TL_OK) return st;
+    w->ncoll = 0;
+    if (d->rank != 0) return TL_OK;
+    tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
+    tl_mem_free(&w->mem, w->coll_key, w->capkey * sizeof *w->coll_key);
+    w->coll = c;
+    w->coll_key = k;
+    w->capcoll = w->capkey = MERGED_CAP(n);
+    w->ncoll = n;
+    return TL_OK;
+}
+
+void tl_decomp_log_loaded(tl_world *w) {
+    tl_decomp *d = w->dc;
+    size_t keep = 0;
+    for (size_t k = 0; k < w->npend; k++) {
+        int64_t i = tl_particles_index(&w->p, w->pend[k].a); /* the whole store: i is global */
+        bool mine = i < 0 ? d->rank == 0 : ((uint64_t)i >= d->g_lo && (uint64_t)i < d->g_hi);
+        if (mine) w->pend[keep++] = w->pend[k];
+    }
+    w->npend = keep;
+    if (d->rank != 0) w->ncoll = 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * The collision log on several ranks (docs/parallel.md, "The collision log").
+ *
+ * Serially a contact that ends is noted (a pending exit) in the contact
+ * stage's list order, the pairs' list then the walls', and finished one step
+ * later from both bodies' velocities and forces. On ranks each candidate row
+ * belongs to the rank owning its domain, so each rank notes the exits of its
+ * own rows, which are the serial ones in the serial order restricted; the ends
+ * of an exit are asked of the ranks that own them when it is finished (an
+ * exchange each step while the log is on); and the logs of the ranks merge in
+ * the serial order by the key of each entry (the step it ended in, the pairs'
+ * list before the walls'), ties in rank order.
+ */
+#ifndef TL_DECOMP_LOG_H
+#define TL_DECOMP_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "talus/talus.h"
+
+struct tl_pending_exit;
+
+/* Whether the world is spread over ranks with its collision log on (then the log's
+ * steps are collective). */
+bool tl_decomp_log_on(const tl_world *w);
+/* Whether storage index i (-1: absent) is a particle whose motion this rank knows: any stored
+ * one serially, an owned one on ranks. */
+bool tl_decomp_log_local(const tl_world *w, int64_t i);
+/* The rows whose exits this rank logs: pairs [lo[0], hi[0]), wall pairs [lo[1], hi[1]). */
+void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]);
+/* Collective: for the pending exits due now, in order, the ends (a, then b unless a wall)
+ * that are not local: velocity, force and inverse mass (7 values each, NaN inverse mass
+ * when no rank has the particle), from their owners. */
+const double (*tl_decomp_log_fetch(tl_world *w))[7];
+/* Collective: every rank's log and pending exits to rank 0, merged in the serial order
+ * (tl_mem allocations there of tl_decomp_log_cap(count) entries each; nothing on the others). */
+size_t tl_decomp_log_cap(size_t n);
+tl_status tl_decomp_log_gather(tl_world *w, tl_collision **coll, uint64_t **keys, size_t *ncoll,
+                               struct tl_pending_exit **pend, size_t *npend);
+/* After a serial state was loaded on every rank, before the lists are cut (the store still
+ * holds every particle in the global order): each rank keeps the pending exits of its rows,
+ * rank 0 the log. */
+void tl_decomp_log_loaded(tl_world *w);
+
+#endif
