@@ -10,6 +10,8 @@
 #include "rigid.h"
 #include "vec.h"
 #include "world.h"
+#include "decomp.h"
+#include "decomp_shapes.h"
 
 void tl_shape_contacts_init(tl_shape_contacts *sc) {
     memset(sc, 0, sizeof *sc);
@@ -34,6 +36,7 @@ void tl_shape_contacts_free(tl_mem *mem, tl_shape_contacts *sc) {
     tl_mem_free(mem, sc->nfirst, sc->cap_step * sizeof *sc->nfirst);
     tl_mem_free(mem, sc->buf, sc->cap_buf * sizeof *sc->buf);
     tl_mem_free(mem, sc->slot, sc->cap_slot * sizeof *sc->slot);
+    tl_mem_free(mem, sc->face, sc->cap_face * sizeof *sc->face);
     tl_mem_free(mem, sc->body, sc->cap_body * sizeof *sc->body);
     for (int t = 0; t < sc->nscratch; t++) tl_narrow_scratch_free(&sc->scratch[t]);
     tl_mem_free(mem, sc->scratch, (size_t)sc->nscratch * sizeof *sc->scratch);
@@ -86,6 +89,7 @@ static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) 
 int tl_shape_contacts_stash(tl_world *w) {
     tl_shape_contacts *sc = &w->sc;
     tl_keymap_clear(&sc->stash);
+    sc->adopted = 0;
     const uint8_t *live = sc->live[sc->cur];
     for (size_t k = 0; k < sc->cand.count; k++) {
         if (!live[k]) continue;
@@ -124,6 +128,24 @@ int tl_shape_contacts_give(tl_world *w) {
     dst->count = at;
     sc->cur = to;
     tl_keymap_clear(&sc->stash);
+    return 0;
+}
+
+int tl_shape_contacts_adopt(tl_world *w, uint64_t key, size_t m, const double *rec, const uint8_t *state) {
+    tl_shape_contacts *sc = &w->sc;
+    if (m == 0 || (sc->stash.count && tl_keymap_get(&sc->stash, key) >= 0)) return 0;
+    const size_t o = sc->cand.count + sc->adopted, st = (size_t)sc->stride;
+    tl_patch_store *s = &sc->store[sc->cur];
+    if (m > UINT8_MAX || reserve_cand(&w->mem, sc, o + 1) != 0 ||
+        store_reserve(&w->mem, s, sc->stride, s->count + m) != 0)
+        return -1;
+    memcpy(s->rec + s->count * st, rec, m * st * sizeof *rec);
+    memcpy(s->state + s->count, state, m);
+    sc->first[sc->cur][o] = (uint32_t)s->count;
+    sc->live[sc->cur][o] = (uint8_t)m;
+    s->count += m;
+    if (tl_keymap_put(&w->mem, &sc->stash, key, (int32_t)o) != 0) return -1;
+    sc->adopted++;
     return 0;
 }
 
@@ -712,7 +734,8 @@ static tl_status reserve_step(tl_world *w, size_t n) {
         sc->nfirst = nf;
         sc->cap_step = ncap;
     }
-    if (tl_mem_reserve(&w->mem, (void **)&sc->slot, &sc->cap_slot, n * TL_SS_COUNT + 1, sizeof *sc->slot) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&sc->slot, &sc->cap_slot, n * TL_SS_COUNT + 1, sizeof *sc->slot) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&sc->face, &sc->cap_face, n + 1, sizeof *sc->face) != 0)
         return TL_ERROR_MEMORY;
     if (reserve_cand(&w->mem, sc, n) != 0) return TL_ERROR_MEMORY;
     int nt = w->nthreads > 0 ? w->nthreads : 1;
@@ -732,13 +755,45 @@ static const char *kind_name(const tl_shape *s) {
     return s->kind == TL_SHAPE_ELLIPSOID ? "ellipsoid" : s->kind == TL_SHAPE_MESH ? "mesh" : "sphere";
 }
 
+/* Step 4's sums of the whole (walls' reactions, the ledger, the touching count) from the
+ * candidates' slots, in candidate order. Serially this world's slots; on several ranks those of
+ * every rank in rank order, the serial candidate order (parallel/decomp_shapes.c). */
+static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t stride, const int32_t *face) {
+    tl_shape_contacts *sc = &w->sc;
+    for (size_t k = 0; k < n; k++) {
+        const double *slot = slots + k * stride;
+        int32_t fk = face ? face[k] : (int32_t)slot[TL_SS_COUNT]; /* gathered: the face after the slot */
+        if (fk >= 0) {
+            tl_wall *wl = &w->walls.w[w->walls.f[fk].wall];
+            v3_sub(wl->force, wl->force, slot + TL_SS_F);
+            v3_add(wl->torque, wl->torque, slot + TL_SS_TB); /* about the origin: see patch_touch */
+        }
+        const double *c = slot + TL_SS_CUR, *nx = slot + TL_SS_NEXT;
+        w->ledger.diss_normal += c[0];
+        w->ledger.diss_plastic += c[1];
+        w->ledger.diss_tangential_damping += c[2];
+        w->ledger.diss_friction += c[3];
+        w->ledger.integration_residual += c[4];
+        w->ledger.diss_rolling += c[5];
+        w->ledger_next.diss_normal += nx[0];
+        w->ledger_next.diss_plastic += nx[1];
+        w->ledger_next.diss_tangential_damping += nx[2];
+        w->ledger_next.diss_friction += nx[3];
+        w->ledger_next.integration_residual += nx[4];
+        w->ledger_next.diss_rolling += nx[5];
+        sc->touching += (size_t)slot[TL_SS_TOUCH];
+    }
+}
+
 tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     tl_shape_contacts *sc = &w->sc;
     const size_t n = sc->cand.count;
+    const bool dist = tl_decomp_on(w->dc) && w->dc->established;
     sc->touching = 0;
     if (n == 0) {
         sc->store[sc->cur].count = 0;
-        return TL_OK;
+        /* on ranks the others' sums still come (collective) */
+        return dist ? tl_decomp_shape_sums(w, NULL, NULL, 0, add_global_parts) : TL_OK;
     }
     sstage s;
     s.w = w;
@@ -805,7 +860,8 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     /* 3. matching and the law */
     TL_FOR_DYNAMIC(k, n, candidate_contacts(&s, k);)
 
-    /* 4. the sums, in candidate order */
+    /* 4. the sums, in candidate order: each body's, then those of the whole (the walls, the
+     * ledger: on ranks over every rank's candidates) */
     tl_particles *p = &w->p;
     tl_patch_store *os = &sc->store[s.from];
     const size_t st = (size_t)sc->stride;
@@ -814,28 +870,21 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         uint32_t i = sc->cand.a[k], j = sc->cand.b[k];
         v3_add(p->f[i], p->f[i], slot + TL_SS_F);
         v3_add(p->t[i], p->t[i], slot + TL_SS_TA);
-        if (sc->cand.wall[k]) {
-            tl_wall *wl = &w->walls.w[w->walls.f[j].wall];
-            v3_sub(wl->force, wl->force, slot + TL_SS_F);
-            v3_add(wl->torque, wl->torque, slot + TL_SS_TB); /* about the origin: see patch_touch */
-        } else {
+        sc->face[k] = sc->cand.wall[k] ? (int32_t)j : -1;
+        if (!sc->cand.wall[k]) {
             v3_sub(p->f[j], p->f[j], slot + TL_SS_F);
             v3_add(p->t[j], p->t[j], slot + TL_SS_TB);
         }
-        const double *c = slot + TL_SS_CUR, *nx = slot + TL_SS_NEXT;
-        w->ledger.diss_normal += c[0];
-        w->ledger.diss_plastic += c[1];
-        w->ledger.diss_tangential_damping += c[2];
-        w->ledger.diss_friction += c[3];
-        w->ledger.integration_residual += c[4];
-        w->ledger.diss_rolling += c[5];
-        w->ledger_next.diss_normal += nx[0];
-        w->ledger_next.diss_plastic += nx[1];
-        w->ledger_next.diss_tangential_damping += nx[2];
-        w->ledger_next.diss_friction += nx[3];
-        w->ledger_next.integration_residual += nx[4];
-        w->ledger_next.diss_rolling += nx[5];
-        sc->touching += (size_t)slot[TL_SS_TOUCH];
+    }
+    if (dist) {
+        tl_status gs = tl_decomp_shape_sums(w, sc->slot, sc->face, n, add_global_parts);
+        if (gs != TL_OK) return gs;
+    } else {
+        add_global_parts(w, sc->slot, n, TL_SS_COUNT, sc->face);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const double *slot = sc->slot + k * TL_SS_COUNT;
+        uint32_t i = sc->cand.a[k], j = sc->cand.b[k];
         if (slot[TL_SS_EXITS] > 0.0) {
             /* the collision log: the patches that closed */
             size_t f = sc->first[s.from][k], m = sc->live[s.from][k];
@@ -857,6 +906,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
                 e->max_delta = bm[TL_BI_MAX_DELTA];
                 e->max_fn = bm[TL_BI_MAX_FN];
                 e->step = w->steps;
+                e->list = 0;
             }
         }
     }

@@ -105,12 +105,16 @@ typedef struct tl_shape_contacts {
     size_t cap_buf;
     double *slot;              /* TL_SS_COUNT per candidate */
     size_t cap_slot;
+    int32_t *face;             /* per candidate: its face (a wall's), else -1 */
+    size_t cap_face;
     double *body;              /* TL_SB_COUNT per particle of a shape: its attitude and drift
                                 * velocities, worked out once per stage for all its candidates */
     size_t cap_body;
     tl_narrow_scratch *scratch; /* one per thread */
     int nscratch;
     tl_keymap stash;           /* rebuilds: pair key -> index in the previous list */
+    size_t adopted;            /* records taken in from other ranks since the stash (after the
+                                * previous list's candidates: indices count, count + 1, ...) */
     size_t touching;           /* live patches after the last stage */
 } tl_shape_contacts;
 
@@ -125,6 +129,10 @@ tl_status tl_shape_stage(struct tl_world *w, bool accumulate);
 int tl_shape_contacts_stash(struct tl_world *w);
 /* After it: gives the new candidates the records of their pairs. */
 int tl_shape_contacts_give(struct tl_world *w);
+/* Between the two, on several ranks: the m live records (and their states) of the pair `key`
+ * that another rank sent with a migrating particle, noted as the stash's; a pair already noted
+ * keeps its own. 0 on success. */
+int tl_shape_contacts_adopt(struct tl_world *w, uint64_t key, size_t m, const double *rec, const uint8_t *state);
 /* Changes the records' layout (a law or an option changed). */
 int tl_shape_contacts_relayout(tl_mem *mem, tl_shape_contacts *sc, const tl_rec_layout *from,
                                const tl_rec_layout *to);

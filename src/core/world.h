@@ -32,6 +32,8 @@ typedef struct tl_pending_exit {
     double n[3];
     double t_begin, t_end, v_in, max_delta, max_fn;
     int64_t step;    /* the step in which it separated */
+    uint8_t list;    /* where it was noted: 0 the shape stage, 1 the pairs, 2 the wall pairs (the
+                      * order of a step's exits; not saved: tl_measure_pending_list) */
 } tl_pending_exit;
 
 /* Energy accumulated over the run (see tl_energy). */
@@ -143,8 +145,8 @@ struct tl_world {
     bool no_fast_path;     /* tests: every contact through the general path */
     tl_collision *coll;
     size_t ncoll, capcoll;
-    uint64_t *coll_key;    /* per logged collision: 2 x the step it separated in (+1 against a
-                            * wall): the order in which ranks' logs merge (parallel/decomp_log.c) */
+    uint64_t *coll_key;    /* per logged collision: 4 x the step it separated in + the list it was
+                            * noted from: the order in which ranks' logs merge (parallel/decomp_log.c) */
     size_t capkey;
     tl_pending_exit *pend;
     size_t npend, cappend;
@@ -221,6 +223,8 @@ tl_status tl_timestep_compute(tl_world *w);
 double tl_timestep_impact_speed(const tl_world *w);
 /* Finishes the collisions of this step's pending exits. */
 void tl_measure_finish_exits(tl_world *w);
+/* Which list a pending exit was noted from (its `list`), from the bodies and faces it names. */
+uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e);
 /* Records a finished collision in the log, with its key (see coll_key). */
 tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key);
 

@@ -624,6 +624,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_mem_free(&w->mem, w->pend, w->cappend * sizeof *w->pend);
     w->pend = L.pend;
     w->npend = w->cappend = L.npend;
+    for (size_t k = 0; k < w->npend; k++) w->pend[k].list = tl_measure_pending_list(w, &w->pend[k]);
     tl_mem_free(&w->mem, w->ext, w->cap_ext * sizeof *w->ext);
     w->ext = L.ext;
     w->next = w->cap_ext = L.next;

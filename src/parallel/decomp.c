@@ -1,5 +1,6 @@
 #include "decomp.h"
 #include "decomp_log.h"
+#include "decomp_shapes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->log_got, d->cap_log_got * sizeof *d->log_got);
     tl_mem_free(m, d->log_ans, d->cap_log_ans * sizeof *d->log_ans);
     tl_mem_free(m, d->log_buf, d->cap_log_buf);
+    tl_mem_free(m, d->shape_buf, d->cap_shape_buf);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
     w->dc = NULL;
@@ -100,7 +102,7 @@ void tl_world_owned(const tl_world *w, size_t *first, size_t *count) {
 tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
     if (w->nshapes > 1 || w->nbodies) what = "bodies other than spheres";
-    else if (w->walls.nmesh) what = "mesh walls";
+    else if (w->nb.all_to_shapes) what = "every contact through the shape stage (all_to_shapes)";
 
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
@@ -464,6 +466,8 @@ tl_status tl_decomp_particles(tl_world *w) {
     if (!dest) return no_memory(w, "migration");
     for (size_t i = 0; i < p->count; i++) dest[i] = owner_of(d, d->gidx[i]);
     s = send_records(w, dest); /* uses bytes_a and bytes_b: the particles' counts come after */
+    tl_status ss = tl_decomp_shapes_migrate(w, dest); /* the patch records of the shape stage */
+    if (s == TL_OK) s = ss;
     size_t *cnt = d->bytes_a, *at = d->bytes_b;
     memset(cnt, 0, P * sizeof *cnt);
     for (size_t i = 0; i < p->count; i++)
@@ -1166,7 +1170,10 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     tl_pending_exit *GE = NULL;
     size_t ngc = 0, nge = 0;
     tl_status lst = tl_decomp_log_gather(w, &GC, &GK, &ngc, &GE, &nge);
-    int bad = !ok || lst != TL_OK;
+    /* the shape stage's candidates and records, in the serial order */
+    tl_shape_contacts GS;
+    tl_status sst = tl_decomp_shapes_gather(w, &GS);
+    int bad = !ok || lst != TL_OK || sst != TL_OK;
     tl_comm_or(d->comm, &bad, 1);
     tl_status st = TL_OK;
     if (d->rank == 0) {
@@ -1225,6 +1232,7 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
             shadow.pp = L[0];
             shadow.pw = L[1];
             shadow.dom = D;
+            shadow.sc = GS;
             shadow.coll = GC;
             shadow.ncoll = ngc;
             shadow.pend = GE;
@@ -1241,6 +1249,7 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     } else if (bad) {
         st = no_memory(w, "checkpoint");
     }
+    tl_shape_contacts_free(m, &GS);
     if (GC) tl_mem_free(m, GC, tl_decomp_log_cap(ngc) * sizeof *GC);
     if (GK) tl_mem_free(m, GK, tl_decomp_log_cap(ngc) * sizeof *GK);
     if (GE) tl_mem_free(m, GE, tl_decomp_log_cap(nge) * sizeof *GE);
@@ -1283,6 +1292,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
         }
     }
     const size_t mine = d->dom_hi - d->dom_lo, own_lo = below, own_hi = below + (size_t)(d->g_hi - d->g_lo);
+    tl_decomp_shapes_loaded(w, loc); /* the shape stage's candidates of this rank's rows */
     /* the local domains: the ghosts below, the owned ones, the ghosts above (as tl_decomp_ghosts) */
     size_t nl = (below > 0) + mine + (nloc > own_hi);
     uint32_t *lstart = tl_mem_alloc(m, (nl + 2) * sizeof *lstart);

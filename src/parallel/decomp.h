@@ -88,6 +88,9 @@ typedef struct tl_decomp {
     size_t cap_log_got, cap_log_ans;
     void *log_buf;
     size_t cap_log_buf;
+    /* the shape stage (decomp_shapes.c): gathered slots, migrating records */
+    void *shape_buf;
+    size_t cap_shape_buf;
 } tl_decomp;
 
 /* Rank 0 of a distributed world while the record view is on: the particle and contact

@@ -156,7 +156,7 @@ static tl_status merge0(tl_world *w, const uint64_t *keys, const void *recs, siz
     return TL_OK;
 }
 
-static uint64_t pending_key(const tl_pending_exit *e) { return 2 * (uint64_t)e->step + (e->wall ? 1u : 0u); }
+static uint64_t pending_key(const tl_pending_exit *e) { return 4 * (uint64_t)e->step + e->list; }
 
 size_t tl_decomp_log_cap(size_t n) { return MERGED_CAP(n); }
 

@@ -244,6 +244,15 @@ tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key) {
     return TL_OK;
 }
 
+uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e) {
+    if (w->nb.all_to_shapes) return 0;
+    int64_t a = tl_particles_index(&w->p, e->a);
+    if (a >= 0 && w->p.shape[a] != 0) return 0;
+    if (e->wall) return e->b < w->walls.nfaces && w->walls.f[e->b].kind == TL_FACE_MESH ? 0 : 2;
+    int64_t b = tl_particles_index(&w->p, e->b);
+    return b >= 0 && w->p.shape[b] != 0 ? 0 : 1;
+}
+
 /* The velocity, force and inverse mass of particle `id` for a collision's end: from the store
  * (serially; on ranks when this rank owns it), else the next of the values fetched from the
  * owners (*next counts them off in the order they were asked for). False: it is gone. */
@@ -301,7 +310,7 @@ void tl_measure_finish_exits(tl_world *w) {
         c.restitution = e->v_in > 0.0 ? c.normal_speed_out / e->v_in : NAN;
         c.max_overlap = e->max_delta;
         c.max_normal_force = e->max_fn;
-        (void)tl_measure_log(w, &c, 2 * (uint64_t)e->step + (e->wall ? 1u : 0u));
+        (void)tl_measure_log(w, &c, 4 * (uint64_t)e->step + e->list);
     }
     w->npend = keep;
 }

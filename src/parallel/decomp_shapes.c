@@ -1,0 +1,224 @@
+/* The shape stage over ranks; see decomp_shapes.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decomp.h"
+#include "decomp_shapes.h"
+#include "world.h"
+
+#define GATHERED (TL_SS_COUNT + 1) /* a slot and its face */
+
+tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add) {
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    double *send = tl_mem_alloc(m, (n * GATHERED + 1) * sizeof *send);
+    if (!send) tl_comm_abort(d->comm, "out of memory (shape sums)"); /* the others wait in the gather */
+    for (size_t k = 0; k < n; k++) {
+        memcpy(send + k * GATHERED, slots + k * TL_SS_COUNT, TL_SS_COUNT * sizeof *send);
+        send[k * GATHERED + TL_SS_COUNT] = (double)face[k];
+    }
+    size_t got = tl_comm_allgather(d->comm, m, send, n * GATHERED * sizeof *send, &d->shape_buf, &d->cap_shape_buf,
+                                   NULL);
+    tl_mem_free(m, send, (n * GATHERED + 1) * sizeof *send);
+    if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (shape sums)");
+    add(w, d->shape_buf, got / (GATHERED * sizeof(double)), GATHERED, NULL);
+    return TL_OK;
+}
+
+/* ---- migration: a particle's patch records go with it ---- */
+
+/* the bytes of a pair's records on the wire: key, count, values, states (to 8 bytes) */
+static size_t entry_bytes(size_t live, size_t stride) {
+    return 2 * sizeof(uint64_t) + live * stride * sizeof(double) + (live + 7) / 8 * 8;
+}
+
+tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    tl_shape_contacts *sc = &w->sc;
+    const tl_keymap *map = &sc->stash;
+    const size_t P = (size_t)d->size, st = (size_t)sc->stride;
+    const tl_patch_store *s = &sc->store[sc->cur];
+    size_t *cnt = tl_mem_calloc(m, 2 * P, sizeof *cnt), *at = cnt ? cnt + P : NULL;
+    unsigned char *send = NULL;
+    size_t total = 0;
+    int bad = cnt == NULL;
+    for (int pass = 0; pass < 2 && !bad; pass++) {
+        if (pass == 1) { /* offsets, then the fill */
+            for (size_t r = 0; r < P; r++) {
+                at[r] = total;
+                total += cnt[r];
+            }
+            if (!(send = tl_mem_alloc(m, total + 1))) bad = 1;
+        }
+        for (size_t slot = 0; !bad && map->count && slot < map->cap; slot++) {
+            uint64_t key = map->keys[slot];
+            if (key == TL_KEYMAP_EMPTY) continue;
+            size_t o = (size_t)map->values[slot], live = sc->live[sc->cur][o];
+            uint32_t ids[2];
+            int nid = 1;
+            if (key >> 63) {
+                ids[0] = (uint32_t)((key & ~(1ULL << 63)) >> 24);
+            } else {
+                ids[0] = (uint32_t)(key >> 32);
+                ids[1] = (uint32_t)key;
+                nid = 2;
+            }
+            int sent_to = -1;
+            for (int q = 0; q < nid; q++) {
+                int64_t i = tl_particles_index(&w->p, ids[q]);
+                if (i < 0 || dest[i] == d->rank || dest[i] == sent_to) continue;
+                size_t r = (size_t)dest[i], eb = entry_bytes(live, st);
+                sent_to = dest[i];
+                if (pass == 0) {
+                    cnt[r] += eb;
+                    continue;
+                }
+                unsigned char *e = send + at[r];
+                uint64_t nl = live;
+                memset(e, 0, eb);
+                memcpy(e, &key, sizeof key);
+                memcpy(e + 8, &nl, sizeof nl);
+                size_t f = sc->first[sc->cur][o];
+                memcpy(e + 16, s->rec + f * st, live * st * sizeof(double));
+                memcpy(e + 16 + live * st * sizeof(double), s->state + f, live);
+                at[r] += eb;
+            }
+        }
+    }
+    tl_comm_or(d->comm, &bad, 1);
+    if (bad) tl_comm_abort(d->comm, "out of memory (migration of patch records)");
+    size_t got = tl_comm_exchange(d->comm, m, send, cnt, &d->shape_buf, &d->cap_shape_buf, NULL);
+    tl_mem_free(m, send, total + 1);
+    tl_mem_free(m, cnt, 2 * P * sizeof *cnt);
+    if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (migration of patch records)");
+    const unsigned char *in = d->shape_buf;
+    double *rec = NULL;
+    size_t cap_rec = 0;
+    tl_status status = TL_OK;
+    for (size_t o = 0; o + 16 <= got && status == TL_OK;) {
+        uint64_t key, live;
+        memcpy(&key, in + o, sizeof key);
+        memcpy(&live, in + o + 8, sizeof live);
+        size_t eb = entry_bytes((size_t)live, st);
+        if (live > 255 || o + eb > got) {
+            status = tl_world_fail(w, TL_ERROR_STATE, "rank %d: a garbled patch record arrived", d->rank);
+            break;
+        }
+        /* aligned copies of the values */
+        if (tl_mem_reserve(m, (void **)&rec, &cap_rec, live * st + 1, sizeof *rec) != 0 ||
+            (memcpy(rec, in + o + 16, live * st * sizeof(double)),
+             tl_shape_contacts_adopt(w, key, (size_t)live, rec, in + o + 16 + live * st * sizeof(double)) != 0))
+            status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (migration of patch records)");
+        o += eb;
+    }
+    if (rec) tl_mem_free(m, rec, cap_rec * sizeof *rec);
+    return status;
+}
+
+/* ---- checkpoints ---- */
+
+tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
+    tl_decomp *d = w->dc;
+    tl_mem *m = &w->mem;
+    const tl_shape_contacts *sc = &w->sc;
+    const tl_patch_store *s = &sc->store[sc->cur];
+    const size_t n = sc->cand.count, st = (size_t)sc->stride, rb = (st + 1) * sizeof(double);
+    tl_shape_contacts_init(out);
+    size_t nrec = 0;
+    for (size_t k = 0; k < n; k++) nrec += sc->live[sc->cur][k];
+    uint64_t *c = tl_mem_alloc(m, (3 * n + 1) * sizeof *c);
+    double *r = tl_mem_alloc(m, nrec * rb + 1);
+    int bad = !c || !r;
+    for (size_t k = 0, q = 0; !bad && k < n; k++) {
+        size_t live = sc->live[sc->cur][k], f = sc->first[sc->cur][k];
+        c[3 * k] = d->gidx[sc->cand.a[k]];
+        c[3 * k + 1] = sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]];
+        c[3 * k + 2] = (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16;
+        for (size_t j = 0; j < live; j++, q++) {
+            memcpy(r + q * (st + 1), s->rec + (f + j) * st, st * sizeof(double));
+            r[q * (st + 1) + st] = (double)s->state[f + j];
+        }
+    }
+    void *gc = NULL, *gr = NULL;
+    size_t capc = 0, capr = 0;
+    size_t nc = tl_comm_gather0(d->comm, m, c, bad ? 0 : 3 * n * sizeof *c, &gc, &capc);
+    size_t nr = tl_comm_gather0(d->comm, m, r, bad ? 0 : nrec * rb, &gr, &capr);
+    if (c) tl_mem_free(m, c, (3 * n + 1) * sizeof *c);
+    if (r) tl_mem_free(m, r, nrec * rb + 1);
+    bad |= nc == SIZE_MAX || nr == SIZE_MAX;
+    tl_comm_or(d->comm, &bad, 1);
+    tl_status status = TL_OK;
+    if (!bad && d->rank == 0) {
+        const size_t N = nc / (3 * sizeof(uint64_t)), R = nr / rb;
+        const uint64_t *gcv = gc;
+        const double *grv = gr;
+        out->stride = sc->stride;
+        out->cur = 0;
+        out->touching = sc->touching; /* the whole's: the sums are gathered */
+        size_t cap = N ? N : 1;
+        bool ok = tl_shape_list_reserve(m, &out->cand, cap) == 0;
+        for (int b = 0; ok && b < 2; b++) {
+            ok = (out->first[b] = tl_mem_calloc(m, cap, sizeof *out->first[b])) != NULL &&
+                 (out->live[b] = tl_mem_calloc(m, cap, sizeof *out->live[b])) != NULL;
+            if (b == 0 && !ok) out->cap_cand = cap; /* what was allocated is freed whole */
+        }
+        out->cap_cand = cap;
+        if (ok && R) {
+            ok = (out->store[0].rec = tl_mem_alloc(m, R * st * sizeof(double))) != NULL &&
+                 (out->store[0].state = tl_mem_alloc(m, R)) != NULL;
+            out->store[0].cap = R;
+        }
+        size_t q = 0;
+        for (size_t k = 0; ok && k < N; k++) {
+            size_t live = (size_t)(gcv[3 * k + 2] >> 16);
+            out->cand.a[k] = (uint32_t)gcv[3 * k];
+            out->cand.b[k] = (uint32_t)gcv[3 * k + 1];
+            out->cand.img[k] = (uint8_t)gcv[3 * k + 2];
+            out->cand.wall[k] = (uint8_t)(gcv[3 * k + 2] >> 8);
+            out->first[0][k] = (uint32_t)q;
+            out->live[0][k] = (uint8_t)live;
+            for (size_t j = 0; j < live && q < R; j++, q++) {
+                memcpy(out->store[0].rec + q * st, grv + q * (st + 1), st * sizeof(double));
+                out->store[0].state[q] = (uint8_t)grv[q * (st + 1) + st];
+            }
+        }
+        out->cand.count = ok ? N : 0;
+        out->store[0].count = ok ? q : 0;
+        if (!ok || q != R) status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
+    } else if (bad) {
+        status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
+    }
+    if (gc) tl_mem_free(m, gc, capc);
+    if (gr) tl_mem_free(m, gr, capr);
+    return status;
+}
+
+tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc) {
+    const tl_decomp *d = w->dc;
+    tl_shape_contacts *sc = &w->sc;
+    tl_patch_store *s = &sc->store[sc->cur];
+    const size_t n = sc->cand.count, st = (size_t)sc->stride;
+    size_t kept = 0, at = 0;
+#define OWN(i) ((i) >= d->g_lo && (i) < d->g_hi)
+    for (size_t k = 0; k < n; k++) {
+        uint32_t a = sc->cand.a[k], b = sc->cand.b[k];
+        bool wall = sc->cand.wall[k] != 0;
+        if (!(OWN(a) || (!wall && OWN(b)))) continue;
+        size_t live = sc->live[sc->cur][k], f = sc->first[sc->cur][k];
+        sc->cand.a[kept] = loc[a];
+        sc->cand.b[kept] = wall ? b : loc[b];
+        sc->cand.img[kept] = sc->cand.img[k];
+        sc->cand.wall[kept] = sc->cand.wall[k];
+        memmove(s->rec + at * st, s->rec + f * st, live * st * sizeof *s->rec); /* at <= f: in place */
+        memmove(s->state + at, s->state + f, live);
+        sc->first[sc->cur][kept] = (uint32_t)at;
+        sc->live[sc->cur][kept] = (uint8_t)live;
+        at += live;
+        kept++;
+    }
+#undef OWN
+    sc->cand.count = kept;
+    s->count = at;
+    return TL_OK;
+}

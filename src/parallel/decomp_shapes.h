@@ -1,0 +1,39 @@
+/*
+ * The shape stage over ranks (docs/parallel.md, "Mesh walls on ranks").
+ *
+ * The shape stage's candidates of a rank are those of its own rows (a particle
+ * it owns against a mesh face), in the serial candidate order restricted, so
+ * the concatenation of the ranks' lists in rank order is the serial list.
+ * Each rank works out its candidates' patches and forces on its own; the sums
+ * of the whole (the walls' reactions, the energy ledger, the touching count),
+ * which the serial stage adds candidate after candidate, are added by every
+ * rank from every rank's slots, gathered in rank order. The patch records of a
+ * migrating particle travel with it; a checkpoint gathers the candidates and
+ * their records in the serial order, and loading one, each rank keeps those
+ * of its rows.
+ */
+#ifndef TL_DECOMP_SHAPES_H
+#define TL_DECOMP_SHAPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shape_contacts.h"
+#include "talus/talus.h"
+
+/* Adds the sums of the whole from n slots (stride values each) in order: face[k] the face of
+ * candidate k (-1: none), or, with face NULL, the face stored after each slot (gathered). */
+typedef void (*tl_shape_sum_fn)(tl_world *w, const double *slots, size_t n, size_t stride, const int32_t *face);
+/* Collective: every rank's n slots (TL_SS_COUNT values) and faces, in rank order, to `add`. */
+tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add);
+/* Collective, in a rebuild after the stash: the patch records of the particles that migrate
+ * (dest[i]: the new rank of stored particle i) to their new ranks, adopted there. */
+tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest);
+/* Collective: every rank's candidates and live records, in the serial order, as the serial
+ * shape stage on rank 0 (*out, freed with tl_shape_contacts_free); empty on the others. */
+tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out);
+/* After a serial state was loaded on every rank: the candidates of this rank's rows (global
+ * indices [g_lo, g_hi)) with their records, particle indices through loc (global -> local). */
+tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc);
+
+#endif
