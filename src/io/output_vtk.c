@@ -308,8 +308,8 @@ static tl_status vtk_resume_check(tl_output *o, const tl_output_saved *in) {
             else if (!path) {
                 char *want = frame_path(&probe, f);
                 snprintf(o->ctx->err, o->ctx->errsize,
-                         "cannot resume: the frame %s (or its .pvtp) is missing (the checkpoint counts %zu "
-                         "frames); rerun without --resume or restore the file",
+                         "cannot resume: the frame %s is missing (nor is a .pvtp of it there; the checkpoint "
+                         "counts %zu frames); rerun without --resume or restore the file",
                          want ? want : probe.base, in->nframes);
                 free(want);
                 s = TL_ERROR_IO;
