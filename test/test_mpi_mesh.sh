@@ -1,24 +1,28 @@
 #!/bin/sh
-# A mesh wall on several MPI ranks (issue 15): the rotating drum of spheres (examples/drum-spheres.yaml:
-# an STL drum turning at 10 rpm, with its collision log), shortened to 1,000 beads and 0.14 s and
-# cut into domains of 250 particles, run serially, on 2 ranks and resumed on 3 from the 2 ranks'
-# checkpoint: the drum's force and torque (drum.csv), energy.csv, particles.csv, repose.csv and
-# collisions.csv, and the checkpoint itself, identical to the serial run's, byte for byte.
-# Usage: test_mpi_mesh.sh TALUS SOURCE_DIR MPIEXEC
+# A mesh wall and bodies other than spheres on several MPI ranks (issue 15): a rotating drum
+# (examples/drum-spheres.yaml or drum-ellipsoids.yaml: an STL drum turning at 10 rpm, with its
+# collision log), shortened to COUNT bodies and 0.14 s and cut into domains of DOMAIN particles,
+# run serially, on 2 ranks and resumed on 3 from the 2 ranks' checkpoint: the drum's force and
+# torque (drum.csv), energy.csv, particles.csv, repose.csv and collisions.csv, and the checkpoint
+# itself, identical to the serial run's, byte for byte.
+# Usage: test_mpi_mesh.sh TALUS SOURCE_DIR MPIEXEC EXAMPLE COUNT DOMAIN
 set -eu
 talus=$1
 src=$2
 mpiexec=$3
+example=$4
+count=$5
+domain=$6
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/meshes"
 cp "$src/examples/meshes/drum.stl" "$dir/meshes/"
 sed -e 's/{name: fill, duration: 0.5}/{name: fill, duration: 0.1}/' -e 's/{name: turn, duration: 6.0}/{name: turn, duration: 0.04}/' \
-    -e 's/count: 2500/count: 1000/' -e '/type: plot/d' -e '/type: vtk/d' \
+    -e "s/count: [0-9]*/count: $count/" -e '/type: plot/d' -e '/type: vtk/d' \
     -e 's/^outputs:/outputs:\n  - {type: collisions, file: collisions.csv}/' \
-    "$src/examples/drum-spheres.yaml" > "$dir/drum.yaml"
-printf 'neighbor: {domain_size: 250}\ncheckpoint: {every: 0.07}\n' >> "$dir/drum.yaml"
-for want in 'duration: 0.1}' 'duration: 0.04}' 'count: 1000' 'type: collisions' 'type: mesh'; do
+    "$src/examples/$example" > "$dir/drum.yaml"
+printf 'neighbor: {domain_size: %s}\ncheckpoint: {every: 0.07}\n' "$domain" >> "$dir/drum.yaml"
+for want in 'duration: 0.1}' 'duration: 0.04}' "count: $count" 'type: collisions' 'type: mesh'; do
     grep -q "$want" "$dir/drum.yaml" || { echo "the drum scene changed: no '$want'"; exit 1; }
 done
 run() { # N OUT [ARGS]: the drum on N ranks
@@ -38,7 +42,7 @@ tail -n 3 "$dir/serial/drum.csv" | awk -F, '$3 == 0 { f = $10 * $10 + $11 * $11 
     END { exit !ok }' || { echo "the drum carries nothing"; tail -n 3 "$dir/serial/drum.csv"; exit 1; }
 ck=$(cat "$dir/ranks2/checkpoint/latest")
 cmp "$dir/serial/checkpoint/$ck" "$dir/ranks2/checkpoint/$ck" || { echo "2 ranks: the checkpoint differs"; exit 1; }
-echo "the drum on 2 ranks: $files and $ck identical to the serial run's"
+echo "$example on 2 ranks: $files and $ck identical to the serial run's"
 cp -r "$dir/ranks2" "$dir/ranks3"
 run 3 ranks3 --resume "$dir/ranks3/checkpoint"
 grep -q "resuming from" "$dir/ranks3.log" || { echo "not resumed"; cat "$dir/ranks3.log"; exit 1; }

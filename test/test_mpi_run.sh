@@ -98,10 +98,3 @@ printf 'neighbor: {domain_size: 500}\noutputs:\n  - {type: repose, file: repose.
 cmp "$dir/rp-serial/repose.csv" "$dir/rp2/repose.csv" || { echo "2 ranks: repose.csv differs"; exit 1; }
 echo "the repose output on 2 ranks: identical to the serial run's"
 
-# a feature not distributed yet (bodies other than spheres) is refused by name, nothing written
-if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$src/test/vtk/shapes.yaml" -o "$dir/sh" > "$dir/logsh" 2>&1; then
-    echo "bodies other than spheres on 2 ranks were not refused"; exit 1
-fi
-grep -q "not supported on several MPI ranks yet" "$dir/logsh" || { cat "$dir/logsh"; exit 1; }
-[ ! -e "$dir/sh" ] || { echo "the refused run left $dir/sh"; exit 1; }
-echo "bodies other than spheres on 2 ranks: refused by name, nothing written"

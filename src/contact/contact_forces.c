@@ -733,7 +733,7 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
         e->max_delta = bm[TL_BI_MAX_DELTA];
         e->max_fn = bm[TL_BI_MAX_FN];
         e->step = w->steps;
-        e->list = wall ? 2 : 1;
+        e->list = wall ? 3 : 2;
     }
     return TL_OK;
 }
@@ -898,8 +898,9 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     w->touching = touching;
     /* the contacts of other shapes (shape_contacts.c) */
-    /* (on ranks whenever there are mesh walls: its sums are collective) */
-    if (w->sc.cand.count || w->sc.touching || (w->walls.nmesh && w->dc && w->dc->established)) {
+    /* (on ranks whenever there are mesh walls or bodies: its sums are collective) */
+    if (w->sc.cand.count || w->sc.touching ||
+        ((w->walls.nmesh || w->nshapes > 1) && w->dc && w->dc->established)) {
         tl_status st = tl_shape_stage(w, accumulate);
         if (st != TL_OK) return st;
         w->touching += w->sc.touching;

@@ -96,6 +96,7 @@ void tl_shape_list_free(tl_mem *mem, tl_shape_list *l) {
     tl_mem_free(mem, l->b, l->cap * sizeof *l->b);
     tl_mem_free(mem, l->img, l->cap * sizeof *l->img);
     tl_mem_free(mem, l->wall, l->cap * sizeof *l->wall);
+    tl_mem_free(mem, l->dom, l->cap * sizeof *l->dom);
     memset(l, 0, sizeof *l);
 }
 
@@ -115,6 +116,9 @@ int tl_shape_list_reserve(tl_mem *mem, tl_shape_list *l, size_t n) {
     uint8_t *wall = tl_mem_realloc(mem, l->wall, l->cap, ncap);
     if (!wall) return -1;
     l->wall = wall;
+    uint32_t *dom = tl_mem_realloc(mem, l->dom, l->cap * sizeof *dom, ncap * sizeof *dom);
+    if (!dom) return -1;
+    l->dom = dom;
     l->cap = ncap;
     return 0;
 }

@@ -116,6 +116,8 @@ typedef struct tl_shape_list {
     uint32_t *a, *b;
     uint8_t *img;
     uint8_t *wall;
+    uint32_t *dom; /* the domain whose rows found it (its place in the contact stage's order;
+                    * on MPI ranks: which rank's row it is) */
 } tl_shape_list;
 
 void tl_shape_list_free(tl_mem *mem, tl_shape_list *l);

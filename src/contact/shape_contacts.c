@@ -891,6 +891,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
             for (size_t o = 0; o < m; o++) {
                 if (!(os->state[f + o] & TL_PAIR_EXIT)) continue;
                 os->state[f + o] &= (uint8_t)~TL_PAIR_EXIT;
+                if (!tl_decomp_own_shape(w, k)) continue; /* the rank of the domain that found it logs it */
                 if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
                     return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
                 const double *rec = os->rec + (f + o) * st;
@@ -906,7 +907,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
                 e->max_delta = bm[TL_BI_MAX_DELTA];
                 e->max_fn = bm[TL_BI_MAX_FN];
                 e->step = w->steps;
-                e->list = 0;
+                e->list = e->wall ? 1 : 0;
             }
         }
     }

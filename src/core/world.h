@@ -32,8 +32,9 @@ typedef struct tl_pending_exit {
     double n[3];
     double t_begin, t_end, v_in, max_delta, max_fn;
     int64_t step;    /* the step in which it separated */
-    uint8_t list;    /* where it was noted: 0 the shape stage, 1 the pairs, 2 the wall pairs (the
-                      * order of a step's exits; not saved: tl_measure_pending_list) */
+    uint8_t list;    /* where it was noted: the shape stage's pairs 0, its wall pairs 1, the pairs
+                      * 2, the wall pairs 3 (the order of a step's exits; not saved:
+                      * tl_measure_pending_list) */
 } tl_pending_exit;
 
 /* Energy accumulated over the run (see tl_energy). */

@@ -395,6 +395,7 @@ static int extract_shapes(tl_mem *mem, const tl_particles *p, const tl_walls *w,
                 out->b[s] = b;
                 out->img[s] = l->img[k];
                 out->wall[s] = wall;
+                out->dom[s] = (uint32_t)d;
             } else {
                 l->a[at] = a;
                 l->b[at] = b;

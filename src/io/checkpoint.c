@@ -26,9 +26,10 @@
 #include "decomp.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 9u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
-                   * terms of the energy ledger and of the contact records; 9: a shape contact
-                   * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings */
+#define FORMAT 10u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
+                    * terms of the energy ledger and of the contact records; 9: a shape contact
+                    * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings;
+                    * 10: a shape candidate's domain (its place in the order of the sums) */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
@@ -313,6 +314,7 @@ tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
     tl_wbuf_put(&b, sc->cand.b, sc->cand.count * sizeof *sc->cand.b);
     tl_wbuf_put(&b, sc->cand.img, sc->cand.count);
     tl_wbuf_put(&b, sc->cand.wall, sc->cand.count);
+    tl_wbuf_put(&b, sc->cand.dom, sc->cand.count * sizeof *sc->cand.dom);
     if (sc->cand.count) tl_wbuf_put(&b, sc->live[sc->cur], sc->cand.count);
     tl_wbuf_put(&b, ps->rec, ps->count * (size_t)sc->stride * sizeof *ps->rec);
     tl_wbuf_put(&b, ps->state, ps->count);
@@ -383,7 +385,7 @@ static const char *read_shape_contacts(tl_world *w, tl_rbuf *b, tl_shape_contact
     uint64_t n = tl_rbuf_u64(b), nrec = tl_rbuf_u64(b), st = tl_rbuf_u64(b);
     if (b->failed) return "truncated (shape contacts)";
     if (st != (uint64_t)(lay->stride + TL_BP_COUNT)) return "inconsistent shape contact records";
-    if (n > (b->size - b->at) / 11 || nrec > (b->size - b->at) / (st * sizeof(double) + 1))
+    if (n > (b->size - b->at) / 15 || nrec > (b->size - b->at) / (st * sizeof(double) + 1))
         return "truncated (shape contacts)";
     tl_shape_contacts_init(sc);
     sc->stride = (int)st;
@@ -408,6 +410,7 @@ static const char *read_shape_contacts(tl_world *w, tl_rbuf *b, tl_shape_contact
     tl_rbuf_get(b, sc->cand.b, sc->cand.count * sizeof *sc->cand.b);
     tl_rbuf_get(b, sc->cand.img, sc->cand.count);
     tl_rbuf_get(b, sc->cand.wall, sc->cand.count);
+    tl_rbuf_get(b, sc->cand.dom, sc->cand.count * sizeof *sc->cand.dom);
     if (n) tl_rbuf_get(b, sc->live[0], sc->cand.count);
     tl_rbuf_get(b, ps->rec, ps->count * (size_t)st * sizeof *ps->rec);
     tl_rbuf_get(b, ps->state, ps->count);
@@ -416,7 +419,8 @@ static const char *read_shape_contacts(tl_world *w, tl_rbuf *b, tl_shape_contact
     size_t total = 0;
     for (size_t k = 0; k < sc->cand.count; k++) {
         if (sc->cand.a[k] >= np || sc->cand.wall[k] > 1 || sc->cand.img[k] >= 27 ||
-            sc->cand.b[k] >= (sc->cand.wall[k] ? nf : np) || sc->live[0][k] > TL_MAX_PATCHES)
+            sc->cand.b[k] >= (sc->cand.wall[k] ? nf : np) || sc->live[0][k] > TL_MAX_PATCHES ||
+            (k && sc->cand.wall[k] == sc->cand.wall[k - 1] && sc->cand.dom[k] < sc->cand.dom[k - 1]))
             return "a shape contact names no body";
         sc->first[0][k] = (uint32_t)total;
         total += sc->live[0][k];

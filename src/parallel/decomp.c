@@ -101,8 +101,7 @@ void tl_world_owned(const tl_world *w, size_t *first, size_t *count) {
 
 tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
-    if (w->nshapes > 1 || w->nbodies) what = "bodies other than spheres";
-    else if (w->nb.all_to_shapes) what = "every contact through the shape stage (all_to_shapes)";
+    if (w->nb.all_to_shapes) what = "every contact through the shape stage (all_to_shapes)";
 
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
@@ -705,6 +704,7 @@ tl_status tl_decomp_ghosts(tl_world *w, const tl_nb_frame **frame) {
     f->own_lo = d->own_lo;
     f->own_hi = d->own_hi;
     *frame = f;
+    tl_decomp_count_bodies(w); /* owned and ghosts: the stages' paths and the shape list */
     return TL_OK;
 }
 
@@ -1283,6 +1283,9 @@ tl_status tl_decomp_loaded(tl_world *w) {
     for (size_t i = 0; i < n; i++) keep[i] = OWN(i);
     for (size_t k = 0; k < pp->count; k++)
         if (OWN(pp->a[k]) || OWN(pp->b[k])) keep[pp->a[k]] = keep[pp->b[k]] = 1;
+    const tl_shape_list *sl = &w->sc.cand; /* the shape stage's pairs too */
+    for (size_t k = 0; k < sl->count; k++)
+        if (!sl->wall[k] && (OWN(sl->a[k]) || OWN(sl->b[k]))) keep[sl->a[k]] = keep[sl->b[k]] = 1;
     size_t nloc = 0, below = 0;
     for (size_t i = 0; i < n; i++) {
         loc[i] = (uint32_t)nloc;
@@ -1292,9 +1295,9 @@ tl_status tl_decomp_loaded(tl_world *w) {
         }
     }
     const size_t mine = d->dom_hi - d->dom_lo, own_lo = below, own_hi = below + (size_t)(d->g_hi - d->g_lo);
-    tl_decomp_shapes_loaded(w, loc); /* the shape stage's candidates of this rank's rows */
     /* the local domains: the ghosts below, the owned ones, the ghosts above (as tl_decomp_ghosts) */
     size_t nl = (below > 0) + mine + (nloc > own_hi);
+    tl_decomp_shapes_loaded(w, loc, below > 0); /* the shape stage's candidates that involve ours */
     uint32_t *lstart = tl_mem_alloc(m, (nl + 2) * sizeof *lstart);
     size_t *lpp = tl_mem_alloc(m, (nl + 2) * sizeof *lpp), *lpw = tl_mem_alloc(m, (nl + 2) * sizeof *lpw);
     tl_pairs L[2];
@@ -1425,5 +1428,6 @@ tl_status tl_decomp_loaded(tl_world *w) {
     }
     d->established = true;
     d->view = d->view_all = false;
+    tl_decomp_count_bodies(w);
     return TL_OK;
 }

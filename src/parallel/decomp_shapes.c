@@ -8,20 +8,49 @@
 
 #define GATHERED (TL_SS_COUNT + 1) /* a slot and its face */
 
+bool tl_decomp_own_shape(const tl_world *w, size_t k) {
+    const tl_decomp *d = w->dc;
+    if (!tl_decomp_on(d) || !d->established) return true;
+    const size_t dm = w->sc.cand.dom[k];
+    return dm >= d->first_owned && dm < d->first_owned + (d->dom_hi - d->dom_lo);
+}
+
+void tl_decomp_count_bodies(tl_world *w) {
+    size_t nb = 0;
+    for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
+    w->nbodies = nb;
+}
+
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add) {
     tl_decomp *d = w->dc;
     tl_mem *m = &w->mem;
     double *send = tl_mem_alloc(m, (n * GATHERED + 1) * sizeof *send);
     if (!send) tl_comm_abort(d->comm, "out of memory (shape sums)"); /* the others wait in the gather */
+    size_t ns = 0;
     for (size_t k = 0; k < n; k++) {
-        memcpy(send + k * GATHERED, slots + k * TL_SS_COUNT, TL_SS_COUNT * sizeof *send);
-        send[k * GATHERED + TL_SS_COUNT] = (double)face[k];
+        if (!tl_decomp_own_shape(w, k)) continue; /* the other rank's row: it adds it */
+        memcpy(send + ns * GATHERED, slots + k * TL_SS_COUNT, TL_SS_COUNT * sizeof *send);
+        send[ns * GATHERED + TL_SS_COUNT] = (double)face[k];
+        ns++;
     }
-    size_t got = tl_comm_allgather(d->comm, m, send, n * GATHERED * sizeof *send, &d->shape_buf, &d->cap_shape_buf,
+    size_t got = tl_comm_allgather(d->comm, m, send, ns * GATHERED * sizeof *send, &d->shape_buf, &d->cap_shape_buf,
                                    NULL);
     tl_mem_free(m, send, (n * GATHERED + 1) * sizeof *send);
     if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (shape sums)");
-    add(w, d->shape_buf, got / (GATHERED * sizeof(double)), GATHERED, NULL);
+    /* the serial list holds the pairs of every domain, then the wall pairs of every domain;
+     * each rank's part holds its pairs, then its wall pairs: a stable partition restores the
+     * serial order */
+    const size_t N = got / (GATHERED * sizeof(double));
+    const double *g = d->shape_buf;
+    double *ord = tl_mem_alloc(m, (N * GATHERED + 1) * sizeof *ord);
+    if (!ord) tl_comm_abort(d->comm, "out of memory (shape sums)");
+    size_t at = 0;
+    for (int wall = 0; wall < 2; wall++)
+        for (size_t k = 0; k < N; k++)
+            if ((g[k * GATHERED + TL_SS_COUNT] >= 0.0) == (wall == 1))
+                memcpy(ord + GATHERED * at++, g + k * GATHERED, GATHERED * sizeof *ord);
+    add(w, ord, N, GATHERED, NULL);
+    tl_mem_free(m, ord, (N * GATHERED + 1) * sizeof *ord);
     return TL_OK;
 }
 
@@ -125,16 +154,24 @@ tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
     const tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride, rb = (st + 1) * sizeof(double);
     tl_shape_contacts_init(out);
-    size_t nrec = 0;
-    for (size_t k = 0; k < n; k++) nrec += sc->live[sc->cur][k];
-    uint64_t *c = tl_mem_alloc(m, (3 * n + 1) * sizeof *c);
+    /* this rank's rows (a pair between two ranks is on both lists: the row's owner sends it) */
+    size_t nrec = 0, nown = 0;
+    for (size_t k = 0; k < n; k++)
+        if (tl_decomp_own_shape(w, k)) {
+            nrec += sc->live[sc->cur][k];
+            nown++;
+        }
+    uint64_t *c = tl_mem_alloc(m, (4 * nown + 1) * sizeof *c);
     double *r = tl_mem_alloc(m, nrec * rb + 1);
     int bad = !c || !r;
-    for (size_t k = 0, q = 0; !bad && k < n; k++) {
+    for (size_t k = 0, q = 0, e = 0; !bad && k < n; k++) {
+        if (!tl_decomp_own_shape(w, k)) continue;
         size_t live = sc->live[sc->cur][k], f = sc->first[sc->cur][k];
-        c[3 * k] = d->gidx[sc->cand.a[k]];
-        c[3 * k + 1] = sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]];
-        c[3 * k + 2] = (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16;
+        c[4 * e] = d->gidx[sc->cand.a[k]];
+        c[4 * e + 1] = sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]];
+        c[4 * e + 2] = (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16;
+        c[4 * e + 3] = d->dom_lo + (sc->cand.dom[k] - d->first_owned); /* the global domain */
+        e++;
         for (size_t j = 0; j < live; j++, q++) {
             memcpy(r + q * (st + 1), s->rec + (f + j) * st, st * sizeof(double));
             r[q * (st + 1) + st] = (double)s->state[f + j];
@@ -142,15 +179,15 @@ tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
     }
     void *gc = NULL, *gr = NULL;
     size_t capc = 0, capr = 0;
-    size_t nc = tl_comm_gather0(d->comm, m, c, bad ? 0 : 3 * n * sizeof *c, &gc, &capc);
+    size_t nc = tl_comm_gather0(d->comm, m, c, bad ? 0 : 4 * nown * sizeof *c, &gc, &capc);
     size_t nr = tl_comm_gather0(d->comm, m, r, bad ? 0 : nrec * rb, &gr, &capr);
-    if (c) tl_mem_free(m, c, (3 * n + 1) * sizeof *c);
+    if (c) tl_mem_free(m, c, (4 * nown + 1) * sizeof *c);
     if (r) tl_mem_free(m, r, nrec * rb + 1);
     bad |= nc == SIZE_MAX || nr == SIZE_MAX;
     tl_comm_or(d->comm, &bad, 1);
     tl_status status = TL_OK;
     if (!bad && d->rank == 0) {
-        const size_t N = nc / (3 * sizeof(uint64_t)), R = nr / rb;
+        const size_t N = nc / (4 * sizeof(uint64_t)), R = nr / rb;
         const uint64_t *gcv = gc;
         const double *grv = gr;
         out->stride = sc->stride;
@@ -169,20 +206,35 @@ tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
                  (out->store[0].state = tl_mem_alloc(m, R)) != NULL;
             out->store[0].cap = R;
         }
-        size_t q = 0;
-        for (size_t k = 0; ok && k < N; k++) {
-            size_t live = (size_t)(gcv[3 * k + 2] >> 16);
-            out->cand.a[k] = (uint32_t)gcv[3 * k];
-            out->cand.b[k] = (uint32_t)gcv[3 * k + 1];
-            out->cand.img[k] = (uint8_t)gcv[3 * k + 2];
-            out->cand.wall[k] = (uint8_t)(gcv[3 * k + 2] >> 8);
-            out->first[0][k] = (uint32_t)q;
-            out->live[0][k] = (uint8_t)live;
-            for (size_t j = 0; j < live && q < R; j++, q++) {
-                memcpy(out->store[0].rec + q * st, grv + q * (st + 1), st * sizeof(double));
-                out->store[0].state[q] = (uint8_t)grv[q * (st + 1) + st];
-            }
+        /* the serial list holds the pairs of every domain, then the wall pairs of every domain;
+         * each rank sent its pairs, then its wall pairs: a stable partition restores the serial
+         * order (the records follow their candidates) */
+        size_t *from = tl_mem_alloc(m, (N + 1) * sizeof *from);
+        ok = ok && from;
+        for (size_t k = 0, f = 0; ok && k < N; k++) {
+            from[k] = f;
+            f += (size_t)(gcv[4 * k + 2] >> 16);
         }
+        size_t q = 0, e = 0;
+        for (int wall = 0; ok && wall < 2; wall++)
+            for (size_t k = 0; k < N; k++) {
+                if ((((gcv[4 * k + 2] >> 8) & 0xff) != 0) != (wall == 1)) continue;
+                size_t live = (size_t)(gcv[4 * k + 2] >> 16);
+                out->cand.a[e] = (uint32_t)gcv[4 * k];
+                out->cand.b[e] = (uint32_t)gcv[4 * k + 1];
+                out->cand.img[e] = (uint8_t)gcv[4 * k + 2];
+                out->cand.wall[e] = (uint8_t)(gcv[4 * k + 2] >> 8);
+                out->cand.dom[e] = (uint32_t)gcv[4 * k + 3];
+                out->first[0][e] = (uint32_t)q;
+                out->live[0][e] = (uint8_t)live;
+                e++;
+                for (size_t j = 0; j < live && q < R && from[k] + j < R; j++, q++) {
+                    const double *src = grv + (from[k] + j) * (st + 1);
+                    memcpy(out->store[0].rec + q * st, src, st * sizeof(double));
+                    out->store[0].state[q] = (uint8_t)src[st];
+                }
+            }
+        if (from) tl_mem_free(m, from, (N + 1) * sizeof *from);
         out->cand.count = ok ? N : 0;
         out->store[0].count = ok ? q : 0;
         if (!ok || q != R) status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
@@ -194,7 +246,7 @@ tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
     return status;
 }
 
-tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc) {
+tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc, bool has_below) {
     const tl_decomp *d = w->dc;
     tl_shape_contacts *sc = &w->sc;
     tl_patch_store *s = &sc->store[sc->cur];
@@ -210,6 +262,8 @@ tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc) {
         sc->cand.b[kept] = wall ? b : loc[b];
         sc->cand.img[kept] = sc->cand.img[k];
         sc->cand.wall[kept] = sc->cand.wall[k];
+        const uint32_t gd = sc->cand.dom[k], mine = (uint32_t)(d->dom_hi - d->dom_lo), hb = has_below ? 1u : 0u;
+        sc->cand.dom[kept] = gd < d->dom_lo ? 0u : gd < d->dom_hi ? hb + (uint32_t)(gd - d->dom_lo) : hb + mine;
         memmove(s->rec + at * st, s->rec + f * st, live * st * sizeof *s->rec); /* at <= f: in place */
         memmove(s->state + at, s->state + f, live);
         sc->first[sc->cur][kept] = (uint32_t)at;

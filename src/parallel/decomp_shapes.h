@@ -15,6 +15,7 @@
 #ifndef TL_DECOMP_SHAPES_H
 #define TL_DECOMP_SHAPES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,16 +25,25 @@
 /* Adds the sums of the whole from n slots (stride values each) in order: face[k] the face of
  * candidate k (-1: none), or, with face NULL, the face stored after each slot (gathered). */
 typedef void (*tl_shape_sum_fn)(tl_world *w, const double *slots, size_t n, size_t stride, const int32_t *face);
-/* Collective: every rank's n slots (TL_SS_COUNT values) and faces, in rank order, to `add`. */
+/* Collective: every rank's slots (TL_SS_COUNT values) and faces of its own rows (a pair
+ * between two ranks is on both lists: the rank whose domain found it has it as its own), in the
+ * serial order, to `add`. */
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add);
+/* Whether shape candidate k was found by one of this rank's own domains (always serially). */
+bool tl_decomp_own_shape(const tl_world *w, size_t k);
+/* The bodies other than spheres among the stored particles (w->nbodies), after the store
+ * changed. */
+void tl_decomp_count_bodies(tl_world *w);
 /* Collective, in a rebuild after the stash: the patch records of the particles that migrate
  * (dest[i]: the new rank of stored particle i) to their new ranks, adopted there. */
 tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest);
 /* Collective: every rank's candidates and live records, in the serial order, as the serial
  * shape stage on rank 0 (*out, freed with tl_shape_contacts_free); empty on the others. */
 tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out);
-/* After a serial state was loaded on every rank: the candidates of this rank's rows (global
- * indices [g_lo, g_hi)) with their records, particle indices through loc (global -> local). */
-tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc);
+/* After a serial state was loaded on every rank (partitioned, before the lists are cut): the
+ * candidates that involve one of this rank's particles (global indices [g_lo, g_hi)), with
+ * their records, as a build would list them: particle indices through loc (global -> local),
+ * domains local (the ghosts' domains below, when has_below, then ours, then those above). */
+tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc, bool has_below);
 
 #endif

@@ -59,12 +59,18 @@ static void energy_terms(const tl_world *w, energy_pass *ps) {
             term(ps, E_ER, be[TL_BE_E_R]);
         }
     }
-    const tl_patch_store *st = &w->sc.store[w->sc.cur];
-    for (size_t r = 0; r < st->count; r++) {
-        const double *be = st->rec + r * (size_t)w->sc.stride + w->lay.energy;
-        term(ps, E_EN, be[TL_BE_E_N]);
-        term(ps, E_ET, be[TL_BE_E_T]);
-        term(ps, E_ER, be[TL_BE_E_R]);
+    const tl_shape_contacts *sc = &w->sc;
+    const tl_patch_store *st = &sc->store[sc->cur];
+    for (size_t k = 0; k < sc->cand.count; k++) {
+        /* a pair between two ranks is held by both: the owner of a counts it */
+        if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;
+        const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
+        for (size_t r = f; r < f + m && r < st->count; r++) {
+            const double *be = st->rec + r * (size_t)sc->stride + w->lay.energy;
+            term(ps, E_EN, be[TL_BE_E_N]);
+            term(ps, E_ET, be[TL_BE_E_T]);
+            term(ps, E_ER, be[TL_BE_E_R]);
+        }
     }
 }
 
@@ -245,12 +251,13 @@ tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key) {
 }
 
 uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e) {
-    if (w->nb.all_to_shapes) return 0;
+    const uint8_t shape = e->wall ? 1 : 0; /* the shape stage: its pairs, then its wall pairs */
+    if (w->nb.all_to_shapes) return shape;
     int64_t a = tl_particles_index(&w->p, e->a);
-    if (a >= 0 && w->p.shape[a] != 0) return 0;
-    if (e->wall) return e->b < w->walls.nfaces && w->walls.f[e->b].kind == TL_FACE_MESH ? 0 : 2;
+    if (a >= 0 && w->p.shape[a] != 0) return shape;
+    if (e->wall) return e->b < w->walls.nfaces && w->walls.f[e->b].kind == TL_FACE_MESH ? 1 : 3;
     int64_t b = tl_particles_index(&w->p, e->b);
-    return b >= 0 && w->p.shape[b] != 0 ? 0 : 1;
+    return b >= 0 && w->p.shape[b] != 0 ? 0 : 2;
 }
 
 /* The velocity, force and inverse mass of particle `id` for a collision's end: from the store
