@@ -98,3 +98,22 @@ printf 'neighbor: {domain_size: 500}\noutputs:\n  - {type: repose, file: repose.
 cmp "$dir/rp-serial/repose.csv" "$dir/rp2/repose.csv" || { echo "2 ranks: repose.csv differs"; exit 1; }
 echo "the repose output on 2 ranks: identical to the serial run's"
 
+
+# the direct shear box (examples/004-direct-shear.yaml) shortened: its stage actions (friction
+# off and the lid put under servo control, friction restored, the upper box and the lid set
+# moving) and stage ends on 2 and 3 ranks: walls.csv and energy.csv identical to the serial run's
+sed -e 's/check_every: 100, max_duration: 2}/check_every: 100, max_duration: 0.03}/' -e 's/    duration: 0.4/    duration: 0.02/' \
+    -e 's/{name: settle, set: {friction: restore}, duration: 0.05}/{name: settle, set: {friction: restore}, duration: 0.01}/' \
+    -e 's/    max_duration: 0.72/    max_duration: 0.02/' "$src/examples/004-direct-shear.yaml" > "$dir/shear.yaml"
+[ "$(grep -c 'max_duration: 0.03}\|duration: 0.02$\|duration: 0.01}\|max_duration: 0.02$' "$dir/shear.yaml")" = 4 ] ||
+    { echo "the direct shear scene's stage lines changed"; exit 1; }
+echo "neighbor: {domain_size: 500}" >> "$dir/shear.yaml"
+"$talus" run "$dir/shear.yaml" -o "$dir/sh-serial" -q
+for n in 2 3; do
+    "$mpiexec" --allow-run-as-root --oversubscribe -n $n "$talus" run "$dir/shear.yaml" -o "$dir/sh$n" -q > "$dir/logsh$n" 2>&1 ||
+        { cat "$dir/logsh$n"; exit 1; }
+    for f in walls.csv energy.csv; do
+        cmp "$dir/sh-serial/$f" "$dir/sh$n/$f" || { echo "direct shear, $n ranks: $f differs"; exit 1; }
+    done
+done
+echo "the direct shear box (stage actions, servo) on 2 and 3 ranks: walls.csv and energy.csv identical to the serial run's"
