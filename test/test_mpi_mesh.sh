@@ -1,11 +1,12 @@
 #!/bin/sh
 # A mesh wall and bodies other than spheres on several MPI ranks (issue 15): a rotating drum
 # (examples/drum-spheres.yaml or drum-ellipsoids.yaml: an STL drum turning at 10 rpm, with its
-# collision log), shortened to COUNT bodies and 0.14 s and cut into domains of DOMAIN particles,
-# run serially, on 2 ranks and resumed on 3 from the 2 ranks' checkpoint: the drum's force and
-# torque (drum.csv), energy.csv, particles.csv, repose.csv and collisions.csv, and the checkpoint
-# itself, identical to the serial run's, byte for byte.
-# Usage: test_mpi_mesh.sh TALUS SOURCE_DIR MPIEXEC EXAMPLE COUNT DOMAIN
+# collision log), shortened to COUNT bodies, a fill of FILL s (0.1 by default) and 0.04 s of
+# turning, and cut into domains of DOMAIN particles, run serially, on 2 ranks and resumed on 3
+# from the 2 ranks' checkpoint (at 0.07 s): the drum's force and torque (drum.csv), energy.csv,
+# particles.csv, repose.csv and collisions.csv, and the checkpoint itself, identical to the serial
+# run's, byte for byte.
+# Usage: test_mpi_mesh.sh TALUS SOURCE_DIR MPIEXEC EXAMPLE COUNT DOMAIN [FILL]
 set -eu
 talus=$1
 src=$2
@@ -13,16 +14,17 @@ mpiexec=$3
 example=$4
 count=$5
 domain=$6
+fill=${7:-0.1}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/meshes"
 cp "$src/examples/meshes/drum.stl" "$dir/meshes/"
-sed -e 's/{name: fill, duration: 0.5}/{name: fill, duration: 0.1}/' -e 's/{name: turn, duration: 6.0}/{name: turn, duration: 0.04}/' \
+sed -e "s/{name: fill, duration: 0.5}/{name: fill, duration: $fill}/" -e 's/{name: turn, duration: 6.0}/{name: turn, duration: 0.04}/' \
     -e "s/count: [0-9]*/count: $count/" -e '/type: plot/d' -e '/type: vtk/d' \
     -e 's/^outputs:/outputs:\n  - {type: collisions, file: collisions.csv}/' \
     "$src/examples/$example" > "$dir/drum.yaml"
 printf 'neighbor: {domain_size: %s}\ncheckpoint: {every: 0.07}\n' "$domain" >> "$dir/drum.yaml"
-for want in 'duration: 0.1}' 'duration: 0.04}' "count: $count" 'type: collisions' 'type: mesh'; do
+for want in "duration: $fill}" 'duration: 0.04}' "count: $count" 'type: collisions' 'type: mesh'; do
     grep -q "$want" "$dir/drum.yaml" || { echo "the drum scene changed: no '$want'"; exit 1; }
 done
 run() { # N OUT [ARGS]: the drum on N ranks
