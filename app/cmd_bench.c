@@ -513,7 +513,11 @@ int cmd_bench(int argc, char **argv) {
     if (run_steps(w, o.warmup, o.ke_every, &step_no, &log, "warm-up", &warm_s)) goto done;
     size_t bytes_warm = tl_world_bytes(w);
     int64_t builds0 = tl_world_neighbor_builds(w);
+    /* the ranks' costs over the timed run (collective) */
+    tl_parallel_stats ps0, ps;
+    if (tl_world_parallel_stats(w, &ps0) != TL_OK) goto oom;
     if (run_steps(w, o.steps, o.ke_every, &step_no, &log, "timed", &timed_s)) goto done;
+    if (tl_world_parallel_stats(w, &ps) != TL_OK) goto oom;
     int64_t builds = tl_world_neighbor_builds(w) - builds0;
     size_t bytes = tl_world_bytes(w);
     if (bytes_warm > bytes) bytes = bytes_warm;
@@ -555,6 +559,21 @@ int cmd_bench(int argc, char **argv) {
         if (o.data)
             printf(", \"box\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]", di.lo[0], di.lo[1], di.lo[2],
                    di.hi[0], di.hi[1], di.hi[2]);
+        if (ranks > 1) {
+            /* over the timed run; the times are the slowest rank's (its totals' differences) */
+            printf(", \"parallel\": {\"owned_max\": %llu, \"ghosts_total\": %llu, \"ghosts_max\": %llu, "
+                   "\"partners_max\": %llu, \"refreshes\": %llu, \"rebuilds\": %llu, \"sums\": %llu, "
+                   "\"collectives\": %llu, \"packed_total\": %llu, \"particle_bytes\": %llu, "
+                   "\"sums_bytes\": %llu, \"pack_s\": %.6f, \"exchange_s\": %.6f, \"unpack_s\": %.6f, "
+                   "\"sums_s\": %.6f, \"rebuild_s\": %.6f}",
+                   (unsigned long long)ps.owned_max, (unsigned long long)ps.ghosts_total,
+                   (unsigned long long)ps.ghosts_max, (unsigned long long)ps.partners_max,
+                   (unsigned long long)(ps.refreshes - ps0.refreshes), (unsigned long long)(ps.rebuilds - ps0.rebuilds),
+                   (unsigned long long)(ps.sums - ps0.sums), (unsigned long long)(ps.collectives - ps0.collectives),
+                   (unsigned long long)(ps.packed_total - ps0.packed_total), (unsigned long long)ps.particle_bytes,
+                   (unsigned long long)ps.sums_bytes, ps.pack_s - ps0.pack_s, ps.exchange_s - ps0.exchange_s,
+                   ps.unpack_s - ps0.unpack_s, ps.sums_s - ps0.sums_s, ps.rebuild_s - ps0.rebuild_s);
+        }
         if (o.ke_every > 0) {
             printf(", \"ke_every\": %lld, \"ke\": [", o.ke_every);
             for (size_t k = 0; k < log.n; k++)
@@ -573,6 +592,23 @@ int cmd_bench(int argc, char **argv) {
         printf("  neighbor builds    %lld during the timed run\n", (long long)builds);
         printf("  memory             engine %.0f B/particle (%.1f MB), peak RSS %.0f B/particle (%.1f MB)\n",
                n ? (double)bytes / (double)n : 0.0, (double)bytes / 1e6, n ? rss / (double)n : 0.0, rss / 1e6);
+        if (ranks > 1) {
+            uint64_t nref = ps.refreshes - ps0.refreshes, packed = ps.packed_total - ps0.packed_total;
+            printf("  ranks              %d: %llu ghosts for %zu owned (largest share %llu owned, %llu ghosts), "
+                   "up to %llu partners\n",
+                   ranks, (unsigned long long)ps.ghosts_total, n, (unsigned long long)ps.owned_max,
+                   (unsigned long long)ps.ghosts_max, (unsigned long long)ps.partners_max);
+            printf("  per step           %.1f collectives; refresh %.3g s (pack %.3g, exchange %.3g, unpack %.3g) "
+                   "of %.0f particles; domain sums %.3g s (%llu bytes); rebuilds %.3g s in all\n",
+                   o.steps ? (double)(ps.collectives - ps0.collectives) / (double)o.steps : 0.0,
+                   nref ? (ps.pack_s - ps0.pack_s + ps.exchange_s - ps0.exchange_s + ps.unpack_s - ps0.unpack_s) /
+                              (double)nref : 0.0,
+                   nref ? (ps.pack_s - ps0.pack_s) / (double)nref : 0.0,
+                   nref ? (ps.exchange_s - ps0.exchange_s) / (double)nref : 0.0,
+                   nref ? (ps.unpack_s - ps0.unpack_s) / (double)nref : 0.0, nref ? (double)packed / (double)nref : 0.0,
+                   ps.sums > ps0.sums ? (ps.sums_s - ps0.sums_s) / (double)(ps.sums - ps0.sums) : 0.0,
+                   (unsigned long long)ps.sums_bytes, ps.rebuild_s - ps0.rebuild_s);
+        }
     }
     rc = 0;
     goto done;

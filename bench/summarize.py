@@ -211,6 +211,27 @@ if len(nps) > 1:
                     L.append("| %s | %s | %.2f |" % ("{:,}".format(NMAP.get(size, 0)), NAMES[code], a / b))
     L.append("")
 
+# Talus's two ways of using the cores: threads in one process, or MPI ranks of one thread
+rows = []
+for steps in steps_set:
+    for size in sizes:
+        for np_ in nps:
+            a = medians.get(("talus", size, np_, steps))
+            b = medians.get(("talus-mpi", size, np_, steps))
+            if a and b:
+                rows.append("| %s | %d | %.3f | %.3f | %.2f |" % ("{:,}".format(NMAP.get(size, 0)), np_, a, b, b / a))
+if rows:
+    L.append("## Threads against ranks (Talus)")
+    L.append("")
+    L.append("The same bed on one process of NP threads and on NP MPI ranks of one thread each (the "
+             "same bits: docs/parallel.md); ratio > 1: the threads are faster. docs/scaling.md models "
+             "the ranks' costs.")
+    L.append("")
+    L.append("| N | NP | 1 rank x NP threads, median s | NP ranks x 1 thread, median s | ranks / threads |")
+    L.append("|---:|---:|---:|---:|---:|")
+    L.extend(rows)
+    L.append("")
+
 L.append("## Cost per particle-step against N (%d thread / rank)" % nps[0] if nps else "")
 L.append("")
 L.append("| code | " + " | ".join("N = {:,}".format(NMAP.get(s, 0)) for s in sizes) + " |")

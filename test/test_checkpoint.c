@@ -161,7 +161,50 @@ static void test_refusals(void) {
     tl_world_destroy(twin);
 }
 
+/* A serial world's state as one piece and a frame (the pieces of the ranks, one rank): joined,
+ * the state's bytes exactly, also in a fresh world of the same definitions; a truncated, foreign
+ * or misnumbered piece is refused. */
+static void test_pieces(void) {
+    tl_world *a = make_world(2, true);
+    ENSURE_OK(tl_world_step(a, 150)); /* contacts, wall pairs, some collisions logged */
+    void *data = NULL, *piece = NULL, *frame = NULL, *joined = NULL;
+    size_t size = 0, ps = 0, fs = 0, js = 0;
+    ENSURE_OK(tl_world_save_state(a, &data, &size));
+    ENSURE_OK(tl_world_save_piece(a, &piece, &ps));
+    ENSURE_OK(tl_world_save_frame(a, &frame, &fs));
+    ENSURE(fs < size / 4); /* the frame holds no particle */
+    tl_world *b = make_world(1, true);
+    ENSURE(tl_world_join_state(b, NULL, 0, NULL, NULL, 0, &joined, &js) == TL_ERROR_ARGUMENT);
+    ENSURE_OK(tl_world_prepare(b)); /* the join needs the record layout */
+    const void *pv[2] = {piece, piece};
+    size_t sz[2] = {ps, ps};
+    ENSURE_OK(tl_world_join_state(b, frame, fs, pv, sz, 1, &joined, &js));
+    ENSURE(js == size && memcmp(joined, data, size) == 0);
+    ENSURE_OK(tl_world_load_state(b, joined, js));
+    ENSURE_OK(tl_world_step(a, 60));
+    ENSURE_OK(tl_world_step(b, 60));
+    ENSURE(tl_test_world_hash(a) == tl_test_world_hash(b));
+    free(joined);
+    joined = NULL;
+    /* refusals: a cut piece, two pieces that both say rank 0, a cut frame */
+    size_t cuts[] = {0, 8, 79, ps / 2, ps - 8, ps - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        sz[0] = cuts[c];
+        ENSURE(tl_world_join_state(b, frame, fs, pv, sz, 1, &joined, &js) != TL_OK && !joined);
+    }
+    sz[0] = ps;
+    ENSURE(tl_world_join_state(b, frame, fs, pv, sz, 2, &joined, &js) != TL_OK && !joined);
+    ENSURE(strstr(tl_world_error(b), "piece 0") != NULL);
+    ENSURE(tl_world_join_state(b, frame, fs - 1, pv, sz, 1, &joined, &js) != TL_OK && !joined);
+    free(data);
+    free(piece);
+    free(frame);
+    tl_world_destroy(a);
+    tl_world_destroy(b);
+}
+
 int main(void) {
+    test_pieces();
     test_resume_equals_straight(1, true);
     test_resume_equals_straight(2, false);
     test_resume_equals_straight(4, true);

@@ -62,10 +62,11 @@ for n in 2 3; do
     echo "rainfall with its inflow, $n ranks: energy.csv and the VTK frames identical to the serial run's"
 done
 
-# checkpoints: written on 2 ranks, the file is the serial run's, byte for byte; resumed on 3
+# checkpoints: written on 2 ranks as a piece per rank and the file naming them; resumed serially
+# from the first one, the run ends in the serial run's checkpoint, byte for byte; resumed on 3
 # ranks, the run ends with the uninterrupted serial run's files
 sed 's/{name: pour, duration: 0.3}/{name: pour, duration: 0.04}/' "$src/examples/default.yaml" > "$dir/ck.yaml"
-printf 'neighbor: {domain_size: 500}\ncheckpoint: {every: 0.02}\n' >> "$dir/ck.yaml"
+printf 'neighbor: {domain_size: 500}\ncheckpoint: {every: 0.01, keep: 3}\n' >> "$dir/ck.yaml"
 # with the collision log (every rank logs its own rows; merged on rank 0 in the serial order)
 sed -i 's/^outputs:/outputs:\n  - {type: collisions, file: collisions.csv}/' "$dir/ck.yaml"
 grep -q 'type: collisions' "$dir/ck.yaml" || { echo "no collisions output in ck.yaml"; exit 1; }
@@ -73,11 +74,48 @@ grep -q 'type: collisions' "$dir/ck.yaml" || { echo "no collisions output in ck.
 "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/ck.yaml" -o "$dir/ck2" -q > "$dir/ck-log2" 2>&1 ||
     { cat "$dir/ck-log2"; exit 1; }
 ck=$(cat "$dir/ck2/checkpoint/latest")
-cmp "$dir/ck-serial/checkpoint/$ck" "$dir/ck2/checkpoint/$ck" || { echo "the checkpoint of 2 ranks differs"; exit 1; }
+first=$(cd "$dir/ck2/checkpoint" && ls checkpoint-*.tlck | sort -t- -k2 -n | head -1)
+[ "$first" != "$ck" ] || { echo "one checkpoint only"; exit 1; }
+for f in "$first" "$ck"; do
+    for k in 0 1; do
+        [ -s "$dir/ck2/checkpoint/${f%.tlck}.piece$k" ] || { echo "no piece $k of $f"; ls "$dir/ck2/checkpoint"; exit 1; }
+    done
+    [ ! -e "$dir/ck2/checkpoint/${f%.tlck}.piece2" ] || { echo "a third piece of $f"; exit 1; }
+    ms=$(wc -c < "$dir/ck2/checkpoint/$f")
+    ss=$(wc -c < "$dir/ck-serial/checkpoint/$f")
+    [ "$ms" -lt $((ss / 4)) ] || { echo "$f of 2 ranks: $ms bytes, the serial one $ss: the state is not in the pieces"; exit 1; }
+done
 cmp "$dir/ck-serial/collisions.csv" "$dir/ck2/collisions.csv" || { echo "2 ranks: collisions.csv differs"; exit 1; }
 nc=$(($(wc -l < "$dir/ck2/collisions.csv") - 1))
 [ "$nc" -gt 100 ] || { echo "only $nc collisions logged"; exit 1; }
-echo "$ck written on 2 ranks: identical to the serial run's; the $nc collisions logged too"
+echo "$first and $ck written on 2 ranks: a piece per rank and the file naming them (the collisions logged: $nc)"
+cp -r "$dir/ck2" "$dir/ck1"
+"$talus" run "$dir/ck.yaml" -o "$dir/ck1" --resume "$dir/ck1/checkpoint/$first" > "$dir/ck-log1" 2>&1 ||
+    { cat "$dir/ck-log1"; exit 1; }
+grep -q "resuming from" "$dir/ck-log1" || { echo "not resumed"; cat "$dir/ck-log1"; exit 1; }
+cmp "$dir/ck-serial/checkpoint/$ck" "$dir/ck1/checkpoint/$ck" || { echo "resumed serially from $first of 2 ranks: $ck differs"; exit 1; }
+for f in energy.csv particles.csv collisions.csv; do
+    cmp "$dir/ck-serial/$f" "$dir/ck1/$f" || { echo "resumed serially: $f differs"; exit 1; }
+done
+ls "$dir/ck1/checkpoint" | grep -q "${ck%.tlck}.piece" && { echo "the serial run left the pieces of $ck"; exit 1; }
+echo "resumed serially from $first of 2 ranks: $ck is the serial run's, byte for byte"
+# a corrupted piece: refused by its checksum, the run falls back to the checkpoint before; a
+# missing one: named
+cp -r "$dir/ck2" "$dir/ckbad"
+printf 'X' | dd of="$dir/ckbad/checkpoint/${ck%.tlck}.piece1" bs=1 seek=200 conv=notrunc 2> /dev/null
+"$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/ck.yaml" -o "$dir/ckbad" --resume "$dir/ckbad/checkpoint" \
+    > "$dir/ck-logbad" 2>&1 || { cat "$dir/ck-logbad"; exit 1; }
+grep -q "piece1: checksum mismatch" "$dir/ck-logbad" && grep -q "newest intact one before it" "$dir/ck-logbad" ||
+    { echo "a corrupted piece: not refused, or no fall back"; cat "$dir/ck-logbad"; exit 1; }
+cmp "$dir/ck-serial/energy.csv" "$dir/ckbad/energy.csv" || { echo "after the fall back: energy.csv differs"; exit 1; }
+cp -r "$dir/ck2/checkpoint" "$dir/ckm"
+rm "$dir/ckm/${first%.tlck}.piece0"
+if "$talus" run "$dir/ck.yaml" -o "$dir/ckmiss" --resume "$dir/ckm/$first" > "$dir/ck-logmiss" 2>&1; then
+    echo "resumed with a piece missing"; exit 1
+fi
+grep -q "${first%.tlck}.piece0 (piece 0 of the 2" "$dir/ck-logmiss" || { echo "a missing piece not named"; cat "$dir/ck-logmiss"; exit 1; }
+[ ! -e "$dir/ckmiss" ] || [ -z "$(ls -A "$dir/ckmiss")" ] || { echo "a refused resume wrote files"; ls -R "$dir/ckmiss"; exit 1; }
+echo "a corrupted piece refused (fell back to the checkpoint before, files identical); a missing piece named"
 cp -r "$dir/ck2" "$dir/ck3"
 "$mpiexec" --allow-run-as-root --oversubscribe -n 3 "$talus" run "$dir/ck.yaml" -o "$dir/ck3" --resume "$dir/ck3/checkpoint" \
     > "$dir/ck-log3" 2>&1 || { cat "$dir/ck-log3"; exit 1; }

@@ -137,6 +137,25 @@ tl_status tl_world_agree(tl_world *world, tl_status s);
  * TL_OK, that rank's status is returned and its message (prefixed "rank R: ") written to msg
  * (size bytes), or set as the world's error when msg is NULL; a rank that failed keeps its own. */
 tl_status tl_world_agree_message(tl_world *world, tl_status s, char *msg, size_t size);
+/* What the ranks cost, counted since the world was spread (collective; zeros but ranks = 1 and
+ * the particles in a serial world): the measured inputs of the scaling model (docs/scaling.md). */
+typedef struct tl_parallel_stats {
+    int ranks;
+    uint64_t owned_total, owned_max;   /* particles owned: all ranks', the largest share */
+    uint64_t ghosts_total, ghosts_max; /* ghost copies held now */
+    uint64_t partners_max;             /* the most ranks one rank sends ghosts to */
+    uint64_t refreshes;                /* ghost refreshes (one per step between rebuilds) */
+    uint64_t rebuilds;                 /* distributed rebuilds (migration, ghost exchange) */
+    uint64_t sums;                     /* gathers of the domain sums (one per force pass) */
+    uint64_t collectives;              /* MPI collectives of rank 0 */
+    uint64_t packed_total;             /* particles packed in refreshes, all ranks */
+    uint64_t particle_bytes;           /* bytes per packed particle */
+    uint64_t sums_bytes;               /* bytes one rank receives per domain-sum gather */
+    double pack_s, exchange_s, unpack_s; /* seconds in refreshes, the slowest rank's each */
+    double sums_s;                     /* in the domain sums' gathers, the slowest rank's */
+    double rebuild_s;                  /* in the distributed parts of rebuilds, the slowest's */
+} tl_parallel_stats;
+tl_status tl_world_parallel_stats(tl_world *world, tl_parallel_stats *stats);
 /* Rank 0's v on every rank (collective; v in a serial world). */
 int64_t tl_world_agree_i64(tl_world *world, int64_t v);
 
@@ -217,6 +236,21 @@ int64_t tl_world_neighbor_builds(const tl_world *world);
  * checkpoint files (scene.h, tl_run_options.resume). */
 tl_status tl_world_save_state(const tl_world *world, void **data, size_t *size);
 tl_status tl_world_load_state(tl_world *world, const void *data, size_t size);
+/* The same state in pieces, written by every rank without communication (docs/parallel.md,
+ * "Checkpoints"): this rank's piece (its particles, its domains' candidates and records, its
+ * share of the collision log and of the shape stage) and the frame (the rest, which every rank
+ * holds alike: take rank 0's). tl_world_join_state puts the serial state's bytes back together
+ * from a frame and the n pieces of the ranks that wrote them, in rank order, on any prepared world
+ * built from the same definitions and on any rank count: the bytes tl_world_save_state gives (in a
+ * serial world, one piece). It refuses pieces that are truncated, out of order or do not agree.
+ * *data is malloc'd (free it). */
+tl_status tl_world_save_piece(const tl_world *world, void **data, size_t *size);
+tl_status tl_world_save_frame(const tl_world *world, void **data, size_t *size);
+tl_status tl_world_join_state(tl_world *world, const void *frame, size_t frame_size, const void *const *pieces,
+                              const size_t *sizes, size_t n, void **data, size_t *size);
+/* Every rank's n values to every rank, in rank order: out holds ranks x n (collective; a
+ * copy of v in a serial world). */
+void tl_world_allgather_u64(tl_world *world, const uint64_t *v, size_t n, uint64_t *out);
 
 /* What the law between two materials derives for two bodies of the given
  * radii and masses meeting at impact_speed (0 = the world's characteristic

@@ -16,21 +16,27 @@ typedef struct tl_wbuf {
     bool failed; /* out of memory */
 } tl_wbuf;
 
-static inline void tl_wbuf_put(tl_wbuf *b, const void *p, size_t n) {
-    if (b->failed || n == 0) return;
-    if (b->size + n > b->cap) {
+/* n bytes appended for the caller to fill (NULL once the buffer failed) */
+static inline unsigned char *tl_wbuf_room(tl_wbuf *b, size_t n) {
+    if (b->failed) return NULL;
+    size_t at = b->size;
+    if (n && b->size + n > b->cap) {
         size_t ncap = b->cap ? b->cap : 4096;
         while (ncap < b->size + n) ncap *= 2;
         unsigned char *d = realloc(b->data, ncap);
         if (!d) {
             b->failed = true;
-            return;
+            return NULL;
         }
         b->data = d;
         b->cap = ncap;
     }
-    memcpy(b->data + b->size, p, n);
     b->size += n;
+    return b->data ? b->data + at : NULL;
+}
+static inline void tl_wbuf_put(tl_wbuf *b, const void *p, size_t n) {
+    unsigned char *o = n ? tl_wbuf_room(b, n) : NULL;
+    if (o) memcpy(o, p, n);
 }
 static inline void tl_wbuf_u64(tl_wbuf *b, uint64_t v) { tl_wbuf_put(b, &v, sizeof v); }
 static inline void tl_wbuf_f64(tl_wbuf *b, double v) { tl_wbuf_put(b, &v, sizeof v); }

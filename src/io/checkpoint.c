@@ -114,8 +114,7 @@ static void get_servo(tl_rbuf *b, tl_servo_def *s) {
     s->max_speed = v[5];
 }
 
-#define COLLISION_BYTES (10 * 8)
-static void put_collision(tl_wbuf *b, const tl_collision *c) {
+void tl_collision_put(tl_wbuf *b, const tl_collision *c) {
     tl_wbuf_u64(b, c->id_a);
     tl_wbuf_u64(b, c->id_b);
     tl_wbuf_bool(b, c->with_wall);
@@ -123,7 +122,7 @@ static void put_collision(tl_wbuf *b, const tl_collision *c) {
                    c->max_overlap, c->max_normal_force};
     put_f64s(b, v, 7);
 }
-static void get_collision(tl_rbuf *b, tl_collision *c) {
+void tl_collision_get(tl_rbuf *b, tl_collision *c) {
     memset(c, 0, sizeof *c);
     c->id_a = tl_rbuf_u32(b);
     c->id_b = tl_rbuf_u32(b);
@@ -139,8 +138,7 @@ static void get_collision(tl_rbuf *b, tl_collision *c) {
     c->max_normal_force = v[6];
 }
 
-#define PENDING_BYTES (12 * 8)
-static void put_pending(tl_wbuf *b, const tl_pending_exit *e) {
+void tl_pending_put(tl_wbuf *b, const tl_pending_exit *e) {
     tl_wbuf_u64(b, e->a);
     tl_wbuf_u64(b, e->b);
     tl_wbuf_bool(b, e->wall);
@@ -148,7 +146,7 @@ static void put_pending(tl_wbuf *b, const tl_pending_exit *e) {
     put_f64s(b, v, 8);
     tl_wbuf_u64(b, (uint64_t)e->step);
 }
-static void get_pending(tl_rbuf *b, tl_pending_exit *e) {
+void tl_pending_get(tl_rbuf *b, tl_pending_exit *e) {
     memset(e, 0, sizeof *e);
     e->a = tl_rbuf_u32(b);
     e->b = tl_rbuf_u32(b);
@@ -238,10 +236,15 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
 }
 
 tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
+    return tl_world_save_marked(w, data, size, NULL);
+}
+
+tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, size_t marks[4]) {
+    size_t mk[4];
     tl_wbuf b = {0};
     tl_wbuf_u64(&b, MAGIC);
     tl_wbuf_u64(&b, FORMAT);
-    uint64_t sizes[7] = {0, COLLISION_BYTES, PENDING_BYTES, sizeof(tl_energy_ledger), sizeof(tl_rng),
+    uint64_t sizes[7] = {0, TL_COLLISION_BYTES, TL_PENDING_BYTES, sizeof(tl_energy_ledger), sizeof(tl_rng),
                          tl_particles_bytes_each(), 0};
     tl_wbuf_put(&b, sizes, sizeof sizes);
     tl_wbuf_u64(&b, fingerprint(w));
@@ -265,7 +268,9 @@ tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
     int64_t lay[4] = {w->lay.hist, w->lay.energy, w->lay.impact, w->lay.stride};
     tl_wbuf_put(&b, lay, sizeof lay);
     /* particles */
+    mk[0] = b.size;
     tl_particles_write(&w->p, &b);
+    mk[1] = b.size;
     /* walls: motion, forces, faces where they are, the build reference */
     for (size_t k = 0; k < w->walls.count; k++) {
         const tl_wall *wl = &w->walls.w[k];
@@ -291,6 +296,7 @@ tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
         tl_wbuf_put(&b, fc->T0, sizeof fc->T0);
     }
     /* the candidate lists and their records */
+    mk[2] = b.size;
     write_pairs(&b, &w->pp);
     write_pairs(&b, &w->pw);
     /* the domains of the contact stage (set at the last build, with the lists) */
@@ -321,9 +327,10 @@ tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
     tl_wbuf_u64(&b, sc->touching);
     /* the collision log */
     tl_wbuf_u64(&b, w->ncoll);
-    for (size_t k = 0; k < w->ncoll; k++) put_collision(&b, &w->coll[k]);
+    for (size_t k = 0; k < w->ncoll; k++) tl_collision_put(&b, &w->coll[k]);
     tl_wbuf_u64(&b, w->npend);
-    for (size_t k = 0; k < w->npend; k++) put_pending(&b, &w->pend[k]);
+    for (size_t k = 0; k < w->npend; k++) tl_pending_put(&b, &w->pend[k]);
+    mk[3] = b.size;
     /* the constant external forces */
     tl_wbuf_u64(&b, w->next);
     tl_wbuf_put(&b, w->ext, w->next * sizeof *w->ext);
@@ -334,6 +341,7 @@ tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size) {
     }
     *data = b.data;
     *size = b.size;
+    if (marks) memcpy(marks, mk, sizeof mk);
     return TL_OK;
 }
 
@@ -440,7 +448,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_rbuf b = {data, size, 0, false};
     if (tl_rbuf_u64(&b) != MAGIC) return refuse(w, "not a Talus world state");
     if (tl_rbuf_u64(&b) != FORMAT) return refuse(w, "written by another format version of Talus");
-    uint64_t sizes[7], want[7] = {0, COLLISION_BYTES, PENDING_BYTES, sizeof(tl_energy_ledger),
+    uint64_t sizes[7], want[7] = {0, TL_COLLISION_BYTES, TL_PENDING_BYTES, sizeof(tl_energy_ledger),
                                   sizeof(tl_rng), tl_particles_bytes_each(), 0};
     tl_rbuf_get(&b, sizes, sizeof sizes);
     if (b.failed || memcmp(sizes, want, sizeof want) != 0)
@@ -547,22 +555,22 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!why) why = read_shape_contacts(w, &b, &L.sc, &layout, L.p.count, nf);
     if (!why) {
         L.ncoll = (size_t)tl_rbuf_u64(&b);
-        if (b.failed || L.ncoll > (b.size - b.at) / COLLISION_BYTES) why = "truncated (collision log)";
+        if (b.failed || L.ncoll > (b.size - b.at) / TL_COLLISION_BYTES) why = "truncated (collision log)";
         else if (L.ncoll && (!(L.coll = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll)) ||
                              !(L.coll_key = tl_mem_alloc(&w->mem, L.ncoll * sizeof *L.coll_key))))
             why = "out of memory";
         else
             for (size_t k = 0; k < L.ncoll; k++) {
-                get_collision(&b, &L.coll[k]);
+                tl_collision_get(&b, &L.coll[k]);
                 L.coll_key[k] = 0;
             }
     }
     if (!why) {
         L.npend = (size_t)tl_rbuf_u64(&b);
-        if (b.failed || L.npend > (b.size - b.at) / PENDING_BYTES) why = "truncated (collision log)";
+        if (b.failed || L.npend > (b.size - b.at) / TL_PENDING_BYTES) why = "truncated (collision log)";
         else if (L.npend && !(L.pend = tl_mem_alloc(&w->mem, L.npend * sizeof *L.pend))) why = "out of memory";
         else
-            for (size_t k = 0; k < L.npend; k++) get_pending(&b, &L.pend[k]);
+            for (size_t k = 0; k < L.npend; k++) tl_pending_get(&b, &L.pend[k]);
     }
     if (!why && !b.failed) {
         L.next = (size_t)tl_rbuf_u64(&b);

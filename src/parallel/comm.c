@@ -13,7 +13,13 @@ struct tl_comm {
     MPI_Comm comm;
     int rank, size;
     int *cnt, *dsp, *cnt2, *dsp2; /* size() entries each: MPI's int counts and offsets */
+    uint64_t calls;               /* collectives made (tl_comm_calls) */
 };
+
+/* every collective below counts itself (the object is never const: the callers pass it as such) */
+#define COUNT(c) (((tl_comm *)(uintptr_t)(c))->calls++)
+
+uint64_t tl_comm_calls(const tl_comm *c) { return c->calls; }
 
 bool tl_comm_available(void) {
     int init = 0, fin = 0;
@@ -39,6 +45,7 @@ tl_comm *tl_comm_world(tl_mem *mem) {
     c->dsp = c->cnt + n;
     c->cnt2 = c->cnt + 2 * n;
     c->dsp2 = c->cnt + 3 * n;
+    c->calls = 0;
     return c;
 }
 
@@ -53,18 +60,23 @@ int tl_comm_rank(const tl_comm *c) { return c->rank; }
 int tl_comm_size(const tl_comm *c) { return c->size; }
 
 void tl_comm_or(const tl_comm *c, int *v, size_t n) {
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT, MPI_BOR, c->comm);
 }
 void tl_comm_max(const tl_comm *c, double *v, size_t n) {
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, c->comm);
 }
 void tl_comm_min(const tl_comm *c, double *v, size_t n) {
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MIN, c->comm);
 }
 void tl_comm_sum_u64(const tl_comm *c, uint64_t *v, size_t n) {
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, c->comm);
 }
 void tl_comm_sum_i64(const tl_comm *c, int64_t *v, size_t n) {
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, MPI_SUM, c->comm);
 }
 void tl_comm_abort(const tl_comm *c, const char *why) {
@@ -75,6 +87,7 @@ void tl_comm_abort(const tl_comm *c, const char *why) {
 }
 uint64_t tl_comm_exscan_u64(const tl_comm *c, uint64_t v) {
     uint64_t r = 0;
+    COUNT(c);
     MPI_Exscan(&v, &r, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     return c->rank == 0 ? 0 : r;
 }
@@ -94,13 +107,16 @@ static int offsets(const int *cnt, int *dsp, int n, size_t *total) {
 size_t tl_comm_allgather(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out,
                          size_t *cap, size_t *counts) {
     int mine = bytes > (size_t)INT32_MAX ? -1 : (int)bytes, bad = mine < 0;
+    COUNT(c);
     MPI_Allgather(&mine, 1, MPI_INT, c->cnt, 1, MPI_INT, c->comm);
     for (int r = 0; r < c->size; r++) bad |= c->cnt[r] < 0;
     size_t total = 0;
     if (bad || offsets(c->cnt, c->dsp, c->size, &total) != 0) return SIZE_MAX;
     int ok = tl_mem_reserve(mem, out, cap, total + 1, 1) == 0;
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, c->comm);
     if (!ok) return SIZE_MAX;
+    COUNT(c);
     MPI_Allgatherv(send, mine, MPI_BYTE, *out, c->cnt, c->dsp, MPI_BYTE, c->comm);
     if (counts)
         for (int r = 0; r < c->size; r++) counts[r] = (size_t)c->cnt[r];
@@ -109,6 +125,7 @@ size_t tl_comm_allgather(const tl_comm *c, tl_mem *mem, const void *send, size_t
 
 size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t bytes, void **out, size_t *cap) {
     int mine = bytes > (size_t)INT32_MAX ? -1 : (int)bytes;
+    COUNT(c);
     MPI_Gather(&mine, 1, MPI_INT, c->cnt, 1, MPI_INT, 0, c->comm);
     int bad = mine < 0;
     size_t total = 0;
@@ -117,16 +134,20 @@ size_t tl_comm_gather0(const tl_comm *c, tl_mem *mem, const void *send, size_t b
         if (!bad) bad = offsets(c->cnt, c->dsp, c->size, &total) != 0;
         if (!bad) bad = tl_mem_reserve(mem, out, cap, total + 1, 1) != 0;
     }
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, c->comm);
     if (bad) return SIZE_MAX;
+    COUNT(c);
     MPI_Gatherv(send, mine, MPI_BYTE, c->rank == 0 ? *out : NULL, c->cnt, c->dsp, MPI_BYTE, 0, c->comm);
     return total;
 }
 
 void tl_comm_bcast0(const tl_comm *c, void *data, size_t bytes) {
+    COUNT(c);
     MPI_Bcast(data, (int)bytes, MPI_BYTE, 0, c->comm);
 }
 void tl_comm_bcast(const tl_comm *c, void *data, size_t bytes, int root) {
+    COUNT(c);
     MPI_Bcast(data, (int)bytes, MPI_BYTE, root, c->comm);
 }
 
@@ -139,11 +160,14 @@ size_t tl_comm_exchange(const tl_comm *c, tl_mem *mem, const void *send, const s
     }
     size_t st = 0, total = 0;
     bad |= offsets(c->cnt, c->dsp, c->size, &st) != 0;
+    COUNT(c);
     MPI_Alltoall(c->cnt, 1, MPI_INT, c->cnt2, 1, MPI_INT, c->comm);
     bad |= offsets(c->cnt2, c->dsp2, c->size, &total) != 0;
     if (!bad) bad = tl_mem_reserve(mem, out, cap, total + 1, 1) != 0;
+    COUNT(c);
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, c->comm);
     if (bad) return SIZE_MAX;
+    COUNT(c);
     MPI_Alltoallv(send, c->cnt, c->dsp, MPI_BYTE, *out, c->cnt2, c->dsp2, MPI_BYTE, c->comm);
     if (recv_counts)
         for (int r = 0; r < c->size; r++) recv_counts[r] = (size_t)c->cnt2[r];
@@ -158,6 +182,7 @@ void tl_comm_allgather_known(const tl_comm *c, const void *send, size_t bytes, v
         c->dsp[r] = (int)t;
         t += counts[r];
     }
+    COUNT(c);
     MPI_Allgatherv(send, (int)bytes, MPI_BYTE, recv, c->cnt, c->dsp, MPI_BYTE, c->comm);
 }
 
@@ -172,6 +197,7 @@ void tl_comm_exchange_known(const tl_comm *c, const void *send, const size_t *se
         c->dsp2[r] = (int)b;
         b += recv_counts[r];
     }
+    COUNT(c);
     MPI_Alltoallv(send, c->cnt, c->dsp, MPI_BYTE, recv, c->cnt2, c->dsp2, MPI_BYTE, c->comm);
 }
 
@@ -217,6 +243,10 @@ void tl_comm_free(tl_mem *mem, tl_comm *c) {
     (void)c;
 }
 int tl_comm_rank(const tl_comm *c) {
+    (void)c;
+    return 0;
+}
+uint64_t tl_comm_calls(const tl_comm *c) {
     (void)c;
     return 0;
 }

@@ -29,6 +29,8 @@ tl_comm *tl_comm_world(tl_mem *mem);
 void tl_comm_free(tl_mem *mem, tl_comm *c);
 int tl_comm_rank(const tl_comm *c);
 int tl_comm_size(const tl_comm *c);
+/* The collectives this rank made through c so far (each call below is one). */
+uint64_t tl_comm_calls(const tl_comm *c);
 
 /* In-place reductions over all ranks, n values each. */
 void tl_comm_or(const tl_comm *c, int *v, size_t n);

@@ -5,11 +5,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "reorder.h"
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
+
+/* a monotonic clock, for the costs tl_world_parallel_stats reports */
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static tl_status no_memory(tl_world *w, const char *what) {
     return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (%s)", what);
@@ -435,7 +443,17 @@ static tl_status sort_by_gidx(tl_world *w, uint64_t base) {
     return TL_OK;
 }
 
+static tl_status particles(tl_world *w);
+
 tl_status tl_decomp_particles(tl_world *w) {
+    double t0 = now();
+    tl_status s = particles(w);
+    w->dc->cost.rebuild_s += now() - t0;
+    w->dc->cost.rebuilds++;
+    return s;
+}
+
+static tl_status particles(tl_world *w) {
     tl_decomp *d = w->dc;
     tl_particles *p = &w->p;
     tl_status s = tl_decomp_supported(w);
@@ -532,7 +550,16 @@ static double gap(double x, double lo, double hi, bool periodic, double len) {
     return best;
 }
 
+static tl_status ghosts(tl_world *w, const tl_nb_frame **frame);
+
 tl_status tl_decomp_ghosts(tl_world *w, const tl_nb_frame **frame) {
+    double t0 = now();
+    tl_status s = ghosts(w, frame);
+    w->dc->cost.rebuild_s += now() - t0;
+    return s;
+}
+
+static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     tl_decomp *d = w->dc;
     tl_particles *p = &w->p;
     tl_nb_frame *f = &d->frame;
@@ -721,11 +748,21 @@ tl_status tl_decomp_refresh(tl_world *w) {
     if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, d->nsend * pb + 1, 1) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&d->buf, &d->cap_buf, nrecv * pb + 1, 1) != 0)
         tl_comm_abort(d->comm, "out of memory (ghost refresh)"); /* the others wait in the exchange */
+    double t0 = now();
     for (size_t e = 0; e < d->nsend; e++) tl_particles_pack(p, d->send_idx[e], d->buf2 + e * pb);
+    double t1 = now();
     tl_comm_exchange_known(d->comm, d->buf2, d->bytes_a, d->buf, d->bytes_b);
+    double t2 = now();
     size_t e = 0;
     for (size_t r = 0; r < P; r++)
         for (size_t q = 0; q < d->recv_n[r]; q++, e++) tl_particles_unpack_at(p, d->recv_at[r] + q, d->buf + e * pb);
+    tl_decomp_cost *c = &d->cost;
+    c->pack_s += t1 - t0;
+    c->exchange_s += t2 - t1;
+    c->unpack_s += now() - t2;
+    c->refreshes++;
+    c->packed += d->nsend;
+    c->unpacked += nrecv;
     return TL_OK;
 }
 
@@ -753,7 +790,11 @@ tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const 
         o += nw * 3 * sizeof(double);
     }
     for (size_t r = 0; r < P; r++) d->bytes_a[r] = ((r + 1) * d->ndom / P - r * d->ndom / P) * unit;
+    double t0 = now();
     tl_comm_allgather_known(d->comm, d->buf2, mine * unit, d->buf, d->bytes_a);
+    d->cost.sums_s += now() - t0;
+    d->cost.sums++;
+    d->cost.sums_bytes += d->ndom * unit;
     const unsigned char *in = d->buf;
     for (size_t q = 0; q < d->ndom; q++) { /* ranks hold consecutive domains in rank order */
         memcpy(&d->blocks[q], in, sizeof(tl_block_sum));
@@ -1057,20 +1098,67 @@ tl_status tl_world_agree_message(tl_world *w, tl_status s, char *msg, size_t siz
     return (tl_status)m.status;
 }
 
+tl_status tl_world_parallel_stats(tl_world *w, tl_parallel_stats *s) {
+    if (!w || !s) return TL_ERROR_ARGUMENT;
+    memset(s, 0, sizeof *s);
+    s->ranks = tl_world_ranks(w);
+    s->particle_bytes = tl_particles_bytes_each();
+    if (!tl_decomp_on(w->dc) || !w->dc->established) {
+        s->owned_total = s->owned_max = w->p.count;
+        return TL_OK;
+    }
+    const tl_decomp *d = w->dc;
+    const tl_decomp_cost *c = &d->cost;
+    uint64_t owned = d->own_hi - d->own_lo, ghosts = w->p.count - owned, partners = 0;
+    for (int r = 0; r < d->size; r++) partners += d->send_n[r] > 0;
+    uint64_t sum[3] = {owned, ghosts, c->packed};
+    tl_comm_sum_u64(d->comm, sum, 3);
+    double mx[8] = {(double)owned, (double)ghosts, (double)partners, c->pack_s, c->exchange_s, c->unpack_s,
+                    c->sums_s, c->rebuild_s};
+    tl_comm_max(d->comm, mx, 8);
+    s->owned_total = sum[0];
+    s->ghosts_total = sum[1];
+    s->packed_total = sum[2];
+    s->owned_max = (uint64_t)mx[0];
+    s->ghosts_max = (uint64_t)mx[1];
+    s->partners_max = (uint64_t)mx[2];
+    s->pack_s = mx[3];
+    s->exchange_s = mx[4];
+    s->unpack_s = mx[5];
+    s->sums_s = mx[6];
+    s->rebuild_s = mx[7];
+    s->refreshes = c->refreshes;
+    s->rebuilds = c->rebuilds;
+    s->sums = c->sums;
+    s->sums_bytes = c->sums ? c->sums_bytes / c->sums : 0;
+    s->collectives = tl_comm_calls(d->comm);
+    return TL_OK;
+}
+
+void tl_world_allgather_u64(tl_world *w, const uint64_t *v, size_t n, uint64_t *out) {
+    if (!w || !tl_decomp_on(w->dc)) {
+        if (n) memcpy(out, v, n * sizeof *v);
+        return;
+    }
+    const tl_comm *c = w->dc->comm;
+    size_t *cnt = malloc((size_t)w->dc->size * sizeof *cnt);
+    if (!cnt) tl_comm_abort(c, "out of memory (gathering values)"); /* the others wait in it */
+    for (int r = 0; r < w->dc->size; r++) cnt[r] = n * sizeof *v;
+    tl_comm_allgather_known(c, v, n * sizeof *v, out, cnt);
+    free(cnt);
+}
+
 int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
     if (w && tl_decomp_on(w->dc)) tl_comm_bcast0(w->dc->comm, &v, sizeof v);
     return v;
 }
 
 /* ---- checkpoints: a distributed world's state is the serial run's ----
- * The owned domains' candidate rows are the serial rows (the build lays them out as over
- * all particles), so the serial lists are the owned domains' ranges concatenated in domain
- * order, with global indices; rank 0 assembles them with the particles in global order and
- * writes the serial state from them, byte for byte. Loading it, every rank reads the whole
- * and keeps its share of the lists: the rows of its domains, and the candidates of the
- * others' rows that involve one of its particles. */
+ * Saving, each rank's piece joins the others' into the serial state (decomp_state.c). Loading
+ * it, every rank reads the whole and keeps its share of the lists: the rows of its domains,
+ * and the candidates of the others' rows that involve one of its particles. */
 
-static int domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
+int tl_decomp_domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
     memset(D, 0, sizeof *D);
     D->cap = nd + 1;
     D->start = tl_mem_alloc(m, D->cap * sizeof *D->start);
@@ -1084,7 +1172,7 @@ static int domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
 }
 
 /* the cross candidates of each domain (a particle outside it), as tl_neighbors_build finds them */
-static void domains_cross(tl_domains *D, const tl_pairs *pp) {
+void tl_decomp_domains_cross(tl_domains *D, const tl_pairs *pp) {
     D->ncross = 0;
     for (size_t q = 0; q < D->count; q++) {
         D->cross_start[q] = D->ncross;
@@ -1096,168 +1184,12 @@ static void domains_cross(tl_domains *D, const tl_pairs *pp) {
     D->cross_start[D->count] = D->ncross;
 }
 
-static size_t count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd) {
+size_t tl_decomp_count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd) {
     size_t n = 0;
     for (size_t q = 0; q < nd; q++)
         for (size_t k = pp_start[q]; k < pp_start[q + 1]; k++)
             n += pp->a[k] < start[q] || pp->a[k] >= start[q + 1] || pp->b[k] < start[q] || pp->b[k] >= start[q + 1];
     return n;
-}
-
-/* one candidate on the wire: a's global index, b's (or the face), img | state << 8, the record */
-static void put_entry(unsigned char *o, uint64_t a, uint64_t b, const tl_pairs *l, size_t k) {
-    uint64_t s = (uint64_t)l->img[k] | (uint64_t)l->state[k] << 8;
-    memcpy(o, &a, 8);
-    memcpy(o + 8, &b, 8);
-    memcpy(o + 16, &s, 8);
-    memcpy(o + 24, tl_pair_record(l, k), (size_t)l->stride * sizeof(double));
-}
-
-/* gathers what every rank sends to rank 0 and copies it out (the buffer is reused) */
-static unsigned char *gather_copy(tl_world *w, const void *send, size_t bytes, size_t *got) {
-    tl_decomp *d = w->dc;
-    void *out = d->buf;
-    *got = tl_comm_gather0(d->comm, &w->mem, send, bytes, &out, &d->cap_buf);
-    d->buf = out;
-    if (*got == SIZE_MAX || d->rank != 0) return NULL;
-    unsigned char *c = tl_mem_alloc(&w->mem, *got + 1);
-    if (c) memcpy(c, d->buf, *got);
-    return c;
-}
-
-tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
-    tl_world *w = (tl_world *)cw; /* the exchange buffers are caches */
-    tl_decomp *d = w->dc;
-    tl_mem *m = &w->mem;
-    const size_t pb = tl_particles_bytes_each(), stride = (size_t)w->pp.stride;
-    const size_t eb = 3 * sizeof(uint64_t) + stride * sizeof(double);
-    size_t first, count;
-    tl_world_owned(w, &first, &count);
-    const size_t mine = d->dom_hi - d->dom_lo, fo = d->first_owned;
-    const bool have = mine && w->dom.count >= fo + mine;
-    size_t npp = 0, npw = 0;
-    uint64_t *cnt = tl_mem_alloc(m, (2 * mine + 1) * sizeof *cnt);
-    for (size_t q = 0; cnt && q < mine; q++) {
-        size_t ld = fo + q;
-        cnt[2 * q] = have ? w->dom.pp_start[ld + 1] - w->dom.pp_start[ld] : 0;
-        cnt[2 * q + 1] = have ? w->dom.pw_start[ld + 1] - w->dom.pw_start[ld] : 0;
-        npp += (size_t)cnt[2 * q];
-        npw += (size_t)cnt[2 * q + 1];
-    }
-    unsigned char *pbuf = tl_mem_alloc(m, count * pb + 1), *ebuf = tl_mem_alloc(m, (npp > npw ? npp : npw) * eb + 1);
-    const bool ok = cnt && pbuf && ebuf;
-    for (size_t i = 0; ok && i < count; i++) tl_particles_pack(&w->p, first + i, pbuf + i * pb);
-    /* every rank takes part in the four gathers, a failed one with nothing: rank 0 sees it */
-    size_t gp, gc, ge, gw;
-    unsigned char *P = gather_copy(w, pbuf, ok ? count * pb : 0, &gp);
-    unsigned char *C = gather_copy(w, cnt, ok ? 2 * mine * sizeof *cnt : 0, &gc);
-    size_t e = 0;
-    for (size_t q = 0; ok && have && q < mine; q++)
-        for (size_t k = w->dom.pp_start[fo + q]; k < w->dom.pp_start[fo + q + 1]; k++, e++)
-            put_entry(ebuf + e * eb, d->gidx[w->pp.a[k]], d->gidx[w->pp.b[k]], &w->pp, k);
-    unsigned char *E = gather_copy(w, ebuf, ok ? npp * eb : 0, &ge);
-    e = 0;
-    for (size_t q = 0; ok && have && q < mine; q++)
-        for (size_t k = w->dom.pw_start[fo + q]; k < w->dom.pw_start[fo + q + 1]; k++, e++)
-            put_entry(ebuf + e * eb, d->gidx[w->pw.a[k]], w->pw.b[k], &w->pw, k);
-    unsigned char *F = gather_copy(w, ebuf, ok ? npw * eb : 0, &gw);
-    if (cnt) tl_mem_free(m, cnt, (2 * mine + 1) * sizeof *cnt);
-    if (pbuf) tl_mem_free(m, pbuf, count * pb + 1);
-    if (ebuf) tl_mem_free(m, ebuf, (npp > npw ? npp : npw) * eb + 1);
-    /* the collision log and the pending exits, merged in the serial order */
-    tl_collision *GC = NULL;
-    uint64_t *GK = NULL;
-    tl_pending_exit *GE = NULL;
-    size_t ngc = 0, nge = 0;
-    tl_status lst = tl_decomp_log_gather(w, &GC, &GK, &ngc, &GE, &nge);
-    /* the shape stage's candidates and records, in the serial order */
-    tl_shape_contacts GS;
-    tl_status sst = tl_decomp_shapes_gather(w, &GS);
-    int bad = !ok || lst != TL_OK || sst != TL_OK;
-    tl_comm_or(d->comm, &bad, 1);
-    tl_status st = TL_OK;
-    if (d->rank == 0) {
-        const size_t N = gp / pb, nd = d->ndom;
-        tl_particles GP;
-        tl_particles_init(&GP);
-        tl_pairs L[2];
-        tl_pairs_init(&L[0], (int)stride);
-        tl_pairs_init(&L[1], (int)stride);
-        tl_domains D;
-        memset(&D, 0, sizeof D);
-        bad |= !P || !C || !E || !F || gc != 2 * nd * sizeof(uint64_t) || N != d->nglobal;
-        for (size_t i = 0; !bad && i < N; i++) bad = tl_particles_push_packed(m, &GP, P + i * pb) < 0;
-        const unsigned char *src[2] = {E, F};
-        const size_t nl[2] = {ge / eb, gw / eb};
-        for (int q = 0; q < 2 && !bad; q++) {
-            bad = tl_pairs_reserve(m, &L[q], nl[q] + 1) != 0;
-            for (size_t k = 0; !bad && k < nl[q]; k++) {
-                const unsigned char *o = src[q] + k * eb;
-                uint64_t a, b, s;
-                memcpy(&a, o, 8);
-                memcpy(&b, o + 8, 8);
-                memcpy(&s, o + 16, 8);
-                L[q].a[k] = (uint32_t)a;
-                L[q].b[k] = (uint32_t)b;
-                L[q].img[k] = (uint8_t)s;
-                L[q].state[k] = (uint8_t)(s >> 8);
-                memcpy(tl_pair_record(&L[q], k), o + 24, stride * sizeof(double));
-            }
-            L[q].count = nl[q];
-        }
-        size_t *pps = NULL;
-        if (!bad) {
-            const uint64_t *c = (const uint64_t *)(const void *)C;
-            pps = tl_mem_alloc(m, (nd + 1) * sizeof *pps);
-            uint32_t *starts = tl_mem_alloc(m, (nd + 1) * sizeof *starts);
-            bad = !pps || !starts;
-            for (size_t q = 0; !bad && q <= nd; q++) {
-                starts[q] = (uint32_t)dom_start(d, q);
-                pps[q] = q ? pps[q - 1] + (size_t)c[2 * (q - 1)] : 0;
-            }
-            size_t nc = bad ? 0 : count_cross(&L[0], pps, starts, nd);
-            if (!bad) bad = domains_alloc(m, &D, nd, nc) != 0;
-            for (size_t q = 0; !bad && q <= nd; q++) {
-                D.start[q] = starts[q];
-                D.pp_start[q] = pps[q];
-                D.pw_start[q] = q ? D.pw_start[q - 1] + (size_t)c[2 * (q - 1) + 1] : 0;
-            }
-            if (!bad) domains_cross(&D, &L[0]);
-            if (starts) tl_mem_free(m, starts, (nd + 1) * sizeof *starts);
-            if (pps) tl_mem_free(m, pps, (nd + 1) * sizeof *pps);
-        }
-        if (!bad) {
-            tl_world shadow = *w; /* the serial world these pieces make */
-            shadow.p = GP;
-            shadow.pp = L[0];
-            shadow.pw = L[1];
-            shadow.dom = D;
-            shadow.sc = GS;
-            shadow.coll = GC;
-            shadow.ncoll = ngc;
-            shadow.pend = GE;
-            shadow.npend = nge;
-            shadow.dc = NULL;
-            st = tl_world_save_serial(&shadow, data, size);
-        } else {
-            st = no_memory(w, "checkpoint");
-        }
-        tl_particles_free(m, &GP);
-        tl_pairs_free(m, &L[0]);
-        tl_pairs_free(m, &L[1]);
-        tl_domains_free(m, &D);
-    } else if (bad) {
-        st = no_memory(w, "checkpoint");
-    }
-    tl_shape_contacts_free(m, &GS);
-    if (GC) tl_mem_free(m, GC, tl_decomp_log_cap(ngc) * sizeof *GC);
-    if (GK) tl_mem_free(m, GK, tl_decomp_log_cap(ngc) * sizeof *GK);
-    if (GE) tl_mem_free(m, GE, tl_decomp_log_cap(nge) * sizeof *GE);
-    if (P) tl_mem_free(m, P, gp + 1);
-    if (C) tl_mem_free(m, C, gc + 1);
-    if (E) tl_mem_free(m, E, ge + 1);
-    if (F) tl_mem_free(m, F, gw + 1);
-    return st;
 }
 
 tl_status tl_decomp_loaded(tl_world *w) {
@@ -1312,7 +1244,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
         lstart[0] = 0;
         lpp[0] = lpw[0] = 0;
         L[0].count = L[1].count = 0;
-        bad = domains_alloc(m, &D, 0, 0) != 0;
+        bad = tl_decomp_domains_alloc(m, &D, 0, 0) != 0;
         if (!bad) {
             D.start[0] = 0;
             D.pp_start[0] = D.pw_start[0] = D.cross_start[0] = 0;
@@ -1367,13 +1299,13 @@ tl_status tl_decomp_loaded(tl_world *w) {
         const size_t at = nl ? lpp[nl] : 0, atw = nl ? lpw[nl] : 0;
         L[0].count = at;
         L[1].count = atw;
-        size_t nc = count_cross(&L[0], lpp, lstart, nl);
-        bad = domains_alloc(m, &D, nl, nc) != 0;
+        size_t nc = tl_decomp_count_cross(&L[0], lpp, lstart, nl);
+        bad = tl_decomp_domains_alloc(m, &D, nl, nc) != 0;
         if (!bad) {
             memcpy(D.start, lstart, (nl + 1) * sizeof *lstart);
             memcpy(D.pp_start, lpp, (nl + 1) * sizeof *lpp);
             memcpy(D.pw_start, lpw, (nl + 1) * sizeof *lpw);
-            domains_cross(&D, &L[0]);
+            tl_decomp_domains_cross(&D, &L[0]);
         }
     }
 #undef OWN

@@ -35,8 +35,19 @@
 
 struct tl_block_sum;
 
+/* What the ranks cost this rank, counted since the world was spread (tl_world_parallel_stats) */
+typedef struct tl_decomp_cost {
+    double pack_s, exchange_s, unpack_s; /* ghost refreshes: packing, the exchange, unpacking */
+    double sums_s;                       /* the gathers of the domain sums */
+    double rebuild_s;                    /* the distributed parts of rebuilds */
+    uint64_t refreshes, sums, rebuilds;
+    uint64_t packed, unpacked;           /* particles packed and unpacked in refreshes */
+    uint64_t sums_bytes;                 /* bytes received in the domain sums */
+} tl_decomp_cost;
+
 typedef struct tl_decomp {
     tl_comm *comm;
+    tl_decomp_cost cost;
     int rank, size;
     bool established;       /* the particles are distributed (after the first build) */
     uint64_t *gidx;         /* per stored particle: its index in the global storage order */
@@ -137,6 +148,12 @@ void tl_decomp_merge(const tl_world *w, struct tl_rsum *s, size_t n);
  * particles and the owned domains' candidate rows of every rank, put together); the others
  * get nothing. */
 tl_status tl_decomp_save_state(const tl_world *w, void **data, size_t *size);
+/* The domains of a serial state from its counts (decomp.c, for the join of decomp_state.c and
+ * the loading): room for nd domains and ncross cross candidates (-1: out of memory), the cross
+ * candidates of the candidate list pp by the domains' bounds, and their count beforehand. */
+int tl_decomp_domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross);
+void tl_decomp_domains_cross(tl_domains *D, const tl_pairs *pp);
+size_t tl_decomp_count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd);
 /* After a serial state was loaded on every rank (collective): each keeps its share of it. */
 tl_status tl_decomp_loaded(tl_world *w);
 /* After the immovable particles were listed (at a build or a load; collective): whether any

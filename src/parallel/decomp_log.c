@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "decomp.h"
 #include "decomp_log.h"
 #include "world.h"
@@ -105,23 +106,76 @@ static int by_key(const void *x, const void *y) {
     return (a->at > b->at) - (a->at < b->at);
 }
 
-/* every rank's n entries (key, then rb bytes) to rank 0, in the order of their keys, ties in
- * gathered order: *out (tl_mem, room for MERGED_CAP(n_out) entries of rb bytes) and *keys_out
- * (may be NULL; as many) there */
-#define MERGED_CAP(n) ((n) ? (n) : 1)
-static tl_status merge0(tl_world *w, const uint64_t *keys, const void *recs, size_t n, size_t rb, void **out,
-                        uint64_t **keys_out, size_t *n_out) {
-    tl_decomp *d = w->dc;
-    tl_mem *m = &w->mem;
-    const size_t eb = sizeof(uint64_t) + rb;
-    unsigned char *send = tl_mem_alloc(m, n * eb + 1);
-    int bad = send == NULL;
-    for (size_t k = 0; !bad && k < n; k++) {
-        memcpy(send + k * eb, &keys[k], sizeof(uint64_t));
-        memcpy(send + k * eb + sizeof(uint64_t), (const unsigned char *)recs + k * rb, rb);
+static uint64_t pending_key(const tl_pending_exit *e) { return 4 * (uint64_t)e->step + e->list; }
+
+size_t tl_decomp_log_cap(size_t n) { return n ? n : 1; }
+
+size_t tl_decomp_log_entry_bytes(int which) {
+    return sizeof(uint64_t) + (which ? TL_PENDING_BYTES : TL_COLLISION_BYTES);
+}
+
+void tl_decomp_log_pack(const tl_world *w, int which, tl_wbuf *b) {
+    const size_t n = which ? w->npend : w->ncoll;
+    for (size_t k = 0; k < n; k++) {
+        if (which) {
+            tl_wbuf_u64(b, pending_key(&w->pend[k]));
+            tl_pending_put(b, &w->pend[k]);
+        } else {
+            tl_wbuf_u64(b, w->coll_key[k]);
+            tl_collision_put(b, &w->coll[k]);
+        }
     }
-    size_t got = tl_comm_gather0(d->comm, m, send, bad ? 0 : n * eb, &d->log_buf, &d->cap_log_buf);
-    if (send) tl_mem_free(m, send, n * eb + 1);
+}
+
+tl_status tl_decomp_log_join(tl_world *w, int which, const unsigned char *in, size_t bytes, void **out,
+                             uint64_t **keys_out, size_t *n_out) {
+    tl_mem *m = &w->mem;
+    const size_t eb = tl_decomp_log_entry_bytes(which), rb = which ? sizeof(tl_pending_exit) : sizeof(tl_collision);
+    *out = NULL;
+    if (keys_out) *keys_out = NULL;
+    *n_out = 0;
+    if (bytes % eb) return tl_world_fail(w, TL_ERROR_ARGUMENT, "a collision log of %zu bytes: not whole entries", bytes);
+    const size_t N = bytes / eb, cap = tl_decomp_log_cap(N);
+    keyed *order = tl_mem_alloc(m, (N + 1) * sizeof *order);
+    unsigned char *o = tl_mem_alloc(m, cap * rb);
+    uint64_t *ko = keys_out ? tl_mem_alloc(m, cap * sizeof *ko) : NULL;
+    bool ok = order && o && (!keys_out || ko);
+    for (size_t k = 0; ok && k < N; k++) {
+        memcpy(&order[k].key, in + k * eb, sizeof(uint64_t));
+        order[k].at = k;
+    }
+    if (ok) qsort(order, N, sizeof *order, by_key);
+    bool bad_entry = false;
+    for (size_t k = 0; ok && k < N; k++) {
+        tl_rbuf b = {in + order[k].at * eb + sizeof(uint64_t), eb - sizeof(uint64_t), 0, false};
+        if (which) tl_pending_get(&b, (tl_pending_exit *)(void *)(o + k * rb));
+        else tl_collision_get(&b, (tl_collision *)(void *)(o + k * rb));
+        bad_entry |= b.failed;
+        if (ko) ko[k] = order[k].key;
+    }
+    if (order) tl_mem_free(m, order, (N + 1) * sizeof *order);
+    if (!ok || bad_entry) {
+        if (o) tl_mem_free(m, o, cap * rb);
+        if (ko) tl_mem_free(m, ko, cap * sizeof *ko);
+        return ok ? tl_world_fail(w, TL_ERROR_ARGUMENT, "a collision log entry out of range")
+                  : tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
+    }
+    *out = o;
+    if (keys_out) *keys_out = ko;
+    *n_out = N;
+    return TL_OK;
+}
+
+/* every rank's log (which 0) or pending exits (1) to rank 0, in the order of their keys, ties
+ * in rank order: *out (tl_mem, tl_decomp_log_cap(n_out) entries) and *keys_out (may be NULL)
+ * there */
+static tl_status merge0(tl_world *w, int which, void **out, uint64_t **keys_out, size_t *n_out) {
+    tl_decomp *d = w->dc;
+    tl_wbuf b = {0};
+    tl_decomp_log_pack(w, which, &b);
+    int bad = b.failed;
+    size_t got = tl_comm_gather0(d->comm, &w->mem, b.data, bad ? 0 : b.size, &d->log_buf, &d->cap_log_buf);
+    free(b.data);
     bad |= got == SIZE_MAX;
     tl_comm_or(d->comm, &bad, 1);
     *out = NULL;
@@ -129,78 +183,24 @@ static tl_status merge0(tl_world *w, const uint64_t *keys, const void *recs, siz
     *n_out = 0;
     if (bad) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
     if (d->rank != 0) return TL_OK;
-    const size_t N = got / eb;
-    const unsigned char *in = d->log_buf;
-    keyed *order = tl_mem_alloc(m, (N + 1) * sizeof *order);
-    unsigned char *o = tl_mem_alloc(m, MERGED_CAP(N) * rb);
-    uint64_t *ko = keys_out ? tl_mem_alloc(m, MERGED_CAP(N) * sizeof *ko) : NULL;
-    if (!order || !o || (keys_out && !ko)) {
-        if (order) tl_mem_free(m, order, (N + 1) * sizeof *order);
-        if (o) tl_mem_free(m, o, MERGED_CAP(N) * rb);
-        if (ko) tl_mem_free(m, ko, MERGED_CAP(N) * sizeof *ko);
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
-    }
-    for (size_t k = 0; k < N; k++) {
-        memcpy(&order[k].key, in + k * eb, sizeof(uint64_t));
-        order[k].at = k;
-    }
-    qsort(order, N, sizeof *order, by_key);
-    for (size_t k = 0; k < N; k++) {
-        memcpy(o + k * rb, in + order[k].at * eb + sizeof(uint64_t), rb);
-        if (ko) ko[k] = order[k].key;
-    }
-    tl_mem_free(m, order, (N + 1) * sizeof *order);
-    *out = o;
-    if (keys_out) *keys_out = ko;
-    *n_out = N;
-    return TL_OK;
-}
-
-static uint64_t pending_key(const tl_pending_exit *e) { return 4 * (uint64_t)e->step + e->list; }
-
-size_t tl_decomp_log_cap(size_t n) { return MERGED_CAP(n); }
-
-tl_status tl_decomp_log_gather(tl_world *w, tl_collision **coll, uint64_t **keys, size_t *ncoll,
-                               tl_pending_exit **pend, size_t *npend) {
-    tl_mem *m = &w->mem;
-    *pend = NULL;
-    *npend = 0;
-    void *c = NULL;
-    tl_status st = merge0(w, w->coll_key, w->coll, w->ncoll, sizeof *w->coll, &c, keys, ncoll);
-    *coll = c;
-    if (st != TL_OK) return st;
-    uint64_t *pk = tl_mem_alloc(m, (w->npend + 1) * sizeof *pk);
-    int bad = pk == NULL;
-    tl_comm_or(w->dc->comm, &bad, 1);
-    if (bad) {
-        if (pk) tl_mem_free(m, pk, (w->npend + 1) * sizeof *pk);
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
-    }
-    for (size_t k = 0; k < w->npend; k++) pk[k] = pending_key(&w->pend[k]);
-    void *p = NULL;
-    st = merge0(w, pk, w->pend, w->npend, sizeof *w->pend, &p, NULL, npend);
-    tl_mem_free(m, pk, (w->npend + 1) * sizeof *pk);
-    *pend = p;
-    return st;
+    return tl_decomp_log_join(w, which, d->log_buf, got, out, keys_out, n_out);
 }
 
 tl_status tl_world_collect_collisions(tl_world *w) {
     if (!w || !tl_decomp_on(w->dc) || !w->dc->established) return TL_OK;
-    tl_collision *c;
     uint64_t *k;
     size_t n;
     tl_decomp *d = w->dc;
     void *out = NULL;
-    tl_status st = merge0(w, w->coll_key, w->coll, w->ncoll, sizeof *w->coll, &out, &k, &n);
-    c = out;
+    tl_status st = merge0(w, 0, &out, &k, &n);
     if (st != TL_OK) return st;
     w->ncoll = 0;
     if (d->rank != 0) return TL_OK;
     tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
     tl_mem_free(&w->mem, w->coll_key, w->capkey * sizeof *w->coll_key);
-    w->coll = c;
+    w->coll = out;
     w->coll_key = k;
-    w->capcoll = w->capkey = MERGED_CAP(n);
+    w->capcoll = w->capkey = tl_decomp_log_cap(n);
     w->ncoll = n;
     return TL_OK;
 }

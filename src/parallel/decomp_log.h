@@ -34,11 +34,18 @@ void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]);
  * that are not local: velocity, force and inverse mass (7 values each, NaN inverse mass
  * when no rank has the particle), from their owners. */
 const double (*tl_decomp_log_fetch(tl_world *w))[7];
-/* Collective: every rank's log and pending exits to rank 0, merged in the serial order
- * (tl_mem allocations there of tl_decomp_log_cap(count) entries each; nothing on the others). */
+/* The entries merged below are allocated (tl_mem) with room for tl_decomp_log_cap(count). */
 size_t tl_decomp_log_cap(size_t n);
-tl_status tl_decomp_log_gather(tl_world *w, tl_collision **coll, uint64_t **keys, size_t *ncoll,
-                               struct tl_pending_exit **pend, size_t *npend);
+/* This rank's log (which 0) or pending exits (1) as entries (the key of the serial order, the
+ * entry field by field: tl_decomp_log_entry_bytes(which) each), appended to b. */
+struct tl_wbuf;
+size_t tl_decomp_log_entry_bytes(int which);
+void tl_decomp_log_pack(const tl_world *w, int which, struct tl_wbuf *b);
+/* Every rank's entries (packed as above, concatenated in rank order) in the serial order: the
+ * order of their keys, ties in rank order: *out (tl_collision or tl_pending_exit) and *keys
+ * (may be NULL). Refuses bytes that are not whole entries or hold values out of range. */
+tl_status tl_decomp_log_join(tl_world *w, int which, const unsigned char *in, size_t bytes, void **out,
+                             uint64_t **keys, size_t *n);
 /* After a serial state was loaded on every rank, before the lists are cut (the store still
  * holds every particle in the global order): each rank keeps the pending exits of its rows,
  * rank 0 the log. */

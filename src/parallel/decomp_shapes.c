@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "decomp.h"
 #include "decomp_shapes.h"
 #include "world.h"
@@ -147,103 +148,92 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
 
 /* ---- checkpoints ---- */
 
-tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out) {
-    tl_decomp *d = w->dc;
-    tl_mem *m = &w->mem;
+void tl_decomp_shapes_pack(const tl_world *w, int which, tl_wbuf *b) {
+    const tl_decomp *d = w->dc;
     const tl_shape_contacts *sc = &w->sc;
     const tl_patch_store *s = &sc->store[sc->cur];
-    const size_t n = sc->cand.count, st = (size_t)sc->stride, rb = (st + 1) * sizeof(double);
-    tl_shape_contacts_init(out);
+    const size_t n = sc->cand.count, st = (size_t)sc->stride;
     /* this rank's rows (a pair between two ranks is on both lists: the row's owner sends it) */
-    size_t nrec = 0, nown = 0;
-    for (size_t k = 0; k < n; k++)
-        if (tl_decomp_own_shape(w, k)) {
-            nrec += sc->live[sc->cur][k];
-            nown++;
-        }
-    uint64_t *c = tl_mem_alloc(m, (4 * nown + 1) * sizeof *c);
-    double *r = tl_mem_alloc(m, nrec * rb + 1);
-    int bad = !c || !r;
-    for (size_t k = 0, q = 0, e = 0; !bad && k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         if (!tl_decomp_own_shape(w, k)) continue;
         size_t live = sc->live[sc->cur][k], f = sc->first[sc->cur][k];
-        c[4 * e] = d->gidx[sc->cand.a[k]];
-        c[4 * e + 1] = sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]];
-        c[4 * e + 2] = (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16;
-        c[4 * e + 3] = d->dom_lo + (sc->cand.dom[k] - d->first_owned); /* the global domain */
-        e++;
-        for (size_t j = 0; j < live; j++, q++) {
-            memcpy(r + q * (st + 1), s->rec + (f + j) * st, st * sizeof(double));
-            r[q * (st + 1) + st] = (double)s->state[f + j];
+        if (which == 0) {
+            uint64_t c[4] = {d->gidx[sc->cand.a[k]], sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]],
+                             (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16,
+                             d->dom_lo + (sc->cand.dom[k] - d->first_owned)}; /* the global domain */
+            tl_wbuf_put(b, c, sizeof c);
+            continue;
+        }
+        for (size_t j = 0; j < live; j++) {
+            tl_wbuf_put(b, s->rec + (f + j) * st, st * sizeof(double));
+            tl_wbuf_f64(b, (double)s->state[f + j]);
         }
     }
-    void *gc = NULL, *gr = NULL;
-    size_t capc = 0, capr = 0;
-    size_t nc = tl_comm_gather0(d->comm, m, c, bad ? 0 : 4 * nown * sizeof *c, &gc, &capc);
-    size_t nr = tl_comm_gather0(d->comm, m, r, bad ? 0 : nrec * rb, &gr, &capr);
-    if (c) tl_mem_free(m, c, (4 * nown + 1) * sizeof *c);
-    if (r) tl_mem_free(m, r, nrec * rb + 1);
-    bad |= nc == SIZE_MAX || nr == SIZE_MAX;
-    tl_comm_or(d->comm, &bad, 1);
-    tl_status status = TL_OK;
-    if (!bad && d->rank == 0) {
-        const size_t N = nc / (4 * sizeof(uint64_t)), R = nr / rb;
-        const uint64_t *gcv = gc;
-        const double *grv = gr;
-        out->stride = sc->stride;
-        out->cur = 0;
-        out->touching = sc->touching; /* the whole's: the sums are gathered */
-        size_t cap = N ? N : 1;
-        bool ok = tl_shape_list_reserve(m, &out->cand, cap) == 0;
-        for (int b = 0; ok && b < 2; b++) {
-            ok = (out->first[b] = tl_mem_calloc(m, cap, sizeof *out->first[b])) != NULL &&
-                 (out->live[b] = tl_mem_calloc(m, cap, sizeof *out->live[b])) != NULL;
-            if (b == 0 && !ok) out->cap_cand = cap; /* what was allocated is freed whole */
-        }
-        out->cap_cand = cap;
-        if (ok && R) {
-            ok = (out->store[0].rec = tl_mem_alloc(m, R * st * sizeof(double))) != NULL &&
-                 (out->store[0].state = tl_mem_alloc(m, R)) != NULL;
-            out->store[0].cap = R;
-        }
-        /* the serial list holds the pairs of every domain, then the wall pairs of every domain;
-         * each rank sent its pairs, then its wall pairs: a stable partition restores the serial
-         * order (the records follow their candidates) */
-        size_t *from = tl_mem_alloc(m, (N + 1) * sizeof *from);
-        ok = ok && from;
-        for (size_t k = 0, f = 0; ok && k < N; k++) {
-            from[k] = f;
-            f += (size_t)(gcv[4 * k + 2] >> 16);
-        }
-        size_t q = 0, e = 0;
-        for (int wall = 0; ok && wall < 2; wall++)
-            for (size_t k = 0; k < N; k++) {
-                if ((((gcv[4 * k + 2] >> 8) & 0xff) != 0) != (wall == 1)) continue;
-                size_t live = (size_t)(gcv[4 * k + 2] >> 16);
-                out->cand.a[e] = (uint32_t)gcv[4 * k];
-                out->cand.b[e] = (uint32_t)gcv[4 * k + 1];
-                out->cand.img[e] = (uint8_t)gcv[4 * k + 2];
-                out->cand.wall[e] = (uint8_t)(gcv[4 * k + 2] >> 8);
-                out->cand.dom[e] = (uint32_t)gcv[4 * k + 3];
-                out->first[0][e] = (uint32_t)q;
-                out->live[0][e] = (uint8_t)live;
-                e++;
-                for (size_t j = 0; j < live && q < R && from[k] + j < R; j++, q++) {
-                    const double *src = grv + (from[k] + j) * (st + 1);
-                    memcpy(out->store[0].rec + q * st, src, st * sizeof(double));
-                    out->store[0].state[q] = (uint8_t)src[st];
-                }
+}
+
+tl_status tl_decomp_shapes_join(tl_world *w, const unsigned char *cand, size_t ncb, const unsigned char *recs,
+                                size_t nrb, int stride, uint64_t touching, tl_shape_contacts *out) {
+    tl_mem *m = &w->mem;
+    const size_t st = (size_t)stride, rb = (st + 1) * sizeof(double), cb = 4 * sizeof(uint64_t);
+    tl_shape_contacts_init(out);
+    if (ncb % cb || nrb % rb) return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape candidates: not whole entries");
+    const size_t N = ncb / cb, R = nrb / rb;
+    out->stride = stride;
+    out->cur = 0;
+    out->touching = touching;
+    size_t cap = N ? N : 1;
+    bool ok = tl_shape_list_reserve(m, &out->cand, cap) == 0;
+    for (int b = 0; ok && b < 2; b++)
+        ok = (out->first[b] = tl_mem_calloc(m, cap, sizeof *out->first[b])) != NULL &&
+             (out->live[b] = tl_mem_calloc(m, cap, sizeof *out->live[b])) != NULL;
+    out->cap_cand = cap; /* what was allocated is freed whole */
+    if (ok && R) {
+        ok = (out->store[0].rec = tl_mem_alloc(m, R * st * sizeof(double))) != NULL &&
+             (out->store[0].state = tl_mem_alloc(m, R)) != NULL;
+        out->store[0].cap = R;
+    }
+    /* the serial list holds the pairs of every domain, then the wall pairs of every domain;
+     * each rank sent its pairs, then its wall pairs: a stable partition restores the serial
+     * order (the records follow their candidates) */
+    size_t *from = tl_mem_alloc(m, (N + 1) * sizeof *from);
+    ok = ok && from;
+    uint64_t c[4];
+    for (size_t k = 0, f = 0; ok && k < N; k++) {
+        from[k] = f;
+        memcpy(c, cand + k * cb, cb);
+        f += (size_t)(c[2] >> 16);
+    }
+    bool fits = true;
+    size_t q = 0, e = 0;
+    for (int wall = 0; ok && wall < 2; wall++)
+        for (size_t k = 0; k < N; k++) {
+            memcpy(c, cand + k * cb, cb);
+            if ((((c[2] >> 8) & 0xff) != 0) != (wall == 1)) continue;
+            size_t live = (size_t)(c[2] >> 16);
+            fits &= c[0] <= UINT32_MAX && c[1] <= UINT32_MAX && c[3] <= UINT32_MAX && live <= UINT8_MAX;
+            out->cand.a[e] = (uint32_t)c[0];
+            out->cand.b[e] = (uint32_t)c[1];
+            out->cand.img[e] = (uint8_t)c[2];
+            out->cand.wall[e] = (uint8_t)(c[2] >> 8);
+            out->cand.dom[e] = (uint32_t)c[3];
+            out->first[0][e] = (uint32_t)q;
+            out->live[0][e] = (uint8_t)live;
+            e++;
+            for (size_t j = 0; j < live && q < R && from[k] + j < R; j++, q++) {
+                const unsigned char *src = recs + (from[k] + j) * rb;
+                double state;
+                memcpy(out->store[0].rec + q * st, src, st * sizeof(double));
+                memcpy(&state, src + st * sizeof(double), sizeof state);
+                fits &= state >= 0.0 && state <= 255.0;
+                out->store[0].state[q] = fits ? (uint8_t)state : 0;
             }
-        if (from) tl_mem_free(m, from, (N + 1) * sizeof *from);
-        out->cand.count = ok ? N : 0;
-        out->store[0].count = ok ? q : 0;
-        if (!ok || q != R) status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
-    } else if (bad) {
-        status = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
-    }
-    if (gc) tl_mem_free(m, gc, capc);
-    if (gr) tl_mem_free(m, gr, capr);
-    return status;
+        }
+    if (from) tl_mem_free(m, from, (N + 1) * sizeof *from);
+    out->cand.count = ok ? N : 0;
+    out->store[0].count = ok ? q : 0;
+    if (!ok) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
+    if (q != R || !fits) return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape candidates and records do not agree");
+    return TL_OK;
 }
 
 tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc, bool has_below) {

@@ -37,9 +37,17 @@ void tl_decomp_count_bodies(tl_world *w);
 /* Collective, in a rebuild after the stash: the patch records of the particles that migrate
  * (dest[i]: the new rank of stored particle i) to their new ranks, adopted there. */
 tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest);
-/* Collective: every rank's candidates and live records, in the serial order, as the serial
- * shape stage on rank 0 (*out, freed with tl_shape_contacts_free); empty on the others. */
-tl_status tl_decomp_shapes_gather(tl_world *w, tl_shape_contacts *out);
+/* This rank's share of the shape stage for a checkpoint, appended to b: the candidates of its
+ * own rows (which 0: four values each, global indices and domain), or their live records
+ * (which 1: the record and its state). */
+struct tl_wbuf;
+void tl_decomp_shapes_pack(const tl_world *w, int which, struct tl_wbuf *b);
+/* Every rank's share (packed as above, each concatenated in rank order) as the serial shape
+ * stage (*out, freed with tl_shape_contacts_free), records of `stride` values, with the touching
+ * count of the whole.
+ * Refuses entries that are not whole or do not agree. */
+tl_status tl_decomp_shapes_join(tl_world *w, const unsigned char *cand, size_t cand_bytes, const unsigned char *recs,
+                                size_t rec_bytes, int stride, uint64_t touching, tl_shape_contacts *out);
 /* After a serial state was loaded on every rank (partitioned, before the lists are cut): the
  * candidates that involve one of this rank's particles (global indices [g_lo, g_hi)), with
  * their records, as a build would list them: particle indices through loc (global -> local),

@@ -1076,6 +1076,8 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     if (st == TL_OK && resume) {
         /* everything is checked before anything is changed */
         st = tl_run_saved_read(&r, r.opt.resume, &saved);
+        /* each rank read the files itself: all go on, or none (the load is collective) */
+        if (r.dist) st = tl_world_agree_message(r.world, st, scene->run_error, sizeof scene->run_error);
         if (st == TL_OK) st = tl_run_saved_apply(&r, saved);
         if (st == TL_OK) st = resume_friction(&r);
         r.progress_step = r.done;

@@ -11,6 +11,10 @@
  *
  *   header      magic "TALUSCK1", format version, the file's length, FNV-1a 64
  *               of every byte after the header
+ *   pieces      how many (0: the world's state is in this file), the step, and
+ *               per piece its length and FNV-1a 64 (a run on P ranks: each rank
+ *               writes <dir>/checkpoint-<step>.piece<rank>, its share of the
+ *               world's state, before rank 0 writes this file)
  *   build       the sizes of the structures stored as they are
  *   scene       the scene file's path, FNV-1a 64 of its text
  *   where       the world's step and time
@@ -27,7 +31,8 @@
  *   outputs     per output: kind, file, schedule (k, next, last), records,
  *               the length and FNV-1a 64 of its file (CSV), the log state
  *               (collisions), the frames and their times (vtk)
- *   world       tl_world_save_state's bytes
+ *   world       tl_world_save_state's bytes; with pieces, the frame
+ *               (tl_world_save_frame), which joins them into those bytes
  *   end mark    the magic again
  *
  * Reading checks the length and the checksum before it reads anything
@@ -52,7 +57,8 @@
 #include "world_query.h"
 
 #define MAGIC 0x314b4353554c4154ULL /* "TALUSCK1" */
-#define FORMAT 2u /* 2: stage runs and inflow states field by field, no wall definitions */
+#define FORMAT 3u /* 2: stage runs and inflow states field by field, no wall definitions; 3: pieces */
+#define MAX_PIECES (1u << 20)
 #define HEADER_BYTES 32u
 #define MAX_NAME 4096u
 
@@ -79,9 +85,13 @@ struct tl_run_saved {
     tl_output_saved *outs;
     int64_t (*sched)[3];
     double **times;
-    /* the world */
+    /* the world: its state's bytes, or with pieces the frame */
     const unsigned char *world;
     size_t world_size;
+    size_t body;             /* where the run's section begins */
+    size_t npieces;
+    void **pieces;
+    size_t *piece_size;
 };
 
 static tl_status refuse(tl_run_state *r, tl_status st, const char *fmt, ...)
@@ -224,6 +234,24 @@ static int64_t checkpoint_step(const char *name) {
     return step;
 }
 
+/* "checkpoint-<step>.piece<k>": its step and *k, or -1 */
+static int64_t piece_step(const char *name, int64_t *k) {
+    const char *dot = strrchr(name, '.');
+    if (!dot || strncmp(dot, ".piece", 6) != 0 || !dot[6] || strlen(dot + 6) > 9) return -1;
+    int64_t v = 0;
+    for (const char *c = dot + 6; *c; c++) {
+        if (*c < '0' || *c > '9') return -1;
+        v = v * 10 + (*c - '0');
+    }
+    char stem[80];
+    size_t n = (size_t)(dot - name);
+    if (n + sizeof ".tlck" > sizeof stem) return -1;
+    memcpy(stem, name, n);
+    memcpy(stem + n, ".tlck", sizeof ".tlck");
+    *k = v;
+    return checkpoint_step(stem);
+}
+
 static int by_step_descending(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? 1 : x > y ? -1 : 0;
@@ -258,14 +286,16 @@ static int64_t *list_steps(const char *dir, int64_t except, int64_t below, size_
 /* Keeps the newest (at `step`) and the keep - 1 before it; the others go,
  * also those of later steps (left by an earlier run that went further: the
  * outputs they count on are being rewritten). */
-static void prune(const tl_run_state *r, int64_t step) {
+static void prune(const tl_run_state *r, int64_t step, size_t npieces) {
     int64_t keep = r->scene->checkpoint.keep > 0 ? r->scene->checkpoint.keep : 1;
     size_t n = 0;
     int64_t *steps = list_steps(r->ck_dir, step, INT64_MAX, &n);
-    int64_t kept = 1;
+    int64_t *kept = malloc((size_t)keep * sizeof *kept);
+    size_t nkept = 0;
+    if (kept) kept[nkept++] = step;
     for (size_t i = 0; i < n; i++) {
-        if (steps[i] < step && kept < keep) {
-            kept++;
+        if (steps[i] < step && nkept < (size_t)keep && kept) {
+            kept[nkept++] = steps[i];
             continue;
         }
         char *path = tl_strdup_printf("%s/checkpoint-%lld.tlck", r->ck_dir, (long long)steps[i]);
@@ -273,9 +303,25 @@ static void prune(const tl_run_state *r, int64_t step) {
         free(path);
     }
     free(steps);
+    /* the pieces of the checkpoints that went, those left by a write cut short, and those of
+     * this step beyond its own (an earlier run on more ranks) */
+    DIR *d = kept ? opendir(r->ck_dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        int64_t k = -1, s = piece_step(e->d_name, &k);
+        if (s < 0) continue;
+        bool live = false;
+        for (size_t i = 0; i < nkept && !live; i++) live = kept[i] == s && (s != step || (uint64_t)k < npieces);
+        if (live) continue;
+        char *path = tl_path_join(r->ck_dir, e->d_name);
+        if (path) (void)unlink(path);
+        free(path);
+    }
+    if (d) closedir(d);
+    free(kept);
 }
 
-static tl_status write_checkpoint(tl_run_state *r);
+static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_t *piece_desc);
 
 tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
     char err[900];
@@ -287,28 +333,59 @@ tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
     return st == TL_OK ? TL_OK : ck_fail(r, st, "%s", err);
 }
 
-tl_status tl_run_checkpoint_write(tl_run_state *r) {
-    if (r->dist && !r->writer) {
-        /* another rank of a distributed run: its share of the state goes to rank 0, which
-         * writes the file; the outcome is rank 0's */
-        void *world = NULL;
-        size_t world_size = 0;
-        tl_status st = tl_world_save_state(r->world, &world, &world_size);
-        free(world);
-        st = tl_world_agree(r->world, st);
-        if (st == TL_OK) r->last_checkpoint_step = r->done;
-        else ck_fail(r, st, "%s", tl_world_error(r->world));
-        return st;
+static void piece_name(char *buf, size_t size, int64_t step, int64_t k) {
+    snprintf(buf, size, "checkpoint-%lld.piece%lld", (long long)step, (long long)k);
+}
+
+/* A distributed run: every rank writes its piece of the world's state (no gathering), then
+ * rank 0 the file naming them, with their lengths and checksums; a piece or the file that
+ * cannot be written stops all ranks with the message of the lowest rank that failed, and the
+ * pieces of a checkpoint that was not completed are removed. */
+static tl_status write_distributed(tl_run_state *r) {
+    tl_world *w = r->world;
+    const int64_t step = tl_world_step_count(w);
+    char name[80], err[900];
+    piece_name(name, sizeof name, step, tl_world_rank(w));
+    void *piece = NULL;
+    size_t size = 0;
+    tl_status st = tl_world_save_piece(w, &piece, &size);
+    if (st != TL_OK) ck_fail(r, st, "cannot save the world's state: %s", tl_world_error(w));
+    char *path = st == TL_OK ? tl_path_join(r->ck_dir, name) : NULL;
+    if (st == TL_OK && !path) st = ck_fail(r, TL_ERROR_MEMORY, "out of memory");
+    if (st == TL_OK && tl_mkdir_p(r->ck_dir, err, sizeof err) != TL_OK) st = ck_fail(r, TL_ERROR_IO, "%s", err);
+    bool written = false;
+    if (st == TL_OK) {
+        if (tl_file_write_atomic(path, piece, size, err, sizeof err) != TL_OK) st = ck_fail(r, TL_ERROR_IO, "%s", err);
+        else written = true;
     }
-    tl_status st = write_checkpoint(r);
-    if (r->dist) {
-        st = tl_world_agree(r->world, st);
-        if (st == TL_OK) r->last_checkpoint_step = r->done;
+    uint64_t desc[2] = {size, st == TL_OK ? tl_fnv1a(piece, size, TL_FNV_START) : 0};
+    free(piece);
+    st = tl_world_agree_message(w, st, r->scene->run_error, sizeof r->scene->run_error);
+    const size_t P = (size_t)tl_world_ranks(w);
+    uint64_t *all = st == TL_OK ? malloc(2 * P * sizeof *all) : NULL;
+    int missing = st == TL_OK && !all;
+    if (st == TL_OK) {
+        /* every rank knows whether the table can be gathered before it is */
+        st = tl_world_agree(w, missing ? ck_fail(r, TL_ERROR_MEMORY, "out of memory") : TL_OK);
+        if (st == TL_OK) tl_world_allgather_u64(w, desc, 2, all);
     }
+    if (st == TL_OK) {
+        st = r->writer ? write_checkpoint(r, P, all) : TL_OK;
+        st = tl_world_agree_message(w, st, r->scene->run_error, sizeof r->scene->run_error);
+    }
+    if (st != TL_OK && written) (void)unlink(path);
+    if (st == TL_OK) r->last_checkpoint_step = r->done;
+    free(all);
+    free(path);
     return st;
 }
 
-static tl_status write_checkpoint(tl_run_state *r) {
+tl_status tl_run_checkpoint_write(tl_run_state *r) {
+    if (r->dist) return write_distributed(r);
+    return write_checkpoint(r, 0, NULL);
+}
+
+static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_t *piece_desc) {
     tl_output_saved *outs = calloc(r->nout ? r->nout : 1, sizeof *outs);
     if (!outs) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");
     tl_status st = TL_OK;
@@ -326,8 +403,9 @@ static tl_status write_checkpoint(tl_run_state *r) {
     }
     void *world = NULL;
     size_t world_size = 0;
-    if (st == TL_OK || r->dist) { /* distributed: collective, whatever happened before */
-        tl_status ws = tl_world_save_state(r->world, &world, &world_size);
+    if (st == TL_OK) {
+        tl_status ws = npieces ? tl_world_save_frame(r->world, &world, &world_size)
+                               : tl_world_save_state(r->world, &world, &world_size);
         if (st == TL_OK && ws != TL_OK)
             st = ck_fail(r, ws, "cannot save the world's state: %s",
                          ws == TL_ERROR_MEMORY ? "out of memory" : tl_world_error(r->world));
@@ -336,6 +414,9 @@ static tl_status write_checkpoint(tl_run_state *r) {
     if (st == TL_OK) {
         static const unsigned char zero[HEADER_BYTES];
         tl_wbuf_put(&b, zero, sizeof zero);
+        tl_wbuf_u64(&b, npieces);
+        put_i64(&b, tl_world_step_count(r->world));
+        tl_wbuf_put(&b, piece_desc, 2 * npieces * sizeof *piece_desc);
         put_run(&b, r);
         tl_wbuf_u64(&b, r->nout);
         for (size_t k = 0; k < r->nout; k++) put_output(&b, &r->out[k], &r->sched[k], &outs[k]);
@@ -368,7 +449,7 @@ static tl_status write_checkpoint(tl_run_state *r) {
             st = ck_fail(r, TL_ERROR_IO, "%s", err);
     }
     if (st == TL_OK) {
-        prune(r, step);
+        prune(r, step, npieces);
         snprintf(r->last_checkpoint, sizeof r->last_checkpoint, "%s", path);
         r->last_checkpoint_step = r->done;
     }
@@ -380,8 +461,18 @@ static tl_status write_checkpoint(tl_run_state *r) {
 
 /* ---- reading ---- */
 
+static void free_pieces(tl_run_saved *S) {
+    for (size_t k = 0; S->pieces && k < S->npieces; k++) free(S->pieces[k]);
+    free(S->pieces);
+    free(S->piece_size);
+    S->pieces = NULL;
+    S->piece_size = NULL;
+    S->npieces = 0;
+}
+
 void tl_run_saved_free(tl_run_saved *S) {
     if (!S) return;
+    free_pieces(S);
     free(S->data);
     free(S->runs);
     free(S->inflows);
@@ -648,13 +739,59 @@ static tl_status parse_outputs(tl_run_state *r, tl_run_saved *S, tl_rbuf *b) {
     return TL_OK;
 }
 
-/* the file read whole and its header, length and checksum verified */
+/* The pieces the file names (after its header): each read whole from the file's folder, its
+ * length and checksum verified. */
+static tl_status read_pieces(tl_run_state *r, tl_run_saved *S) {
+    free_pieces(S);
+    tl_rbuf b = {S->data, S->size, HEADER_BYTES, false};
+    uint64_t n = tl_rbuf_u64(&b);
+    int64_t step = (int64_t)tl_rbuf_u64(&b);
+    if (b.failed || n > MAX_PIECES || n * 16 > b.size - b.at || step < 0)
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: its table of pieces is out of range", S->path);
+    S->body = b.at + (size_t)n * 16;
+    if (n == 0) return TL_OK;
+    S->pieces = calloc((size_t)n, sizeof *S->pieces);
+    S->piece_size = calloc((size_t)n, sizeof *S->piece_size);
+    if (!S->pieces || !S->piece_size) return refuse(r, TL_ERROR_MEMORY, "out of memory");
+    S->npieces = (size_t)n;
+    char dir[sizeof S->path];
+    snprintf(dir, sizeof dir, "%s", S->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = '\0';
+    else snprintf(dir, sizeof dir, "./");
+    for (size_t k = 0; k < S->npieces; k++) {
+        uint64_t want = tl_rbuf_u64(&b), hash = tl_rbuf_u64(&b);
+        char path[sizeof S->path + 80];
+        int len = snprintf(path, sizeof path, "%scheckpoint-%lld.piece%zu", dir, (long long)step, k);
+        if (len < 0 || (size_t)len >= sizeof path) return refuse(r, TL_ERROR_ARGUMENT, "%s: a path too long", S->path);
+        FILE *fp = fopen(path, "rb");
+        if (!fp)
+            return refuse(r, TL_ERROR_IO, "%s (piece %zu of the %zu of %s): %s", path, k, S->npieces, S->path,
+                          strerror(errno));
+        struct stat st;
+        bool sized = fstat(fileno(fp), &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size == want;
+        S->pieces[k] = sized ? malloc(want ? (size_t)want : 1) : NULL;
+        bool got = S->pieces[k] && fread(S->pieces[k], 1, (size_t)want, fp) == (size_t)want;
+        fclose(fp);
+        if (!sized)
+            return refuse(r, TL_ERROR_ARGUMENT, "%s: not the length %s names (%llu bytes): a piece cut short or of "
+                          "another checkpoint", path, S->path, (unsigned long long)want);
+        if (!got) return refuse(r, S->pieces[k] ? TL_ERROR_IO : TL_ERROR_MEMORY, "%s: cannot read it", path);
+        S->piece_size[k] = (size_t)want;
+        if (tl_fnv1a(S->pieces[k], S->piece_size[k], TL_FNV_START) != hash)
+            return refuse(r, TL_ERROR_ARGUMENT, "%s: checksum mismatch (the piece is corrupted)", path);
+    }
+    return TL_OK;
+}
+
+/* the file read whole and its header, length and checksum verified, with its pieces */
 static tl_status read_intact(tl_run_state *r, tl_run_saved *S) {
     free(S->data);
     S->data = NULL;
     S->size = 0;
     tl_status st = read_all(r, S);
-    return st == TL_OK ? verify(r, S) : st;
+    if (st == TL_OK) st = verify(r, S);
+    return st == TL_OK ? read_pieces(r, S) : st;
 }
 
 /* The newest checkpoint of a directory is unreadable or corrupted (a disk
@@ -705,7 +842,7 @@ tl_status tl_run_saved_read(tl_run_state *r, const char *where, tl_run_saved **o
     tl_status st = locate(r, where, S);
     if (st == TL_OK) st = read_intact(r, S);
     if (st != TL_OK && st != TL_ERROR_MEMORY && S->dir[0] && S->named >= 0) st = fall_back(r, S, st);
-    tl_rbuf b = {S->data, S->size, HEADER_BYTES, false};
+    tl_rbuf b = {S->data, S->size, st == TL_OK ? S->body : HEADER_BYTES, false};
     if (st == TL_OK) st = parse_run(r, S, &b);
     if (st == TL_OK) st = parse_outputs(r, S, &b);
     if (st == TL_OK) {
@@ -735,7 +872,21 @@ tl_status tl_run_saved_read(tl_run_state *r, const char *where, tl_run_saved **o
 
 tl_status tl_run_saved_apply(tl_run_state *r, tl_run_saved *S) {
     tl_scene *sc = r->scene;
-    tl_status st = tl_world_load_state(r->world, S->world, S->world_size);
+    tl_status st = TL_OK;
+    if (S->npieces) {
+        /* the pieces joined in the frame: the state's bytes, whatever the rank count */
+        void *joined = NULL;
+        size_t size = 0;
+        st = tl_world_prepare(r->world);
+        if (st == TL_OK)
+            st = tl_world_join_state(r->world, S->world, S->world_size, (const void *const *)S->pieces,
+                                     S->piece_size, S->npieces, &joined, &size);
+        free_pieces(S);
+        if (st == TL_OK) st = tl_world_load_state(r->world, joined, size);
+        free(joined);
+    } else {
+        st = tl_world_load_state(r->world, S->world, S->world_size);
+    }
     if (st == TL_OK) st = tl_world_refresh_laws(r->world); /* materials the inflows brought */
     if (st != TL_OK) return refuse(r, st, "%s: %s", S->path, tl_world_error(r->world));
     r->dt = tl_world_dt(r->world);
