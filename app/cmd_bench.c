@@ -561,13 +561,14 @@ int cmd_bench(int argc, char **argv) {
                    di.hi[0], di.hi[1], di.hi[2]);
         if (ranks > 1) {
             /* over the timed run; the times are the slowest rank's (its totals' differences) */
-            printf(", \"parallel\": {\"owned_max\": %llu, \"ghosts_total\": %llu, \"ghosts_max\": %llu, "
+            printf(", \"parallel\": {\"owned_max\": %llu, \"ghosts_total\": %llu, \"ghosts_needed_total\": %llu, "
+                   "\"ghosts_max\": %llu, "
                    "\"partners_max\": %llu, \"refreshes\": %llu, \"rebuilds\": %llu, \"sums\": %llu, "
                    "\"collectives\": %llu, \"packed_total\": %llu, \"particle_bytes\": %llu, "
                    "\"sums_bytes\": %llu, \"pack_s\": %.6f, \"exchange_s\": %.6f, \"unpack_s\": %.6f, "
                    "\"sums_s\": %.6f, \"rebuild_s\": %.6f}",
                    (unsigned long long)ps.owned_max, (unsigned long long)ps.ghosts_total,
-                   (unsigned long long)ps.ghosts_max, (unsigned long long)ps.partners_max,
+                   (unsigned long long)ps.ghosts_needed_total, (unsigned long long)ps.ghosts_max, (unsigned long long)ps.partners_max,
                    (unsigned long long)(ps.refreshes - ps0.refreshes), (unsigned long long)(ps.rebuilds - ps0.rebuilds),
                    (unsigned long long)(ps.sums - ps0.sums), (unsigned long long)(ps.collectives - ps0.collectives),
                    (unsigned long long)(ps.packed_total - ps0.packed_total), (unsigned long long)ps.particle_bytes,
@@ -594,9 +595,10 @@ int cmd_bench(int argc, char **argv) {
                n ? (double)bytes / (double)n : 0.0, (double)bytes / 1e6, n ? rss / (double)n : 0.0, rss / 1e6);
         if (ranks > 1) {
             uint64_t nref = ps.refreshes - ps0.refreshes, packed = ps.packed_total - ps0.packed_total;
-            printf("  ranks              %d: %llu ghosts for %zu owned (largest share %llu owned, %llu ghosts), "
-                   "up to %llu partners\n",
-                   ranks, (unsigned long long)ps.ghosts_total, n, (unsigned long long)ps.owned_max,
+            printf("  ranks              %d: %llu ghosts (%llu of them within reach) for %zu owned (largest share "
+                   "%llu owned, %llu ghosts), up to %llu partners\n",
+                   ranks, (unsigned long long)ps.ghosts_total, (unsigned long long)ps.ghosts_needed_total, n,
+                   (unsigned long long)ps.owned_max,
                    (unsigned long long)ps.ghosts_max, (unsigned long long)ps.partners_max);
             printf("  per step           %.1f collectives; refresh %.3g s (pack %.3g, exchange %.3g, unpack %.3g) "
                    "of %.0f particles; domain sums %.3g s (%llu bytes); rebuilds %.3g s in all\n",

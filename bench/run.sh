@@ -114,6 +114,9 @@ if [ "$PARITY" = 1 ]; then
 fi
 
 # ---- 4. the timed runs ----
+# RESULTS.md summarizes this invocation's runs only: an earlier one's lines are kept aside
+[ -s "$RUNS" ] && mv "$RUNS" "$RUNS.prev"
+: > "$RUNS"
 export OMP_NUM_THREADS=1   # the peers are MPI only; Talus's runs get OMP_NUM_THREADS = its threads
 talus_fields() { # the fields of a `talus bench --json` report (its last line)
   python3 - "$1" <<'PY'

@@ -143,6 +143,7 @@ typedef struct tl_parallel_stats {
     int ranks;
     uint64_t owned_total, owned_max;   /* particles owned: all ranks', the largest share */
     uint64_t ghosts_total, ghosts_max; /* ghost copies held now */
+    uint64_t ghosts_needed_total;      /* of them, those a candidate pair joins to an owned one */
     uint64_t partners_max;             /* the most ranks one rank sends ghosts to */
     uint64_t refreshes;                /* ghost refreshes (one per step between rebuilds) */
     uint64_t rebuilds;                 /* distributed rebuilds (migration, ghost exchange) */

@@ -48,6 +48,8 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->log_ans, d->cap_log_ans * sizeof *d->log_ans);
     tl_mem_free(m, d->log_buf, d->cap_log_buf);
     tl_mem_free(m, d->shape_buf, d->cap_shape_buf);
+    tl_mem_free(m, d->shape_send, d->cap_shape_send * sizeof *d->shape_send);
+    tl_mem_free(m, d->shape_ord, d->cap_shape_ord * sizeof *d->shape_ord);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
     w->dc = NULL;
@@ -1109,10 +1111,23 @@ tl_status tl_world_parallel_stats(tl_world *w, tl_parallel_stats *s) {
     }
     const tl_decomp *d = w->dc;
     const tl_decomp_cost *c = &d->cost;
-    uint64_t owned = d->own_hi - d->own_lo, ghosts = w->p.count - owned, partners = 0;
+    uint64_t owned = d->own_hi - d->own_lo, ghosts = w->p.count - owned, partners = 0, needed = 0;
     for (int r = 0; r < d->size; r++) partners += d->send_n[r] > 0;
-    uint64_t sum[3] = {owned, ghosts, c->packed};
-    tl_comm_sum_u64(d->comm, sum, 3);
+    /* the ghosts some owned particle has as a candidate partner (the rest came with coarse boxes) */
+    uint8_t *mark = calloc(w->p.count + 1, 1);
+    if (!mark) tl_comm_abort(d->comm, "out of memory (statistics)"); /* the others wait in the sum */
+#define OWN(i) ((i) >= d->own_lo && (i) < d->own_hi)
+    for (size_t k = 0; k < w->pp.count; k++) {
+        uint32_t a = w->pp.a[k], b = w->pp.b[k];
+        if (OWN(a) && !OWN(b)) mark[b] = 1;
+        if (OWN(b) && !OWN(a)) mark[a] = 1;
+    }
+#undef OWN
+    for (size_t i = 0; i < w->p.count; i++) needed += mark[i];
+    free(mark);
+    uint64_t sum[4] = {owned, ghosts, c->packed, needed};
+    tl_comm_sum_u64(d->comm, sum, 4);
+    s->ghosts_needed_total = sum[3];
     double mx[8] = {(double)owned, (double)ghosts, (double)partners, c->pack_s, c->exchange_s, c->unpack_s,
                     c->sums_s, c->rebuild_s};
     tl_comm_max(d->comm, mx, 8);

@@ -99,9 +99,12 @@ typedef struct tl_decomp {
     size_t cap_log_got, cap_log_ans;
     void *log_buf;
     size_t cap_log_buf;
-    /* the shape stage (decomp_shapes.c): gathered slots, migrating records */
+    /* the shape stage (decomp_shapes.c): gathered slots, migrating records; the slots sent and
+     * put in order (kept between steps) */
     void *shape_buf;
     size_t cap_shape_buf;
+    double *shape_send, *shape_ord;
+    size_t cap_shape_send, cap_shape_ord;
 } tl_decomp;
 
 /* Rank 0 of a distributed world while the record view is on: the particle and contact

@@ -25,8 +25,10 @@ void tl_decomp_count_bodies(tl_world *w) {
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add) {
     tl_decomp *d = w->dc;
     tl_mem *m = &w->mem;
-    double *send = tl_mem_alloc(m, (n * GATHERED + 1) * sizeof *send);
-    if (!send) tl_comm_abort(d->comm, "out of memory (shape sums)"); /* the others wait in the gather */
+    /* the send and order buffers are kept between steps (grown, never shrunk) */
+    if (tl_mem_reserve(m, (void **)&d->shape_send, &d->cap_shape_send, n * GATHERED + 1, sizeof *d->shape_send) != 0)
+        tl_comm_abort(d->comm, "out of memory (shape sums)"); /* the others wait in the gather */
+    double *send = d->shape_send;
     size_t ns = 0;
     for (size_t k = 0; k < n; k++) {
         if (!tl_decomp_own_shape(w, k)) continue; /* the other rank's row: it adds it */
@@ -36,22 +38,21 @@ tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *
     }
     size_t got = tl_comm_allgather(d->comm, m, send, ns * GATHERED * sizeof *send, &d->shape_buf, &d->cap_shape_buf,
                                    NULL);
-    tl_mem_free(m, send, (n * GATHERED + 1) * sizeof *send);
     if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (shape sums)");
     /* the serial list holds the pairs of every domain, then the wall pairs of every domain;
      * each rank's part holds its pairs, then its wall pairs: a stable partition restores the
      * serial order */
     const size_t N = got / (GATHERED * sizeof(double));
     const double *g = d->shape_buf;
-    double *ord = tl_mem_alloc(m, (N * GATHERED + 1) * sizeof *ord);
-    if (!ord) tl_comm_abort(d->comm, "out of memory (shape sums)");
+    if (tl_mem_reserve(m, (void **)&d->shape_ord, &d->cap_shape_ord, N * GATHERED + 1, sizeof *d->shape_ord) != 0)
+        tl_comm_abort(d->comm, "out of memory (shape sums)");
+    double *ord = d->shape_ord;
     size_t at = 0;
     for (int wall = 0; wall < 2; wall++)
         for (size_t k = 0; k < N; k++)
             if ((g[k * GATHERED + TL_SS_COUNT] >= 0.0) == (wall == 1))
                 memcpy(ord + GATHERED * at++, g + k * GATHERED, GATHERED * sizeof *ord);
     add(w, ord, N, GATHERED, NULL);
-    tl_mem_free(m, ord, (N * GATHERED + 1) * sizeof *ord);
     return TL_OK;
 }
 
