@@ -43,9 +43,8 @@ done
 tail -n 3 "$dir/serial/drum.csv" | awk -F, '$3 == 0 { f = $10 * $10 + $11 * $11 + $12 * $12; if (f > 1e-4) ok = 1 }
     END { exit !ok }' || { echo "the drum carries nothing"; tail -n 3 "$dir/serial/drum.csv"; exit 1; }
 ck=$(cat "$dir/ranks2/checkpoint/latest")
-for k in 0 1; do
-    [ -s "$dir/ranks2/checkpoint/${ck%.tlck}.piece$k" ] || { echo "2 ranks: no piece $k of $ck"; exit 1; }
-done
+n=$(ls "$dir/ranks2/checkpoint" | grep -cE "^${ck%.tlck}\.[0-9a-f]{16}\.piece[01]\$" || true)
+[ "$n" -eq 2 ] || { echo "2 ranks: $n pieces of $ck"; ls "$dir/ranks2/checkpoint"; exit 1; }
 echo "$example on 2 ranks: $files identical to the serial run's; $ck in 2 pieces"
 cp -r "$dir/ranks2" "$dir/ranks3"
 run 3 ranks3 --resume "$dir/ranks3/checkpoint"

@@ -76,11 +76,14 @@ grep -q 'type: collisions' "$dir/ck.yaml" || { echo "no collisions output in ck.
 ck=$(cat "$dir/ck2/checkpoint/latest")
 first=$(cd "$dir/ck2/checkpoint" && ls checkpoint-*.tlck | sort -t- -k2 -n | head -1)
 [ "$first" != "$ck" ] || { echo "one checkpoint only"; exit 1; }
+pieces() { # DIR STEM: the piece files of a checkpoint (checkpoint-<step>.<tag>.piece<r>)
+    ls "$1" | grep -E "^$2\.[0-9a-f]{16}\.piece[0-9]+\$" || true
+}
 for f in "$first" "$ck"; do
     for k in 0 1; do
-        [ -s "$dir/ck2/checkpoint/${f%.tlck}.piece$k" ] || { echo "no piece $k of $f"; ls "$dir/ck2/checkpoint"; exit 1; }
+        [ -n "$(pieces "$dir/ck2/checkpoint" "${f%.tlck}" | grep "piece$k\$")" ] || { echo "no piece $k of $f"; ls "$dir/ck2/checkpoint"; exit 1; }
     done
-    [ ! -e "$dir/ck2/checkpoint/${f%.tlck}.piece2" ] || { echo "a third piece of $f"; exit 1; }
+    [ "$(pieces "$dir/ck2/checkpoint" "${f%.tlck}" | wc -l)" -eq 2 ] || { echo "not 2 pieces of $f"; exit 1; }
     ms=$(wc -c < "$dir/ck2/checkpoint/$f")
     ss=$(wc -c < "$dir/ck-serial/checkpoint/$f")
     [ "$ms" -lt $((ss / 4)) ] || { echo "$f of 2 ranks: $ms bytes, the serial one $ss: the state is not in the pieces"; exit 1; }
@@ -97,23 +100,30 @@ cmp "$dir/ck-serial/checkpoint/$ck" "$dir/ck1/checkpoint/$ck" || { echo "resumed
 for f in energy.csv particles.csv collisions.csv; do
     cmp "$dir/ck-serial/$f" "$dir/ck1/$f" || { echo "resumed serially: $f differs"; exit 1; }
 done
-ls "$dir/ck1/checkpoint" | grep -q "${ck%.tlck}.piece" && { echo "the serial run left the pieces of $ck"; exit 1; }
+[ -z "$(pieces "$dir/ck1/checkpoint" "${ck%.tlck}")" ] || { echo "the serial run left the pieces of $ck"; exit 1; }
 echo "resumed serially from $first of 2 ranks: $ck is the serial run's, byte for byte"
 # a corrupted piece: refused by its checksum, the run falls back to the checkpoint before; a
 # missing one: named
 cp -r "$dir/ck2" "$dir/ckbad"
-printf 'X' | dd of="$dir/ckbad/checkpoint/${ck%.tlck}.piece1" bs=1 seek=200 conv=notrunc 2> /dev/null
+bad=$(pieces "$dir/ckbad/checkpoint" "${ck%.tlck}" | grep 'piece1$')
+printf 'X' | dd of="$dir/ckbad/checkpoint/$bad" bs=1 seek=200 conv=notrunc 2> /dev/null
 "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/ck.yaml" -o "$dir/ckbad" --resume "$dir/ckbad/checkpoint" \
     > "$dir/ck-logbad" 2>&1 || { cat "$dir/ck-logbad"; exit 1; }
 grep -q "piece1: checksum mismatch" "$dir/ck-logbad" && grep -q "newest intact one before it" "$dir/ck-logbad" ||
     { echo "a corrupted piece: not refused, or no fall back"; cat "$dir/ck-logbad"; exit 1; }
 cmp "$dir/ck-serial/energy.csv" "$dir/ckbad/energy.csv" || { echo "after the fall back: energy.csv differs"; exit 1; }
+# the run went past the later steps again: their checkpoints rewritten under new tags, the old
+# pieces (the corrupted one included) gone once the new files named theirs
+for f in $(cd "$dir/ckbad/checkpoint" && ls checkpoint-*.tlck); do
+    [ "$(pieces "$dir/ckbad/checkpoint" "${f%.tlck}" | wc -l)" -eq 2 ] || { echo "after the fall back: $f has not 2 pieces"; ls "$dir/ckbad/checkpoint"; exit 1; }
+done
+[ -z "$(pieces "$dir/ckbad/checkpoint" "${ck%.tlck}" | grep -x "$bad")" ] || { echo "the corrupted piece was kept"; exit 1; }
 cp -r "$dir/ck2/checkpoint" "$dir/ckm"
-rm "$dir/ckm/${first%.tlck}.piece0"
+rm "$dir/ckm/$(pieces "$dir/ckm" "${first%.tlck}" | grep 'piece0$')"
 if "$talus" run "$dir/ck.yaml" -o "$dir/ckmiss" --resume "$dir/ckm/$first" > "$dir/ck-logmiss" 2>&1; then
     echo "resumed with a piece missing"; exit 1
 fi
-grep -q "${first%.tlck}.piece0 (piece 0 of the 2" "$dir/ck-logmiss" || { echo "a missing piece not named"; cat "$dir/ck-logmiss"; exit 1; }
+grep -Eq "${first%.tlck}\.[0-9a-f]{16}\.piece0 \(piece 0 of the 2" "$dir/ck-logmiss" || { echo "a missing piece not named"; cat "$dir/ck-logmiss"; exit 1; }
 [ ! -e "$dir/ckmiss" ] || [ -z "$(ls -A "$dir/ckmiss")" ] || { echo "a refused resume wrote files"; ls -R "$dir/ckmiss"; exit 1; }
 echo "a corrupted piece refused (fell back to the checkpoint before, files identical); a missing piece named"
 cp -r "$dir/ck2" "$dir/ck3"

@@ -11,10 +11,12 @@
  *
  *   header      magic "TALUSCK1", format version, the file's length, FNV-1a 64
  *               of every byte after the header
- *   pieces      how many (0: the world's state is in this file), the step, and
- *               per piece its length and FNV-1a 64 (a run on P ranks: each rank
- *               writes <dir>/checkpoint-<step>.piece<rank>, its share of the
- *               world's state, before rank 0 writes this file)
+ *   pieces      how many (0: the world's state is in this file), the step, the
+ *               write's tag, and per piece its length and FNV-1a 64 (a run on P
+ *               ranks: each rank writes <dir>/checkpoint-<step>.<tag>.piece<rank>,
+ *               its share of the world's state, before rank 0 writes this file;
+ *               the tag, new at each write, keeps the pieces of an earlier
+ *               checkpoint of the same step intact until this file replaces it)
  *   build       the sizes of the structures stored as they are
  *   scene       the scene file's path, FNV-1a 64 of its text
  *   where       the world's step and time
@@ -50,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bytes.h"
@@ -234,8 +237,8 @@ static int64_t checkpoint_step(const char *name) {
     return step;
 }
 
-/* "checkpoint-<step>.piece<k>": its step and *k, or -1 */
-static int64_t piece_step(const char *name, int64_t *k) {
+/* "checkpoint-<step>.<tag>.piece<k>" (tag: 16 hex digits): its step, *tag and *k, or -1 */
+static int64_t piece_step(const char *name, uint64_t *tag, int64_t *k) {
     const char *dot = strrchr(name, '.');
     if (!dot || strncmp(dot, ".piece", 6) != 0 || !dot[6] || strlen(dot + 6) > 9) return -1;
     int64_t v = 0;
@@ -243,12 +246,22 @@ static int64_t piece_step(const char *name, int64_t *k) {
         if (*c < '0' || *c > '9') return -1;
         v = v * 10 + (*c - '0');
     }
-    char stem[80];
     size_t n = (size_t)(dot - name);
+    if (n < 17 || name[n - 17] != '.') return -1;
+    uint64_t t = 0;
+    for (size_t i = n - 16; i < n; i++) {
+        char c = name[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) return -1;
+        t = t << 4 | (uint64_t)d;
+    }
+    char stem[80];
+    n -= 17;
     if (n + sizeof ".tlck" > sizeof stem) return -1;
     memcpy(stem, name, n);
     memcpy(stem + n, ".tlck", sizeof ".tlck");
     *k = v;
+    *tag = t;
     return checkpoint_step(stem);
 }
 
@@ -286,7 +299,7 @@ static int64_t *list_steps(const char *dir, int64_t except, int64_t below, size_
 /* Keeps the newest (at `step`) and the keep - 1 before it; the others go,
  * also those of later steps (left by an earlier run that went further: the
  * outputs they count on are being rewritten). */
-static void prune(const tl_run_state *r, int64_t step, size_t npieces) {
+static void prune(const tl_run_state *r, int64_t step, uint64_t tag, size_t npieces) {
     int64_t keep = r->scene->checkpoint.keep > 0 ? r->scene->checkpoint.keep : 1;
     size_t n = 0;
     int64_t *steps = list_steps(r->ck_dir, step, INT64_MAX, &n);
@@ -304,14 +317,17 @@ static void prune(const tl_run_state *r, int64_t step, size_t npieces) {
     }
     free(steps);
     /* the pieces of the checkpoints that went, those left by a write cut short, and those of
-     * this step beyond its own (an earlier run on more ranks) */
+     * this step but another write (an earlier checkpoint of the step, replaced now) */
     DIR *d = kept ? opendir(r->ck_dir) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
-        int64_t k = -1, s = piece_step(e->d_name, &k);
+        int64_t k = -1;
+        uint64_t t = 0;
+        int64_t s = piece_step(e->d_name, &t, &k);
         if (s < 0) continue;
         bool live = false;
-        for (size_t i = 0; i < nkept && !live; i++) live = kept[i] == s && (s != step || (uint64_t)k < npieces);
+        for (size_t i = 0; i < nkept && !live; i++)
+            live = kept[i] == s && (s != step || (npieces && t == tag && (uint64_t)k < npieces));
         if (live) continue;
         char *path = tl_path_join(r->ck_dir, e->d_name);
         if (path) (void)unlink(path);
@@ -321,7 +337,7 @@ static void prune(const tl_run_state *r, int64_t step, size_t npieces) {
     free(kept);
 }
 
-static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_t *piece_desc);
+static tl_status write_checkpoint(tl_run_state *r, size_t npieces, uint64_t tag, const uint64_t *piece_desc);
 
 tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
     char err[900];
@@ -333,8 +349,18 @@ tl_status tl_run_checkpoint_prepare(tl_run_state *r) {
     return st == TL_OK ? TL_OK : ck_fail(r, st, "%s", err);
 }
 
-static void piece_name(char *buf, size_t size, int64_t step, int64_t k) {
-    snprintf(buf, size, "checkpoint-%lld.piece%lld", (long long)step, (long long)k);
+static void piece_name(char *buf, size_t size, int64_t step, uint64_t tag, int64_t k) {
+    snprintf(buf, size, "checkpoint-%lld.%016llx.piece%lld", (long long)step, (unsigned long long)tag, (long long)k);
+}
+
+/* a tag new at each write: the clock and the process, mixed (rank 0's, agreed by all) */
+static uint64_t write_tag(tl_world *w) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    t ^= (uint64_t)getpid() << 40;
+    t = tl_fnv1a(&t, sizeof t, TL_FNV_START);
+    return (uint64_t)tl_world_agree_i64(w, (int64_t)t);
 }
 
 /* A distributed run: every rank writes its piece of the world's state (no gathering), then
@@ -344,8 +370,9 @@ static void piece_name(char *buf, size_t size, int64_t step, int64_t k) {
 static tl_status write_distributed(tl_run_state *r) {
     tl_world *w = r->world;
     const int64_t step = tl_world_step_count(w);
+    const uint64_t tag = write_tag(w);
     char name[80], err[900];
-    piece_name(name, sizeof name, step, tl_world_rank(w));
+    piece_name(name, sizeof name, step, tag, tl_world_rank(w));
     void *piece = NULL;
     size_t size = 0;
     tl_status st = tl_world_save_piece(w, &piece, &size);
@@ -370,7 +397,7 @@ static tl_status write_distributed(tl_run_state *r) {
         if (st == TL_OK) tl_world_allgather_u64(w, desc, 2, all);
     }
     if (st == TL_OK) {
-        st = r->writer ? write_checkpoint(r, P, all) : TL_OK;
+        st = r->writer ? write_checkpoint(r, P, tag, all) : TL_OK;
         st = tl_world_agree_message(w, st, r->scene->run_error, sizeof r->scene->run_error);
     }
     if (st != TL_OK && written) (void)unlink(path);
@@ -382,10 +409,10 @@ static tl_status write_distributed(tl_run_state *r) {
 
 tl_status tl_run_checkpoint_write(tl_run_state *r) {
     if (r->dist) return write_distributed(r);
-    return write_checkpoint(r, 0, NULL);
+    return write_checkpoint(r, 0, 0, NULL);
 }
 
-static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_t *piece_desc) {
+static tl_status write_checkpoint(tl_run_state *r, size_t npieces, uint64_t tag, const uint64_t *piece_desc) {
     tl_output_saved *outs = calloc(r->nout ? r->nout : 1, sizeof *outs);
     if (!outs) return ck_fail(r, TL_ERROR_MEMORY, "out of memory");
     tl_status st = TL_OK;
@@ -416,6 +443,7 @@ static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_
         tl_wbuf_put(&b, zero, sizeof zero);
         tl_wbuf_u64(&b, npieces);
         put_i64(&b, tl_world_step_count(r->world));
+        tl_wbuf_u64(&b, tag);
         tl_wbuf_put(&b, piece_desc, 2 * npieces * sizeof *piece_desc);
         put_run(&b, r);
         tl_wbuf_u64(&b, r->nout);
@@ -449,7 +477,7 @@ static tl_status write_checkpoint(tl_run_state *r, size_t npieces, const uint64_
             st = ck_fail(r, TL_ERROR_IO, "%s", err);
     }
     if (st == TL_OK) {
-        prune(r, step, npieces);
+        prune(r, step, tag, npieces);
         snprintf(r->last_checkpoint, sizeof r->last_checkpoint, "%s", path);
         r->last_checkpoint_step = r->done;
     }
@@ -746,6 +774,7 @@ static tl_status read_pieces(tl_run_state *r, tl_run_saved *S) {
     tl_rbuf b = {S->data, S->size, HEADER_BYTES, false};
     uint64_t n = tl_rbuf_u64(&b);
     int64_t step = (int64_t)tl_rbuf_u64(&b);
+    uint64_t tag = tl_rbuf_u64(&b);
     if (b.failed || n > MAX_PIECES || n * 16 > b.size - b.at || step < 0)
         return refuse(r, TL_ERROR_ARGUMENT, "%s: its table of pieces is out of range", S->path);
     S->body = b.at + (size_t)n * 16;
@@ -762,7 +791,8 @@ static tl_status read_pieces(tl_run_state *r, tl_run_saved *S) {
     for (size_t k = 0; k < S->npieces; k++) {
         uint64_t want = tl_rbuf_u64(&b), hash = tl_rbuf_u64(&b);
         char path[sizeof S->path + 80];
-        int len = snprintf(path, sizeof path, "%scheckpoint-%lld.piece%zu", dir, (long long)step, k);
+        int len = snprintf(path, sizeof path, "%scheckpoint-%lld.%016llx.piece%zu", dir, (long long)step,
+                           (unsigned long long)tag, k);
         if (len < 0 || (size_t)len >= sizeof path) return refuse(r, TL_ERROR_ARGUMENT, "%s: a path too long", S->path);
         FILE *fp = fopen(path, "rb");
         if (!fp)
