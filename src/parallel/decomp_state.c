@@ -67,7 +67,7 @@ static void pack_rows(const tl_world *w, int q, size_t lo, size_t hi, tl_wbuf *b
         uint64_t v[3] = {global_index(w, l->a[k]), q ? l->b[k] : global_index(w, l->b[k]),
                          (uint64_t)l->img[k] | (uint64_t)l->state[k] << 8};
         tl_wbuf_put(b, v, sizeof v);
-        tl_wbuf_put(b, tl_pair_record(l, k), rec);
+        if (rec) tl_wbuf_put(b, tl_pair_record(l, k), rec); /* no records: no pointer into none */
     }
 }
 
@@ -229,7 +229,7 @@ static bool read_rows(tl_world *w, tl_pairs *l, const unsigned char *in, size_t 
         l->b[k] = (uint32_t)v[1];
         l->img[k] = (uint8_t)v[2];
         l->state[k] = (uint8_t)(v[2] >> 8);
-        memcpy(tl_pair_record(l, k), o + sizeof v, stride * sizeof(double));
+        if (stride) memcpy(tl_pair_record(l, k), o + sizeof v, stride * sizeof(double));
     }
     l->count = n;
     return true;
