@@ -126,6 +126,16 @@ fi
 grep -Eq "${first%.tlck}\.[0-9a-f]{16}\.piece0 \(piece 0 of the 2" "$dir/ck-logmiss" || { echo "a missing piece not named"; cat "$dir/ck-logmiss"; exit 1; }
 [ ! -e "$dir/ckmiss" ] || [ -z "$(ls -A "$dir/ckmiss")" ] || { echo "a refused resume wrote files"; ls -R "$dir/ckmiss"; exit 1; }
 echo "a corrupted piece refused (fell back to the checkpoint before, files identical); a missing piece named"
+# a checkpoint file rank 0 cannot write (a directory of its name): every rank stops with its
+# message, and the pieces already written for that step are removed
+mkdir -p "$dir/ckdir/checkpoint/$first" && touch "$dir/ckdir/checkpoint/$first/x"
+if "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/ck.yaml" -o "$dir/ckdir" -q > "$dir/ck-logdir" 2>&1; then
+    echo "a checkpoint that cannot be written did not stop the run"; exit 1
+fi
+grep -q "checkpoint: cannot write .*$first.: a directory of that name exists" "$dir/ck-logdir" ||
+    { echo "no message naming $first"; cat "$dir/ck-logdir"; exit 1; }
+[ -z "$(ls "$dir/ckdir/checkpoint" | grep '\.piece')" ] || { echo "pieces left behind"; ls "$dir/ckdir/checkpoint"; exit 1; }
+echo "a checkpoint file that cannot be written: every rank stopped with rank 0's message, no piece left"
 cp -r "$dir/ck2" "$dir/ck3"
 "$mpiexec" --allow-run-as-root --oversubscribe -n 3 "$talus" run "$dir/ck.yaml" -o "$dir/ck3" --resume "$dir/ck3/checkpoint" \
     > "$dir/ck-log3" 2>&1 || { cat "$dir/ck-log3"; exit 1; }
