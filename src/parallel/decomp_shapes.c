@@ -151,6 +151,7 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
 
 void tl_decomp_shapes_pack(const tl_world *w, int which, tl_wbuf *b) {
     const tl_decomp *d = w->dc;
+    const bool dist = tl_decomp_on(d) && d->established;
     const tl_shape_contacts *sc = &w->sc;
     const tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride;
@@ -159,9 +160,11 @@ void tl_decomp_shapes_pack(const tl_world *w, int which, tl_wbuf *b) {
         if (!tl_decomp_own_shape(w, k)) continue;
         size_t live = sc->live[sc->cur][k], f = sc->first[sc->cur][k];
         if (which == 0) {
-            uint64_t c[4] = {d->gidx[sc->cand.a[k]], sc->cand.wall[k] ? sc->cand.b[k] : d->gidx[sc->cand.b[k]],
+            /* global indices and domain (a serial world's are its own) */
+            const uint32_t ia = sc->cand.a[k], ib = sc->cand.b[k];
+            uint64_t c[4] = {dist ? d->gidx[ia] : ia, sc->cand.wall[k] ? ib : dist ? d->gidx[ib] : ib,
                              (uint64_t)sc->cand.img[k] | (uint64_t)sc->cand.wall[k] << 8 | (uint64_t)live << 16,
-                             d->dom_lo + (sc->cand.dom[k] - d->first_owned)}; /* the global domain */
+                             dist ? d->dom_lo + (sc->cand.dom[k] - d->first_owned) : sc->cand.dom[k]};
             tl_wbuf_put(b, c, sizeof c);
             continue;
         }
