@@ -6,20 +6,21 @@
 Reads `talus bench --json` lines (serial, and on MPI ranks with their "parallel" costs) and
 prints, in Markdown: the measured inputs, the fitted per-unit costs, and the predicted parallel
 efficiency at 64 and 1024 ranks for 1e7, 1e8 and 1e9 particles, with the memory each rank needs
-today. The model, per step on P ranks holding n = N / P particles each:
+today. The model, per step and per code, on P ranks holding n = N / P particles each:
 
-  T(P) = n t_p                         the serial work of the owned particles
-       + g(n) t_g                      per ghost: packing, unpacking and the pairs across ranks
-                                       evaluated twice (fitted to the 2-rank run)
-       + m (alpha + b_g g(n) / m / beta)  the ghost exchange: m partner messages
-       + a2a(P)                        what MPI_Alltoallv costs beyond them (zero-byte peers)
-       + c (2 alpha log2 P)            the small collectives of a step (measured count c)
-       + s(N) / beta + alpha log2 P    the gather of the domain sums (s(N) bytes to each rank)
+  T(P) = n t_p                          the code's serial work of the owned particles
+       + h(n) x_g                       per particle within reach of the subdomain's faces: the
+                                        code's 2-rank cost beyond half its serial step, per
+                                        particle within reach of the cut (fitted)
+       + m alpha + f h(n) b / beta      the ghost exchange: m neighbour messages, f ghosts sent per
+                                        ghost within reach, b bytes each
+       + c 2 alpha log2 P               the small collectives of a step (measured count c)
+      [+ s N / beta + alpha log2 P]     Talus: the gather of the domain sums (s bytes per particle)
 
-with g(n) = f 6 w rho^(1/3) n^(2/3) the ghosts of a cubic subdomain (a shell of width w particle
-diameters, rho particles per diameter cubed) times f, the measured ratio of the ghosts Talus
-sends to those within reach. The network parameters (alpha, beta) are assumptions for a
-cluster (stated in the output), not measurements: this machine has no network.
+with h(n) = 6 w rho^(1/3) n^(2/3) the particles within reach of a cubic subdomain (a shell of
+width w diameters, rho particles per diameter cubed), checked against the measured beds. The
+network parameters (alpha, beta) are assumptions for a cluster (stated in the output), not
+measurements: this machine has no network.
 """
 import json
 import math
@@ -29,7 +30,6 @@ ALPHA = 2e-6          # s per message (an InfiniBand-class cluster, MPI level)
 BETA = 1e9            # bytes/s per rank (a node's link shared by its ranks)
 RHO = 1.22            # particles per d^3 in a settled monodisperse bed (packing 0.64)
 W = 1.2               # halo width in diameters: contact reach 1 d + the skin 0.2 d
-DOMAIN_SIZE = None    # particles per domain: read from the runs (N / domains)
 
 
 def bench_medians(path):

@@ -382,18 +382,14 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     /* every piece's length, then the pieces: rank 0 sees each whole */
     const size_t P = (size_t)d->size;
     uint64_t *lens = tl_mem_alloc(&w->mem, P * sizeof *lens);
-    size_t *eight = tl_mem_alloc(&w->mem, P * sizeof *eight);
-    int bad = st != TL_OK || !lens || !eight;
+    int bad = st != TL_OK || !lens;
     tl_comm_or(d->comm, &bad, 1);
     if (bad) {
         free(piece);
         if (lens) tl_mem_free(&w->mem, lens, P * sizeof *lens);
-        if (eight) tl_mem_free(&w->mem, eight, P * sizeof *eight);
         return st != TL_OK ? st : tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
     }
-    for (size_t k = 0; k < P; k++) eight[k] = sizeof *lens;
-    tl_comm_allgather_known(d->comm, &len, sizeof len, lens, eight);
-    tl_mem_free(&w->mem, eight, P * sizeof *eight);
+    tl_world_allgather_u64(w, &len, 1, lens);
     void *gathered = d->buf;
     size_t got = tl_comm_gather0(d->comm, &w->mem, piece, ps, &gathered, &d->cap_buf);
     d->buf = gathered;
