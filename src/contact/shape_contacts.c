@@ -743,6 +743,7 @@ static tl_status reserve_step(tl_world *w, size_t n) {
         tl_narrow_scratch *ns = tl_mem_realloc(&w->mem, sc->scratch, (size_t)sc->nscratch * sizeof *ns,
                                                (size_t)nt * sizeof *ns);
         if (!ns) return TL_ERROR_MEMORY;
+        for (int t = 0; t < sc->nscratch; t++) tl_narrow_scratch_moved(&ns[t]);
         for (int t = sc->nscratch; t < nt; t++) tl_narrow_scratch_init(&ns[t], &w->def.allocator);
         sc->scratch = ns;
         sc->nscratch = nt;

@@ -26,6 +26,10 @@ void tl_narrow_scratch_free(tl_narrow_scratch *s) {
     s->pcm = NULL;
 }
 
+void tl_narrow_scratch_moved(tl_narrow_scratch *s) {
+    if (s->pcm) s->pcm->mem = &s->mem;
+}
+
 static tl_pcm_scratch *pcm_scratch(tl_narrow_scratch *s) {
     if (!s->pcm) {
         s->pcm = tl_mem_alloc(&s->mem, sizeof *s->pcm);

@@ -71,6 +71,9 @@ typedef struct tl_narrow_scratch {
 /* a: the allocator of the world (its own byte count is kept apart) */
 void tl_narrow_scratch_init(tl_narrow_scratch *s, const tl_allocator *a);
 void tl_narrow_scratch_free(tl_narrow_scratch *s);
+/* after the scratch was moved in memory (an array of them reallocated): its buffers' books
+ * are its own member, so the pointer to them is set again */
+void tl_narrow_scratch_moved(tl_narrow_scratch *s);
 
 /* The patches of two bodies (at most max); -1 when the pair of shapes has no
  * geometry function, -2 when the scratch could not grow. n_hint (NULL: none): a unit
