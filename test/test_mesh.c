@@ -662,7 +662,50 @@ static void test_bvh(void) {
     ENSURE(mem.bytes == 0);
 }
 
+/* tl_mesh_support, the walk over a convex mesh's edges: the highest vertex's value along
+ * random directions, and along the axes and the directions between (where vertices tie on a
+ * cube's faces), equals the largest over all vertices exactly */
+static void test_support(void) {
+    tl_mem mem;
+    tl_mem_init(&mem, NULL);
+    tl_mesh m[4];
+    ENSURE_OK(tl_mesh_ellipsoid(&mem, &m[0], 0.006, 0.005, 0.005, 810, msg, sizeof msg));
+    ENSURE_OK(tl_mesh_ellipsoid(&mem, &m[1], 0.012, 0.009, 0.009, 2864, msg, sizeof msg));
+    ENSURE_OK(tl_mesh_icosphere(&mem, &m[2], 1.0, 3, msg, sizeof msg));
+    double xyz[24];
+    uint32_t tri[36];
+    cube_arrays(xyz, tri);
+    ENSURE_OK(tl_mesh_from_arrays(&mem, &m[3], xyz, 8, tri, 12, NULL, "cube", msg, sizeof msg));
+    trng r = {11};
+    int bad = 0, asked = 0;
+    for (int k = 0; k < 4; k++) {
+        ENSURE(m[k].convex && m[k].vv_start != NULL);
+        /* a closed mesh: each edge joins two vertices both ways */
+        ENSURE(m[k].vv_start[m[k].nv] == 3 * m[k].nt);
+        for (int t = 0; t < 2000 + 27; t++) {
+            double u[3];
+            if (t < 27) {
+                u[0] = t % 3 - 1.0;
+                u[1] = (t / 3) % 3 - 1.0;
+                u[2] = t / 9 - 1.0;
+            } else {
+                trng_dir(&r, u);
+            }
+            double h, best = -INFINITY;
+            uint32_t v = tl_mesh_support(&m[k], u, &h);
+            for (size_t i = 0; i < m[k].nv; i++) best = dmax(best, v3_dot(u, m[k].v[i]));
+            bad += h != best || v3_dot(u, m[k].v[v]) != h;
+            asked++;
+        }
+    }
+    fprintf(stderr, "support walk: %d directions on 4 convex meshes, %d not the highest vertex\n", asked, bad);
+    ENSURE(bad == 0);
+    for (int k = 0; k < 4; k++) tl_mesh_free(&m[k]);
+    ENSURE(mem.bytes == 0);
+}
+
 int main(void) {
+    test_support();
     test_icosphere();
     test_ellipsoid_mesh();
     test_files();

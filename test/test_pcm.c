@@ -857,6 +857,49 @@ static void test_hint(void) {
         }
     fprintf(stderr, "hinted mesh-mesh search: %d comparisons, %d differ; pairs 0.1 mm apart: %d patches\n", compared,
             differ, apart_found);
+    /* the caps' distances (cap_closest) against the tree's: the same pairs searched as if the
+     * bodies were not convex (every box pair, every distance from the tree) agree to rounding */
+    tl_mesh nc = a;
+    nc.convex = false;
+    int pairs = 0, far_off = 0;
+    double worst = 0.0;
+    trng r2 = {78};
+    for (int o = 1; o < 4; o++)
+        for (int q = 0; q < 60; q++) {
+            double Ra[3][3], Rb[3][3], u[3], mu[3], xa[3] = {0.01, 0.02, 0.03}, xb[3];
+            trng_rotation(&r2, Ra);
+            trng_rotation(&r2, Rb);
+            trng_dir(&r2, u);
+            v3_scale(mu, u, -1.0);
+            v3_copy(xb, xa);
+            v3_axpy(xb, support_of((const double(*)[3])Ra, ax, u) + support_of((const double(*)[3])Rb, ax, mu) - overlaps[o], u);
+            tl_pose pa, pb;
+            pose_set(&pa, xa, (const double(*)[3])Ra);
+            pose_set(&pb, xb, (const double(*)[3])Rb);
+            tl_patch p[4], t[4];
+            memset(p, 0, sizeof p);
+            memset(t, 0, sizeof t);
+            int n = tl_pcm_mesh_mesh(&a, &pa, &a, &pb, NULL, p, 4, &s);
+            int m = tl_pcm_mesh_mesh(&nc, &pa, &nc, &pb, NULL, t, 4, &s);
+            if (n != m) {
+                far_off++;
+                continue;
+            }
+            for (int k = 0; k < n; k++) {
+                double dn[3], dp[3];
+                v3_sub(dn, p[k].n, t[k].n);
+                v3_sub(dp, p[k].p, t[k].p);
+                double e = dmax(fabs(p[k].delta - t[k].delta) / t[k].delta,
+                                dmax(v3_norm(dn), dmax(v3_norm(dp) / 0.006, fabs(p[k].area - t[k].area) / t[k].area)));
+                worst = dmax(worst, e);
+                pairs++;
+            }
+        }
+    fprintf(stderr, "caps against the tree: %d patches, largest relative difference %.2g, %d counts differ\n", pairs,
+            worst, far_off);
+    ENSURE(pairs >= 120);
+    ENSURE(far_off == 0);
+    ENSURE(worst < 1e-10);
     ENSURE(compared == 720);
     ENSURE(differ == 0);
     ENSURE(apart_found == 0);

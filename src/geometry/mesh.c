@@ -31,6 +31,8 @@ void tl_mesh_free(tl_mesh *m) {
     tl_mem_free(mem, m->vt_start, (m->nv + 1) * sizeof *m->vt_start);
     tl_mem_free(mem, m->vt, 3 * m->nt * sizeof *m->vt);
     tl_mem_free(mem, m->vn, m->nv * sizeof *m->vn);
+    if (m->vv_start) tl_mem_free(mem, m->vv, m->vv_start[m->nv] * sizeof *m->vv);
+    tl_mem_free(mem, m->vv_start, (m->nv + 1) * sizeof *m->vv_start);
     tl_bvh_free(mem, &m->bvh);
     tl_mesh_init(m);
 }
@@ -290,6 +292,98 @@ static tl_status vertex_facets(tl_mesh *m, const char *what, char *msg, size_t m
     return TL_OK;
 }
 
+/* each vertex's neighbours along the edges (a closed mesh: 2 per edge, 3 nt in all), in the
+ * order its facets list them, each once */
+static tl_status vertex_neighbours(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    size_t cap = 6 * m->nt;
+    m->vv_start = tl_mem_alloc(m->mem, (m->nv + 1) * sizeof *m->vv_start);
+    uint32_t *vv = tl_mem_alloc(m->mem, cap * sizeof *vv);
+    if (!m->vv_start || !vv) {
+        tl_mem_free(m->mem, vv, cap * sizeof *vv);
+        return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    }
+    size_t n = 0;
+    for (size_t v = 0; v < m->nv; v++) {
+        m->vv_start[v] = (uint32_t)n;
+        size_t first = n;
+        for (uint32_t i = m->vt_start[v]; i < m->vt_start[v + 1]; i++) {
+            const uint32_t *t = m->tri[m->vt[i]];
+            for (int k = 0; k < 3; k++) {
+                uint32_t o = t[k];
+                bool seen = o == (uint32_t)v;
+                for (size_t j = first; j < n && !seen; j++) seen = vv[j] == o;
+                if (!seen) vv[n++] = o;
+            }
+        }
+    }
+    m->vv_start[m->nv] = (uint32_t)n;
+    m->vv = tl_mem_realloc(m->mem, vv, cap * sizeof *vv, (n > 0 ? n : 1) * sizeof *vv);
+    if (!m->vv) {
+        tl_mem_free(m->mem, vv, cap * sizeof *vv);
+        m->vv_start[m->nv] = 0;
+        return fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    }
+    return TL_OK;
+}
+
+/* the walk of tl_mesh_support from vertex v */
+static uint32_t support_walk(const tl_mesh *m, const double u[3], uint32_t v, double *h) {
+    double hv = v3_dot(u, m->v[v]);
+    for (;;) {
+        uint32_t next = v;
+        double hn = hv;
+        for (uint32_t i = m->vv_start[v]; i < m->vv_start[v + 1]; i++) {
+            double x = v3_dot(u, m->v[m->vv[i]]);
+            if (x > hn) {
+                hn = x;
+                next = m->vv[i];
+            }
+        }
+        if (next == v) break;
+        v = next;
+        hv = hn;
+    }
+    *h = hv;
+    return v;
+}
+
+/* the cube cell of direction u: the face of its largest component, then the other two
+ * components over it, each in TL_MESH_CELLS parts */
+static int support_cell(const double u[3]) {
+    int a = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabs(u[k]) > fabs(u[a])) a = k;
+    double big = fabs(u[a]);
+    if (!(big > 0.0) || !isfinite(big)) return 0;
+    int cell[2];
+    for (int j = 0; j < 2; j++) {
+        double x = (u[(a + 1 + j) % 3] / big + 1.0) * 0.5 * TL_MESH_CELLS;
+        cell[j] = x >= TL_MESH_CELLS ? TL_MESH_CELLS - 1 : x > 0.0 ? (int)x : 0;
+    }
+    return ((2 * a + (u[a] < 0.0)) * TL_MESH_CELLS + cell[0]) * TL_MESH_CELLS + cell[1];
+}
+
+/* the starting vertices: each cell's centre direction walked to its top, from the last one */
+static void support_table(tl_mesh *m) {
+    uint32_t v = 0;
+    for (int face = 0; face < 6; face++)
+        for (int i = 0; i < TL_MESH_CELLS; i++)
+            for (int j = 0; j < TL_MESH_CELLS; j++) {
+                int a = face / 2;
+                double u[3];
+                u[a] = face % 2 ? -1.0 : 1.0;
+                u[(a + 1) % 3] = (2.0 * (i + 0.5) / TL_MESH_CELLS - 1.0);
+                u[(a + 2) % 3] = (2.0 * (j + 0.5) / TL_MESH_CELLS - 1.0);
+                double h;
+                v = support_walk(m, u, v, &h);
+                m->sup_start[(face * TL_MESH_CELLS + i) * TL_MESH_CELLS + j] = v;
+            }
+}
+
+uint32_t tl_mesh_support(const tl_mesh *m, const double u[3], double *h) {
+    return support_walk(m, u, m->sup_start[support_cell(u)], h);
+}
+
 tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t nv, const uint32_t *tri,
                               size_t nt, const tl_mesh_opts *opts, const char *what, char *msg,
                               size_t msg_size) {
@@ -374,6 +468,8 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
                 v3_sub(d, m->v[far], m->v[m->tri[f][0]]);
                 if (v3_dot(d, m->n[f]) > 1e-12 * size) m->convex = false;
             }
+        if (m->convex) st = vertex_neighbours(m, what, msg, msg_size);
+        if (st == TL_OK && m->convex) support_table(m);
     }
     if (st == TL_OK) {
         vertex_normals(m);
@@ -405,6 +501,7 @@ tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3])
         for (int k = 0; k < 3; k++) m->c[f][k] = (a[k] + b[k] + c[k]) / 3.0;
     }
     bounds(m);
+    if (m->convex) support_table(m);
     return tl_bvh_build(m->mem, &m->bvh, m);
 }
 

@@ -35,6 +35,9 @@
 #include "triangle.h"
 
 #define TL_MESH_NONE UINT32_MAX
+/* a convex mesh's table of starting vertices for its support walk: the directions' cube,
+ * TL_MESH_CELLS x TL_MESH_CELLS cells on each of its 6 faces */
+#define TL_MESH_CELLS 8
 
 typedef struct tl_mesh {
     size_t nv, nt;
@@ -47,6 +50,10 @@ typedef struct tl_mesh {
     uint32_t *vt_start;   /* nv + 1 offsets into vt */
     uint32_t *vt;         /* the facets around each vertex */
     double (*vn)[3];      /* angle-weighted vertex pseudo-normals (Baerentzen & Aanaes 2005) */
+    uint32_t *vv_start;   /* convex meshes: nv + 1 offsets into vv (NULL otherwise) */
+    uint32_t *vv;         /* convex meshes: the vertices joined to each vertex by an edge */
+    uint32_t sup_start[6 * TL_MESH_CELLS * TL_MESH_CELLS]; /* convex: the highest vertex along the
+                                                             direction at each cell's centre */
     bool closed;
     bool convex;          /* closed, one piece, and no edge folds inwards (to 1e-12 of the size) */
     double total_area;    /* m^2 */
@@ -101,6 +108,14 @@ tl_status tl_mesh_ellipsoid(tl_mem *mem, tl_mesh *m, double a, double b, double 
  * data, bounding box and BVH are recomputed. Returns TL_ERROR_MEMORY when
  * the BVH could not be rebuilt. */
 tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3]);
+
+/* A convex mesh's support along u (not necessarily unit): the vertex with the largest u . v,
+ * its value in *h. A walk over the edges from the vertex of the direction cube's cell holding u,
+ * each move to the highest neighbour while one lies strictly higher: on a convex surface a
+ * vertex with no higher neighbour is the highest (a linear function has no other local maximum
+ * there), so the value is exactly max over the vertices of u . v (ties: the vertex the walk meets
+ * first). Only for m->convex. */
+uint32_t tl_mesh_support(const tl_mesh *m, const double u[3], double *h);
 
 /* The pseudo-normal of a feature of facet f (Baerentzen & Aanaes 2005):
  * the face: its normal; edge k: the normalised sum of the normals of f and

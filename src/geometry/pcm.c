@@ -71,6 +71,9 @@ struct sm_rec {
     double q[3], dist;
 };
 
+/* the most facets a cap holds (slab_candidates) */
+#define TL_PCM_CAP 512
+
 struct tl_pcm_work {
     elem *e;
     size_t ne, cape;
@@ -82,6 +85,20 @@ struct tl_pcm_work {
     uint32_t *vstamp[2];
     vdist *vd[2];
     size_t capvstamp[2], capvd[2];
+    uint32_t *vmark[2], *vq; /* the slab's walk over the vertices: visited (gen), its queue */
+    size_t capvmark[2], capvq;
+    /* two convex bodies: the cap of mesh k (0: a, 1: b) beyond the level cap_L[k] along su[k]
+     * (a: above, b: below), deeper than the slab (tl_pcm_mesh_mesh): its facets and their planes
+     * (n, n . v), for the distances of the other side's vertices; cap_ok[k] false when the cap
+     * is too large to be worth it */
+    uint32_t *cstamp[2];
+    size_t capcstamp[2], ncf[2];
+    uint32_t cf[2][TL_PCM_CAP];
+    /* a cap facet's plane (nx, ny, nz, n . v0), its centroid (cx, cy, cz) and its reach from it,
+     * each a row of values, facet by facet */
+    double cpl[2][8][TL_PCM_CAP];
+    bool cap_ok[2];
+    double cap_L[2];
     uint32_t hint[2];
     double behind[2];  /* the side of an open other body that is its inside (signed_distance) */
     /* b's node and facet boxes in a's frame, computed once per query */
@@ -116,7 +133,10 @@ void tl_pcm_scratch_free(tl_pcm_scratch *s) {
             tl_mem_free(mem, w->queue[k], w->capq[k] * sizeof *w->queue[k]);
             tl_mem_free(mem, w->vstamp[k], w->capvstamp[k] * sizeof *w->vstamp[k]);
             tl_mem_free(mem, w->vd[k], w->capvd[k] * sizeof *w->vd[k]);
+            tl_mem_free(mem, w->vmark[k], w->capvmark[k] * sizeof *w->vmark[k]);
+            tl_mem_free(mem, w->cstamp[k], w->capcstamp[k] * sizeof *w->cstamp[k]);
         }
+        tl_mem_free(mem, w->vq, w->capvq * sizeof *w->vq);
         tl_mem_free(mem, w->nstamp, w->capnstamp * sizeof *w->nstamp);
         tl_mem_free(mem, w->fstamp, w->capfstamp * sizeof *w->fstamp);
         tl_mem_free(mem, w->nbox, w->capnbox * sizeof *w->nbox);
@@ -153,6 +173,21 @@ static int stamps(tl_pcm_scratch *s, int side, size_t nt, size_t nv) {
     if (w->capvd[side] < nv &&
         tl_mem_reserve(s->mem, (void **)&w->vd[side], &w->capvd[side], nv, sizeof(vdist)) != 0)
         return -1;
+    oldv = w->capvmark[side];
+    if (oldv < nv) {
+        if (tl_mem_reserve(s->mem, (void **)&w->vmark[side], &w->capvmark[side], nv, sizeof(uint32_t)) != 0)
+            return -1;
+        memset(w->vmark[side] + oldv, 0, (w->capvmark[side] - oldv) * sizeof(uint32_t));
+    }
+    if (w->capvq < nv && tl_mem_reserve(s->mem, (void **)&w->vq, &w->capvq, nv, sizeof(uint32_t)) != 0) return -1;
+    size_t oldc = w->capcstamp[side];
+    if (oldc < nt) {
+        if (tl_mem_reserve(s->mem, (void **)&w->cstamp[side], &w->capcstamp[side], nt, sizeof(uint32_t)) != 0)
+            return -1;
+        memset(w->cstamp[side] + oldc, 0, (w->capcstamp[side] - oldc) * sizeof(uint32_t));
+    }
+    w->ncf[side] = 0;
+    w->cap_ok[side] = false;
     w->hint[side] = 0;
     size_t old = w->capstamp[side];
     if (old < nt) {
@@ -199,6 +234,8 @@ static void next_generation(struct tl_pcm_work *w) {
         for (int k = 0; k < 2; k++) {
             if (w->stamp[k]) memset(w->stamp[k], 0, w->capstamp[k] * sizeof(uint32_t));
             if (w->vstamp[k]) memset(w->vstamp[k], 0, w->capvstamp[k] * sizeof(uint32_t));
+            if (w->vmark[k]) memset(w->vmark[k], 0, w->capvmark[k] * sizeof(uint32_t));
+            if (w->cstamp[k]) memset(w->cstamp[k], 0, w->capcstamp[k] * sizeof(uint32_t));
         }
         if (w->nstamp) memset(w->nstamp, 0, w->capnstamp * sizeof(uint32_t));
         if (w->fstamp) memset(w->fstamp, 0, w->capfstamp * sizeof(uint32_t));
@@ -450,10 +487,9 @@ static bool on_rim(const tl_mesh *o, const tl_mesh_point *mp) {
  * from the other body (`behind`: +1 when that is the side its normals point
  * away from, -1 when it is the side they point to), and only where the point
  * lies over the surface (a closest point on the rim is outside). */
-static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, double behind, vdist *out) {
-    tl_mesh_point mp;
-    tl_bvh_closest_hint(o, p, *hint, &mp);
-    *hint = mp.facet;
+static double finish_distance(const tl_mesh *o, const double p[3], const tl_mesh_point *mp_, double behind,
+                              vdist *out) {
+    const tl_mesh_point mp = *mp_;
     double d[3];
     tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, out->pn);
     v3_sub(d, p, mp.q);
@@ -462,6 +498,13 @@ static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hin
     if (!o->closed) sgn = on_rim(o, &mp) ? 1.0 : sgn * behind;
     out->phi = sgn * mp.dist;
     return out->phi;
+}
+
+static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, double behind, vdist *out) {
+    tl_mesh_point mp;
+    tl_bvh_closest_hint(o, p, *hint, &mp);
+    *hint = mp.facet;
+    return finish_distance(o, p, &mp, behind, out);
 }
 
 /* For an open o: which side of it is the inside for the facets of m (the side
@@ -478,10 +521,70 @@ static double behind_side(const tl_mesh *m, const tl_mesh *o, const frame *to_o)
     return v3_dot(d, pn) < 0.0 ? -1.0 : 1.0;
 }
 
+/* Two convex bodies: point p's closest point on mesh k (p in k's frame) among the facets of k's
+ * cap. Each facet's plane is a lower bound of its distance, so only the facets whose plane is
+ * as near as the best so far are measured; ties go to the lower facet, as in the tree's search.
+ * Returns false when the cap cannot vouch for the answer: a facet outside the cap lies beyond
+ * the cap's level, at least that far from p, which must exceed what was found. *outside: p
+ * lies in front of a plane of the cap (by more than rounding): outside k, when only that is
+ * asked (`exact` false) nothing else is done. */
+static bool cap_closest(const struct tl_pcm_work *w, int k, const tl_mesh *o, const double p[3], bool exact,
+                        bool *outside, tl_mesh_point *out) {
+    const double(*pl)[TL_PCM_CAP] = w->cpl[k];
+    const uint32_t *cf = w->cf[k];
+    const size_t n = w->ncf[k];
+    double sd[TL_PCM_CAP];
+    for (size_t i = 0; i < n; i++) sd[i] = pl[0][i] * p[0] + pl[1][i] * p[1] + pl[2][i] * p[2] - pl[3][i];
+    size_t top = 0;
+    for (size_t i = 1; i < n; i++)
+        if (sd[i] > sd[top]) top = i;
+    *outside = n > 0 && sd[top] > 1e-12 * o->radius;
+    out->dist = INFINITY;
+    if (n == 0 || (*outside && !exact)) return false;
+    double best = INFINITY, bestd = INFINITY;
+    bool found = false;
+    for (size_t j = 0; j <= n; j++) {
+        size_t i = j == 0 ? top : j - 1;
+        if (j > 0) {
+            if (i == top) continue;
+            /* two lower bounds of the distance to the facet: to its plane, and to the ball
+             * about its centroid that holds it */
+            double bound = bestd * (1.0 + 1e-9) + 1e-15 * o->radius;
+            if (fabs(sd[i]) > bound) continue;
+            double dx = p[0] - pl[4][i], dy = p[1] - pl[5][i], dz = p[2] - pl[6][i], reach = bound + pl[7][i];
+            if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+        }
+        uint32_t f = cf[i];
+        const uint32_t *t = o->tri[f];
+        double q[3], d[3];
+        tl_feature feat;
+        int index;
+        tl_tri_closest(p, o->v[t[0]], o->v[t[1]], o->v[t[2]], q, &feat, &index, NULL);
+        v3_sub(d, p, q);
+        double d2 = v3_norm2(d);
+        if (d2 < best || (d2 == best && (!found || f < out->facet))) {
+            best = d2;
+            bestd = sqrt(d2);
+            found = true;
+            out->facet = f;
+            out->feature = feat;
+            out->index = index;
+            v3_copy(out->q, q);
+        }
+    }
+    out->dist = bestd;
+    /* how far p lies from the cap's level (k = 0: a's cap above cap_L, 1: b's below) */
+    double lev = v3_dot(w->su[k], p), room = k == 0 ? lev - w->cap_L[0] : w->cap_L[1] - lev;
+    return bestd < room * (1.0 - 1e-9) - 1e-12 * o->radius;
+}
+
 /* Vertex v's signed distance to o (cached for the query). When `exact` is
- * false and o is convex, a vertex outside the plane of the last closest facet
- * is only marked outside (phi = NAN): a facet whose vertices are all outside
- * a convex body has no part inside it, and needs no distances. */
+ * false and o is convex, a vertex found outside o cheaply is only marked
+ * outside (phi = NAN): a facet whose vertices are all outside a convex body
+ * has no part inside it, and needs no distances. Two convex bodies: beyond
+ * the slab, outside; in front of a plane of o's cap, outside; otherwise the
+ * closest point among the cap's facets when the cap vouches for it (the same
+ * answer as the tree's, cap_closest), else the tree's. */
 static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_mesh *m, uint32_t v, const tl_mesh *o,
                                     const frame *to_o, bool exact) {
     vdist *vd = &w->vd[side][v];
@@ -497,7 +600,9 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
             return vd;
         }
     }
+    int k = 1 - side;
     if (!exact && o->convex) {
+        /* in front of the plane of the last closest facet: outside */
         uint32_t h = w->hint[side];
         double d[3];
         v3_sub(d, p, o->v[o->tri[h][0]]);
@@ -505,6 +610,21 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
             vd->phi = NAN;
             return vd;
         }
+    }
+    if (w->slab_on && w->cap_ok[k]) {
+        bool outside;
+        tl_mesh_point mp;
+        bool sure = cap_closest(w, k, o, p, exact, &outside, &mp);
+        if (outside && !exact) {
+            vd->phi = NAN;
+            return vd;
+        }
+        if (sure) {
+            w->hint[side] = mp.facet;
+            finish_distance(o, p, &mp, w->behind[side], vd);
+            return vd;
+        }
+        if (mp.dist < INFINITY) w->hint[side] = mp.facet;
     }
     signed_distance(o, p, &w->hint[side], w->behind[side], vd);
     return vd;
@@ -715,6 +835,7 @@ static const double *facet_box_a(struct tl_pcm_work *w, const tl_mesh *b, uint32
 typedef struct slab {
     bool on;
     double u[3], lo, hi;
+    uint32_t top_a, bottom_b; /* a's highest vertex along u, b's lowest (tl_mesh_support) */
 } slab;
 
 /* a box (lo, hi) reaches above / below the level `bound` along u */
@@ -729,42 +850,15 @@ static bool box_below(const double u[3], double bound, const double lo[3], const
     return m <= bound;
 }
 
-/* The largest u . v over the mesh's vertices (its support along u), by branch and bound
- * down its tree: a node whose sphere and box lie below the best so far is left out. */
-static double support(const tl_mesh *m, const double u[3]) {
-    const tl_bvh *bv = &m->bvh;
-    double best = -INFINITY;
-    uint32_t stack[TL_BVH_STACK];
-    int sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-        const tl_bvh_node *nd = &bv->node[stack[--sp]];
-        double ub = v3_dot(u, nd->c) + nd->r, bx = 0.0;
-        for (int k = 0; k < 3; k++) bx += u[k] >= 0.0 ? u[k] * nd->hi[k] : u[k] * nd->lo[k];
-        if (dmin(ub, bx) <= best) continue;
-        if (nd->count == 0) {
-            /* the child nearer u last, so that it is taken first */
-            const tl_bvh_node *l = &bv->node[nd->first], *r = &bv->node[nd->first + 1];
-            bool left_first = v3_dot(u, l->c) > v3_dot(u, r->c);
-            stack[sp++] = left_first ? nd->first + 1 : nd->first;
-            stack[sp++] = left_first ? nd->first : nd->first + 1;
-            continue;
-        }
-        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
-            const uint32_t *t = m->tri[bv->idx[i]];
-            for (int k = 0; k < 3; k++) best = dmax(best, v3_dot(u, m->v[t[k]]));
-        }
-    }
-    return best;
-}
-
 /* Two convex bodies: the slab along the unit axis u (a's frame). Returns false when it is
  * empty: the axis separates them, and they do not touch. */
 static bool slab_along(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a, const double u[3], slab *sl) {
-    double hi = support(a, u), ub[3], mub[3];
+    double hi, sb, ub[3], mub[3];
+    sl->top_a = tl_mesh_support(a, u, &hi);
     rot_t(b_to_a->R, u, ub); /* u in b's frame */
     v3_scale(mub, ub, -1.0);
-    double lo = -support(b, mub) + v3_dot(u, b_to_a->t);
+    sl->bottom_b = tl_mesh_support(b, mub, &sb);
+    double lo = -sb + v3_dot(u, b_to_a->t);
     v3_copy(sl->u, u);
     sl->lo = lo;
     sl->hi = hi;
@@ -786,36 +880,65 @@ static bool convex_slab(const tl_mesh *a, const tl_mesh *b, const frame *b_to_a,
     return slab_along(a, b, b_to_a, u, sl);
 }
 
-/* Two convex bodies: the facets of one side whose boxes reach into the slab (side 0: a,
- * above sl->lo; side 1: b, below sl->hi, in b's frame) and meet the other body's box
- * (obox, this side's frame): into the queue. */
+/* Two convex bodies: the facets of one side that reach into the slab (side 0: a, a corner
+ * with u . v >= bound; side 1: b, in b's frame, a corner with u . v <= bound) and whose boxes
+ * meet the other body's box (obox, this side's frame): into the queue. On a convex surface the
+ * corners beyond a level are joined by edges (each but the extreme ones has a neighbour further
+ * out), so they are found by a walk over the edges from the extreme vertex `start`, and the
+ * facets around them are the candidates: the cap beyond the level, not the whole tree. The walk
+ * goes on to the deeper level cap_L and keeps that cap's facets and planes for the distances of
+ * the other side's vertices (cap_closest); at most TL_PCM_CAP of them. */
 static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, const double u[3], double bound,
-                            const double olo[3], const double ohi[3]) {
-    const tl_bvh *bv = &m->bvh;
-    uint32_t stack[TL_BVH_STACK];
-    int sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-        const tl_bvh_node *nd = &bv->node[stack[--sp]];
-        if (!boxes_meet(nd->lo, nd->hi, olo, ohi)) continue;
-        /* the node's sphere, then its box, along u */
-        double uc = v3_dot(u, nd->c);
-        if (side == 0 ? uc + nd->r < bound : uc - nd->r > bound) continue;
-        if (side == 0 ? !box_above(u, bound, nd->lo, nd->hi) : !box_below(u, bound, nd->lo, nd->hi)) continue;
-        if (nd->count == 0) {
-            stack[sp++] = nd->first + 1;
-            stack[sp++] = nd->first;
-            continue;
-        }
-        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
-            uint32_t f = bv->idx[i];
-            const double *fb = bv->fbox[f];
-            if (!boxes_meet(fb, fb + 3, olo, ohi)) continue;
-            /* the facet itself (its box reaches further along u than its corners) */
+                            double cap_L, uint32_t start, const double olo[3], const double ohi[3]) {
+    const double sg = side == 0 ? 1.0 : -1.0;
+    w->ncf[side] = 0;
+    w->cap_ok[side] = true;
+    w->cap_L[side] = cap_L;
+    if (!(sg * v3_dot(u, m->v[start]) >= sg * bound)) {
+        w->cap_ok[side] = false;
+        return;
+    }
+    uint32_t *mark = w->vmark[side], *vq = w->vq, *cst = w->cstamp[side];
+    size_t head = 0, tail = 0;
+    mark[start] = w->gen;
+    vq[tail++] = start;
+    while (head < tail) {
+        uint32_t v = vq[head++];
+        for (uint32_t i = m->vt_start[v]; i < m->vt_start[v + 1]; i++) {
+            uint32_t f = m->vt[i];
+            if (cst[f] == w->gen) continue;
+            cst[f] = w->gen;
             const uint32_t *t = m->tri[f];
-            double h0 = v3_dot(u, m->v[t[0]]), h1 = v3_dot(u, m->v[t[1]]), h2 = v3_dot(u, m->v[t[2]]);
-            if (side == 0 ? dmax(h0, dmax(h1, h2)) < bound : dmin(h0, dmin(h1, h2)) > bound) continue;
-            visit(w, side, f);
+            if (w->cap_ok[side]) {
+                if (w->ncf[side] == TL_PCM_CAP) {
+                    w->cap_ok[side] = false;
+                } else {
+                    size_t j = w->ncf[side]++;
+                    w->cf[side][j] = f;
+                    double(*pl)[TL_PCM_CAP] = w->cpl[side];
+                    for (int c = 0; c < 3; c++) {
+                        pl[c][j] = m->n[f][c];
+                        pl[4 + c][j] = m->c[f][c];
+                    }
+                    pl[3][j] = v3_dot(m->n[f], m->v[t[0]]);
+                    double r2 = 0.0, d[3];
+                    for (int c = 0; c < 3; c++) {
+                        v3_sub(d, m->v[t[c]], m->c[f]);
+                        r2 = dmax(r2, v3_norm2(d));
+                    }
+                    pl[7][j] = sqrt(r2) * (1.0 + 1e-12);
+                }
+            }
+            double h0 = sg * v3_dot(u, m->v[t[0]]), h1 = sg * v3_dot(u, m->v[t[1]]), h2 = sg * v3_dot(u, m->v[t[2]]);
+            if (dmax(h0, dmax(h1, h2)) < sg * bound) continue;
+            const double *fb = m->bvh.fbox[f];
+            if (boxes_meet(fb, fb + 3, olo, ohi)) visit(w, side, f);
+        }
+        for (uint32_t i = m->vv_start[v]; i < m->vv_start[v + 1]; i++) {
+            uint32_t o = m->vv[i];
+            if (mark[o] == w->gen) continue;
+            mark[o] = w->gen;
+            if (sg * v3_dot(u, m->v[o]) >= sg * cap_L) vq[tail++] = o;
         }
     }
 }
@@ -1000,11 +1123,15 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     if (coherent) {
         w->slab_on = true;
         double olo[3], ohi[3], ub[3];
+        /* the caps reach twice the slab's width beyond it (and a little for rounding): a vertex
+         * inside the other body lies within the slab's width of its surface, and the cap then
+         * holds the closest point; most vertices outside it are found near too */
+        double width = sl.hi - sl.lo, margin = 1e-9 * (a->radius + b->radius), ut = v3_dot(sl.u, b_to_a.t);
         box_to_a(b->lo, b->hi, &b_to_a, olo, ohi);
-        slab_candidates(w, 0, a, sl.u, sl.lo, olo, ohi);
+        slab_candidates(w, 0, a, sl.u, sl.lo, sl.lo - 4.0 * width - margin, sl.top_a, olo, ohi);
         box_to_a(a->lo, a->hi, &a_to_b, olo, ohi);
         rot_t((const double(*)[3])b_to_a.R, sl.u, ub);
-        slab_candidates(w, 1, b, ub, sl.hi - v3_dot(sl.u, b_to_a.t), olo, ohi);
+        slab_candidates(w, 1, b, ub, sl.hi - ut, sl.hi - ut + 4.0 * width + margin, sl.bottom_b, olo, ohi);
         v3_copy(w->su[0], sl.u);
         w->sb[0] = sl.lo;
         v3_copy(w->su[1], ub);
