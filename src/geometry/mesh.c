@@ -33,6 +33,8 @@ void tl_mesh_free(tl_mesh *m) {
     tl_mem_free(mem, m->vn, m->nv * sizeof *m->vn);
     if (m->vv_start) tl_mem_free(mem, m->vv, m->vv_start[m->nv] * sizeof *m->vv);
     tl_mem_free(mem, m->vv_start, (m->nv + 1) * sizeof *m->vv_start);
+    tl_mem_free(mem, m->offset, m->nt * sizeof *m->offset);
+    tl_mem_free(mem, m->reach, m->nt * sizeof *m->reach);
     tl_bvh_free(mem, &m->bvh);
     tl_mesh_init(m);
 }
@@ -363,6 +365,21 @@ static int support_cell(const double u[3]) {
     return ((2 * a + (u[a] < 0.0)) * TL_MESH_CELLS + cell[0]) * TL_MESH_CELLS + cell[1];
 }
 
+/* a convex mesh's per-facet data for the polygonal contact model's caps (pcm.c): the planes'
+ * offsets and the facets' reach about their centroids */
+static void facet_planes(tl_mesh *m) {
+    for (size_t f = 0; f < m->nt; f++) {
+        const uint32_t *t = m->tri[f];
+        m->offset[f] = v3_dot(m->n[f], m->v[t[0]]);
+        double r2 = 0.0, d[3];
+        for (int c = 0; c < 3; c++) {
+            v3_sub(d, m->v[t[c]], m->c[f]);
+            r2 = dmax(r2, v3_norm2(d));
+        }
+        m->reach[f] = sqrt(r2) * (1.0 + 1e-12);
+    }
+}
+
 /* the starting vertices: each cell's centre direction walked to its top, from the last one */
 static void support_table(tl_mesh *m) {
     uint32_t v = 0;
@@ -469,7 +486,15 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
                 if (v3_dot(d, m->n[f]) > 1e-12 * size) m->convex = false;
             }
         if (m->convex) st = vertex_neighbours(m, what, msg, msg_size);
-        if (st == TL_OK && m->convex) support_table(m);
+        if (st == TL_OK && m->convex) {
+            m->offset = tl_mem_alloc(mem, m->nt * sizeof *m->offset);
+            m->reach = tl_mem_alloc(mem, m->nt * sizeof *m->reach);
+            if (!m->offset || !m->reach) st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+        }
+        if (st == TL_OK && m->convex) {
+            facet_planes(m);
+            support_table(m);
+        }
     }
     if (st == TL_OK) {
         vertex_normals(m);
@@ -501,7 +526,10 @@ tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3])
         for (int k = 0; k < 3; k++) m->c[f][k] = (a[k] + b[k] + c[k]) / 3.0;
     }
     bounds(m);
-    if (m->convex) support_table(m);
+    if (m->convex) {
+        facet_planes(m);
+        support_table(m);
+    }
     return tl_bvh_build(m->mem, &m->bvh, m);
 }
 

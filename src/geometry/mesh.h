@@ -52,6 +52,8 @@ typedef struct tl_mesh {
     double (*vn)[3];      /* angle-weighted vertex pseudo-normals (Baerentzen & Aanaes 2005) */
     uint32_t *vv_start;   /* convex meshes: nv + 1 offsets into vv (NULL otherwise) */
     uint32_t *vv;         /* convex meshes: the vertices joined to each vertex by an edge */
+    double *offset;       /* convex meshes: each facet's plane offset n . v0, m (NULL otherwise) */
+    double *reach;        /* convex meshes: each facet's largest distance from its centroid, m */
     uint32_t sup_start[6 * TL_MESH_CELLS * TL_MESH_CELLS]; /* convex: the highest vertex along the
                                                              direction at each cell's centre */
     bool closed;

@@ -920,13 +920,8 @@ static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, c
                         pl[c][j] = m->n[f][c];
                         pl[4 + c][j] = m->c[f][c];
                     }
-                    pl[3][j] = v3_dot(m->n[f], m->v[t[0]]);
-                    double r2 = 0.0, d[3];
-                    for (int c = 0; c < 3; c++) {
-                        v3_sub(d, m->v[t[c]], m->c[f]);
-                        r2 = dmax(r2, v3_norm2(d));
-                    }
-                    pl[7][j] = sqrt(r2) * (1.0 + 1e-12);
+                    pl[3][j] = m->offset[f];
+                    pl[7][j] = m->reach[f];
                 }
             }
             double h0 = sg * v3_dot(u, m->v[t[0]]), h1 = sg * v3_dot(u, m->v[t[1]]), h2 = sg * v3_dot(u, m->v[t[2]]);
@@ -1268,6 +1263,13 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
     if (rect) {
         rot_t(pa->R, uw, U);
         rot_t(pa->R, vw, Vv);
+    }
+    /* a convex body whose lowest vertex along N lies in front of the plane: nothing behind it */
+    if (a->convex) {
+        double mN[3] = {-N[0], -N[1], -N[2]}, low;
+        uint32_t v = tl_mesh_support(a, mN, &low);
+        v3_sub(d, a->v[v], P);
+        if (!(-v3_dot(N, d) > 0.0)) return 0;
     }
     /* candidates: the facets whose box reaches behind the plane (and over the rectangle) */
     const tl_bvh *bv = &a->bvh;
