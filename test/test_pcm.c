@@ -810,6 +810,20 @@ static double support_of(const double R[3][3], const double ax[3], const double 
     return sqrt(s2);
 }
 
+/* two ellipsoids of semi-axes ax in random attitudes, placed `overlap` into each other (their
+ * analytic surfaces) along the random direction u from a to b */
+static void peanut_pair(trng *r, const double ax[3], double overlap, double u[3], tl_pose *pa, tl_pose *pb) {
+    double Ra[3][3], Rb[3][3], mu[3], xa[3] = {0.01, 0.02, 0.03}, xb[3];
+    trng_rotation(r, Ra);
+    trng_rotation(r, Rb);
+    trng_dir(r, u);
+    v3_scale(mu, u, -1.0);
+    v3_copy(xb, xa);
+    v3_axpy(xb, support_of((const double(*)[3])Ra, ax, u) + support_of((const double(*)[3])Rb, ax, mu) - overlap, u);
+    pose_set(pa, xa, (const double(*)[3])Ra);
+    pose_set(pb, xb, (const double(*)[3])Rb);
+}
+
 static bool same_patch(const tl_patch *p, const tl_patch *q) {
     return memcmp(p, q, sizeof *p) == 0;
 }
@@ -826,16 +840,9 @@ static void test_hint(void) {
     trng r = {77};
     for (int o = 0; o < 4; o++)
         for (int q = 0; q < 60; q++) {
-            double Ra[3][3], Rb[3][3], u[3], mu[3], xa[3] = {0.01, 0.02, 0.03}, xb[3];
-            trng_rotation(&r, Ra);
-            trng_rotation(&r, Rb);
-            trng_dir(&r, u);
-            v3_scale(mu, u, -1.0);
-            v3_copy(xb, xa);
-            v3_axpy(xb, support_of((const double(*)[3])Ra, ax, u) + support_of((const double(*)[3])Rb, ax, mu) - overlaps[o], u);
+            double u[3];
             tl_pose pa, pb;
-            pose_set(&pa, xa, (const double(*)[3])Ra);
-            pose_set(&pb, xb, (const double(*)[3])Rb);
+            peanut_pair(&r, ax, overlaps[o], u, &pa, &pb);
             tl_patch p[4], h[4];
             memset(p, 0, sizeof p);
             int n = tl_pcm_mesh_mesh(&a, &pa, &a, &pb, NULL, p, 4, &s);
@@ -866,16 +873,9 @@ static void test_hint(void) {
     trng r2 = {78};
     for (int o = 1; o < 4; o++)
         for (int q = 0; q < 60; q++) {
-            double Ra[3][3], Rb[3][3], u[3], mu[3], xa[3] = {0.01, 0.02, 0.03}, xb[3];
-            trng_rotation(&r2, Ra);
-            trng_rotation(&r2, Rb);
-            trng_dir(&r2, u);
-            v3_scale(mu, u, -1.0);
-            v3_copy(xb, xa);
-            v3_axpy(xb, support_of((const double(*)[3])Ra, ax, u) + support_of((const double(*)[3])Rb, ax, mu) - overlaps[o], u);
+            double u[3];
             tl_pose pa, pb;
-            pose_set(&pa, xa, (const double(*)[3])Ra);
-            pose_set(&pb, xb, (const double(*)[3])Rb);
+            peanut_pair(&r2, ax, overlaps[o], u, &pa, &pb);
             tl_patch p[4], t[4];
             memset(p, 0, sizeof p);
             memset(t, 0, sizeof t);

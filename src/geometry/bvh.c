@@ -205,6 +205,26 @@ static double box_dist2(const tl_bvh_node *nd, const double p[3]) {
     return s;
 }
 
+bool tl_bvh_try_facet(const tl_mesh *m, const double p[3], uint32_t f, double *best, bool found, tl_mesh_point *out) {
+    const uint32_t *t = m->tri[f];
+    double q[3], d[3];
+    tl_feature feat;
+    int index;
+    tl_tri_closest(p, m->v[t[0]], m->v[t[1]], m->v[t[2]], q, &feat, &index, NULL);
+    v3_sub(d, p, q);
+    double d2 = v3_norm2(d);
+    /* ties go to the lower facet index: the same answer whatever the hint */
+    if (d2 < *best || (d2 == *best && (!found || f < out->facet))) {
+        *best = d2;
+        out->facet = f;
+        out->feature = feat;
+        out->index = index;
+        v3_copy(out->q, q);
+        return true;
+    }
+    return found;
+}
+
 /* the closest point among the facets within sqrt(best) of p; found: one was
  * given in out already (the hint) */
 static bool closest_search(const tl_mesh *m, const double p[3], double best, bool found, tl_mesh_point *out) {
@@ -228,25 +248,8 @@ static bool closest_search(const tl_mesh *m, const double p[3], double best, boo
             }
             continue;
         }
-        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
-            uint32_t f = b->idx[i];
-            const uint32_t *t = m->tri[f];
-            double q[3], d[3];
-            tl_feature feat;
-            int index;
-            tl_tri_closest(p, m->v[t[0]], m->v[t[1]], m->v[t[2]], q, &feat, &index, NULL);
-            v3_sub(d, p, q);
-            double d2 = v3_norm2(d);
-            /* ties go to the lower facet index: the same answer whatever the hint */
-            if (d2 < best || (d2 == best && (!found || f < out->facet))) {
-                best = d2;
-                found = true;
-                out->facet = f;
-                out->feature = feat;
-                out->index = index;
-                v3_copy(out->q, q);
-            }
-        }
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
+            found = tl_bvh_try_facet(m, p, b->idx[i], &best, found, out);
     }
     if (found) out->dist = sqrt(best);
     return found;

@@ -67,6 +67,11 @@ bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mes
 /* The same, starting from the distance to facet `hint` (any facet; one near
  * p makes the search short): always finds the closest point. */
 void tl_bvh_closest_hint(const tl_mesh *m, const double p[3], uint32_t hint, tl_mesh_point *out);
+/* One facet f of the closest-point searches: its closest point to p replaces out when its
+ * squared distance is below *best (or equal, and f the lower facet, or none found yet: ties go
+ * to the lower index, so the answer does not depend on the order of the search). Returns
+ * whether out holds a facet. */
+bool tl_bvh_try_facet(const tl_mesh *m, const double p[3], uint32_t f, double *best, bool found, tl_mesh_point *out);
 
 typedef struct tl_ray_hit {
     uint32_t facet;

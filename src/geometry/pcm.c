@@ -554,23 +554,9 @@ static bool cap_closest(const struct tl_pcm_work *w, int k, const tl_mesh *o, co
             double dx = p[0] - pl[4][i], dy = p[1] - pl[5][i], dz = p[2] - pl[6][i], reach = bound + pl[7][i];
             if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
-        uint32_t f = cf[i];
-        const uint32_t *t = o->tri[f];
-        double q[3], d[3];
-        tl_feature feat;
-        int index;
-        tl_tri_closest(p, o->v[t[0]], o->v[t[1]], o->v[t[2]], q, &feat, &index, NULL);
-        v3_sub(d, p, q);
-        double d2 = v3_norm2(d);
-        if (d2 < best || (d2 == best && (!found || f < out->facet))) {
-            best = d2;
-            bestd = sqrt(d2);
-            found = true;
-            out->facet = f;
-            out->feature = feat;
-            out->index = index;
-            v3_copy(out->q, q);
-        }
+        double was = best;
+        found = tl_bvh_try_facet(o, p, cf[i], &best, found, out);
+        if (best != was) bestd = sqrt(best);
     }
     out->dist = bestd;
     /* how far p lies from the cap's level (k = 0: a's cap above cap_L, 1: b's below) */
