@@ -59,6 +59,12 @@ typedef struct stage {
      * the first particle: in a bed of one size, every pair) has R*, m*, sqrt(R*) and
      * sqrt(m* sqrt(R*)) worked out once per stage, by the same operations (steady) */
     double mono_r, mono_im, mono_reff, mono_meff, mono_sr, mono_A;
+    /* every particle of that size and inverse mass, and of one material whose law is the fused
+     * Hertz-Mindlin: steady() takes that law, its pair constants and mono_sr, mono_A without
+     * looking them up per pair (the same values) */
+    bool all_mono;
+    const tl_law *mono_law;
+    const tl_pair_law *mono_pl;
     const double (*drift)[6]; /* the drift velocities (when !half_is_v): v then w per particle */
 } stage;
 
@@ -501,13 +507,22 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
         g.n[0] = g.n[1] = 0.0;
         g.n[2] = 1.0;
     }
-    const int ma = p->material[i], mb = p->material[j];
-    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
-    if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN) return false;
-    const double imi = p->inv_mass_law[i], imj = p->inv_mass_law[j];
-    double iml = imi + imj;
-    if (iml == 0.0) return false;
-    const tl_pair_law *pl = tl_world_pair(w, ma, mb);
+    const tl_law *law;
+    const tl_pair_law *pl;
+    double imi = 0.0, imj = 0.0, iml = 0.0;
+    if (s->all_mono) {
+        law = s->mono_law;
+        pl = s->mono_pl;
+    } else {
+        const int ma = p->material[i], mb = p->material[j];
+        law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
+        if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN) return false;
+        imi = p->inv_mass_law[i];
+        imj = p->inv_mass_law[j];
+        iml = imi + imj;
+        if (iml == 0.0) return false;
+        pl = tl_world_pair(w, ma, mb);
+    }
     double la = p->radius[i] - pl->split * g.delta;
     double lb = p->radius[j] - pl->split_b * g.delta;
     double vrel[3], vt[3];
@@ -531,7 +546,7 @@ static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k
      * of the bed's common size the stage's sqrt(R*) and sqrt(m* sqrt(R*)), the same numbers */
     tl_hm_result r;
     double sr, A;
-    if (ri == s->mono_r && rj == s->mono_r && imi == s->mono_im && imj == s->mono_im) {
+    if (s->all_mono || (ri == s->mono_r && rj == s->mono_r && imi == s->mono_im && imj == s->mono_im)) {
         sr = s->mono_sr;
         A = s->mono_A;
     } else {
@@ -837,6 +852,22 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         s.mono_meff = 1.0 / (im + im);
         s.mono_sr = sqrt(s.mono_reff);
         s.mono_A = sqrt(s.mono_meff * s.mono_sr);
+    }
+    /* a bed of one size, mass and material (checked each stage: particles may change) */
+    s.all_mono = false;
+    s.mono_law = NULL;
+    s.mono_pl = NULL;
+    if (w->p.count > 0 && s.mono_im > 0.0) {
+        const int m0 = w->p.material[0];
+        const tl_law *law0 = &w->laws[w->law_of[(size_t)m0 * w->law_dim + (size_t)m0]];
+        bool same = law0->fused_kind == TL_FUSED_HERTZ_MINDLIN;
+        for (size_t i = 1; i < w->p.count && same; i++)
+            same = w->p.radius[i] == s.mono_r && w->p.inv_mass_law[i] == s.mono_im && w->p.material[i] == m0;
+        if (same) {
+            s.all_mono = true;
+            s.mono_law = law0;
+            s.mono_pl = tl_world_pair(w, m0, m0);
+        }
     }
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
