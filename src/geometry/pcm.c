@@ -75,8 +75,10 @@ struct sm_rec {
 #define TL_PCM_CAP 512
 
 struct tl_pcm_work {
-    elem *e;
-    size_t ne, cape;
+    elem *e, *e2;     /* the elements; e2: sort_elements' copy */
+    size_t ne, cape, cape2;
+    uint64_t *key;    /* sort_elements' keys */
+    size_t capkey;
     uint32_t *stamp[2], *slot[2];
     size_t capstamp[2], capslot[2];
     uint32_t gen;
@@ -127,6 +129,8 @@ void tl_pcm_scratch_free(tl_pcm_scratch *s) {
     if (w) {
         tl_mem *mem = s->mem;
         tl_mem_free(mem, w->e, w->cape * sizeof *w->e);
+        tl_mem_free(mem, w->e2, w->cape2 * sizeof *w->e2);
+        tl_mem_free(mem, w->key, w->capkey * sizeof *w->key);
         for (int k = 0; k < 2; k++) {
             tl_mem_free(mem, w->stamp[k], w->capstamp[k] * sizeof *w->stamp[k]);
             tl_mem_free(mem, w->slot[k], w->capslot[k] * sizeof *w->slot[k]);
@@ -924,20 +928,45 @@ static void slab_candidates(struct tl_pcm_work *w, int side, const tl_mesh *m, c
     }
 }
 
-static int elem_order(const void *x, const void *y) {
-    const elem *a = x, *b = y;
-    if (a->side != b->side) return a->side < b->side ? -1 : 1;
-    return a->facet < b->facet ? -1 : (a->facet > b->facet ? 1 : 0);
+static int key_order(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : (a > b ? 1 : 0);
 }
 
 /* The elements in the order of (side, facet), whatever order the search found them in,
- * with their slots and union-find parents to match. */
-static void sort_elements(struct tl_pcm_work *w) {
-    qsort(w->e, w->ne, sizeof *w->e, elem_order);
-    for (size_t i = 0; i < w->ne; i++) {
-        w->e[i].parent = (uint32_t)i;
-        w->slot[w->e[i].side][w->e[i].facet] = (uint32_t)i;
+ * with their slots and union-find parents to match: the keys (side, facet, position) sorted,
+ * then the elements copied once in that order. */
+static int sort_elements(tl_pcm_scratch *s) {
+    struct tl_pcm_work *w = s->w;
+    size_t n = w->ne;
+    if (tl_mem_reserve(s->mem, (void **)&w->key, &w->capkey, n, sizeof *w->key) != 0 ||
+        tl_mem_reserve(s->mem, (void **)&w->e2, &w->cape2, n, sizeof *w->e2) != 0)
+        return -1;
+    uint64_t *key = w->key;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (uint64_t)w->e[i].side << 63 | (uint64_t)w->e[i].facet << 32 | (uint64_t)i;
+    if (n > 48) {
+        qsort(key, n, sizeof *key, key_order);
+    } else {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t k = key[i];
+            size_t j = i;
+            for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1];
+            key[j] = k;
+        }
     }
+    for (size_t i = 0; i < n; i++) {
+        w->e2[i] = w->e[key[i] & 0xffffffffu];
+        w->e2[i].parent = (uint32_t)i;
+        w->slot[w->e2[i].side][w->e2[i].facet] = (uint32_t)i;
+    }
+    elem *t = w->e;
+    size_t c = w->cape;
+    w->e = w->e2;
+    w->cape = w->cape2;
+    w->e2 = t;
+    w->cape2 = c;
+    return 0;
 }
 
 /* the facets of a and b whose boxes meet a box of the other's (and, for a convex
@@ -1133,7 +1162,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     s->elements = w->ne;
     if (w->ne == 0) return 0;
     /* the sums below in an order that does not depend on the search (its hint) */
-    if (coherent) sort_elements(w);
+    if (coherent && sort_elements(s)) return -2;
     const tl_mesh *mesh[2] = {a, b};
     int ncomp = components(s, mesh, true);
     if (ncomp < 0) return -2;
