@@ -1,5 +1,6 @@
 /* The cases of `talus validate`, one function per source paper. Each writes
- * its section of the report and returns 0, or -1 when it could not run. */
+ * its section of the report and returns 0, -1 when it could not run, or 1 when
+ * it stopped at --stop-after with its runs saved to go on later. */
 #ifndef TALUS_APP_VALIDATE_H
 #define TALUS_APP_VALIDATE_H
 
@@ -13,6 +14,8 @@ typedef struct validate_opts {
     bool quick; /* a short subset (what `make test` runs) */
     bool long_runs; /* --long: also the cases that take hours (004 section 4, glass beads) */
     int threads;    /* --threads N: threads of the many-particle runs (direct shear); 1 by default */
+    double stop_at; /* --stop-after S: the monotonic clock's time at which runs that can go on
+                     * later save where they are and stop (0: none); such a section returns 1 */
 } validate_opts;
 
 int validate_ray_table1(report *r, const validate_opts *o);
@@ -31,6 +34,7 @@ int validate_chains(report *r, const validate_opts *o);   /* 002 3.6, 4: granula
 int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing ball (validate_bounce.c) */
 int validate_drum(report *r, const validate_opts *o);     /* a rotating drum, --long (validate_drum.c) */
 int validate_brazil(report *r, const validate_opts *o);   /* 000 3.2: the Brazil nut, --long (validate_brazil.c) */
+int validate_brazil_meshes(report *r, const validate_opts *o); /* the same with meshed bodies, --long */
 
 /* A scene from YAML text (path: its name, and the folder its files are found in); a
  * refusal is written into the report under `label`, and NULL returned. */

@@ -301,5 +301,21 @@ at=$(sed -n 's/.*blow-up at step \([0-9]*\).*/\1/p' err.txt | head -n 1)
 printf 'blowup: {every: -1}\n' >> blow.yaml
 "$TALUS" run blow.yaml --no-output --quiet > out.txt 2> err.txt || fail "blowup every -1 did not turn the check off"
 
+# a long validation in pieces: --stop-after saves the runs where they are and stops with exit
+# status 3 and no report; the same command continues them from there; a damaged piece is said
+# and its run starts afresh
+v="validate --long --only meshes --stop-after 6 --threads 2 --no-plots -o pieces"
+"$TALUS" $v > out.txt 2> err.txt; rc=$?
+[ $rc -eq 3 ] || fail "validate --stop-after: exit status $rc, not 3: $(cat err.txt)"
+[ -e pieces/report.md ] && fail "a validation stopped part way wrote a report"
+[ -s pieces/brazil_M1_seed1_mesh.resume ] || fail "validate --stop-after saved no piece: $(ls pieces)"
+printf 'garbage' | dd of=pieces/brazil_M4_seed1_mesh.resume bs=1 seek=40 conv=notrunc 2> /dev/null
+"$TALUS" $v > out.txt 2> err.txt; rc=$?
+[ $rc -eq 3 ] || fail "validate --stop-after, second piece: exit status $rc"
+t=$(sed -n 's/.*the run M1_seed1_mesh continues from t = \([0-9.]*\) s.*/\1/p' err.txt)
+[ -n "$t" ] && awk "BEGIN { exit !($t > 0) }" || fail "the second piece did not continue the first: $(cat err.txt)"
+grep -q "brazil_M4_seed1_mesh.resume is damaged: the run M4_seed1_mesh starts afresh" err.txt \
+  || fail "a damaged piece not said: $(cat err.txt)"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures

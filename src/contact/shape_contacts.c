@@ -825,8 +825,10 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
     int nt = w->nthreads;
     int err = 0;
+    /* one thread: scratch 0, not the caller's thread number (a world stepped from inside the
+     * caller's own parallel region, one world per thread: validate's Brazil nut runs) */
     TL_FOR_DYNAMIC(k, n, {
-        int r = candidate_geometry(&s, k, &sc->scratch[tl_thread_num()]);
+        int r = candidate_geometry(&s, k, &sc->scratch[nt > 1 ? tl_thread_num() : 0]);
         if (r < 0) {
             _Pragma("omp atomic write") err = r;
         }
