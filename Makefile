@@ -6,7 +6,7 @@ BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES := cmake make gcc pkg-config libfyaml-dev libassimp-dev libccd-dev gnuplot-nox python3 python3-vtk9 python3-numpy python3-cffi python3-pytest python3-matplotlib clang libopenmpi-dev openmpi-bin
 
-.PHONY: all demo test build deps asan clean bench
+.PHONY: all demo test build deps asan clean bench bench-shapes
 
 all: build
 
@@ -42,6 +42,10 @@ test: build
 # through (make exports command-line variables), e.g. `make bench SIZES=10k REPS=1 STEPS=200`.
 bench: build
 	TALUS=$(BUILD)/talus bash bench/run.sh
+
+# the non-spherical beds (ellipsoids, meshed grains) beside the spheres: bench/SHAPES.md
+bench-shapes: build
+	TALUS=$(BUILD)/talus bash bench/shapes.sh
 
 # the test suite under AddressSanitizer and UndefinedBehaviorSanitizer
 asan: deps

@@ -112,7 +112,7 @@ int cmd_validate(int argc, char **argv) {
         "Li et al. 2022, Kharaz impacts", "Li et al. 2022, faceted bodies", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
         "Wang et al. 2025, bouncing ball", "Fleischmann et al. 2015, direct shear",
         "Fleischmann et al. 2015, glass beads", "Li et al. 2022, Brazil nut",
-        "Li et al. 2022, Brazil nut with meshes", "a rotating drum"};
+        "Li et al. 2022, meshed peanuts and nut", "a rotating drum"};
     if (only) {
         bool any = false;
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) any = any || holds(case_names[k], only);

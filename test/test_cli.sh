@@ -304,7 +304,7 @@ printf 'blowup: {every: -1}\n' >> blow.yaml
 # a long validation in pieces: --stop-after saves the runs where they are and stops with exit
 # status 3 and no report; the same command continues them from there; a damaged piece is said
 # and its run starts afresh
-v="validate --long --only meshes --stop-after 6 --threads 2 --no-plots -o pieces"
+v="validate --long --only meshed --stop-after 6 --threads 2 --no-plots -o pieces"
 "$TALUS" $v > out.txt 2> err.txt; rc=$?
 [ $rc -eq 3 ] || fail "validate --stop-after: exit status $rc, not 3: $(cat err.txt)"
 [ -e pieces/report.md ] && fail "a validation stopped part way wrote a report"
