@@ -13,6 +13,7 @@ void tl_bvh_init(tl_bvh *b) { memset(b, 0, sizeof *b); }
 void tl_bvh_free(tl_mem *mem, tl_bvh *b) {
     tl_mem_free(mem, b->node, b->capnodes * sizeof *b->node);
     tl_mem_free(mem, b->idx, b->nidx * sizeof *b->idx);
+    tl_mem_free(mem, b->pos, b->nidx * sizeof *b->pos);
     tl_mem_free(mem, b->fbox, b->nidx * sizeof *b->fbox);
     tl_bvh_init(b);
 }
@@ -65,10 +66,12 @@ tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_mesh *m) {
     size_t cap = 2 * m->nt;
     b->node = tl_mem_alloc(mem, cap * sizeof *b->node);
     b->idx = tl_mem_alloc(mem, m->nt * sizeof *b->idx);
+    b->pos = tl_mem_alloc(mem, m->nt * sizeof *b->pos);
     b->fbox = tl_mem_alloc(mem, m->nt * sizeof *b->fbox);
-    if (!b->node || !b->idx || !b->fbox) {
+    if (!b->node || !b->idx || !b->pos || !b->fbox) {
         tl_mem_free(mem, b->node, cap * sizeof *b->node);
         tl_mem_free(mem, b->idx, m->nt * sizeof *b->idx);
+        tl_mem_free(mem, b->pos, m->nt * sizeof *b->pos);
         tl_mem_free(mem, b->fbox, m->nt * sizeof *b->fbox);
         tl_bvh_init(b);
         return TL_ERROR_MEMORY;
@@ -121,6 +124,7 @@ tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_mesh *m) {
         stack[sp] = left;
         depth_of[sp++] = depth + 1;
     }
+    for (size_t i = 0; i < m->nt; i++) b->pos[b->idx[i]] = (uint32_t)i;
     /* boxes bottom-up: children always come after their parent */
     for (uint32_t i = b->nnodes; i-- > 0;) {
         tl_bvh_node *nd = &b->node[i];

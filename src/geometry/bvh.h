@@ -35,6 +35,8 @@ typedef struct tl_bvh {
     uint32_t nnodes;
     size_t capnodes;
     uint32_t *idx;     /* facet indices, leaf by leaf */
+    uint32_t *pos;     /* each facet's place in idx (a depth-first walk, left first, meets the
+                        * leaves in the order of idx) */
     size_t nidx;
     double (*fbox)[6]; /* each facet's box: lo x, y, z, hi x, y, z (by facet index) */
     int depth;         /* the longest path from the root to a leaf, in nodes */

@@ -933,6 +933,20 @@ static int key_order(const void *x, const void *y) {
     return a < b ? -1 : (a > b ? 1 : 0);
 }
 
+/* ascending: by insertion for the few keys of most contacts, else qsort */
+static void sort_keys(uint64_t *key, size_t n) {
+    if (n > 48) {
+        qsort(key, n, sizeof *key, key_order);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint64_t k = key[i];
+        size_t j = i;
+        for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1];
+        key[j] = k;
+    }
+}
+
 /* The elements in the order of (side, facet), whatever order the search found them in,
  * with their slots and union-find parents to match: the keys (side, facet, position) sorted,
  * then the elements copied once in that order. */
@@ -945,16 +959,7 @@ static int sort_elements(tl_pcm_scratch *s) {
     uint64_t *key = w->key;
     for (size_t i = 0; i < n; i++)
         key[i] = (uint64_t)w->e[i].side << 63 | (uint64_t)w->e[i].facet << 32 | (uint64_t)i;
-    if (n > 48) {
-        qsort(key, n, sizeof *key, key_order);
-    } else {
-        for (size_t i = 1; i < n; i++) {
-            uint64_t k = key[i];
-            size_t j = i;
-            for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1];
-            key[j] = k;
-        }
-    }
+    sort_keys(key, n);
     for (size_t i = 0; i < n; i++) {
         w->e2[i] = w->e[key[i] & 0xffffffffu];
         w->e2[i].parent = (uint32_t)i;
@@ -1261,6 +1266,40 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
 
 /* a's part behind the plane through P with normal N (a's frame); for a
  * rectangle also within |u.(x - P)| <= hu, |v.(x - P)| <= hv */
+/* A convex mesh a behind the plane through P with normal N (a's frame): the vertices behind
+ * it are joined by edges from the lowest one, `start` (a cap of a convex surface, as in
+ * slab_candidates); the facets around them are the facets of the tree's candidates that can
+ * hold a part behind the plane (one with a vertex behind it). Into the queue in the order the
+ * tree's walk meets them (their places in its idx), so that the elements and their sums come
+ * in the same order: the same bits. */
+static int halfspace_walk(tl_pcm_scratch *s, const tl_mesh *a, const double P[3], const double N[3],
+                          uint32_t start) {
+    struct tl_pcm_work *w = s->w;
+    uint32_t *mark = w->vmark[0], *vq = w->vq;
+    size_t head = 0, tail = 0;
+    mark[start] = w->gen;
+    vq[tail++] = start;
+    while (head < tail) {
+        uint32_t v = vq[head++];
+        for (uint32_t i = a->vt_start[v]; i < a->vt_start[v + 1]; i++) visit(w, 0, a->vt[i]);
+        for (uint32_t i = a->vv_start[v]; i < a->vv_start[v + 1]; i++) {
+            uint32_t o = a->vv[i];
+            if (mark[o] == w->gen) continue;
+            mark[o] = w->gen;
+            double d[3];
+            v3_sub(d, a->v[o], P);
+            if (-v3_dot(N, d) > 0.0) vq[tail++] = o;
+        }
+    }
+    size_t n = w->nq[0];
+    if (tl_mem_reserve(s->mem, (void **)&w->key, &w->capkey, n, sizeof *w->key) != 0) return -1;
+    uint64_t *key = w->key;
+    for (size_t i = 0; i < n; i++) key[i] = (uint64_t)a->bvh.pos[w->queue[0][i]] << 32 | w->queue[0][i];
+    sort_keys(key, n);
+    for (size_t i = 0; i < n; i++) w->queue[0][i] = (uint32_t)key[i];
+    return 0;
+}
+
 static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3], const double Nw[3], bool rect,
                           const double uw[3], const double vw[3], double hu, double hv, const tl_pcm_opts *opts,
                           tl_patch *out, int max, tl_pcm_scratch *s) {
@@ -1279,18 +1318,20 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         rot_t(pa->R, uw, U);
         rot_t(pa->R, vw, Vv);
     }
-    /* a convex body whose lowest vertex along N lies in front of the plane: nothing behind it */
+    /* a convex body whose lowest vertex along N lies in front of the plane: nothing behind it;
+     * otherwise its candidates come from a walk from that vertex (halfspace_walk) */
     if (a->convex) {
         double mN[3] = {-N[0], -N[1], -N[2]}, low;
         uint32_t v = tl_mesh_support(a, mN, &low);
         v3_sub(d, a->v[v], P);
         if (!(-v3_dot(N, d) > 0.0)) return 0;
+        if (halfspace_walk(s, a, P, N, v)) return -2;
     }
     /* candidates: the facets whose box reaches behind the plane (and over the rectangle) */
     const tl_bvh *bv = &a->bvh;
     uint32_t stack[TL_BVH_STACK];
     int sp = 0;
-    stack[sp++] = 0;
+    if (!a->convex) stack[sp++] = 0;
     while (sp > 0) {
         const tl_bvh_node *nd = &bv->node[stack[--sp]];
         double c[3], e[3], dc[3];
@@ -1345,10 +1386,14 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
                 double half[2] = {hu, hv};
                 for (int ax = 0; ax < 2 && n > 0; ax++)
                     for (int sg = -1; sg <= 1 && n > 0; sg += 2) {
+                        bool all_in = true;
                         for (int k = 0; k < n; k++) {
                             v3_sub(d, x2[k], P);
                             g[k] = half[ax] - (double)sg * v3_dot(axis[ax], d);
+                            all_in = all_in && g[k] >= 0.0;
                         }
+                        /* wholly on the inner side of this edge: the clip would copy it */
+                        if (all_in) continue;
                         n = tl_poly_clip((const double(*)[3])x2, h2, g, n, x, h);
                         memcpy(x2, x, (size_t)n * sizeof x[0]);
                         memcpy(h2, h, (size_t)n * sizeof h[0]);
