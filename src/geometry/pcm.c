@@ -568,6 +568,56 @@ static bool cap_closest(const struct tl_pcm_work *w, int k, const tl_mesh *o, co
     return bestd < room * (1.0 - 1e-9) - 1e-12 * o->radius;
 }
 
+/* A convex o and a point p (o's frame) in front of it: the closest point by a walk over the facets
+ * from `start`, each move across the edge that holds the facet's closest point. It answers only
+ * where the answer needs no search: the closest point of a facet f lies inside f and p in front of
+ * f's plane, so that p - q is along f's outward normal, and on a convex body q is then the closest
+ * point of all (the normal cone of a face is its normal): the tree's answer, which no other facet
+ * can tie (q lies inside f alone). From a facet whose closest point is a corner it goes on to the
+ * facet around the corner whose plane p lies furthest in front of. Otherwise (an edge or a corner
+ * is closest, p behind the plane, or no answer within a few moves) it returns false and the caller
+ * searches. */
+static bool face_walk(const tl_mesh *o, const double p[3], uint32_t start, tl_mesh_point *out) {
+    uint32_t f = start;
+    for (int move = 0; move < 6; move++) {
+        const uint32_t *t = o->tri[f];
+        double q[3], d[3];
+        tl_feature feat;
+        int index;
+        tl_tri_closest(p, o->v[t[0]], o->v[t[1]], o->v[t[2]], q, &feat, &index, NULL);
+        if (feat == TL_FEATURE_FACE) {
+            double sd = v3_dot(o->n[f], p) - o->offset[f];
+            if (!(sd > 1e-12 * o->radius)) return false;
+            v3_sub(d, p, q);
+            out->facet = f;
+            out->feature = feat;
+            out->index = index;
+            v3_copy(out->q, q);
+            out->dist = sqrt(v3_norm2(d));
+            return true;
+        }
+        uint32_t g = NONE;
+        if (feat == TL_FEATURE_EDGE) {
+            g = o->adj[f][index];
+        } else {
+            /* a corner: on to the facet around it whose plane p lies furthest in front of */
+            uint32_t v = t[index];
+            double top = -INFINITY;
+            for (uint32_t i = o->vt_start[v]; i < o->vt_start[v + 1]; i++) {
+                uint32_t h = o->vt[i];
+                double sd = v3_dot(o->n[h], p) - o->offset[h];
+                if (h != f && sd > top) {
+                    top = sd;
+                    g = h;
+                }
+            }
+        }
+        if (g == NONE) return false;
+        f = g;
+    }
+    return false;
+}
+
 /* Vertex v's signed distance to o (cached for the query). When `exact` is
  * false and o is convex, a vertex found outside o cheaply is only marked
  * outside (phi = NAN): a facet whose vertices are all outside a convex body
@@ -598,6 +648,16 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
         v3_sub(d, p, o->v[o->tri[h][0]]);
         if (v3_dot(d, o->n[h]) > 0.0) {
             vd->phi = NAN;
+            return vd;
+        }
+    }
+    /* asked for the distance of a vertex found outside (the elements' outer corners): most lie
+     * over a face of o near the last one found */
+    if (exact && w->slab_on && o->convex) {
+        tl_mesh_point mp;
+        if (face_walk(o, p, w->hint[side], &mp)) {
+            w->hint[side] = mp.facet;
+            finish_distance(o, p, &mp, w->behind[side], vd);
             return vd;
         }
     }
