@@ -1198,15 +1198,18 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     if (coherent) {
         w->slab_on = true;
         double olo[3], ohi[3], ub[3];
-        /* the caps reach twice the slab's width beyond it (and a little for rounding): a vertex
+        /* the caps reach one slab width beyond the slab (and a little for rounding): a vertex
          * inside the other body lies within the slab's width of its surface, and the cap then
-         * holds the closest point; most vertices outside it are found near too */
+         * holds its closest point; the outer corners of the elements mostly find theirs by
+         * face_walk. Deeper caps cost more to build than they save (callgrind, instructions per
+         * touching pair of the meshed Brazil nut: caps of 4 widths 68,500; 2: 64,300; 1: 62,000;
+         * 0.5: 64,400; 0: 65,900) */
         double width = sl.hi - sl.lo, margin = 1e-9 * (a->radius + b->radius), ut = v3_dot(sl.u, b_to_a.t);
         box_to_a(b->lo, b->hi, &b_to_a, olo, ohi);
-        slab_candidates(w, 0, a, sl.u, sl.lo, sl.lo - 4.0 * width - margin, sl.top_a, olo, ohi);
+        slab_candidates(w, 0, a, sl.u, sl.lo, sl.lo - width - margin, sl.top_a, olo, ohi);
         box_to_a(a->lo, a->hi, &a_to_b, olo, ohi);
         rot_t((const double(*)[3])b_to_a.R, sl.u, ub);
-        slab_candidates(w, 1, b, ub, sl.hi - ut, sl.hi - ut + 4.0 * width + margin, sl.bottom_b, olo, ohi);
+        slab_candidates(w, 1, b, ub, sl.hi - ut, sl.hi - ut + width + margin, sl.bottom_b, olo, ohi);
         v3_copy(w->su[0], sl.u);
         w->sb[0] = sl.lo;
         v3_copy(w->su[1], ub);
