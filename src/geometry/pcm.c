@@ -691,6 +691,16 @@ static double flatness(const vdist *v[3]) {
     return dclamp((c - 0.3) / 0.3, 0.0, 1.0);
 }
 
+/* a facet's corners in a's frame and their box (only for a facet with a part inside) */
+static void corners_to_a(const tl_mesh *m, const uint32_t *t, const frame *to_a, double xa[3][3], double lo[3],
+                         double hi[3]) {
+    for (int k = 0; k < 3; k++) apply(to_a, m->v[t[k]], xa[k]);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = dmin(xa[0][k], dmin(xa[1][k], xa[2][k]));
+        hi[k] = dmax(xa[0][k], dmax(xa[1][k], xa[2][k]));
+    }
+}
+
 /* Evaluates facet f of side `side` (mesh m) against the other mesh o: an
  * element when part of it is inside. to_o: m's frame into o's; to_a: m's
  * frame into a's. Returns 1 (element), 0, or -1 (out of memory). */
@@ -703,11 +713,6 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
     double dmx, q, lo[3], hi[3], bm[3], pen[3], pnv[3][3];
     uint32_t hit;
     double xa[3][3];
-    for (int k = 0; k < 3; k++) apply(to_a, m->v[t[k]], xa[k]);
-    for (int k = 0; k < 3; k++) {
-        lo[k] = dmin(xa[0][k], dmin(xa[1][k], xa[2][k]));
-        hi[k] = dmax(xa[0][k], dmax(xa[1][k], xa[2][k]));
-    }
     if (whole) {
         /* Hippmann's element: the whole facet when its centroid is inside */
         double c[3];
@@ -715,6 +720,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
         apply(to_o, m->c[f], c);
         double phi = signed_distance(o, c, &w->hint[side], w->behind[side], &vd);
         if (!(phi < 0.0)) return 0;
+        corners_to_a(m, t, to_a, xa, lo, hi);
         mo.area = m->area[f];
         double ca[3];
         apply(to_a, m->c[f], ca);
@@ -738,6 +744,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
             inside = inside || vd[k]->phi < 0.0;
         }
         if (!inside) return 0;
+        corners_to_a(m, t, to_a, xa, lo, hi);
         for (int k = 0; k < 3; k++) {
             vd[k] = vertex_distance(w, side, m, t[k], o, to_o, true);
             h[k] = -vd[k]->phi;
