@@ -401,6 +401,8 @@ uint32_t tl_mesh_support(const tl_mesh *m, const double u[3], double *h) {
     return support_walk(m, u, m->sup_start[support_cell(u)], h);
 }
 
+uint32_t tl_mesh_support_start(const tl_mesh *m, const double u[3]) { return m->sup_start[support_cell(u)]; }
+
 tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t nv, const uint32_t *tri,
                               size_t nt, const tl_mesh_opts *opts, const char *what, char *msg,
                               size_t msg_size) {

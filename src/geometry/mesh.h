@@ -118,6 +118,9 @@ tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3])
  * there), so the value is exactly max over the vertices of u . v (ties: the vertex the walk meets
  * first). Only for m->convex. */
 uint32_t tl_mesh_support(const tl_mesh *m, const double u[3], double *h);
+/* The vertex the support walk along u starts from (the table's, within a few edges of the
+ * highest): a cheap place near the top of a convex mesh along u. */
+uint32_t tl_mesh_support_start(const tl_mesh *m, const double u[3]);
 
 /* The pseudo-normal of a feature of facet f (Baerentzen & Aanaes 2005):
  * the face: its normal; edge k: the normalised sum of the normals of f and

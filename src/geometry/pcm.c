@@ -319,9 +319,70 @@ static void inverse(const frame *f, frame *g) {
  * inside o (the distance to the exit ahead), < 0 when outside (minus the
  * distance back to where the line enters o); -far when there is none. For an
  * open o, `behind` says which side is its inside (signed_distance); 1 closed. */
+/* A convex o: the facet through which the ray from p along d leaves it, found by a walk over
+ * the facets from near o's highest vertex along d (tl_mesh_support_start): seen from p, the ray passes through a facet when
+ * it lies on the inner side of the three planes through p and the facet's edges; otherwise on
+ * across the edge whose plane it lies furthest beyond. The facet is then tested as the tree
+ * tests it (tl_tri_ray); false when the walk does not end within its moves or the test fails. */
+static bool ray_walk(const tl_mesh *o, const double p[3], const double d[3], double far, uint32_t *facet, double *t) {
+    uint32_t f = o->vt[o->vt_start[tl_mesh_support_start(o, d)]];
+    for (int move = 0; move < 48; move++) {
+        const uint32_t *tr = o->tri[f];
+        double r[3][3];
+        for (int k = 0; k < 3; k++) v3_sub(r[k], o->v[tr[k]], p);
+        int worst = -1;
+        double low = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double c[3];
+            v3_cross(c, r[k], r[(k + 1) % 3]);
+            double e = v3_dot(c, d);
+            if (e < low) {
+                low = e;
+                worst = k;
+            }
+        }
+        if (worst < 0) {
+            *facet = f;
+            return tl_tri_ray(p, d, o->v[tr[0]], o->v[tr[1]], o->v[tr[2]], 0.0, far, t);
+        }
+        uint32_t g = o->adj[f][worst];
+        if (g == NONE) return false;
+        f = g;
+    }
+    return false;
+}
+
+/* A closed convex o and p inside it: where the ray from p along u leaves o (the tree's first hit,
+ * line_depth), without the tree. p is inside when the ray along -u leaves o too (the line meets
+ * a convex surface at most twice, entering and leaving); the hit is the only one when the ray
+ * misses the facets across the hit facet's edges (a ray through an edge or a corner hits two or
+ * more, and the tree's tie rule decides: left to the tree). */
+static bool convex_line_exit(const tl_mesh *o, const double p[3], const double u[3], double far, double *t,
+                             uint32_t *facet) {
+    if (!o->convex) return false;
+    double back[3] = {-u[0], -u[1], -u[2]}, tb;
+    uint32_t f, g;
+    if (!ray_walk(o, p, u, far, &f, t) || !(v3_dot(u, o->n[f]) > 0.0)) return false;
+    if (!ray_walk(o, p, back, far, &g, &tb) || !(v3_dot(back, o->n[g]) > 0.0)) return false;
+    for (int k = 0; k < 3; k++) {
+        uint32_t n = o->adj[f][k];
+        const uint32_t *tr = o->tri[n];
+        double tn;
+        if (tl_tri_ray(p, u, o->v[tr[0]], o->v[tr[1]], o->v[tr[2]], 0.0, far, &tn)) return false;
+    }
+    *facet = f;
+    return true;
+}
+
 static double line_depth(const tl_mesh *o, const double p[3], const double u[3], double far, double behind,
                          uint32_t *facet) {
     tl_ray_hit h;
+    double tc;
+    uint32_t fc;
+    if (behind > 0.0 && convex_line_exit(o, p, u, far, &tc, &fc)) {
+        if (facet) *facet = fc;
+        return tc;
+    }
     if (tl_bvh_ray(o, p, u, 0.0, far, &h) && behind * v3_dot(u, o->n[h.facet]) > 0.0) {
         if (facet) *facet = h.facet;
         return h.t;
