@@ -138,7 +138,9 @@ static bool write_data(report *r, const char *name, const char *text, size_t n) 
  * every few minutes and when `--stop-after` ends the command, in DIR/brazil_TAG.resume (written
  * to a .part name and renamed); the same command later continues from there. The world's state
  * continues bit for bit (tl_world_save_state), so a run in pieces gives the numbers of a run in
- * one go; only its wall time is the sum of the pieces'. The file is removed when the run ends. */
+ * one go; only its wall time is the sum of the pieces'. A run that ends saves a last piece (all its
+ * steps done, its world at the end: every number the report takes from it is recomputed on load),
+ * so a section stopped later keeps it; the pieces are removed once all the section's runs ended. */
 
 typedef struct progress {
     int64_t k, samples;                    /* steps done, samples taken */
@@ -276,6 +278,7 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
         pg.t_top = NAN;
         if (tl_world_energy(w, &pg.e_start) != TL_OK) goto done;
     }
+    const bool ended_before = pg.k >= total; /* a last piece: nothing left to step or time */
     tl_status st = TL_OK;
     while (pg.k < total) {
         if (stop_at > 0.0 && seconds_now() >= stop_at) break;
@@ -318,7 +321,7 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
         report_text(r, "\n%s: the run stopped: %s\n", b->tag, tl_world_error(w));
         goto done;
     }
-    pg.wall += seconds_now() - t0;
+    if (!ended_before) pg.wall += seconds_now() - t0;
     fflush(fd);
     fflush(fi);
     if (pg.k < total) {
@@ -326,6 +329,8 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
         rc = resume_save(r, b, scene, &pg, w, dat, ndat, init, ninit) ? 1 : -1;
         goto done;
     }
+    /* ended: its last piece keeps it until the section's runs have all ended (remove_pieces) */
+    if (!ended_before && !resume_save(r, b, scene, &pg, w, dat, ndat, init, ninit)) goto done;
     snprintf(name, sizeof name, "brazil_%s.dat", b->tag);
     if (!write_data(r, name, dat, ndat)) goto done;
     if (snapshots) {
@@ -366,11 +371,6 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
     b->mean_e = pg.sum_e / (double)pg.samples;
     b->cpu = pg.wall;
     b->ok = true;
-    if (r->owns_md) {
-        char path[1200];
-        resume_path(r, b, path, sizeof path, false);
-        unlink(path);
-    }
     rc = 0;
 done:
     if (fd) fclose(fd);
@@ -398,6 +398,16 @@ static int run_all(report *r, const validate_opts *o, brazil_run *runs, int nr) 
         }
     }
     return failed ? -1 : paused;
+}
+
+/* once every run of a section has ended: their last pieces are no longer needed */
+static void remove_pieces(const report *r, const brazil_run *runs, int nr) {
+    if (!r->owns_md) return;
+    for (int k = 0; k < nr; k++) {
+        char path[1200];
+        resume_path(r, &runs[k], path, sizeof path, false);
+        unlink(path);
+    }
 }
 
 /* the pictures of three snapshots: {data file's stem, what it shows} */
@@ -465,6 +475,7 @@ int validate_brazil(report *r, const validate_opts *o) {
     }
     int rc = run_all(r, o, runs, nr);
     if (rc != 0) return rc;
+    remove_pieces(r, runs, nr);
     /* per run */
     report_text(r, "\n| run | pivot | reaches the top (s) | final rank | final z (m) | nut's mean speed (m/s) | "
                    "mean kinetic energy per body (J) | mean energy per body (J) | wall time (s) |\n"
@@ -606,6 +617,7 @@ int validate_brazil_meshes(report *r, const validate_opts *o) {
     }
     int rc = run_all(r, o, runs, 4);
     if (rc != 0) return rc;
+    remove_pieces(r, runs, 4);
     report_text(r, "\n| run | bodies | reaches the top (s) | final rank | final z (m) | nut's mean speed (m/s) | "
                    "nut's largest speed (m/s) | mean kinetic energy per body (J) | mean energy per body (J) | wall "
                    "time (h) |\n|---|---|---|---|---|---|---|---|---|---|\n");
