@@ -121,6 +121,10 @@ static void nearest(const tl_world *w, const double a[3], const double b[3], dou
     }
 }
 
+/* chunks of the builds checked, and those that outgrew their segment of the one-pass build's
+ * scratch and searched again: both paths must be checked */
+static int64_t chunks_seen, spills_seen;
+
 static void check_scene(const scene *sc, const char *name) {
     tl_world *w = build(sc);
     ENSURE(w != NULL);
@@ -138,6 +142,8 @@ static void check_scene(const scene *sc, const char *name) {
     const double skin = w->nb.skin;
     ENSURE(n == (size_t)(sc->n + sc->giants));
     ENSURE(tl_world_neighbor_builds(w) == 1);
+    chunks_seen += w->nb.chunks;
+    spills_seen += w->nb.spills;
 
     /* the listed pairs: valid, within the cut-off in their image, nearest image, once */
     uint64_t *keys = malloc((pp->count + 1) * sizeof *keys);
@@ -301,6 +307,14 @@ static void test_against_brute_force(void) {
     check_scene(&sc, "monodisperse, xyz");
     sc.periodic[1] = false;
     check_scene(&sc, "monodisperse, x-z");
+    /* a cloud dense enough (about 11 candidates per particle) to outgrow the first build's
+     * guess of 6: its chunks search twice */
+    sc.L[0] = sc.L[1] = sc.L[2] = 0.02;
+    sc.seed = 9;
+    check_scene(&sc, "dense cloud, x-z");
+    fprintf(stderr, "one-pass build: %lld chunks, %lld searched twice\n", (long long)chunks_seen,
+            (long long)spills_seen);
+    ENSURE(spills_seen > 0 && spills_seen < chunks_seen);
 }
 
 static double now(void) {

@@ -25,6 +25,9 @@ void tl_neighbors_free(tl_mem *mem, tl_neighbors *nb) {
     tl_mem_free(mem, nb->wall_angle_ref, nb->cap_walls * sizeof *nb->wall_angle_ref);
     tl_mem_free(mem, nb->wall_reach, nb->cap_walls * sizeof *nb->wall_reach);
     tl_mem_free(mem, nb->chunk, nb->cap_chunk * sizeof *nb->chunk);
+    tl_mem_free(mem, nb->seg, nb->cap_chunk * sizeof *nb->seg);
+    tl_mem_free(mem, nb->spill, nb->cap_chunk);
+    tl_pairs_free(mem, &nb->scratch);
     double skin = nb->skin;
     size_t ds = nb->domain_size;
     bool all = nb->all_to_shapes;
@@ -132,16 +135,18 @@ static void layout_grid(tl_grid *g, double skin, const double lo[3], const doubl
     g->ncells = (size_t)(g->dims[0] * g->dims[1] * g->dims[2]);
 }
 
-/* ---- the pair search, in tasks (class, cell) counted then filled ---- */
+/* ---- the pair search, in chunks of particles ---- */
 
 typedef struct search {
     const tl_neighbors *nb;
     const tl_particles *p;
     const tl_periodic *per;
     tl_pairs *out;
+    size_t lim; /* writes below this index only (the chunk's segment); counts on past it */
 } search;
 
-/* Tests a pair; when `at` is given, writes it there. Returns 1 if it is a candidate. */
+/* Tests a pair; when `at` is given, writes it there (below s->lim) and advances it. Returns 1 if
+ * it is a candidate. */
 static inline size_t try_pair(const search *s, uint32_t i, uint32_t j, size_t *at) {
     const tl_particles *p = s->p;
     double d[3];
@@ -167,6 +172,7 @@ static inline size_t try_pair(const search *s, uint32_t i, uint32_t j, size_t *a
          * tangential displacement of a relative to b) */
         tl_pairs *o = s->out;
         size_t k = (*at)++;
+        if (k >= s->lim) return 1;
         if (p->id[j] < p->id[i]) {
             o->a[k] = j;
             o->b[k] = i;
@@ -295,19 +301,20 @@ static size_t particle_pairs(const search *s, uint32_t i, size_t *at) {
 }
 
 static size_t face_pairs(const tl_walls *w, const tl_particles *p, double skin, size_t i, tl_pairs *out,
-                         size_t *at) {
+                         size_t *at, size_t lim) {
     size_t n = 0;
     for (size_t f = 0; f < w->nfaces; f++) {
         tl_geometry g;
         tl_face_geometry(&w->f[f], p->x[i], p->radius[i], &g);
         if (!(g.delta > -skin)) continue;
+        n++;
         if (at) {
             size_t k = (*at)++;
+            if (k >= lim) continue;
             out->a[k] = (uint32_t)i;
             out->b[k] = (uint32_t)f;
             out->img[k] = TL_IMAGE_NONE;
         }
-        n++;
     }
     return n;
 }
@@ -317,6 +324,12 @@ static int reserve_chunks(tl_mem *mem, tl_neighbors *nb, size_t n) {
     size_t *c = tl_mem_realloc(mem, nb->chunk, nb->cap_chunk * sizeof *c, n * sizeof *c);
     if (!c) return -1;
     nb->chunk = c;
+    size_t *sg = tl_mem_realloc(mem, nb->seg, nb->cap_chunk * sizeof *sg, n * sizeof *sg);
+    if (!sg) return -1; /* chunk is larger than cap_chunk says: freed by its smaller size, harmless */
+    nb->seg = sg;
+    uint8_t *sp = tl_mem_realloc(mem, nb->spill, nb->cap_chunk, n);
+    if (!sp) return -1;
+    nb->spill = sp;
     nb->cap_chunk = n;
     return 0;
 }
@@ -350,6 +363,43 @@ static int sort_class(tl_mem *mem, tl_neighbors *nb, const tl_particles *p, int 
 /* Counts per chunk of tasks, then fills each chunk at its offset: the list
  * is in task order whatever the number of threads. */
 #define CHUNKS_PER_THREAD 16
+
+/* Each chunk's segment of the scratch: room for the last build's candidates per particle (of
+ * kind `which`: 0 particle-particle, 1 wall) and a quarter more, and a few. */
+static int segments(tl_mem *mem, tl_neighbors *nb, size_t nchunks, size_t nsub, const tl_domains *dom,
+                    int which) {
+    /* before the first build (or after a restart): a guess; a chunk it does not fit searches twice */
+    double per = nb->per_particle[which] > 0.0 ? nb->per_particle[which] * 1.25 : (which ? 0.5 : 6.0);
+    size_t *seg = nb->seg, at = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t d = c / nsub, sub = c % nsub, m = dom->start[d + 1] - dom->start[d];
+        size_t np = m * (sub + 1) / nsub - m * sub / nsub;
+        seg[c] = at;
+        at += (size_t)(per * (double)np) + 8;
+    }
+    seg[nchunks] = at;
+    return tl_pairs_reserve(mem, &nb->scratch, at);
+}
+
+/* The chunks' counts into their places in the list (chunk[c]: where chunk c's candidates
+ * begin) and each domain's start; returns the total. */
+static size_t place_chunks(tl_neighbors *nb, size_t nchunks, size_t nsub, size_t *dom_start, size_t ndom) {
+    size_t total = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t k = nb->chunk[c];
+        nb->chunk[c] = total;
+        if (c % nsub == 0) dom_start[c / nsub] = total;
+        total += k;
+    }
+    dom_start[ndom] = total;
+    return total;
+}
+
+static void copy_pairs(tl_pairs *to, size_t at, const tl_pairs *from, size_t from_at, size_t n) {
+    memcpy(to->a + at, from->a + from_at, n * sizeof *to->a);
+    memcpy(to->b + at, from->b + from_at, n * sizeof *to->b);
+    memcpy(to->img + at, from->img + from_at, n * sizeof *to->img);
+}
 
 size_t tl_neighbors_domain_count(const tl_neighbors *nb, size_t n) {
     size_t ndom = n / nb->domain_size;
@@ -520,7 +570,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
             nb->level[l].rmax = frame->level_rmax[l];
         }
     }
-    search s = {.nb = nb, .p = p, .per = per, .out = pp};
+    search s = {.nb = nb, .p = p, .per = per, .out = pp, .lim = SIZE_MAX};
     for (int l = 0; l < nb->nlevels; l++) {
         tl_grid *g = &nb->level[l];
         if (g->n) layout_grid(g, nb->skin, lo, hi, per);
@@ -555,27 +605,37 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
 #define CHUNK_RANGE(c, lo, hi)                                                         \
     size_t d_ = (c) / nsub, s_ = (c) % nsub, n_ = dom->start[d_ + 1] - dom->start[d_];  \
     size_t lo = dom->start[d_] + n_ * s_ / nsub, hi = dom->start[d_] + n_ * (s_ + 1) / nsub;
+    /* One search per particle: each chunk writes its candidates into its segment of the
+     * scratch (sized from the last build), then they are copied to the chunk's place in the
+     * list. A chunk that outgrew its segment (counted on) searches again into the list. The
+     * list is the one a count-then-fill build gives, in the same order. */
+    if (segments(mem, nb, nchunks, nsub, dom, 0) != 0) return -1;
+    const size_t *seg = nb->seg;
     TL_FOR_DYNAMIC(c, nchunks, {
         CHUNK_RANGE(c, t0, t1)
-        size_t cnt = 0;
-        for (size_t t = t0; t < t1; t++) cnt += particle_pairs(&s, (uint32_t)t, NULL);
-        chunk[c] = cnt;
+        search sc = s;
+        sc.out = &nb->scratch;
+        sc.lim = seg[c + 1];
+        size_t at = seg[c];
+        for (size_t t = t0; t < t1; t++) particle_pairs(&sc, (uint32_t)t, &at);
+        chunk[c] = at - seg[c];
+        nb->spill[c] = at > seg[c + 1];
     })
-    size_t total = 0;
-    for (size_t c = 0; c < nchunks; c++) {
-        size_t k = chunk[c];
-        chunk[c] = total;
-        if (c % nsub == 0) dom->pp_start[c / nsub] = total;
-        total += k;
-    }
-    dom->pp_start[ndom] = total;
+    size_t total = place_chunks(nb, nchunks, nsub, dom->pp_start, ndom);
     if (tl_pairs_reserve(mem, pp, total) != 0) return -1;
     TL_FOR_DYNAMIC(c, nchunks, {
-        CHUNK_RANGE(c, t0, t1)
         size_t at = chunk[c];
-        for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
+        if (nb->spill[c]) {
+            CHUNK_RANGE(c, t0, t1)
+            for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
+        } else {
+            copy_pairs(pp, at, &nb->scratch, seg[c], (c + 1 < nchunks ? chunk[c + 1] : total) - at);
+        }
     })
     pp->count = total;
+    nb->per_particle[0] = (double)total / (double)n;
+    nb->chunks += (int64_t)nchunks;
+    for (size_t c = 0; c < nchunks; c++) nb->spills += nb->spill[c];
     if (frame) drop_ghost_pairs(pp, dom->pp_start, ndom, own_lo, own_hi);
     if (shapes && extract_shapes(mem, p, w, pp, dom->pp_start, ndom, false, nb->all_to_shapes, shapes) != 0) return -1;
 
@@ -607,30 +667,30 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         for (size_t d = 0; d <= ndom; d++) dom->pw_start[d] = 0;
         return 0;
     }
+    if (segments(mem, nb, nchunks, nsub, dom, 1) != 0) return -1;
     TL_FOR_DYNAMIC(c, nchunks, {
         CHUNK_RANGE(c, i0, i1)
-        size_t cnt = 0;
+        size_t at = seg[c];
         for (size_t i = i0; i < i1; i++)
-            if (i >= own_lo && i < own_hi) cnt += face_pairs(w, p, nb->skin, i, NULL, NULL);
-        chunk[c] = cnt;
+            if (i >= own_lo && i < own_hi) face_pairs(w, p, nb->skin, i, &nb->scratch, &at, seg[c + 1]);
+        chunk[c] = at - seg[c];
+        nb->spill[c] = at > seg[c + 1];
     })
-    total = 0;
-    for (size_t c = 0; c < nchunks; c++) {
-        size_t k = chunk[c];
-        chunk[c] = total;
-        if (c % nsub == 0) dom->pw_start[c / nsub] = total;
-        total += k;
-    }
-    dom->pw_start[ndom] = total;
+    total = place_chunks(nb, nchunks, nsub, dom->pw_start, ndom);
     if (tl_pairs_reserve(mem, pw, total) != 0) return -1;
     TL_FOR_DYNAMIC(c, nchunks, {
-        CHUNK_RANGE(c, i0, i1)
         size_t at = chunk[c];
-        for (size_t i = i0; i < i1; i++)
-            if (i >= own_lo && i < own_hi) face_pairs(w, p, nb->skin, i, pw, &at);
+        if (nb->spill[c]) {
+            CHUNK_RANGE(c, i0, i1)
+            for (size_t i = i0; i < i1; i++)
+                if (i >= own_lo && i < own_hi) face_pairs(w, p, nb->skin, i, pw, &at, SIZE_MAX);
+        } else {
+            copy_pairs(pw, at, &nb->scratch, seg[c], (c + 1 < nchunks ? chunk[c + 1] : total) - at);
+        }
     })
 #undef CHUNK_RANGE
     pw->count = total;
+    nb->per_particle[1] = (double)total / (double)n;
     if (shapes && extract_shapes(mem, p, w, pw, dom->pw_start, ndom, true, nb->all_to_shapes, shapes) != 0) return -1;
     return 0;
 }

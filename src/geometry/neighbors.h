@@ -87,8 +87,15 @@ typedef struct tl_neighbors {
     size_t cap_walls;
     size_t domain_size;     /* particles per domain (TL_DOMAIN_SIZE; tests set it smaller) */
     bool all_to_shapes;     /* tests: every candidate goes to the shape list (spheres too) */
-    size_t *chunk;          /* candidates per chunk of work (parallel two-pass build) */
+    size_t *chunk;          /* candidates per chunk of work, then where its candidates go */
+    size_t *seg;            /* each chunk's segment of the scratch: its start (nchunks + 1) */
+    uint8_t *spill;         /* a chunk whose candidates outgrew its segment */
     size_t cap_chunk;
+    /* the one-pass build's scratch: each chunk writes its candidates into a segment sized from
+     * the last build's candidates per particle (per_particle: particle-particle, wall) */
+    tl_pairs scratch;
+    double per_particle[2];
+    int64_t chunks, spills; /* chunks searched, and those searched twice (tests read them) */
     int64_t builds;
 } tl_neighbors;
 
