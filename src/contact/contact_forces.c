@@ -132,17 +132,23 @@ static inline void geometry(const tl_world *w, uint32_t i, const side_b *b, cons
     }
 }
 
-/* The drift (half-step) velocities of particle i in this step. */
-/* Particle i's drift velocity and spin, v - dt (b1 a_n + b2 a_n-1), worked out once per
- * stage for every particle (drift_table): a contact reads two of them instead of the six
+/* Each particle's drift velocity and spin, v - dt (b1 a_n + b2 a_n-1), worked out once per
+ * stage for every particle (the drift table): a contact reads two rows instead of the six
  * force arrays. */
-static void drift_of(const stage *s, uint32_t i, double out[6]) {
-    const tl_particles *p = &s->w->p;
-    double im = p->inv_mass[i], ii = p->inv_inertia[i];
-    for (int k = 0; k < 3; k++) {
-        out[k] = p->v[i][k] - s->dt * (s->b1 * p->f_old[i][k] + s->b2 * p->f_older[i][k]) * im;
-        out[3 + k] = p->w[i][k] - s->dt * (s->b1 * p->t_old[i][k] + s->b2 * p->t_older[i][k]) * ii;
-    }
+/* Rows [lo, hi) of the drift table, in a loop whose constants and arrays stay in registers
+ * (as a function of one particle through the stage, the compiler reloaded them and tested
+ * the arrays for overlap at every call: 200 instructions a particle). */
+static void drift_rows(const tl_particles *p, double dt, double b1, double b2, size_t lo, size_t hi,
+                       double (*restrict out)[6]) {
+    double(*restrict v)[3] = p->v, (*restrict w)[3] = p->w;
+    double(*restrict fo)[3] = p->f_old, (*restrict fo2)[3] = p->f_older;
+    double(*restrict to)[3] = p->t_old, (*restrict to2)[3] = p->t_older;
+    const double *restrict im = p->inv_mass, *restrict ii = p->inv_inertia;
+    for (size_t i = lo; i < hi; i++)
+        for (int k = 0; k < 3; k++) {
+            out[i][k] = v[i][k] - dt * (b1 * fo[i][k] + b2 * fo2[i][k]) * im[i];
+            out[i][3 + k] = w[i][k] - dt * (b1 * to[i][k] + b2 * to2[i][k]) * ii[i];
+        }
 }
 
 static void drift_velocity(const stage *s, uint32_t i, double vh[3], double wh[3]) {
@@ -877,7 +883,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         size_t np = w->p.count;
         if (tl_mem_reserve(&w->mem, (void **)&w->drift, &w->cap_drift, np + 1, sizeof *w->drift) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
-        TL_FOR_STATIC(i, np, drift_of(&s, (uint32_t)i, w->drift[i]);)
+        const size_t nblk = (size_t)nt * 4;
+        TL_FOR_STATIC(q, nblk, drift_rows(&w->p, s.dt, s.b1, s.b2, q * np / nblk, (q + 1) * np / nblk, w->drift);)
         s.drift = (const double(*)[6])w->drift;
     }
     if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, ndom + 1, sizeof *w->blocks) != 0 ||

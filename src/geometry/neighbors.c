@@ -143,6 +143,10 @@ typedef struct search {
     const tl_periodic *per;
     tl_pairs *out;
     size_t lim; /* writes below this index only (the chunk's segment); counts on past it */
+    /* the cells around the last particle's cell (the next one is most often in the same cell) */
+    size_t last_cell;
+    int last_level, nn;
+    size_t nbr[27];
 } search;
 
 /* Tests a pair; when `at` is given, writes it there (below s->lim) and advances it. Returns 1 if
@@ -255,16 +259,21 @@ static inline int64_t wrap(int64_t c, int64_t dims, bool periodic) {
  * of finer classes): counted (at = NULL) or written from *at on. Tasks run
  * over the particles in storage order, so the list follows the storage
  * (Morton) order of the particles and the force loop reads them in order. */
-static size_t particle_pairs(const search *s, uint32_t i, size_t *at) {
+static size_t particle_pairs(search *s, uint32_t i, size_t *at) {
     const tl_neighbors *nb = s->nb;
     const tl_periodic *per = s->per;
     int l = nb->level_of[i];
     const tl_grid *g = &nb->level[l];
     size_t cell = nb->cell_of[i];
-    size_t d0 = (size_t)g->dims[0], d1 = (size_t)g->dims[1];
-    int64_t c[3] = {(int64_t)(cell % d0), (int64_t)((cell / d0) % d1), (int64_t)(cell / (d0 * d1))};
-    size_t nbr[27];
-    int nn = around(g, per, c, nbr);
+    if (cell != s->last_cell || l != s->last_level) {
+        size_t d0 = (size_t)g->dims[0], d1 = (size_t)g->dims[1];
+        int64_t c[3] = {(int64_t)(cell % d0), (int64_t)((cell / d0) % d1), (int64_t)(cell / (d0 * d1))};
+        s->nn = around(g, per, c, s->nbr);
+        s->last_cell = cell;
+        s->last_level = l;
+    }
+    const size_t *nbr = s->nbr;
+    const int nn = s->nn;
     size_t n = 0;
     /* the same class: this cell after i (cells list their particles in index order),
      * and the cells after this one */
@@ -570,7 +579,7 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
             nb->level[l].rmax = frame->level_rmax[l];
         }
     }
-    search s = {.nb = nb, .p = p, .per = per, .out = pp, .lim = SIZE_MAX};
+    search s = {.nb = nb, .p = p, .per = per, .out = pp, .lim = SIZE_MAX, .last_cell = SIZE_MAX, .last_level = -1};
     for (int l = 0; l < nb->nlevels; l++) {
         tl_grid *g = &nb->level[l];
         if (g->n) layout_grid(g, nb->skin, lo, hi, per);
@@ -627,7 +636,8 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
         size_t at = chunk[c];
         if (nb->spill[c]) {
             CHUNK_RANGE(c, t0, t1)
-            for (size_t t = t0; t < t1; t++) particle_pairs(&s, (uint32_t)t, &at);
+            search sc = s;
+            for (size_t t = t0; t < t1; t++) particle_pairs(&sc, (uint32_t)t, &at);
         } else {
             copy_pairs(pp, at, &nb->scratch, seg[c], (c + 1 < nchunks ? chunk[c + 1] : total) - at);
         }
