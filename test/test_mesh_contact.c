@@ -369,8 +369,11 @@ static void dropped_polyhedron(void) {
             c20.drift, c80.drift, c160.drift, c20.e0);
     ENSURE(c80.drift < 1e-4 * c20.e0);
     ENSURE(c160.drift < 1e-5 * c20.e0);
-    /* damped (e = 0.5) and with friction (mu = 0.3): the books close, the law's forces booked
-     * against delta's change */
+    /* damped (e = 0.5) and with friction (mu = 0.3): the books close in both readings, the law's
+     * forces booked through the bodies' approach at the patch (docs/outputs.md: 6.6e-10 and
+     * 6.1e-11 J of 1.6e-3 J dissipated); booked against delta's change, as before 2026-11-27, they
+     * missed 2.9e-7 J (potential) and 5.5e-5 J (volume: its delta is not a distance the points
+     * travel, so the dashpot's loss was booked short) */
     drop_out dp = drop(80, TL_MESH_DEPTH_POTENTIAL, false, true, true),
              dv = drop(80, TL_MESH_DEPTH_VOLUME, false, true, true);
     fprintf(stderr,
@@ -378,8 +381,8 @@ static void dropped_polyhedron(void) {
             "(potential) and %.3g J (volume)\n",
             dp.lost, dp.books, dv.books);
     ENSURE(dp.lost > 0.5 * e0);
-    ENSURE(dp.books < 1e-3 * dp.lost);
-    ENSURE(dp.books < 0.05 * dv.books);
+    ENSURE(dp.books < 1e-6 * dp.lost);
+    ENSURE(dv.books < 1e-6 * dv.lost);
 }
 
 /* ---- a bed of meshed bodies: the same bits on 1 and 2 threads and across a save ----

@@ -129,7 +129,7 @@ static void compare_two(const char *normal, const char *tangential, tl_integrato
  * second sphere resting on the first: overlapping from the start, touching
  * throughout. */
 static void sustained(bool shapes, const char *tangential, tl_particle_state out[2], tl_energy *en,
-                      size_t *contacts) {
+                      size_t *contacts, double *total0) {
     tl_world_def wd = tl_world_default();
     wd.gravity = (tl_vec3){0, 0, -9.81};
     tl_world *w;
@@ -154,6 +154,9 @@ static void sustained(bool shapes, const char *tangential, tl_particle_state out
     pd.position = (tl_vec3){r2 * n[0], r2 * n[1], r2 * n[2]};
     pd.angular_velocity = (tl_vec3){0, 0, 0};
     tl_world_add_particle(w, &pd, NULL);
+    tl_energy e0;
+    ENSURE(tl_world_prepare(w) == TL_OK && tl_world_energy(w, &e0) == TL_OK);
+    *total0 = e0.total;
     ENSURE(tl_world_step(w, 2000) == TL_OK);
     *contacts = tl_world_contact_count(w);
     for (uint32_t id = 1; id <= 2; id++) tl_world_get_particle(w, id, &out[id - 1]);
@@ -165,8 +168,9 @@ static void compare_sustained(const char *tangential) {
     tl_particle_state s[2], g[2];
     tl_energy es, eg;
     size_t cs, cg;
-    sustained(false, tangential, s, &es, &cs);
-    sustained(true, tangential, g, &eg, &cg);
+    double ts0, tg0;
+    sustained(false, tangential, s, &es, &cs, &ts0);
+    sustained(true, tangential, g, &eg, &cg, &tg0);
     fprintf(stderr, "contacts at the end: %zu / %zu\n", cs, cg);
     ENSURE(cs == 2 && cg == 2);
     double dx = 0, dv = 0, dw = 0, vmax = 0, wmax = 0;
@@ -189,8 +193,18 @@ static void compare_sustained(const char *tangential) {
     double scale = fabs(es.kinetic_translational) + fabs(es.kinetic_rotational) + fabs(es.dissipated_friction) +
                    fabs(es.dissipated_normal);
     ENSURE_NEAR(eg.dissipated_friction, es.dissipated_friction, 1e-9 * scale);
-    ENSURE_NEAR(eg.dissipated_normal, es.dissipated_normal, 1e-9 * scale);
-    ENSURE_NEAR(eg.total, es.total, 1e-9 * scale);
+    /* the normal forces' work: the sphere stage books it through delta's change, the shape stage
+     * through the approach of the contact points over the drift (the work the bodies receive;
+     * for a mesh's patch the two differ, docs/outputs.md): for spheres the same to second order
+     * in the step (measured 2.8e-6 relative after 2000 steps) */
+    ENSURE_REL(eg.dissipated_normal, es.dissipated_normal, 1e-5);
+    /* and each closes its books: the total stays what it was (drifts of 0.8 to 3.6e-12 J, the
+     * tangential spring's integration, in both) */
+    fprintf(stderr, "  total's change: sphere stage %.3g J, shape stage %.3g J (of %.4g J)\n", es.total - ts0,
+            eg.total - tg0, ts0);
+    ENSURE_NEAR(es.total, ts0, 1e-5 * scale);
+    ENSURE_NEAR(eg.total, tg0, 1e-5 * scale);
+    ENSURE(ts0 == tg0);
 }
 
 /* a settling bed in a box, through the shape stage */

@@ -465,14 +465,28 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         double *be = rec + lay->energy;
         if (s->acc) {
             bool plastic = (law->sub[TL_SLOT_NORMAL]->normal_kind & TL_NORMAL_KIND_PLASTIC) != 0;
-            /* the law's forces (the body's over fn_scale) against delta's change */
+            /* The law's forces (the body's over fn_scale) through the bodies' approach over this
+             * drift, as the tangential forces below: the last step's force at the point and along
+             * the normal it was applied with, this step's at this one's (the drift's approach there,
+             * times fn_scale, is the law's overlap rate). This is the work the bodies receive. A
+             * patch's delta is not a distance the points travel (a mesh's 2V/A, docs/geometry.md),
+             * so its own change would book a different work, and what the model creates or
+             * destroys would be in no column; here it is in the spring's residual. A contact's
+             * first evaluation: from its overlap at the drift's start (nothing before it). */
             const double fs_prev = last_scale(bp);
             double fn_prev = bk[TL_BK_FN] / fs_prev, fel_prev = be[TL_BE_FN_EL], d_prev = bk[TL_BK_DELTA];
-            double dd = c.delta - d_prev;
-            double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app / fs - c.fn_el)) * dd;
-            double spring = 0.5 * (fel_prev + c.fn_el) * dd - (c.e_el_n - be[TL_BE_E_N]);
+            double dd_prev = 0.0, dd = c.delta - d_prev;
             double ds_prev[3] = {0.0, 0.0, 0.0};
-            if (!c.first) drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
+            if (!c.first) {
+                double vp[3], vc[3];
+                rel_velocity(a, bp + TL_BP_RA, b, bp + TL_BP_RB, true, vp);
+                rel_velocity(a, ra, b, rb, true, vc);
+                dd_prev = s->dt * fs_prev * v3_dot(vp, bp + TL_BP_N);
+                dd = s->dt * fs * v3_dot(vc, P->n);
+                drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
+            }
+            double damper = 0.5 * ((fn_prev - fel_prev) * (c.first ? dd : dd_prev) + (fn_app / fs - c.fn_el) * dd);
+            double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
             /* the rolling torques, as the sphere stage books them (contact_forces.c, contact_energy) */
