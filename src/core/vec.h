@@ -45,6 +45,22 @@ static inline void q_normalize(double q[4]) {
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (n > 0.0) { double r = 1.0 / n; q[0] *= r; q[1] *= r; q[2] *= r; q[3] *= r; }
 }
+/* sin x and cos x; below |x| = 1e-3 (a turn per step at any resolved step) by their Taylor
+ * series, exact to double precision there (the next terms are x^9/9! and x^10/10! relative),
+ * at a tenth of the libm calls' cost. */
+static inline void small_sincos(double x, double *s, double *c) {
+    double x2 = x * x;
+    if (x2 < 1e-6) {
+        const double i6 = 1.0 / 6.0, i20 = 1.0 / 20.0, i42 = 1.0 / 42.0;
+        const double i12 = 1.0 / 12.0, i30 = 1.0 / 30.0, i56 = 1.0 / 56.0;
+        *s = x * (1.0 - x2 * i6 * (1.0 - x2 * i20 * (1.0 - x2 * i42)));
+        *c = 1.0 - 0.5 * x2 * (1.0 - x2 * i12 * (1.0 - x2 * i30 * (1.0 - x2 * i56)));
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
+
 /* q <- exp(w dt / 2) * q for a world-frame angular velocity w: the exact
  * rotation by |w| dt about w, then renormalised. Small half-angles (every
  * resolved time step) use the Taylor series of sin and cos, exact to double

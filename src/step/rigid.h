@@ -73,8 +73,9 @@ static inline void rigid_momentum(const double q[4], const double I[3], const do
 /* One exact sub-flow: the body turns about its axis k by the angle h l_k / I_k;
  * l (body frame) turns the other way. */
 static inline void rigid_axis_flow(double q[4], double l[3], const double I[3], int k, double h) {
-    double th = h * l[k] / I[k];
-    double c = cos(th), s = sin(th), ch = cos(0.5 * th), sh = sin(0.5 * th);
+    double th = h * l[k] / I[k], c, s, ch, sh;
+    small_sincos(th, &s, &c);
+    small_sincos(0.5 * th, &sh, &ch);
     int a = (k + 1) % 3, b = (k + 2) % 3;
     /* l' = R_k(-th) l */
     double la = c * l[a] + s * l[b], lb = -s * l[a] + c * l[b];
