@@ -89,7 +89,7 @@ static void test_spheres(void) {
     for (int k = 0; k < 3; k++) mid[k] = xa[k] + (0.002 - 0.5 * g.delta) * g.n[k];
     for (int k = 0; k < 3; k++) ENSURE_NEAR(p.p[k], mid[k], 1e-14);
     /* a sphere body (shape NULL) against an ellipsoid, and against a face */
-    tl_body s = {NULL, 0.002, {{0.1, 0.2, 0.3}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}};
+    tl_body s = {.shape = NULL, .radius = 0.002, .pose = {{0.1, 0.2, 0.3}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}};
     ENSURE(tl_ellipsoid_pair(&s, &b.body, NULL, &p, NULL) == 1);
     ENSURE_REL(p.delta, g.delta, 1e-10);
     fprintf(stderr, "spheres as ellipsoids: overlap %.15g (sphere geometry %.15g), R_e %.15g\n", p.delta, g.delta,
@@ -193,6 +193,20 @@ static void ccd_compare(double tol, double *wd, double *wn, int *count) {
             ENSURE(false);
             continue;
         }
+        /* the same pair with the bodies' matrices worked out beforehand (as the shape stage's
+         * table gives them): the same numbers, bit for bit */
+        double Ma[9], Mia[9], Mb[9], Mib[9];
+        tl_ellipsoid_matrices(&a.body, Ma, Mia);
+        tl_ellipsoid_matrices(&b.body, Mb, Mib);
+        tl_body ta = a.body, tb = b.body;
+        ta.M = Ma;
+        ta.Mi = Mia;
+        tb.M = Mb;
+        tb.Mi = Mib;
+        tl_patch pt;
+        ENSURE(tl_ellipsoid_pair(&ta, &tb, NULL, &pt, NULL) == 1);
+        ENSURE(pt.delta == p.delta && pt.r_eff == p.r_eff);
+        for (int j = 0; j < 3; j++) ENSURE(pt.n[j] == p.n[j] && pt.p[j] == p.p[j]);
         ccd_real_t depth;
         ccd_vec3_t cdir, pos;
         if (ccdGJKPenetration(&a.body, &b.body, &ccd, &depth, &cdir, &pos) != 0) continue;

@@ -11,6 +11,7 @@
 #include "vec.h"
 #include "world.h"
 #include "decomp.h"
+#include "ellipsoid_pair.h"
 #include "decomp_shapes.h"
 
 void tl_shape_contacts_init(tl_shape_contacts *sc) {
@@ -207,6 +208,9 @@ static void side_particle(const sstage *s, uint32_t i, const double shift[3], si
     /* a body of a shape: its attitude and drift velocities from the stage's table (body_table) */
     const double *sb = o->body.shape ? w->sc.body + (size_t)i * TL_SB_COUNT : NULL;
     if (sb) memcpy(o->body.pose.R, sb + TL_SB_R, sizeof o->body.pose.R);
+    const bool ell = sb && o->body.shape->kind == TL_SHAPE_ELLIPSOID;
+    o->body.M = ell ? sb + TL_SB_M : NULL;
+    o->body.Mi = ell ? sb + TL_SB_MI : NULL;
     v3_copy(o->v, p->v[i]);
     v3_copy(o->w, p->w[i]);
     if (s->half_is_v) {
@@ -625,6 +629,11 @@ static int body_table(const sstage *s) {
             tl_pose pose;
             tl_pose_from(&pose, p->x[i], p->q[i]);
             memcpy(sb + TL_SB_R, pose.R, sizeof pose.R);
+            const tl_shape *shp = tl_world_shape_of(w, (uint32_t)i);
+            if (shp->kind == TL_SHAPE_ELLIPSOID) { /* the matrices its pairs' searches need */
+                tl_body bd = {shp, p->radius[i], pose, NULL, NULL};
+                tl_ellipsoid_matrices(&bd, sb + TL_SB_M, sb + TL_SB_MI);
+            }
             if (!s->half_is_v)
                 tl_body_drift_velocity(p, w->shapes, i, s->dt, s->b1, s->b2, sb + TL_SB_VH, sb + TL_SB_WH);
         }

@@ -79,7 +79,9 @@ enum tl_shape_body {
     TL_SB_R = 0,   /* 3 x 3, row by row */
     TL_SB_VH = 9,  /* the drift's velocity (3) */
     TL_SB_WH = 12, /* and angular velocity (3) */
-    TL_SB_COUNT = 15
+    TL_SB_M = 15,  /* an ellipsoid's M = R D^2 R^T (9) */
+    TL_SB_MI = 24, /* and its inverse (9) */
+    TL_SB_COUNT = 33
 };
 
 typedef struct tl_patch_store {

@@ -36,9 +36,18 @@
 #include "vec.h"
 #include "walls.h"
 
-/* M = R D^2 R^T and its inverse R D^-2 R^T of a body (a sphere: r^2 I) */
-/* M = R D^2 R^T and its inverse Mi = R D^-2 R^T of a body (a sphere: r^2 I); either may be NULL */
+/* M = R D^2 R^T and its inverse Mi = R D^-2 R^T of a body (a sphere: r^2 I); either may be NULL;
+ * taken from the body when its caller worked them out (the same numbers) */
 static void body_matrices_of(const tl_body *b, double M[3][3], double Mi[3][3]) {
+    if (M && b->M) {
+        memcpy(M, b->M, 9 * sizeof *b->M);
+        M = NULL;
+    }
+    if (Mi && b->Mi) {
+        memcpy(Mi, b->Mi, 9 * sizeof *b->Mi);
+        Mi = NULL;
+    }
+    if (!M && !Mi) return;
     double d2[3];
     if (b->shape) {
         for (int k = 0; k < 3; k++) d2[k] = b->shape->semi[k] * b->shape->semi[k];
@@ -58,6 +67,12 @@ static void body_matrices_of(const tl_body *b, double M[3][3], double Mi[3][3]) 
         }
 }
 
+
+void tl_ellipsoid_matrices(const tl_body *b, double M[9], double Mi[9]) {
+    tl_body c = *b;
+    c.M = c.Mi = NULL;
+    body_matrices_of(&c, (double(*)[3])M, (double(*)[3])Mi);
+}
 
 static void mv(double r[3], double M[3][3], const double v[3]) {
     for (int i = 0; i < 3; i++) r[i] = M[i][0] * v[0] + M[i][1] * v[1] + M[i][2] * v[2];

@@ -59,6 +59,10 @@ typedef struct tl_body {
     const tl_shape *shape; /* NULL: a sphere */
     double radius;         /* sphere: its radius */
     tl_pose pose;          /* a sphere needs only pose.x */
+    /* an ellipsoid's M = R D^2 R^T and its inverse (9 values each, row by row) when the caller
+     * worked them out once for all its pairs (tl_ellipsoid_matrices); NULL: worked out where
+     * needed, by the same operations */
+    const double *M, *Mi;
 } tl_body;
 
 /* Working memory of the narrow phase, one per thread (the mesh pairs keep
