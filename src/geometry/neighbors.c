@@ -405,6 +405,7 @@ static size_t place_chunks(tl_neighbors *nb, size_t nchunks, size_t nsub, size_t
 }
 
 static void copy_pairs(tl_pairs *to, size_t at, const tl_pairs *from, size_t from_at, size_t n) {
+    if (n == 0) return; /* an empty list may have no arrays yet: no arithmetic on null (UBSan) */
     memcpy(to->a + at, from->a + from_at, n * sizeof *to->a);
     memcpy(to->b + at, from->b + from_at, n * sizeof *to->b);
     memcpy(to->img + at, from->img + from_at, n * sizeof *to->img);
