@@ -16,6 +16,7 @@ typedef struct validate_opts {
     int threads;    /* --threads N: threads of the many-particle runs (direct shear); 1 by default */
     double stop_at; /* --stop-after S: the monotonic clock's time at which runs that can go on
                      * later save where they are and stop (0: none); such a section returns 1 */
+    int mesh_seeds; /* --mesh-seeds N: the meshed Brazil nut's seeds per law (1 to 3; default 3) */
 } validate_opts;
 
 int validate_ray_table1(report *r, const validate_opts *o);

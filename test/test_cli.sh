@@ -316,6 +316,9 @@ t=$(sed -n 's/.*the run M1_seed1_mesh continues from t = \([0-9.]*\) s.*/\1/p' e
 [ -n "$t" ] && awk "BEGIN { exit !($t > 0) }" || fail "the second piece did not continue the first: $(cat err.txt)"
 grep -q "brazil_M4_seed1_mesh.resume is damaged: the run M4_seed1_mesh starts afresh" err.txt \
   || fail "a damaged piece not said: $(cat err.txt)"
+"$TALUS" validate --long --only meshed --mesh-seeds 0 > out.txt 2> err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--mesh-seeds expects an integer from 1 to 3, got '0'" err.txt \
+  || fail "validate --mesh-seeds 0: exit status $rc: $(cat err.txt)"
 
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures
