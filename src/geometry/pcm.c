@@ -685,12 +685,11 @@ static bool face_walk(const tl_mesh *o, const double p[3], uint32_t start, tl_me
  * has no part inside it, and needs no distances. Two convex bodies: beyond
  * the slab, outside; in front of a plane of o's cap, outside; otherwise the
  * closest point among the cap's facets when the cap vouches for it (the same
- * answer as the tree's, cap_closest), else the tree's. */
-static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_mesh *m, uint32_t v, const tl_mesh *o,
-                                    const frame *to_o, bool exact) {
+ * answer as the tree's, cap_closest), else the tree's. A vertex not asked yet in this query
+ * (vertex_distance below answers the others without a call). */
+static const vdist *vertex_distance_uncached(struct tl_pcm_work *w, int side, const tl_mesh *m, uint32_t v,
+                                           const tl_mesh *o, const frame *to_o, bool exact) {
     vdist *vd = &w->vd[side][v];
-    bool cached = w->vstamp[side][v] == w->gen;
-    if (cached && (!exact || !isnan(vd->phi))) return vd;
     double p[3];
     apply(to_o, m->v[v], p);
     w->vstamp[side][v] = w->gen;
@@ -739,6 +738,14 @@ static const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_me
     }
     signed_distance(o, p, &w->hint[side], w->behind[side], vd);
     return vd;
+}
+
+/* the cached answer without a call: most queries are vertices asked again by the facets around them */
+static inline const vdist *vertex_distance(struct tl_pcm_work *w, int side, const tl_mesh *m, uint32_t v,
+                                           const tl_mesh *o, const frame *to_o, bool exact) {
+    const vdist *vd = &w->vd[side][v];
+    if (w->vstamp[side][v] == w->gen && (!exact || !isnan(vd->phi))) return vd;
+    return vertex_distance_uncached(w, side, m, v, o, to_o, exact);
 }
 
 /* The weight of an element from the closest features of its three vertices:
