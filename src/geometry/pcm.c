@@ -109,6 +109,8 @@ struct tl_pcm_work {
     size_t capnstamp, capnbox, capfstamp, capfbox, capastamp, capabox;
     comp *c;
     size_t capc;
+    uint32_t *ci;     /* each element's component (label_components) */
+    size_t capci;
     uint32_t *cand;
     size_t capcand;
     struct sm_rec *rec;
@@ -148,6 +150,7 @@ void tl_pcm_scratch_free(tl_pcm_scratch *s) {
         tl_mem_free(mem, w->abox, w->capabox * sizeof *w->abox);
         tl_mem_free(mem, w->fbox, w->capfbox * sizeof *w->fbox);
         tl_mem_free(mem, w->c, w->capc * sizeof *w->c);
+        tl_mem_free(mem, w->ci, w->capci * sizeof *w->ci);
         tl_mem_free(mem, w->cand, w->capcand * sizeof *w->cand);
         tl_mem_free(mem, w->rec, w->caprec * sizeof(*w->rec));
         tl_mem_free(mem, w, sizeof *w);
@@ -414,6 +417,15 @@ static void unite(elem *e, uint32_t a, uint32_t b) {
     else if (b < a) e[a].parent = b;
 }
 
+/* ci[i] = the component of element i, k such that c[k].root = find(i), for the nc components
+ * listed: each root's first, then every element from its root (a root is the smallest index of
+ * its set, unite's rule, so it comes before its elements). ci holds ne entries (components). */
+static void label_components(struct tl_pcm_work *w, size_t nc) {
+    uint32_t *ci = w->ci;
+    for (size_t k = 0; k < nc; k++) ci[w->c[k].root] = (uint32_t)k;
+    for (size_t i = 0; i < w->ne; i++) ci[i] = ci[find(w->e, (uint32_t)i)];
+}
+
 static bool boxes_meet(const double alo[3], const double ahi[3], const double blo[3], const double bhi[3]) {
     return alo[0] <= bhi[0] && blo[0] <= ahi[0] && alo[1] <= bhi[1] && blo[1] <= ahi[1] && alo[2] <= bhi[2] &&
            blo[2] <= ahi[2];
@@ -426,6 +438,7 @@ static bool boxes_meet(const double alo[3], const double ahi[3], const double bl
 static int components(tl_pcm_scratch *s, const tl_mesh *mesh[2], bool cross) {
     struct tl_pcm_work *w = s->w;
     elem *e = w->e;
+    if (tl_mem_reserve(s->mem, (void **)&w->ci, &w->capci, w->ne, sizeof *w->ci) != 0) return -1;
     for (size_t i = 0; i < w->ne; i++) {
         int sd = (int)e[i].side;
         const tl_mesh *m = mesh[sd];
@@ -452,10 +465,9 @@ static int components(tl_pcm_scratch *s, const tl_mesh *mesh[2], bool cross) {
             v3_set(w->c[k].hi, -INFINITY, -INFINITY, -INFINITY);
             w->c[k].sides = 0;
         }
+        label_components(w, nc);
         for (size_t i = 0; i < w->ne; i++) {
-            uint32_t r = find(e, (uint32_t)i);
-            size_t k = 0;
-            while (w->c[k].root != r) k++;
+            size_t k = w->ci[i];
             w->c[k].sides |= 1u << e[i].side;
             for (int d = 0; d < 3; d++) {
                 w->c[k].lo[d] = dmin(w->c[k].lo[d], e[i].lo[d]);
@@ -474,23 +486,17 @@ static int components(tl_pcm_scratch *s, const tl_mesh *mesh[2], bool cross) {
     }
 }
 
-/* index of the component of element i */
-static size_t comp_of(struct tl_pcm_work *w, size_t nc, uint32_t i) {
-    uint32_t r = find(w->e, i);
-    for (size_t k = 0; k < nc; k++)
-        if (w->c[k].root == r) return k;
-    return 0;
-}
-
-/* Merges the smallest components into their nearest until at most max remain. */
+/* Merges the smallest components into their nearest until at most max remain; then labels the
+ * elements with the components left (ci). */
 static size_t merge_to(struct tl_pcm_work *w, size_t nc, size_t max) {
+    label_components(w, nc);
     if (nc <= max) return nc;
     for (size_t k = 0; k < nc; k++) {
         w->c[k].area = 0.0;
         v3_zero(w->c[k].ax);
     }
     for (size_t i = 0; i < w->ne; i++) {
-        comp *c = &w->c[comp_of(w, nc, (uint32_t)i)];
+        comp *c = &w->c[w->ci[i]];
         c->area += w->e[i].area;
         v3_add(c->ax, c->ax, w->e[i].ax);
     }
@@ -521,6 +527,7 @@ static size_t merge_to(struct tl_pcm_work *w, size_t nc, size_t max) {
         memmove(&w->c[drop], &w->c[drop + 1], (nc - drop - 1) * sizeof *w->c);
         nc--;
     }
+    label_components(w, nc);
     return nc;
 }
 
@@ -1314,7 +1321,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     /* pass 1: normals and weights */
     for (size_t i = 0; i < w->ne; i++) {
         elem *e = &w->e[i];
-        side_sum *ss = &w->c[comp_of(w, nc, (uint32_t)i)].s[e->side];
+        side_sum *ss = &w->c[w->ci[i]].s[e->side];
         v3_axpy(ss->S, e->q * e->area, e->n);
         ss->W += e->q * e->frac;
     }
@@ -1332,7 +1339,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     /* pass 2: projected areas, points, depths */
     for (size_t i = 0; i < w->ne; i++) {
         elem *e = &w->e[i];
-        size_t k = comp_of(w, nc, (uint32_t)i);
+        size_t k = w->ci[i];
         side_sum *ss = &w->c[k].s[e->side];
         double cs = v3_dot(e->n, w->c[k].n) * (e->side == 0 ? 1.0 : -1.0), wq = e->q * fabs(cs);
         ss->A += e->q * cs * e->area;
@@ -1566,7 +1573,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
     size_t nc = merge_to(w, found, (size_t)max);
     for (size_t i = 0; i < w->ne; i++) {
         elem *e = &w->e[i];
-        comp *c = &w->c[comp_of(w, nc, (uint32_t)i)];
+        comp *c = &w->c[w->ci[i]];
         double cs = -v3_dot(N, e->n); /* the cosine with n = -N */
         c->s[0].A += cs * e->area;
         c->s[0].V += cs * e->h;
