@@ -65,6 +65,18 @@ static void usage(FILE *f) {
                "  --no-plots  no figures (gnuplot)\n");
 }
 
+/* an integer option's value, from lo to hi; false (said on stderr) for anything else */
+static bool int_option(const char *opt, const char *s, long lo, long hi, int *out) {
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end || n < lo || n > hi) {
+        fprintf(stderr, "talus validate: %s expects an integer from %ld to %ld, got '%s'\n", opt, lo, hi, s);
+        return false;
+    }
+    *out = (int)n;
+    return true;
+}
+
 int cmd_validate(int argc, char **argv) {
     const char *dir = "out/validation";
     validate_opts o = {false, false, 1, 0.0, 3};
@@ -76,13 +88,7 @@ int cmd_validate(int argc, char **argv) {
         else if (strcmp(argv[i], "--no-plots") == 0) plots = false;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 0 || n > 1024) {
-                fprintf(stderr, "talus validate: --threads expects an integer from 0 to 1024, got '%s'\n", argv[i]);
-                return 2;
-            }
-            o.threads = (int)n;
+            if (!int_option("--threads", argv[++i], 0, 1024, &o.threads)) return 2;
         } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
             char *end;
             double sec = strtod(argv[++i], &end);
@@ -96,13 +102,7 @@ int cmd_validate(int argc, char **argv) {
             o.stop_at = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + sec;
         }
         else if (strcmp(argv[i], "--mesh-seeds") == 0 && i + 1 < argc) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 3) {
-                fprintf(stderr, "talus validate: --mesh-seeds expects an integer from 1 to 3, got '%s'\n", argv[i]);
-                return 2;
-            }
-            o.mesh_seeds = (int)n;
+            if (!int_option("--mesh-seeds", argv[++i], 1, 3, &o.mesh_seeds)) return 2;
         }
         else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
