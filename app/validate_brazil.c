@@ -117,51 +117,56 @@ static double thread_seconds_now(void) {
  * there are too few samples. */
 static void box_fit(const char *dat, size_t n, double pivot_z, brazil_run *b) {
     b->fit_rms = b->fit_speed_ratio = b->fit_x = b->fit_z = NAN;
-    double scc = 0.0, sss = 0.0, scs = 0.0, syc = 0.0, sys = 0.0, w = 2.0 * PI / PERIOD;
-    size_t count = 0;
-    const char *p = dat, *end = dat + n;
-    /* the first pass sums the normal equations of y = Z c + X s (c = cos(theta), s = -sin(theta),
-     * y the nut's height over the pivot's); the second measures the residuals and the speeds */
-    for (int pass = 0; pass < 2; pass++) {
-        double det = scc * sss - scs * scs;
-        double Z = pass ? (sss * syc - scs * sys) / det : 0.0, X = pass ? (scc * sys - scs * syc) / det : 0.0;
-        double r2 = 0.0, nut_speed = 0.0, point_speed = 0.0;
-        p = dat;
-        while (p < end) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-            double t, z, v;
-            char line[256];
-            if (len > 0 && len < sizeof line && *p != '#') {
-                memcpy(line, p, len);
-                line[len] = 0;
-                if (sscanf(line, "%lf %lf %lf", &t, &z, &v) == 3 && t >= FIT_FROM) {
-                    double th = AMPLITUDE * sin(w * t), c = cos(th), sn = -sin(th), y = z - pivot_z;
-                    if (!pass) {
-                        scc += c * c;
-                        sss += sn * sn;
-                        scs += c * sn;
-                        syc += y * c;
-                        sys += y * sn;
-                        count++;
-                    } else {
-                        double r = y - (Z * c + X * sn);
-                        r2 += r * r;
-                        nut_speed += v;
-                        point_speed += fabs(AMPLITUDE * w * cos(w * t)) * sqrt(X * X + Z * Z);
-                    }
-                }
+    /* the samples (t >= FIT_FROM): the box's c = cos(theta), s = -sin(theta), |dtheta/dt|, the
+     * nut's height over the pivot's and its speed */
+    size_t cap = n / 6 + 1, count = 0; /* a sample line holds at least "t z v\n" */
+    double(*smp)[5] = malloc(cap * sizeof *smp);
+    if (!smp) return;
+    const double w = 2.0 * PI / PERIOD;
+    for (const char *p = dat, *end = dat + n; p < end && count < cap;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        double t, z, v;
+        char line[256];
+        if (len > 0 && len < sizeof line && *p != '#') {
+            memcpy(line, p, len);
+            line[len] = 0;
+            if (sscanf(line, "%lf %lf %lf", &t, &z, &v) == 3 && t >= FIT_FROM) {
+                double th = AMPLITUDE * sin(w * t), *q = smp[count++];
+                q[0] = cos(th);
+                q[1] = -sin(th);
+                q[2] = fabs(AMPLITUDE * w * cos(w * t));
+                q[3] = z - pivot_z;
+                q[4] = v;
             }
-            p += len + 1;
         }
-        if (!pass && count < 10) return;
-        if (pass) {
-            b->fit_x = X;
-            b->fit_z = Z;
-            b->fit_rms = sqrt(r2 / (double)count);
-            b->fit_speed_ratio = nut_speed / point_speed;
-        }
+        p += len + 1;
     }
+    if (count >= 10) {
+        /* least squares of y = Z c + X s: the normal equations */
+        double scc = 0.0, sss = 0.0, scs = 0.0, syc = 0.0, sys = 0.0;
+        for (size_t i = 0; i < count; i++) {
+            const double *q = smp[i];
+            scc += q[0] * q[0];
+            sss += q[1] * q[1];
+            scs += q[0] * q[1];
+            syc += q[3] * q[0];
+            sys += q[3] * q[1];
+        }
+        double det = scc * sss - scs * scs, Z = (sss * syc - scs * sys) / det, X = (scc * sys - scs * syc) / det;
+        double r2 = 0.0, nut_speed = 0.0, rate = 0.0;
+        for (size_t i = 0; i < count; i++) {
+            const double *q = smp[i], r = q[3] - (Z * q[0] + X * q[1]);
+            r2 += r * r;
+            nut_speed += q[4];
+            rate += q[2];
+        }
+        b->fit_x = X;
+        b->fit_z = Z;
+        b->fit_rms = sqrt(r2 / (double)count);
+        b->fit_speed_ratio = nut_speed / (rate * sqrt(X * X + Z * Z));
+    }
+    free(smp);
 }
 
 /* box_fit against samples of a point fixed in the box (X = 3 mm, Z = 9 mm from the pivot, printed
