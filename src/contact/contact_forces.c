@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fused.h"
+#include "isa.h"
 #include "parallel.h"
 #include "vec.h"
 #include "world.h"
@@ -490,7 +491,7 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
  * much more state): the numbers are identical (test_threads compares both
  * paths). Returns false, having changed nothing, when the contact is not of
  * this kind. */
-static inline bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k) {
+TL_ISA_CLONES __attribute__((noinline)) static bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k) {
     tl_world *w = s->w;
     const tl_particles *p = &w->p;
     const uint32_t i = l->a[k], j = l->b[k];
@@ -802,7 +803,7 @@ static inline void pp_candidate(const stage *s, const sink *out, tl_pairs *l, si
 /* A domain: its particles' candidates in list order (an internal one adds
  * its forces at once; a cross one writes them to its slot, added later in
  * list order by add_cross), then its particles' wall candidates. */
-static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
+TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
     sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL, NULL};

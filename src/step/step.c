@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "bodies.h"
+#include "isa.h"
 #include "parallel.h"
 #include "decomp.h"
 #include "decomp_log.h"
@@ -376,35 +377,50 @@ static void stage_correct(tl_world *w) {
  * twice. Used between two steps of one tl_world_step call when nothing in
  * between needs the corrected velocities of every particle (no collision
  * waits to be measured). */
-static void stage_correct_predict(tl_world *w) {
+/* Rows [lo, hi) of the pass; returns non-zero when one of them moved half the skin. */
+TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi) {
     tl_particles *p = &w->p;
     const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
     const double b1 = 0.5 - c1, b2 = -c2;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
-    const size_t n = p->count;
-    int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0;
     const tl_shape *sh = w->shapes;
     if (w->nbodies) {
         const bool two = c2 != 0.0;
-        TL_FOR_STATIC_OR(i, n, if (p->shape[i]) {
-            tl_body_correct(p, sh, i, dt, b1, b2, two);
-            acc |= tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two);
-        } else {
-            correct_one(p, i, dt, b1, b2, two);
-            acc |= predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);
-        })
+        for (size_t i = lo; i < hi; i++) {
+            if (p->shape[i]) {
+                tl_body_correct(p, sh, i, dt, b1, b2, two);
+                acc |= tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two);
+            } else {
+                correct_one(p, i, dt, b1, b2, two);
+                acc |= predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);
+            }
+        }
     } else if (c2 != 0.0) {
-        TL_FOR_STATIC_OR(i, n, correct_one(p, i, dt, b1, b2, true);
-                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
+        for (size_t i = lo; i < hi; i++) {
+            correct_one(p, i, dt, b1, b2, true);
+            acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);
+        }
     } else {
-        TL_FOR_STATIC_OR(i, n, correct_one(p, i, dt, b1, b2, false);
-                         acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
+        for (size_t i = lo; i < hi; i++) {
+            correct_one(p, i, dt, b1, b2, false);
+            acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);
+        }
     }
+    return acc;
+}
+
+static void stage_correct_predict(tl_world *w) {
+    const size_t n = w->p.count;
+    int nt = w->nthreads;
+    int acc = 0;
+    /* a few blocks per thread, each the same rows whatever the thread count */
+    const size_t nblk = (size_t)nt * 4;
+    TL_FOR_STATIC_OR(q, nblk, acc |= correct_predict_rows(w, q * n / nblk, (q + 1) * n / nblk);)
     w->moved = acc != 0;
-    tl_walls_advance(&w->walls, w->time + dt, dt);
+    tl_walls_advance(&w->walls, w->time + w->dt, w->dt);
 }
 
 /* ---- 5. finish ---- */
