@@ -491,7 +491,8 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
  * much more state): the numbers are identical (test_threads compares both
  * paths). Returns false, having changed nothing, when the contact is not of
  * this kind. */
-TL_ISA_CLONES __attribute__((noinline)) static bool steady(const stage *s, const sink *out, tl_pairs *l, size_t k) {
+static inline __attribute__((always_inline)) bool steady_body(const stage *s, const sink *out, tl_pairs *l,
+                                                               size_t k, const bool half_is_v) {
     tl_world *w = s->w;
     const tl_particles *p = &w->p;
     const uint32_t i = l->a[k], j = l->b[k];
@@ -539,7 +540,7 @@ TL_ISA_CLONES __attribute__((noinline)) static bool steady(const stage *s, const
     v3_axpy(vt, -rate, g.n);
     double *rec = tl_pair_record(l, k);
     double dxi[3];
-    if (s->half_is_v) {
+    if (half_is_v) {
         v3_scale(dxi, vt, s->dt);
     } else {
         side_b b;
@@ -588,6 +589,17 @@ TL_ISA_CLONES __attribute__((noinline)) static bool steady(const stage *s, const
     l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (r.sliding ? TL_PAIR_SLIDING : 0) |
                             (out->slot ? TL_PAIR_FORCE : 0));
     return true;
+}
+
+/* steady() for each kind of drift velocity: with the flag a constant, the leapfrog version keeps
+ * the contact's vectors in registers (the other passes them to drift_slip) */
+TL_ISA_CLONES __attribute__((noinline)) static bool steady_leapfrog(const stage *s, const sink *out,
+                                                                   tl_pairs *l, size_t k) {
+    return steady_body(s, out, l, k, true);
+}
+TL_ISA_CLONES __attribute__((noinline)) static bool steady_drift(const stage *s, const sink *out,
+                                                                tl_pairs *l, size_t k) {
+    return steady_body(s, out, l, k, false);
 }
 
 static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, bool wall,
@@ -777,49 +789,52 @@ void tl_contact_buffers_free(tl_world *w) {
     w->cap_out = w->cap_out_m = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
-/* A particle-particle candidate that does not touch (the test interact starts with). */
-static inline bool apart(const tl_world *w, const tl_pairs *l, size_t k) {
-    const tl_particles *p = &w->p;
-    uint32_t i = l->a[k], j = l->b[k];
-    const double *sh = w->nb.shift[l->img[k]];
-    double d[3];
-    for (int q = 0; q < 3; q++) d[q] = (p->x[j][q] + sh[q]) - p->x[i][q];
-    double r = p->radius[i] + p->radius[j];
-    return v3_norm2(d) >= r * r;
-}
-
-/* One particle-particle candidate. */
-static inline void pp_candidate(const stage *s, const sink *out, tl_pairs *l, size_t k,
-                                tl_block_sum *bs) {
-    uint8_t st = l->state[k];
-    if (st == 0 && apart(s->w, l, k)) return; /* most candidates: nothing to do */
-    if (s->lean && (st & TL_PAIR_TOUCH) && steady(s, out, l, k)) {
-        bs->touching++;
-        return;
-    }
-    interact(s, out, l, k, false, bs);
-}
-
 /* A domain: its particles' candidates in list order (an internal one adds
  * its forces at once; a cross one writes them to its slot, added later in
- * list order by add_cross), then its particles' wall candidates. */
+ * list order by add_cross), then its particles' wall candidates. Most
+ * candidates do not touch (the test interact starts with, done here first);
+ * most of the others are steady contacts. The arrays the loop reads are
+ * held in locals: the calls in it could write anywhere, so the compiler
+ * would otherwise load them again for every candidate. */
 TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
     sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL, NULL};
     const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
     tl_pairs *pp = &w->pp, *pw = &w->pw;
-    size_t c = dm->cross_start[d];
-    for (size_t k = dm->pp_start[d]; k < dm->pp_start[d + 1]; k++) {
-        uint32_t a = pp->a[k], b = pp->b[k];
-        if (a < lo || a >= hi || b < lo || b >= hi) {
-            sink slot = {NULL, NULL, w->out + c * TL_OUT, w->out_m + c * 3};
-            c++;
-            pp_candidate(s, &slot, pp, k, bs);
-        } else {
-            pp_candidate(s, &out, pp, k, bs);
+    const uint32_t *A = pp->a, *B = pp->b;
+    const uint8_t *img = pp->img, *state = pp->state;
+    const double(*X)[3] = (const double(*)[3])w->p.x;
+    const double *R = w->p.radius;
+    const double(*shift)[3] = (const double(*)[3])w->nb.shift;
+    const bool lean = s->lean;
+    const size_t kend = dm->pp_start[d + 1];
+    size_t c = dm->cross_start[d], steady_n = 0;
+    for (size_t k = dm->pp_start[d]; k < kend; k++) {
+        const uint32_t a = A[k], b = B[k];
+        const uint8_t st = state[k];
+        /* a cross candidate has its slot whether it touches or not */
+        const bool cross = a < lo || a >= hi || b < lo || b >= hi;
+        const size_t slot_k = c;
+        c += cross;
+        if (st == 0) {
+            const double *sh = shift[img[k]];
+            double dx[3];
+            for (int q = 0; q < 3; q++) dx[q] = (X[b][q] + sh[q]) - X[a][q];
+            double r = R[a] + R[b];
+            if (v3_norm2(dx) >= r * r) continue;
         }
+        sink slot, *o = &out;
+        if (cross) {
+            slot = (sink){NULL, NULL, w->out + slot_k * TL_OUT, w->out_m + slot_k * 3};
+            o = &slot;
+        }
+        if (lean && (st & TL_PAIR_TOUCH) &&
+            (s->half_is_v ? steady_leapfrog(s, o, pp, k) : steady_drift(s, o, pp, k)))
+            steady_n++;
+        else interact(s, o, pp, k, false, bs);
     }
+    bs->touching += steady_n;
     for (size_t k = dm->pw_start[d]; k < dm->pw_start[d + 1]; k++) interact(s, &out, pw, k, true, bs);
 }
 
