@@ -1,7 +1,7 @@
 /* talus bench: the throughput benchmark of one scene, in the form of the peers' figures.
  *
  *   talus bench SCENE.yaml [--data FILE] [--material NAME] [--warmup N] [--steps N]
- *               [--threads N] [--ke-every N] [--velocity X,Y,Z] [--json]
+ *               [--threads N] [--warmup-threads N] [--ke-every N] [--velocity X,Y,Z] [--json]
  *
  * Loads the scene, adds the particles of a LAMMPS data file (atom_style sphere/granular:
  * `id type diameter density x y z`), runs the untimed warm-up, then times the timed steps
@@ -41,6 +41,9 @@ static void usage(FILE *f) {
             "  --warmup N        untimed steps first (default 200)\n"
             "  --steps N         timed steps (default 2000)\n"
             "  --threads N       worker threads (default 1; 0 = all available); overrides the scene\n"
+            "  --warmup-threads N  worker threads of the warm-up only (default: --threads); the\n"
+            "                    results do not depend on the thread count, so a long warm-up\n"
+            "                    can use every core before a one-thread timed run\n"
             "  --ke-every N      print the kinetic energy (translational, rotational) and Z every\n"
             "                    N steps of the warm-up and the timed run (outside the timed\n"
             "                    intervals); JSON: \"ke\": [[step, trans, rot, Z], ...]\n"
@@ -54,7 +57,7 @@ static void usage(FILE *f) {
 typedef struct bench_opts {
     const char *scene, *data, *material;
     long long warmup, steps, ke_every;
-    int threads;
+    int threads, warmup_threads; /* warmup_threads < 0: as threads */
     bool json, set_velocity;
     tl_vec3 velocity;
 } bench_opts;
@@ -73,6 +76,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     o->warmup = 200;
     o->steps = 2000;
     o->threads = 1;
+    o->warmup_threads = -1;
     for (int i = 1; i < argc; i++) {
         app_arg a;
         app_arg_split(argv[i], &a);
@@ -87,8 +91,9 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
             continue;
         }
         if (n[0] == '-' && n[1] != '\0') {
-            static const char *const with_value[] = {"--data",    "--material", "--warmup",  "--steps",
-                                                     "--threads", "--ke-every", "--velocity"};
+            static const char *const with_value[] = {"--data",     "--material",       "--warmup",
+                                                     "--steps",    "--threads",        "--warmup-threads",
+                                                     "--ke-every", "--velocity"};
             bool known = false;
             for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
                 if (strcmp(n, with_value[k]) == 0) known = true;
@@ -105,10 +110,13 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
                 if (count_option(n, a.value, 1, &o->steps)) return 2;
             } else if (strcmp(n, "--ke-every") == 0) {
                 if (count_option(n, a.value, 1, &o->ke_every)) return 2;
-            } else if (strcmp(n, "--threads") == 0) {
+            } else if (strcmp(n, "--threads") == 0 || strcmp(n, "--warmup-threads") == 0) {
                 if (count_option(n, a.value, 0, &v)) return 2;
-                if (v > 4096) return app_usage_error(&CLI, "--threads: %lld is too many", v);
-                o->threads = (int)v;
+                if (v > 4096) return app_usage_error(&CLI, "%s: %lld is too many", n, v);
+                if (strcmp(n, "--threads") == 0)
+                    o->threads = (int)v;
+                else
+                    o->warmup_threads = (int)v;
             } else {
                 if (app_vector_option(&CLI, n, a.value, "m/s", &o->velocity)) return 2;
                 o->set_velocity = true;
@@ -479,8 +487,10 @@ int cmd_bench(int argc, char **argv) {
             }
         }
     }
-    if (tl_world_set_threads(w, o.threads) != TL_OK) {
-        fprintf(stderr, "talus bench: --threads: %s\n", tl_world_error(w));
+    const int warm_threads = o.warmup_threads >= 0 ? o.warmup_threads : o.threads;
+    if (tl_world_set_threads(w, warm_threads) != TL_OK) {
+        fprintf(stderr, "talus bench: --%sthreads: %s\n", o.warmup_threads >= 0 ? "warmup-" : "",
+                tl_world_error(w));
         goto done;
     }
     /* under mpirun: spread over the ranks (rank 0 reports; the timed loop is its wall clock,
@@ -502,8 +512,10 @@ int cmd_bench(int argc, char **argv) {
                "material '%s'\n",
                o.data, di.atoms_read, di.velocities, di.lo[0], di.hi[0], di.lo[1], di.hi[1], di.lo[2], di.hi[2],
                tl_world_material_name(w, material));
-        printf("  run     %zu particles, dt %.4g s, %lld warm-up + %lld timed steps, %d thread%s\n", n0,
+        printf("  run     %zu particles, dt %.4g s, %lld warm-up + %lld timed steps, %d thread%s", n0,
                tl_world_dt(w), o.warmup, o.steps, o.threads, o.threads == 1 ? "" : "s");
+        if (warm_threads != o.threads) printf(" (warm-up on %d)", warm_threads);
+        printf("\n");
         fflush(stdout);
     }
 
@@ -511,6 +523,10 @@ int cmd_bench(int argc, char **argv) {
     if (o.ke_every > 0 && ke_record(&log, w, 0, "start")) goto oom;
     double warm_s = 0.0, timed_s = 0.0;
     if (run_steps(w, o.warmup, o.ke_every, &step_no, &log, "warm-up", &warm_s)) goto done;
+    if (warm_threads != o.threads && tl_world_set_threads(w, o.threads) != TL_OK) {
+        fprintf(stderr, "talus bench: --threads: %s\n", tl_world_error(w));
+        goto done;
+    }
     size_t bytes_warm = tl_world_bytes(w);
     int64_t builds0 = tl_world_neighbor_builds(w);
     /* the ranks' costs over the timed run (collective) */
@@ -544,8 +560,9 @@ int cmd_bench(int argc, char **argv) {
         if (o.data) json_string(o.data);
         else printf("null");
         printf(", \"ranks\": %d", ranks);
-        printf(", \"particles_start\": %zu, \"N\": %zu, \"removed\": %zu, \"threads\": %d, \"dt\": %.6g",
-               n0, n, removed, o.threads, tl_world_dt(w));
+        printf(", \"particles_start\": %zu, \"N\": %zu, \"removed\": %zu, \"threads\": %d, \"warmup_threads\": %d, "
+               "\"dt\": %.6g",
+               n0, n, removed, o.threads, warm_threads, tl_world_dt(w));
         printf(", \"warmup\": %lld, \"steps\": %lld, \"load_seconds\": %.6f, \"warmup_seconds\": %.6f", o.warmup,
                o.steps, t_load, warm_s);
         printf(", \"seconds\": %.6f, \"particle_steps_per_second\": %.6e, \"us_per_particle_step\": %.6g", timed_s,

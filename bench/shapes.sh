@@ -12,9 +12,11 @@
 #   WARM_SPHERES=200  WARM_ELLIPSOIDS=10000  WARM_MESHES=10000 (warm-up steps: by then the
 #                       grains' kinetic energy has fallen 1000-fold from its peak and Z is within
 #                       2 % of its value 2000 steps later, on both beds)
+#   WARM_THREADS=$(nproc) (threads of the warm-up only: the results do not depend on the
+#                       thread count, so the untimed settling uses every core)
 #   BEDS="spheres ellipsoids meshes"   OUT=bench/SHAPES.md
 # The ellipsoid bed's warm-up is the long part: about 10^8 particle-steps at some 3e4 per second
-# and thread on this kind of machine (about an hour for the whole script on one core).
+# and thread on this kind of machine (the warm-ups on every core: about an hour on two cores).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -26,6 +28,7 @@ NPS=${NPS:-1 2}
 WARM_SPHERES=${WARM_SPHERES:-200}
 WARM_ELLIPSOIDS=${WARM_ELLIPSOIDS:-10000}
 WARM_MESHES=${WARM_MESHES:-10000}
+WARM_THREADS=${WARM_THREADS:-$(nproc)}
 OUT=${OUT:-bench/SHAPES.md}
 BEDS=${BEDS:-spheres ellipsoids meshes}
 WORK=bench/work
@@ -43,7 +46,7 @@ make_bed 10k
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "machine: $(uname -srm); $(nproc) cores; $(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
   echo "talus: $("$TALUS" version)"
-  echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes $WARM_MESHES; reps $REPS; threads $NPS"
+  echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes $WARM_MESHES (on $WARM_THREADS threads); reps $REPS; threads $NPS"
 } > $WORK/shapes_conditions.txt
 
 : > "$RUNS"
@@ -59,7 +62,7 @@ for rep in $(seq 1 "$REPS"); do
       out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out
       # the kinetic energy and Z at the end of the warm-up and of the timed run
       m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$out" -- "$TALUS" bench $args --threads "$np" \
-            --warmup "$warm" --steps "$STEPS" --ke-every "$((warm > STEPS ? warm : STEPS))" --json)
+            --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$STEPS" --ke-every "$((warm > STEPS ? warm : STEPS))" --json)
       f=$(python3 - "$out" <<'PY'
 import json, sys
 try:

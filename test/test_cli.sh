@@ -320,5 +320,21 @@ grep -q "brazil_M4_seed1_mesh.resume is damaged: the run M4_seed1_mesh starts af
 [ $rc -eq 2 ] && grep -q -- "--mesh-seeds expects an integer from 1 to 3, got '0'" err.txt \
   || fail "validate --mesh-seeds 0: exit status $rc: $(cat err.txt)"
 
+# bench --warmup-threads: the warm-up on two threads, the timed steps on one, the same numbers
+# as all on one (the results do not depend on the thread count); a bad value refused
+gzip -dc "$SRC/bench/peers/bed_10k.data.gz" > bed.data || fail "gzip -dc bed_10k.data.gz"
+for wt in 1 2; do
+  "$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 20 --steps 10 --ke-every 10 --warmup-threads $wt \
+    --json > bench_$wt.json 2> err.txt || fail "bench --warmup-threads $wt: $(cat err.txt)"
+  grep -o '"ke": \[\[[^]]*\]\(, \[[^]]*\]\)*\]' bench_$wt.json > ke_$wt.txt
+done
+grep -q '"warmup_threads": 2' bench_2.json || fail "bench --warmup-threads 2: not in the JSON: $(cat bench_2.json)"
+grep -q '"threads": 1' bench_2.json || fail "bench --warmup-threads 2: the timed run not on 1 thread"
+grep -q '\[30, [0-9]' ke_1.txt && cmp -s ke_1.txt ke_2.txt \
+  || fail "bench --warmup-threads 2 changed the energies: $(cat ke_1.txt) / $(cat ke_2.txt)"
+"$TALUS" bench "$SRC/bench/bed.yaml" --warmup-threads x > out.txt 2> err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--warmup-threads needs a whole number" err.txt \
+  || fail "bench --warmup-threads x: exit status $rc: $(cat err.txt)"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures
