@@ -48,9 +48,9 @@ export OMP_NUM_THREADS=1
 for state in rest perturbed; do
   data=$WORK/bed_10k.data
   [ $state = perturbed ] && data=$WORK/bed_10k_perturbed.data
-  scene=$OUT/bed_$state.yaml
-  # the data file's path is relative to the scene's folder
-  awk -v f="../$(basename $data)" '/^walls:/{print "particles:"; print "  - {file: " f ", format: lammps-data, types: {1: glass}}"; print ""} {print}' \
+  # the scene beside the data file: a scene reads files in its own folder or below
+  scene=$WORK/parity_bed_$state.yaml
+  awk -v f="$(basename $data)" '/^walls:/{print "particles:"; print "  - {file: " f ", format: lammps-data, types: {1: glass}}"; print ""} {print}' \
     "$SCENE" > "$scene"
   if [ "$TALUS_INPUT" = data ]; then talus_args=("$SCENE" --data "$data"); else talus_args=("$scene"); fi
   echo "parity: $state start, $NWARM + $NSTEPS steps, every $EVERY"
