@@ -40,6 +40,9 @@ command -v python3 > /dev/null || die "python3 is needed (apt-get install -y pyt
 [ -x "$TALUS" ] || die "no talus command at $TALUS (make build, or TALUS=path)"
 mkdir -p "$WORK" "$LOGS"
 . bench/beds.sh
+# the kinetic energy is sampled every gcd(warm-up, steps) steps: at the end of the warm-up and of
+# the timed run both
+gcd() { local a=$1 b=$2 t; while [ "$b" -gt 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
 make_bed 10k
 
 {
@@ -62,7 +65,7 @@ for rep in $(seq 1 "$REPS"); do
       out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out
       # the kinetic energy and Z at the end of the warm-up and of the timed run
       m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$out" -- "$TALUS" bench $args --threads "$np" \
-            --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$STEPS" --ke-every "$((warm > STEPS ? warm : STEPS))" --json)
+            --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$STEPS" --ke-every "$(gcd "$warm" "$STEPS")" --json)
       f=$(python3 - "$out" <<'PY'
 import json, sys
 try:
