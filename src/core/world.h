@@ -230,6 +230,11 @@ int tl_world_thread_count(int requested);
 /* The forces at t = 0 (body forces, then the contact stage without
  * accumulation); the first predictor step takes a_-1 = a_0. */
 tl_status tl_world_initial_forces(tl_world *w);
+/* The live contact records (touching particle pairs, particle-wall pairs, other shapes' patches)
+ * whose first body is one of the count from first (step/measure.c). */
+void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),
+                          void *user);
+
 /* Blow-up detection (step/blowup.c): the energy reference, and the check. */
 void tl_blowup_reference(tl_world *w);
 tl_status tl_blowup_check(tl_world *w);

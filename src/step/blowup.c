@@ -42,51 +42,37 @@ static double kinetic_elastic(const tl_world *w, double *potential) {
     return e.kinetic_translational + e.kinetic_rotational + el;
 }
 
-/* sum (|F_n| + |F_t|) delta over the touching contacts a rank owns: one pass for the
- * largest term (add = false), one for the reproducible sum */
-static void held_terms(const tl_world *w, bool add, double *bound, tl_rsum *sum) {
-    size_t first, count;
-    tl_world_owned(w, &first, &count);
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
-    for (int li = 0; li < 2; li++) {
-        const tl_pairs *l = lists[li];
-        for (size_t k = 0; k < l->count; k++) {
-            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-            if (l->a[k] < first || l->a[k] >= first + count) continue; /* the owner of a counts it */
-            const double *bk = tl_pair_record(l, k) + w->lay.hist;
-            double x = (fabs(bk[TL_BK_FN]) + v3_norm(bk + TL_BK_FT)) * fabs(bk[TL_BK_DELTA]);
-            if (!isfinite(x)) continue; /* a non-finite state is the other tests' to report */
-            if (add) tl_rsum_add(sum, x);
-            else *bound = fmax(*bound, x);
-        }
-    }
-    const tl_shape_contacts *sc = &w->sc;
-    const tl_patch_store *st = &sc->store[sc->cur];
-    for (size_t k = 0; k < sc->cand.count; k++) {
-        if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;
-        const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
-        for (size_t r = f; r < f + m && r < st->count; r++) {
-            const double *bk = st->rec + r * (size_t)sc->stride + w->lay.hist;
-            double x = (fabs(bk[TL_BK_FN]) + v3_norm(bk + TL_BK_FT)) * fabs(bk[TL_BK_DELTA]);
-            if (!isfinite(x)) continue;
-            if (add) tl_rsum_add(sum, x);
-            else *bound = fmax(*bound, x);
-        }
-    }
+/* (|F_n| + |F_t|) delta of one record: one pass for the largest term (add = false), one for the
+ * reproducible sum */
+typedef struct held_pass {
+    int at;     /* the core group's offset in a record */
+    bool add;
+    double bound;
+    tl_rsum sum;
+} held_pass;
+static void held_record(const double *rec, void *user) {
+    held_pass *h = user;
+    const double *bk = rec + h->at;
+    double x = (fabs(bk[TL_BK_FN]) + v3_norm(bk + TL_BK_FT)) * fabs(bk[TL_BK_DELTA]);
+    if (!isfinite(x)) return; /* a non-finite state is the other tests' to report */
+    if (h->add) tl_rsum_add(&h->sum, x);
+    else h->bound = fmax(h->bound, x);
 }
 
 /* the energy the contacts' springs hold, bounded from above, for a world without a ledger
  * (collective in a distributed world; the same bits on any number of ranks) */
 static double held_elastic_bound(const tl_world *w) {
     const bool dist = w->dc && w->dc->established;
-    double bound = 0.0;
-    held_terms(w, false, &bound, NULL);
-    if (dist) tl_decomp_max(w, &bound, 1);
-    tl_rsum sum;
-    tl_rsum_begin(&sum, tl_rsum_exponent(bound));
-    held_terms(w, true, NULL, &sum);
-    if (dist) tl_decomp_merge(w, &sum, 1);
-    return tl_rsum_value(&sum);
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    held_pass h = {w->lay.hist, false, 0.0, {0}};
+    tl_world_each_record(w, first, count, held_record, &h);
+    if (dist) tl_decomp_max(w, &h.bound, 1);
+    tl_rsum_begin(&h.sum, tl_rsum_exponent(h.bound));
+    h.add = true;
+    tl_world_each_record(w, first, count, held_record, &h);
+    if (dist) tl_decomp_merge(w, &h.sum, 1);
+    return tl_rsum_value(&h.sum);
 }
 
 void tl_blowup_reference(tl_world *w) {
@@ -116,6 +102,17 @@ static inline double plain_err(const plain_sum *s) {
     return 2.0 * ((double)s->n + 2.0) * DBL_EPSILON * s->mag + DBL_MIN;
 }
 
+/* the elastic terms of one record, added plainly */
+typedef struct elastic_pass {
+    int at; /* the energy group's offset in a record */
+    plain_sum *sum;
+} elastic_pass;
+static void elastic_record(const double *rec, void *user) {
+    const elastic_pass *e = user;
+    plain_add(e->sum, rec[e->at + TL_BE_E_N]);
+    plain_add(e->sum, rec[e->at + TL_BE_E_T]);
+}
+
 /* The energy test's cheap first look, for a world on one process: the same terms as
  * tl_world_energy (kinetic, potential, the contacts' elastic energy when the ledger keeps it)
  * summed plainly, with their rounding bounds. When even the bounds leave the energy within the
@@ -135,26 +132,8 @@ static bool energy_surely_within(const tl_world *w) {
             plain_add(&kin, p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
     }
     if (w->lay.energy >= 0 && w->def.track_energy) {
-        const tl_pairs *lists[2] = {&w->pp, &w->pw};
-        for (int li = 0; li < 2; li++) {
-            const tl_pairs *l = lists[li];
-            for (size_t k = 0; k < l->count; k++) {
-                if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-                const double *be = tl_pair_record(l, k) + w->lay.energy;
-                plain_add(&kin, be[TL_BE_E_N]);
-                plain_add(&kin, be[TL_BE_E_T]);
-            }
-        }
-        const tl_shape_contacts *sc = &w->sc;
-        const tl_patch_store *st = &sc->store[sc->cur];
-        for (size_t k = 0; k < sc->cand.count; k++) {
-            const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
-            for (size_t r = f; r < f + m && r < st->count; r++) {
-                const double *be = st->rec + r * (size_t)sc->stride + w->lay.energy;
-                plain_add(&kin, be[TL_BE_E_N]);
-                plain_add(&kin, be[TL_BE_E_T]);
-            }
-        }
+        elastic_pass e = {w->lay.energy, &kin};
+        tl_world_each_record(w, 0, p->count, elastic_record, &e);
     }
     double potential = pot.sum + (w->next ? tl_external_potential(w) : 0.0);
     double now_hi = kin.sum + plain_err(&kin);

@@ -21,6 +21,7 @@ typedef struct energy_pass {
     double bound[E_COUNT]; /* the largest |term| of each */
     int bad[E_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
     tl_rsum sum[E_COUNT];
+    int energy_at;         /* the energy group's offset in a record */
 } energy_pass;
 
 static inline void term(energy_pass *ps, int c, double x) {
@@ -30,6 +31,38 @@ static inline void term(energy_pass *ps, int c, double x) {
     }
     if (ps->add) tl_rsum_add(&ps->sum[c], x);
     else ps->bound[c] = fmax(ps->bound[c], fabs(x));
+}
+
+/* Visits the live contact records whose first body is one of the count bodies from first (a
+ * pair between two ranks is held by both: the owner of its first body counts it): the touching
+ * particle pairs, the particle-wall pairs, then the patches of the other shapes' contacts. */
+void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),
+                          void *user) {
+    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    for (int li = 0; li < 2; li++) {
+        const tl_pairs *l = lists[li];
+        for (size_t k = 0; k < l->count; k++) {
+            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
+            if (l->a[k] < first || l->a[k] >= first + count) continue;
+            fn(tl_pair_record(l, k), user);
+        }
+    }
+    const tl_shape_contacts *sc = &w->sc;
+    const tl_patch_store *st = &sc->store[sc->cur];
+    for (size_t k = 0; k < sc->cand.count; k++) {
+        if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;
+        const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
+        for (size_t r = f; r < f + m && r < st->count; r++) fn(st->rec + r * (size_t)sc->stride, user);
+    }
+}
+
+/* the elastic terms of one record (its energy group) */
+static void energy_record(const double *rec, void *user) {
+    energy_pass *ps = user;
+    const double *be = rec + ps->energy_at;
+    term(ps, E_EN, be[TL_BE_E_N]);
+    term(ps, E_ET, be[TL_BE_E_T]);
+    term(ps, E_ER, be[TL_BE_E_R]);
 }
 
 static void energy_terms(const tl_world *w, energy_pass *ps) {
@@ -46,32 +79,7 @@ static void energy_terms(const tl_world *w, energy_pass *ps) {
             term(ps, E_KR, p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
     }
     if (!(w->lay.energy >= 0 && w->def.track_energy)) return;
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
-    for (int li = 0; li < 2; li++) {
-        const tl_pairs *l = lists[li];
-        for (size_t k = 0; k < l->count; k++) {
-            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-            /* a pair between two ranks is held by both: the owner of a counts it */
-            if (l->a[k] < first || l->a[k] >= first + count) continue;
-            const double *be = tl_pair_record(l, k) + w->lay.energy;
-            term(ps, E_EN, be[TL_BE_E_N]);
-            term(ps, E_ET, be[TL_BE_E_T]);
-            term(ps, E_ER, be[TL_BE_E_R]);
-        }
-    }
-    const tl_shape_contacts *sc = &w->sc;
-    const tl_patch_store *st = &sc->store[sc->cur];
-    for (size_t k = 0; k < sc->cand.count; k++) {
-        /* a pair between two ranks is held by both: the owner of a counts it */
-        if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;
-        const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
-        for (size_t r = f; r < f + m && r < st->count; r++) {
-            const double *be = st->rec + r * (size_t)sc->stride + w->lay.energy;
-            term(ps, E_EN, be[TL_BE_E_N]);
-            term(ps, E_ET, be[TL_BE_E_T]);
-            term(ps, E_ER, be[TL_BE_E_R]);
-        }
-    }
+    tl_world_each_record(w, first, count, energy_record, ps);
 }
 
 tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
@@ -82,6 +90,7 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     memset(e, 0, sizeof *e);
     energy_pass ps;
     memset(&ps, 0, sizeof ps);
+    ps.energy_at = w->lay.energy;
     energy_terms(w, &ps);
     const bool dist = w->dc && w->dc->established;
     if (dist) { /* collective: every rank calls it */
