@@ -230,6 +230,8 @@ int tl_world_thread_count(int requested);
 /* The forces at t = 0 (body forces, then the contact stage without
  * accumulation); the first predictor step takes a_-1 = a_0. */
 tl_status tl_world_initial_forces(tl_world *w);
+/* The terms of the energy sums (step/energy_terms.h: tl_world_energy_terms). */
+enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_COUNT };
 /* The live contact records (touching particle pairs, particle-wall pairs, other shapes' patches)
  * whose first body is one of the count from first (step/measure.c). */
 void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),

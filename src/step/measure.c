@@ -10,18 +10,19 @@
 #include "vec.h"
 #include "world.h"
 #include "decomp_log.h"
+#include "energy_terms.h"
 
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
  * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
  * the terms, so on any number of threads or ranks. */
-enum { E_KT, E_KR, E_POT, E_EN, E_ET, E_ER, E_COUNT };
+enum { E_KT = TL_TERM_KT, E_KR = TL_TERM_KR, E_POT = TL_TERM_POT, E_EN = TL_TERM_EN, E_ET = TL_TERM_ET,
+       E_ER = TL_TERM_ER, E_COUNT = TL_TERM_COUNT };
 
 typedef struct energy_pass {
     bool add;              /* false: the bounds; true: the sums */
     double bound[E_COUNT]; /* the largest |term| of each */
     int bad[E_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
     tl_rsum sum[E_COUNT];
-    int energy_at;         /* the energy group's offset in a record */
 } energy_pass;
 
 static inline void term(energy_pass *ps, int c, double x) {
@@ -56,30 +57,12 @@ void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*
     }
 }
 
-/* the elastic terms of one record (its energy group) */
-static void energy_record(const double *rec, void *user) {
-    energy_pass *ps = user;
-    const double *be = rec + ps->energy_at;
-    term(ps, E_EN, be[TL_BE_E_N]);
-    term(ps, E_ET, be[TL_BE_E_T]);
-    term(ps, E_ER, be[TL_BE_E_R]);
-}
+static void pass_term(void *user, int which, double x) { term(user, which, x); }
 
 static void energy_terms(const tl_world *w, energy_pass *ps) {
-    const tl_particles *p = &w->p;
-    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
     size_t first, count;
     tl_world_owned(w, &first, &count);
-    for (size_t i = first; i < first + count; i++) {
-        if (p->inv_mass[i] > 0.0) {
-            term(ps, E_KT, 0.5 * p->mass[i] * v3_norm2(p->v[i]));
-            term(ps, E_POT, -p->mass[i] * v3_dot(g, p->x[i]));
-        }
-        if (p->inv_inertia[i] > 0.0)
-            term(ps, E_KR, p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
-    }
-    if (!(w->lay.energy >= 0 && w->def.track_energy)) return;
-    tl_world_each_record(w, first, count, energy_record, ps);
+    tl_world_energy_terms(w, first, count, pass_term, ps);
 }
 
 tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
@@ -90,7 +73,6 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     memset(e, 0, sizeof *e);
     energy_pass ps;
     memset(&ps, 0, sizeof ps);
-    ps.energy_at = w->lay.energy;
     energy_terms(w, &ps);
     const bool dist = w->dc && w->dc->established;
     if (dist) { /* collective: every rank calls it */

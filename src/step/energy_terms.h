@@ -1,0 +1,47 @@
+/* The terms of the energy sums, visited one by one: the kinetic and potential energy of each
+ * body and the elastic energy of each live contact record (step/measure.c sums them exactly for
+ * tl_world_energy; step/blowup.c sums them plainly first). Inline, so that a caller's fn is
+ * called directly in the loop over the bodies. */
+#ifndef TL_ENERGY_TERMS_H
+#define TL_ENERGY_TERMS_H
+
+#include "contacts.h"
+#include "vec.h"
+#include "world.h"
+
+/* the elastic terms of one record (its energy group) */
+typedef struct terms_walk {
+    int energy_at; /* the energy group's offset in a record */
+    void (*fn)(void *user, int which, double x);
+    void *user;
+} terms_walk;
+static inline void record_terms(const double *rec, void *u) {
+    const terms_walk *t = u;
+    const double *be = rec + t->energy_at;
+    t->fn(t->user, TL_TERM_EN, be[TL_BE_E_N]);
+    t->fn(t->user, TL_TERM_ET, be[TL_BE_E_T]);
+    t->fn(t->user, TL_TERM_ER, be[TL_BE_E_R]);
+}
+
+/* fn(user, which, x) for every term of the count bodies from first: their kinetic and potential
+ * energy, then the elastic energy of the live records whose first body is among them (when the
+ * ledger keeps it) */
+static inline void tl_world_energy_terms(const tl_world *w, size_t first, size_t count,
+                                         void (*fn)(void *user, int which, double x), void *user) {
+    const tl_particles *p = &w->p;
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    for (size_t i = first; i < first + count; i++) {
+        if (p->inv_mass[i] > 0.0) {
+            fn(user, TL_TERM_KT, 0.5 * p->mass[i] * v3_norm2(p->v[i]));
+            fn(user, TL_TERM_POT, -p->mass[i] * v3_dot(g, p->x[i]));
+        }
+        if (p->inv_inertia[i] > 0.0)
+            fn(user, TL_TERM_KR,
+               p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
+    }
+    if (!(w->lay.energy >= 0 && w->def.track_energy)) return;
+    terms_walk t = {w->lay.energy, fn, user};
+    tl_world_each_record(w, first, count, record_terms, &t);
+}
+
+#endif
