@@ -14,8 +14,8 @@
  * in list order: an internal one (both particles in the domain) adds its
  * forces to them at once; a cross one (the other particle elsewhere) writes
  * its forces to its own slot. Domains share nothing, so they run on any
- * threads. One pass then adds the cross slots in list order. Every particle
- * thus receives the same additions in the same order whatever the number of
+ * threads. Then the cross slots are added in list order, each particle's by
+ * one thread (add_cross_range). Every particle thus receives the same additions in the same order whatever the number of
  * threads, and the result is bit-identical. Energy terms and counts are
  * summed per domain, the walls' reactions per domain, both added in domain
  * order.
@@ -271,21 +271,35 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
     }
 }
 
-/* Adds a cross candidate's slot (and its rolling torque m, or NULL) to its particles (what
- * apply does at once). */
-static inline void add_slot(tl_world *w, const tl_pairs *l, size_t k, const double *o, const double *m) {
+/* Adds the cross candidates' slots (and rolling torques) to the particles in [lo, hi), in list
+ * order: apply's operations, each side by the range that holds its particle. A particle receives
+ * the same additions in the same order however the particles are cut into ranges, so the ranges
+ * run on any threads. */
+static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
+    const tl_domains *dm = &w->dom;
+    const tl_pairs *pp = &w->pp;
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
-    uint32_t i = l->a[k], j = l->b[k];
-    double tq[3];
-    v3_add(f[i], f[i], o + OUT_F);
-    v3_scale(tq, o + OUT_C, o[OUT_LA]);
-    v3_add(t[i], t[i], tq);
-    v3_sub(f[j], f[j], o + OUT_F);
-    v3_scale(tq, o + OUT_C, o[OUT_LB]);
-    v3_add(t[j], t[j], tq);
-    if (m) {
-        v3_add(t[i], t[i], m);
-        v3_sub(t[j], t[j], m);
+    for (size_t e = 0; e < dm->ncross; e++) {
+        const size_t k = dm->cross[e];
+        const uint8_t st = pp->state[k];
+        if (!(st & TL_PAIR_FORCE)) continue;
+        const uint32_t i = pp->a[k], j = pp->b[k];
+        const bool in_a = i >= lo && i < hi, in_b = j >= lo && j < hi;
+        if (!in_a && !in_b) continue;
+        const double *o = w->out + e * TL_OUT, *m = st & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL;
+        double tq[3];
+        if (in_a) {
+            v3_add(f[i], f[i], o + OUT_F);
+            v3_scale(tq, o + OUT_C, o[OUT_LA]);
+            v3_add(t[i], t[i], tq);
+            if (m) v3_add(t[i], t[i], m);
+        }
+        if (in_b) {
+            v3_sub(f[j], f[j], o + OUT_F);
+            v3_scale(tq, o + OUT_C, o[OUT_LB]);
+            v3_add(t[j], t[j], tq);
+            if (m) v3_sub(t[j], t[j], m);
+        }
     }
 }
 
@@ -838,6 +852,13 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     for (size_t k = dm->pw_start[d]; k < dm->pw_start[d + 1]; k++) interact(s, &out, pw, k, true, bs);
 }
 
+/* Whether a particle of [lo, hi) has another radius, inverse mass or material. */
+static int differs_from(const tl_particles *p, size_t lo, size_t hi, double r, double im, int m) {
+    int d = 0;
+    for (size_t i = lo; i < hi; i++) d |= p->radius[i] != r || p->inv_mass_law[i] != im || p->material[i] != m;
+    return d;
+}
+
 static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
     to->diss_normal += from->diss_normal;
     to->diss_plastic += from->diss_plastic;
@@ -875,6 +896,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         s.mono_sr = sqrt(s.mono_reff);
         s.mono_A = sqrt(s.mono_meff * s.mono_sr);
     }
+    const int nt = w->nthreads;
     /* a bed of one size, mass and material (checked each stage: particles may change) */
     s.all_mono = false;
     s.mono_law = NULL;
@@ -883,8 +905,13 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         const int m0 = w->p.material[0];
         const tl_law *law0 = &w->laws[w->law_of[(size_t)m0 * w->law_dim + (size_t)m0]];
         bool same = law0->fused_kind == TL_FUSED_HERTZ_MINDLIN;
-        for (size_t i = 1; i < w->p.count && same; i++)
-            same = w->p.radius[i] == s.mono_r && w->p.inv_mass_law[i] == s.mono_im && w->p.material[i] == m0;
+        if (same) {
+            int acc = 0; /* some particle differs */
+            const size_t np = w->p.count, nblk = (size_t)nt * 4;
+            TL_FOR_STATIC_OR(q, nblk, acc |= differs_from(&w->p, q * np / nblk, (q + 1) * np / nblk, s.mono_r,
+                                                          s.mono_im, m0);)
+            same = acc == 0;
+        }
         if (same) {
             s.all_mono = true;
             s.mono_law = law0;
@@ -893,7 +920,6 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
-    const int nt = w->nthreads;
     s.drift = NULL;
     if (!s.half_is_v) {
         size_t np = w->p.count;
@@ -918,12 +944,10 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     /* 1. the domains, any of them on any thread */
     TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->blocks[d]);)
 
-    /* 2. the cross candidates' forces, in list order */
-    tl_pairs *pp = &w->pp;
-    for (size_t e = 0; e < ncross; e++) {
-        size_t k = dm->cross[e];
-        if (pp->state[k] & TL_PAIR_FORCE)
-            add_slot(w, pp, k, w->out + e * TL_OUT, pp->state[k] & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL);
+    /* 2. the cross candidates' forces, in list order, each thread for its range of particles */
+    if (ncross) {
+        const size_t np = w->p.count, nr = (size_t)nt;
+        TL_FOR_STATIC(q, nr, add_cross_range(w, q * np / nr, (q + 1) * np / nr);)
     }
 
     /* 3. sums in a fixed order (of all ranks' domains in a distributed world) */
