@@ -108,9 +108,7 @@ typedef struct tl_world_def {
                                      * sphere's does not act on anything, so off saves time when
                                      * no output needs it */
     int reorder_every;              /* neighbor builds between reorderings of the particles along
-                                     * a space-filling curve (and every build before the first
-                                     * step); 0 = automatic (sets of 1000 or more, every 20 builds),
-                                     * < 0 = never */
+                                     * a space-filling curve; 0 = automatic, < 0 = never */
     uint32_t domain_size;           /* particles per domain of the contact stage (0 = 16384): the
                                      * unit of work of threads and of MPI ranks (a rank owns
                                      * whole domains); changes the order of force additions, so
