@@ -664,38 +664,7 @@ static void test_servo_chatter(void) {
     ENSURE(chatter > 1000);
 }
 
-/* Particles added after the world was prepared (talus bench's data file, a script) are put in
- * space-filling-curve order at the builds before the first step, as those present at the first
- * build are: 1,200 beads on a line along x, added from the far end, must lie in ascending x after
- * one step (a curve through cells along one axis is that axis's order). (They did not before 2026-11-27: the benchmark then ran on the file's order.) */
-static void test_reorder_after_prepare(void) {
-    tl_world_def wd = tl_world_default();
-    wd.gravity = (tl_vec3){0, 0, 0};
-    wd.dt = 1e-6;
-    tl_world *w;
-    tl_world_create(&wd, &w);
-    int m = tl_test_material_law(w, "m", 1000, 1e6, NAN, 0.5, 0.5);
-    ENSURE_OK(tl_world_prepare(w));
-    tl_particle_def pd = tl_particle_default();
-    pd.material = m;
-    pd.radius = 0.001;
-    const int n = 1200;
-    for (int k = n - 1; k >= 0; k--) {
-        pd.position = (tl_vec3){0.0037 * k, 0, 0}; /* apart, each in a cell of its own */
-        ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
-    }
-    ENSURE_OK(tl_world_step(w, 1));
-    int ascending = 0;
-    tl_particle_state a, b;
-    for (int i = 0; i + 1 < n; i++)
-        if (tl_world_particle_at(w, (size_t)i, &a) == TL_OK && tl_world_particle_at(w, (size_t)i + 1, &b) == TL_OK)
-            ascending += a.position.x < b.position.x;
-    ENSURE(ascending == n - 1);
-    tl_world_destroy(w);
-}
-
 int main(void) {
-    test_reorder_after_prepare();
     test_blowup();
     test_initial_geometry();
     test_law_recomposed();

@@ -311,7 +311,7 @@ static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
         if (n < 1000) return 0;
         every = 20;
     }
-    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
+    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
         w->builds_since_reorder++;
         return 0;
     }

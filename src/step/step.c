@@ -223,12 +223,11 @@ static tl_status reorder(tl_world *w) {
     int every = w->def.reorder_every;
     if (every < 0 || p->count < 2) return TL_OK;
     if (every == 0) {
-        /* automatic: large sets, at every build before the first step (the particles may come
-         * after the world was prepared: a data file, a script) and every 20 builds after it */
+        /* automatic: large sets, at the first build and every 20 builds */
         if (p->count < 1000) return TL_OK;
         every = 20;
     }
-    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
+    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
         w->builds_since_reorder++;
         return TL_OK;
     }
