@@ -15,8 +15,9 @@
  * forces to them at once; a cross one (the other particle elsewhere) writes
  * its forces to its own slot. Domains share nothing, so they run on any
  * threads. Then the cross slots are added in list order, each particle's by
- * one thread (add_cross_range). Every particle thus receives the same additions in the same order whatever the number of
- * threads, and the result is bit-identical. Energy terms and counts are
+ * one thread (add_cross_range). Every particle thus receives the same
+ * additions in the same order whatever the number of threads, and the result
+ * is bit-identical. Energy terms and counts are
  * summed per domain, the walls' reactions per domain, both added in domain
  * order.
  *

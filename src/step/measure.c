@@ -15,14 +15,12 @@
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
  * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
  * the terms, so on any number of threads or ranks. */
-enum { E_KT = TL_TERM_KT, E_KR = TL_TERM_KR, E_POT = TL_TERM_POT, E_EN = TL_TERM_EN, E_ET = TL_TERM_ET,
-       E_ER = TL_TERM_ER, E_COUNT = TL_TERM_COUNT };
 
 typedef struct energy_pass {
     bool add;              /* false: the bounds; true: the sums */
-    double bound[E_COUNT]; /* the largest |term| of each */
-    int bad[E_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
-    tl_rsum sum[E_COUNT];
+    double bound[TL_TERM_COUNT]; /* the largest |term| of each */
+    int bad[TL_TERM_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
+    tl_rsum sum[TL_TERM_COUNT];
 } energy_pass;
 
 static inline void term(energy_pass *ps, int c, double x) {
@@ -76,28 +74,28 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     energy_terms(w, &ps);
     const bool dist = w->dc && w->dc->established;
     if (dist) { /* collective: every rank calls it */
-        tl_decomp_max(w, ps.bound, E_COUNT);
-        tl_decomp_or(w, ps.bad, E_COUNT);
+        tl_decomp_max(w, ps.bound, TL_TERM_COUNT);
+        tl_decomp_or(w, ps.bad, TL_TERM_COUNT);
     }
-    for (int c = 0; c < E_COUNT; c++) tl_rsum_begin(&ps.sum[c], tl_rsum_exponent(ps.bound[c]));
+    for (int c = 0; c < TL_TERM_COUNT; c++) tl_rsum_begin(&ps.sum[c], tl_rsum_exponent(ps.bound[c]));
     ps.add = true;
     energy_terms(w, &ps);
-    if (dist) tl_decomp_merge(w, ps.sum, E_COUNT);
-    double v[E_COUNT];
-    for (int c = 0; c < E_COUNT; c++) {
+    if (dist) tl_decomp_merge(w, ps.sum, TL_TERM_COUNT);
+    double v[TL_TERM_COUNT];
+    for (int c = 0; c < TL_TERM_COUNT; c++) {
         v[c] = tl_rsum_value(&ps.sum[c]);
         if (ps.bad[c] & 1 || (ps.bad[c] & 6) == 6) v[c] = NAN;
         else if (ps.bad[c] & 2) v[c] = INFINITY;
         else if (ps.bad[c] & 4) v[c] = -INFINITY;
     }
-    e->kinetic_translational = v[E_KT];
-    e->kinetic_rotational = v[E_KR];
-    e->potential = v[E_POT];
+    e->kinetic_translational = v[TL_TERM_KT];
+    e->kinetic_rotational = v[TL_TERM_KR];
+    e->potential = v[TL_TERM_POT];
     if (w->next) e->potential += dist ? tl_decomp_external_potential(w) : tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {
-        e->elastic_normal = v[E_EN];
-        e->elastic_tangential = v[E_ET];
-        e->elastic_rolling = v[E_ER];
+        e->elastic_normal = v[TL_TERM_EN];
+        e->elastic_tangential = v[TL_TERM_ET];
+        e->elastic_rolling = v[TL_TERM_ER];
     } else if (w->prepared) {
         /* not tracked: only the mechanical energy of the particles is known */
         e->elastic_normal = e->elastic_tangential = e->elastic_rolling = NAN;
