@@ -15,9 +15,8 @@
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
  * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
  * the terms, so on any number of threads or ranks. */
-
 typedef struct energy_pass {
-    bool add;              /* false: the bounds; true: the sums */
+    bool add;                    /* false: the bounds; true: the sums */
     double bound[TL_TERM_COUNT]; /* the largest |term| of each */
     int bad[TL_TERM_COUNT];      /* bit 0: a NaN term, bit 1: +inf, bit 2: -inf */
     tl_rsum sum[TL_TERM_COUNT];
