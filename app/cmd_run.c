@@ -27,9 +27,12 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
         app_format_count((long long)s->particles_inserted, n, sizeof n);
         printf("  inserted     %s particles by inflows (%.4g J brought in)\n", n, s->energy_inserted);
     }
-    printf("  energy       balance error %.2e of %.4g J; dissipated %.4g J; integration error %.3g J "
-           "(what the springs did not give back at this step)\n",
-           s->energy_balance_error, s->energy_scale, s->energy_dissipated, s->energy_integration_residual);
+    if (isnan(s->energy_dissipated)) /* no ledger: the terms are NAN (tl_energy) */
+        printf("  energy       not tracked (the scene sets track_energy: false)\n");
+    else
+        printf("  energy       balance error %.2e of %.4g J; dissipated %.4g J; integration error %.3g J "
+               "(what the springs did not give back at this step)\n",
+               s->energy_balance_error, s->energy_scale, s->energy_dissipated, s->energy_integration_residual);
     for (int i = 0; i < tl_scene_stage_count(scene); i++) {
         tl_stage_result r;
         if (tl_scene_stage_result(scene, i, &r) != TL_OK || strcmp(r.ended_by, "not run") == 0)

@@ -58,6 +58,12 @@ grep -q "allow_unresolved_contacts" err.txt || fail "dt message: $(cat err.txt)"
 sed 's/{dt: 5.0e-8}/{dt: 5.0e-8, allow_unresolved_contacts: true}/' dt.yaml > dt2.yaml
 "$TALUS" check dt2.yaml > /dev/null 2> err.txt || fail "allowed dt refused: $(cat err.txt)"
 
+# a run without the energy ledger says so in its summary instead of printing NaN
+sed 's/^integrator:/track_energy: false\nintegrator:/' dt2.yaml > noledger.yaml
+"$TALUS" run noledger.yaml -o noledger > out.txt 2> err.txt || fail "track_energy: false run: $(cat err.txt)"
+grep -q "energy       not tracked (the scene sets track_energy: false)" out.txt || fail "untracked energy: $(cat out.txt)"
+grep -qi "nan" out.txt && fail "NaN in a run's summary: $(cat out.txt)"
+
 # check prints what the laws derive
 "$TALUS" check "$SRC/examples/001-falling-particle.yaml" > out.txt || fail "check exit status"
 grep -q "chosen dt   3.215e-09 s" out.txt || fail "check dt: $(cat out.txt)"

@@ -108,7 +108,8 @@ typedef struct tl_run_summary {
     double energy_initial;        /* J, tl_energy.total at the start */
     double energy_final;          /* J */
     double energy_scale;          /* J, the largest magnitude a term of the balance reached */
-    double energy_balance_error;  /* |final - initial| / energy_scale */
+    double energy_balance_error;  /* |final - initial| / energy_scale; this and the two below are
+                                   * NAN when the scene sets track_energy: false */
     double energy_dissipated;     /* J, by damping, plasticity and friction (tl_energy) */
     double energy_integration_residual; /* J, the normal springs' integration error (tl_energy) */
     size_t particles_removed;
