@@ -30,7 +30,7 @@ static tl_world *bed(int reorder_every, bool domain) {
         tl_particle_def pd = tl_particle_default();
         pd.material = m;
         pd.radius = 1e-3;
-        /* in a shuffled order along x, so that a Morton reorder changes it */
+        /* in a shuffled order along x, so that a reorder changes it */
         int k = (i * 37) % 100;
         pd.position = (tl_vec3){0.0021 * (k % 10), 0.0021 * (k / 10), 0.0015 + 1e-4 * (k % 3)};
         pd.velocity = (tl_vec3){0.01 * (k % 7), -0.02, 0};
@@ -123,7 +123,7 @@ static void test_growth_keeps_old_blocks(void) {
     tl_world_destroy(w);
 }
 
-/* steps that rebuild the neighbor lists reorder (Morton) and drop particles that
+/* steps that rebuild the neighbor lists reorder and drop particles that
  * leave the domain in place: the pointers stay, the generation changes, and
  * the store is not shrunk under the views */
 static void test_reorder_and_removal(void) {

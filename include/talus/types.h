@@ -107,8 +107,9 @@ typedef struct tl_world_def {
     bool track_orientation;         /* integrate the particles' orientations (default true); a
                                      * sphere's does not act on anything, so off saves time when
                                      * no output needs it */
-    int reorder_every;              /* neighbor builds between reorderings of the particles along
-                                     * a space-filling curve; 0 = automatic, < 0 = never */
+    int reorder_every;              /* neighbor builds between reorderings of the particles (by
+                                     * cell, in one box of space per domain: docs/engine.md);
+                                     * 0 = automatic, < 0 = never */
     uint32_t domain_size;           /* particles per domain of the contact stage (0 = 16384): the
                                      * unit of work of threads and of MPI ranks (a rank owns
                                      * whole domains); changes the order of force additions, so

@@ -258,7 +258,7 @@ static inline int64_t wrap(int64_t c, int64_t dims, bool periodic) {
  * in the cells after its own among the neighbors, and the smaller particles
  * of finer classes): counted (at = NULL) or written from *at on. Tasks run
  * over the particles in storage order, so the list follows the storage
- * (Morton) order of the particles and the force loop reads them in order. */
+ * order of the particles (reorder.h) and the force loop reads them in order. */
 static size_t particle_pairs(search *s, uint32_t i, size_t *at) {
     const tl_neighbors *nb = s->nb;
     const tl_periodic *per = s->per;

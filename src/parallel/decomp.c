@@ -311,7 +311,7 @@ static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
         if (n < 1000) return 0;
         every = 20;
     }
-    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
+    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
         w->builds_since_reorder++;
         return 0;
     }
@@ -322,29 +322,33 @@ static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
         lo[3] = dmin(lo[3], p->radius[i]);
     }
     tl_comm_min(d->comm, lo, 4);
-    const double cell = 2.0 * lo[3] + w->nb.skin;
-    uint64_t *key = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, 2 * n * sizeof *key) : NULL;
-    uint32_t *ord = key ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;
-    uint64_t *mine = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *mine);
-    bool ok = key && ord && mine;
-    for (size_t i = 0; ok && i < p->count; i++) mine[i] = tl_morton_key(p->x[i], lo, cell);
+    tl_order_frame f = {{lo[0], lo[1], lo[2]}, 2.0 * lo[3] + w->nb.skin,
+                        tl_neighbors_domain_count(&w->nb, (size_t)n),
+                        {w->per.on[0], w->per.on[1], w->per.on[2]}};
+    /* every rank orders all positions alike: the serial order (reorder.h) */
+    double(*xs)[3] = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, n * sizeof *xs) : NULL;
+    uint32_t *ord = xs ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;
+    bool ok = xs && ord;
     /* every rank takes part in the gather, a failed one with nothing: then all fail */
     void *out = d->buf;
-    size_t got = tl_comm_allgather(d->comm, &w->mem, mine, ok ? p->count * sizeof *mine : 0, &out, &d->cap_buf, NULL);
+    size_t got = tl_comm_allgather(d->comm, &w->mem, p->x, ok ? p->count * sizeof *xs : 0, &out, &d->cap_buf, NULL);
     d->buf = out;
     int r = -1;
-    if (ok && got == n * sizeof *key) {
-        memcpy(key, d->buf, got);
-        tl_sort_keys(key, ord, (size_t)n);
-        /* ord[k]: the old index now at k; the owned ones learn where they went */
-        for (size_t k = 0; k < n; k++)
-            if (ord[k] >= g0 && ord[k] < g0 + p->count) newg[ord[k] - g0] = k;
-        r = 1;
+    if (ok && got == n * sizeof *xs) {
+        memcpy(xs, d->buf, got);
+        if (tl_reorder_order(&w->mem, (const double(*)[3])xs, (size_t)n, &f, ord) == 0) {
+            /* ord[k]: the old index now at k; the owned ones learn where they went */
+            for (size_t k = 0; k < n; k++)
+                if (ord[k] >= g0 && ord[k] < g0 + p->count) newg[ord[k] - g0] = k;
+            r = 1;
+        }
     }
-    if (key) tl_mem_free(&w->mem, key, 2 * n * sizeof *key);
+    if (xs) tl_mem_free(&w->mem, xs, n * sizeof *xs);
     if (ord) tl_mem_free(&w->mem, ord, 2 * n * sizeof *ord);
-    tl_mem_free(&w->mem, mine, (p->count + 1) * sizeof *mine);
-    return r;
+    /* the ordering allocates after the gather: the ranks agree whether all succeeded */
+    uint64_t failed = r < 0;
+    tl_comm_sum_u64(d->comm, &failed, 1);
+    return failed ? -1 : r;
 }
 
 /* the bytes of one record on the wire: key, state, the values */

@@ -1,26 +1,52 @@
 /*
- * Reordering the particles along a space-filling curve (Morton / Z-order), so
- * that particles close in space sit close in memory: the force loop then
- * reads neighbors from the same cache lines. Done at a neighbor rebuild,
- * before the search; the order is a function of the positions alone.
+ * Reordering the particles, so that particles close in space sit close in
+ * memory and every domain of the storage order (neighbors.h: domain d holds
+ * indices d n / ndom to (d + 1) n / ndom - 1, the unit of the threads' work
+ * and of the MPI ranks' ownership) is a compact box of space.
+ *
+ * The particles are first sorted by the cell of a grid they lie in, row by
+ * row (x fastest, then y, then z: the order of LAMMPS's atom sort and of a
+ * lattice data file). Then the range of domains [d0, d1) is cut in two at
+ * dm = (d0 + d1) / 2, the first half taking the (dm - d0) n / ndom particles
+ * lowest along the axis whose cut is smallest (the box's cross-section,
+ * doubled across a periodic axis not yet cut, whose wrap is a second face),
+ * ties in the sorted order; each half keeps that order, and is cut again
+ * until one domain is left. A domain is then a box of the bisection, row by
+ * row inside (a row-major order restricted to a box is the box's own): the
+ * pairs across two domains (the cross candidates, whose forces wait for their
+ * slots) and a rank's ghosts are those of a box's faces, and the partners of
+ * a particle lie in three rows, which the prefetcher follows. A Morton curve,
+ * the order before 2026-11-28, left ragged segments (the 10^5 bed: 33,044
+ * cross candidates against 14,972 cut; docs/bench.md has the times).
+ *
+ * Done at a neighbor rebuild, before the search; the order is a function of
+ * the positions, the previous order (between particles in one cell) and ndom
+ * alone: never of the thread or rank count.
  */
 #ifndef TL_REORDER_H
 #define TL_REORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "alloc.h"
 #include "particles.h"
 
-/* Sorts the particles by the Morton code of their cell in a grid of cell
- * width `cell` from `lo` (stable: equal codes keep their order). */
-int tl_reorder_morton(tl_mem *mem, tl_particles *p, const double lo[3], double cell);
+typedef struct tl_order_frame {
+    double lo[3];      /* the grid's origin, m */
+    double cell;       /* its cell width, m */
+    size_t ndom;       /* the domains the order is cut into (1: the curve alone) */
+    bool periodic[3];  /* axes that wrap */
+} tl_order_frame;
 
-/* The Morton code of x's cell (the one tl_reorder_morton sorts by). */
-uint64_t tl_morton_key(const double x[3], const double lo[3], double cell);
-/* Stable sort of n keys: ord[k] receives the index of the k-th smallest (equal keys in
- * index order). key and ord need 2 n entries (the upper halves are scratch); key is
- * left sorted. */
-void tl_sort_keys(uint64_t *key, uint32_t *ord, size_t n);
+/* The new order of n particles at x: ord[k] receives the index of the one that goes to k.
+ * ord needs 2 n entries (the upper half is scratch). 0 on success, -1 out of memory. */
+int tl_reorder_order(tl_mem *mem, const double (*x)[3], size_t n, const tl_order_frame *f, uint32_t *ord);
+
+/* Puts the particles in tl_reorder_order's order. 0 on success, -1 out of memory. */
+int tl_reorder_particles(tl_mem *mem, tl_particles *p, const tl_order_frame *f);
+
+/* The cell of x in the frame's grid along each axis (clamped to 21 bits). */
+void tl_order_cell(const tl_order_frame *f, const double x[3], uint32_t c[3]);
 
 #endif

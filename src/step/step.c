@@ -11,7 +11,7 @@
  *                 than half the skin, and resets the forces to gravity)
  *   2. neighbors  when something moved more than half the skin: particles
  *                 outside the domain are removed, positions wrapped into the
- *                 periodic axes, the particles reordered along a Morton curve
+ *                 periodic axes, the particles reordered (by cell, in boxes)
  *                 now and then, the candidate lists rebuilt, and the touching
  *                 contacts' records carried over by key
  *   3. forces     the contact stage (contact_forces.c)
@@ -223,11 +223,12 @@ static tl_status reorder(tl_world *w) {
     int every = w->def.reorder_every;
     if (every < 0 || p->count < 2) return TL_OK;
     if (every == 0) {
-        /* automatic: large sets, at the first build and every 20 builds */
+        /* automatic: large sets, at every build before the first step (the particles may come
+         * after the world was prepared: a data file, a script) and every 20 builds after it */
         if (p->count < 1000) return TL_OK;
         every = 20;
     }
-    if (w->nb.builds > 0 && w->builds_since_reorder + 1 < every) {
+    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
         w->builds_since_reorder++;
         return TL_OK;
     }
@@ -237,7 +238,10 @@ static tl_status reorder(tl_world *w) {
         for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
         rmin = dmin(rmin, p->radius[i]);
     }
-    if (tl_reorder_morton(&w->mem, p, lo, 2.0 * rmin + w->nb.skin) != 0)
+    tl_order_frame f = {{lo[0], lo[1], lo[2]}, 2.0 * rmin + w->nb.skin,
+                        tl_neighbors_domain_count(&w->nb, p->count),
+                        {w->per.on[0], w->per.on[1], w->per.on[2]}};
+    if (tl_reorder_particles(&w->mem, p, &f) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (reordering)");
     return TL_OK;
 }

@@ -58,7 +58,7 @@ def test_views_follow_reordering():
     x, ids = w.positions, w.ids
     ids0 = ids.copy()
     g0 = w.generation
-    w.step(1)  # the first neighbor build reorders the particles along a Morton curve
+    w.step(1)  # the first neighbor build reorders the particles (by cell, docs/engine.md)
     assert w.generation != g0 and w.positions is x and w.ids is ids
     assert not np.array_equal(ids, ids0) and sorted(ids) == sorted(ids0)
     for row in (0, 50, 143):
