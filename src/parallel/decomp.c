@@ -299,32 +299,17 @@ static tl_status wrap_periodic(tl_world *w) {
     return TL_OK;
 }
 
-/* The reordering (reorder in step.c) over the global order: every rank sorts the keys of
- * all particles; newg[i] receives the new global index of owned particle i. Returns 1 when
+/* The reordering (reorder in step.c) over the global order: every rank orders the positions
+ * of all particles; newg[i] receives the new global index of owned particle i. Returns 1 when
  * the order changed hands (a reordering build), 0 when it is not due, -1 on failure. */
 static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
     tl_decomp *d = w->dc;
     tl_particles *p = &w->p;
-    int every = w->def.reorder_every;
-    if (every < 0 || n < 2) return 0;
-    if (every == 0) {
-        if (n < 1000) return 0;
-        every = 20;
-    }
-    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
-        w->builds_since_reorder++;
-        return 0;
-    }
-    w->builds_since_reorder = 0;
-    double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}; /* and rmin */
-    for (size_t i = 0; i < p->count; i++) {
-        for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
-        lo[3] = dmin(lo[3], p->radius[i]);
-    }
+    if (!tl_reorder_due(w, n)) return 0;
+    double lo[4];
+    tl_order_extent(p, lo);
     tl_comm_min(d->comm, lo, 4);
-    tl_order_frame f = {{lo[0], lo[1], lo[2]}, 2.0 * lo[3] + w->nb.skin,
-                        tl_neighbors_domain_count(&w->nb, (size_t)n),
-                        {w->per.on[0], w->per.on[1], w->per.on[2]}};
+    tl_order_frame f = tl_order_frame_of(w, lo, n);
     /* every rank orders all positions alike: the serial order (reorder.h) */
     double(*xs)[3] = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, n * sizeof *xs) : NULL;
     uint32_t *ord = xs ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;

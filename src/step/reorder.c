@@ -3,7 +3,40 @@
 #include <math.h>
 #include <string.h>
 
-void tl_order_cell(const tl_order_frame *f, const double x[3], uint32_t c[3]) {
+#include "vec.h"
+#include "world.h"
+
+bool tl_reorder_due(tl_world *w, uint64_t n) {
+    int every = w->def.reorder_every;
+    if (every < 0 || n < 2) return false;
+    if (every == 0) {
+        if (n < 1000) return false;
+        every = 20;
+    }
+    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
+        w->builds_since_reorder++;
+        return false;
+    }
+    w->builds_since_reorder = 0;
+    return true;
+}
+
+void tl_order_extent(const tl_particles *p, double lo[4]) {
+    lo[0] = lo[1] = lo[2] = lo[3] = INFINITY;
+    for (size_t i = 0; i < p->count; i++) {
+        for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
+        lo[3] = dmin(lo[3], p->radius[i]);
+    }
+}
+
+tl_order_frame tl_order_frame_of(const tl_world *w, const double lo[4], uint64_t n) {
+    return (tl_order_frame){{lo[0], lo[1], lo[2]}, 2.0 * lo[3] + w->nb.skin,
+                            tl_neighbors_domain_count(&w->nb, (size_t)n),
+                            {w->per.on[0], w->per.on[1], w->per.on[2]}};
+}
+
+/* The cell of x in the frame's grid along each axis (clamped to 21 bits). */
+static void order_cell(const tl_order_frame *f, const double x[3], uint32_t c[3]) {
     for (int k = 0; k < 3; k++) {
         double q = floor((x[k] - f->lo[k]) / f->cell);
         c[k] = q > 0.0 ? (q < 2097151.0 ? (uint32_t)q : 2097151u) : 0u;
@@ -133,7 +166,7 @@ int tl_reorder_order(tl_mem *mem, const double (*x)[3], size_t n, const tl_order
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        tl_order_cell(f, x[i], cell[i]);
+        order_cell(f, x[i], cell[i]);
         key[i] = (uint64_t)cell[i][2] << 42 | (uint64_t)cell[i][1] << 21 | cell[i][0];
     }
     sort_keys(key, ord, n);

@@ -31,13 +31,28 @@
 
 #include "alloc.h"
 #include "particles.h"
+#include "talus/types.h"
 
 typedef struct tl_order_frame {
     double lo[3];      /* the grid's origin, m */
     double cell;       /* its cell width, m */
-    size_t ndom;       /* the domains the order is cut into (1: the curve alone) */
+    size_t ndom;       /* the domains the order is cut into (1: the rows alone) */
     bool periodic[3];  /* axes that wrap */
 } tl_order_frame;
+
+/* Whether a reordering is due at this neighbor build of a world of n particles (all ranks'):
+ * reorder_every < 0 never; 0 (automatic) for 1000 particles or more at every build before the
+ * first step (particles may come after the world was prepared: a data file, a script) and every
+ * 20 builds after it. Counts the builds between (the world's builds_since_reorder). */
+bool tl_reorder_due(tl_world *w, uint64_t n);
+
+/* This rank's part of the frame's extent: lo[0..2] the particles' lowest coordinates, lo[3]
+ * the smallest radius (INFINITY without particles). */
+void tl_order_extent(const tl_particles *p, double lo[4]);
+
+/* The frame of a world of n particles from the extent (of all ranks): cells 2 R_min + skin
+ * wide from the lowest corner, the contact stage's domain count, the periodic axes. */
+tl_order_frame tl_order_frame_of(const tl_world *w, const double lo[4], uint64_t n);
 
 /* The new order of n particles at x: ord[k] receives the index of the one that goes to k.
  * ord needs 2 n entries (the upper half is scratch). 0 on success, -1 out of memory. */
@@ -45,8 +60,5 @@ int tl_reorder_order(tl_mem *mem, const double (*x)[3], size_t n, const tl_order
 
 /* Puts the particles in tl_reorder_order's order. 0 on success, -1 out of memory. */
 int tl_reorder_particles(tl_mem *mem, tl_particles *p, const tl_order_frame *f);
-
-/* The cell of x in the frame's grid along each axis (clamped to 21 bits). */
-void tl_order_cell(const tl_order_frame *f, const double x[3], uint32_t c[3]);
 
 #endif

@@ -220,27 +220,10 @@ static tl_status check_periods(tl_world *w, const tl_nb_frame *frame) {
 
 static tl_status reorder(tl_world *w) {
     tl_particles *p = &w->p;
-    int every = w->def.reorder_every;
-    if (every < 0 || p->count < 2) return TL_OK;
-    if (every == 0) {
-        /* automatic: large sets, at every build before the first step (the particles may come
-         * after the world was prepared: a data file, a script) and every 20 builds after it */
-        if (p->count < 1000) return TL_OK;
-        every = 20;
-    }
-    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
-        w->builds_since_reorder++;
-        return TL_OK;
-    }
-    w->builds_since_reorder = 0;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, rmin = INFINITY;
-    for (size_t i = 0; i < p->count; i++) {
-        for (int k = 0; k < 3; k++) lo[k] = dmin(lo[k], p->x[i][k]);
-        rmin = dmin(rmin, p->radius[i]);
-    }
-    tl_order_frame f = {{lo[0], lo[1], lo[2]}, 2.0 * rmin + w->nb.skin,
-                        tl_neighbors_domain_count(&w->nb, p->count),
-                        {w->per.on[0], w->per.on[1], w->per.on[2]}};
+    if (!tl_reorder_due(w, p->count)) return TL_OK;
+    double lo[4];
+    tl_order_extent(p, lo);
+    tl_order_frame f = tl_order_frame_of(w, lo, p->count);
     if (tl_reorder_particles(&w->mem, p, &f) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (reordering)");
     return TL_OK;
