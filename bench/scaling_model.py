@@ -145,8 +145,8 @@ def main():
         return
     big = max(tal, key=lambda q: q["N"])
     P("Talus's ghosts on the %s bed, 2 ranks: %d sent to the rank that receives most, for %d within "
-      "reach per rank (f = %.1f over both: the ghost boxes are the bounding boxes of whole Morton "
-      "segments), %d bytes each, refreshed "
+      "reach per rank (f = %.1f over both: the ghost boxes are the bounding boxes of the other "
+      "ranks' domains, boxes of space since the reordering of 2026-11-28), %d bytes each, refreshed "
       "every step in %.3g s (pack + unpack %.3f us per ghost, the rest the exchange through "
       "shared memory); %.1f small collectives per step; %.3g bytes of domain sums per particle "
       "of the whole gathered to every rank per step." % (
