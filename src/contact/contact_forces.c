@@ -811,6 +811,7 @@ void tl_contact_buffers_free(tl_world *w) {
  * most of the others are steady contacts. The arrays the loop reads are
  * held in locals: the calls in it could write anywhere, so the compiler
  * would otherwise load them again for every candidate. */
+#define PARTNER_AHEAD 16 /* candidates: about 3.5 particles, a few hundred cycles of the loop */
 TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
@@ -820,12 +821,24 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     const uint32_t *A = pp->a, *B = pp->b;
     const uint8_t *img = pp->img, *state = pp->state;
     const double(*X)[3] = (const double(*)[3])w->p.x;
+    const double(*V)[3] = (const double(*)[3])w->p.v, (*W)[3] = (const double(*)[3])w->p.w;
     const double *R = w->p.radius;
     const double(*shift)[3] = (const double(*)[3])w->nb.shift;
     const bool lean = s->lean;
     const size_t kend = dm->pp_start[d + 1];
     size_t c = dm->cross_start[d], steady_n = 0;
     for (size_t k = dm->pp_start[d]; k < kend; k++) {
+        /* the partner of the candidate PARTNER_AHEAD places on: its position, velocity, angular
+         * velocity and radius asked for now. On a bed larger than the cache a partner one layer
+         * up is first read here from memory, a stream the hardware does not foresee (10^5
+         * spheres: 7 % faster; the same results, a prefetch changes no number) */
+        if (k + PARTNER_AHEAD < kend) {
+            const uint32_t pb = B[k + PARTNER_AHEAD];
+            __builtin_prefetch(X[pb]);
+            __builtin_prefetch(V[pb]);
+            __builtin_prefetch(W[pb]);
+            __builtin_prefetch(R + pb);
+        }
         const uint32_t a = A[k], b = B[k];
         const uint8_t st = state[k];
         /* a cross candidate has its slot whether it touches or not */
