@@ -804,6 +804,8 @@ void tl_contact_buffers_free(tl_world *w) {
     w->cap_out = w->cap_out_m = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
+#define PARTNER_AHEAD 16 /* candidates: about 3.5 particles, a few hundred cycles of the loop */
+
 /* A domain: its particles' candidates in list order (an internal one adds
  * its forces at once; a cross one writes them to its slot, added later in
  * list order by add_cross), then its particles' wall candidates. Most
@@ -811,7 +813,6 @@ void tl_contact_buffers_free(tl_world *w) {
  * most of the others are steady contacts. The arrays the loop reads are
  * held in locals: the calls in it could write anywhere, so the compiler
  * would otherwise load them again for every candidate. */
-#define PARTNER_AHEAD 16 /* candidates: about 3.5 particles, a few hundred cycles of the loop */
 TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
