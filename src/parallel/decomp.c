@@ -310,25 +310,23 @@ static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
     tl_order_extent(p, lo);
     tl_comm_min(d->comm, lo, 4);
     tl_order_frame f = tl_order_frame_of(w, lo, n);
-    /* every rank orders all positions alike: the serial order (reorder.h) */
-    double(*xs)[3] = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, n * sizeof *xs) : NULL;
-    uint32_t *ord = xs ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;
-    bool ok = xs && ord;
+    /* every rank orders all positions alike (gathered into its buffer): the serial order
+     * (reorder.h) */
+    uint32_t *ord = n <= UINT32_MAX ? tl_mem_alloc(&w->mem, 2 * n * sizeof *ord) : NULL;
+    bool ok = ord != NULL;
     /* every rank takes part in the gather, a failed one with nothing: then all fail */
     void *out = d->buf;
-    size_t got = tl_comm_allgather(d->comm, &w->mem, p->x, ok ? p->count * sizeof *xs : 0, &out, &d->cap_buf, NULL);
+    size_t got = tl_comm_allgather(d->comm, &w->mem, p->x, ok ? p->count * sizeof *p->x : 0, &out, &d->cap_buf, NULL);
     d->buf = out;
     int r = -1;
-    if (ok && got == n * sizeof *xs) {
-        memcpy(xs, d->buf, got);
-        if (tl_reorder_order(&w->mem, (const double(*)[3])xs, (size_t)n, &f, ord) == 0) {
+    if (ok && got == n * sizeof *p->x) {
+        if (tl_reorder_order(&w->mem, (const double(*)[3])d->buf, (size_t)n, &f, ord) == 0) {
             /* ord[k]: the old index now at k; the owned ones learn where they went */
             for (size_t k = 0; k < n; k++)
                 if (ord[k] >= g0 && ord[k] < g0 + p->count) newg[ord[k] - g0] = k;
             r = 1;
         }
     }
-    if (xs) tl_mem_free(&w->mem, xs, n * sizeof *xs);
     if (ord) tl_mem_free(&w->mem, ord, 2 * n * sizeof *ord);
     /* the ordering allocates after the gather: the ranks agree whether all succeeded */
     uint64_t failed = r < 0;
