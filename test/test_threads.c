@@ -19,6 +19,7 @@
 #include "parallel.h"
 #include "talus/talus.h"
 #include "test.h"
+#include "steady_lanes.h"
 #include "world.h"
 
 static uint64_t lcg(uint64_t *s) {
@@ -147,6 +148,9 @@ typedef struct config {
     size_t domain;       /* particles per domain of the contact stage (0: the default, which
                           * makes one domain of these 3150 particles; small ones make many
                           * cross-domain candidates) */
+    bool mono;           /* one radius: the lean path's steady contacts go four at a time
+                          * (steady_lanes.h) where the CPU has AVX2 */
+    tl_coulomb_test coulomb;
 } config;
 
 typedef struct outcome {
@@ -155,13 +159,14 @@ typedef struct outcome {
     size_t contacts, collisions, removed;
     double dt;
     tl_status status;
+    bool lanes; /* the last contact stage ran the steady contacts in lanes */
 } outcome;
 
 enum { NX = 15, NY = 15, NZ = 14 }; /* 3150 spheres */
 static const double SPACING = 0.0021, RMIN = 0.0005, RMAX = 0.001;
 
 /* threads: the thread count of each chunk of steps (chunks of steps / 3) */
-static outcome run(const config *c, const int threads[3], bool no_fast_path, bool set_after) {
+static outcome run(const config *c, const int threads[3], bool no_fast_path, bool set_after, bool no_lanes) {
     outcome o;
     memset(&o, 0, sizeof o);
     tl_world_def wd = tl_world_default();
@@ -183,6 +188,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         return o;
     }
     w->no_fast_path = no_fast_path;
+    w->no_lanes = no_lanes;
     if (c->domain) w->nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";
@@ -194,6 +200,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     tl_law_def law = tl_law_default(); /* hertz + tsuji + mindlin, true history */
     tl_law_set(&law, "e", 0.5);
     tl_law_set(&law, "mu", 0.5);
+    law.coulomb_test = c->coulomb;
     tl_world_set_law(w, m, m, &law);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
@@ -217,6 +224,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         for (int j = 0; j < NY; j++)
             for (int i = 0; i < NX; i++) {
                 pd.radius = RMIN + (RMAX - RMIN) * urand(&seed);
+                if (c->mono) pd.radius = 0.5 * (RMIN + RMAX);
                 double jit = 0.5 * SPACING - pd.radius - 1e-6;
                 pd.position = (tl_vec3){(i + 0.5) * SPACING + jit * (2.0 * urand(&seed) - 1.0),
                                         (j + 0.5) * SPACING + jit * (2.0 * urand(&seed) - 1.0),
@@ -239,16 +247,17 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     o.collisions = tl_world_collision_count(w);
     o.removed = tl_world_particles_removed(w);
     o.dt = tl_world_dt(w);
+    o.lanes = w->lanes_on;
     tl_world_destroy(w);
     return o;
 }
 
 static void check_config(const config *c) {
     static const int one[3] = {1, 1, 1}, two[3] = {2, 2, 2}, four[3] = {4, 4, 4}, mixed[3] = {4, 1, 2};
-    outcome o1 = run(c, one, false, false);
-    outcome o2 = run(c, two, false, false);
-    outcome o4 = run(c, four, false, true);
-    outcome om = c->extra ? run(c, mixed, false, false) : o1;
+    outcome o1 = run(c, one, false, false, false);
+    outcome o2 = run(c, two, false, false, false);
+    outcome o4 = run(c, four, false, true, false);
+    outcome om = c->extra ? run(c, mixed, false, false, false) : o1;
     ENSURE(o1.status == TL_OK && o2.status == TL_OK && o4.status == TL_OK && om.status == TL_OK);
     fprintf(stderr,
             "%-44s %d steps of %.3g s: %lld builds, %zu contacts, %zu collisions logged; hash "
@@ -267,12 +276,30 @@ static void check_config(const config *c) {
     ENSURE(o2.builds == o1.builds && o4.builds == o1.builds && o2.contacts == o1.contacts);
     if (!c->energy && !c->log) {
         /* the lean path against the general path, serial and threaded */
-        outcome g1 = run(c, one, true, false);
-        outcome g4 = c->extra ? run(c, four, true, false) : g1;
+        outcome g1 = run(c, one, true, false, false);
+        outcome g4 = c->extra ? run(c, four, true, false, false) : g1;
         fprintf(stderr, "; general path %016llx (1)", (unsigned long long)g1.hash);
         if (c->extra) fprintf(stderr, " %016llx (4)", (unsigned long long)g4.hash);
         ENSURE(g1.hash == o1.hash);
         ENSURE(g4.hash == o1.hash);
+        ENSURE(!g1.lanes);
+    }
+    /* the lanes: taken for a bed of one size under leapfrog on the lean path (where the CPU
+     * has AVX2), and their results those of the steady contacts one at a time */
+    const bool want_lanes = c->mono && !c->energy && !c->log && c->integrator == TL_INTEGRATOR_LEAPFROG &&
+                            tl_lanes_available();
+    ENSURE(o1.lanes == want_lanes && o4.lanes == want_lanes);
+    if (want_lanes) {
+        outcome s1 = run(c, one, false, false, true);
+        outcome s4 = run(c, four, false, false, true);
+        fprintf(stderr, "; lanes off %016llx (1) %016llx (4)", (unsigned long long)s1.hash,
+                (unsigned long long)s4.hash);
+        ENSURE(!s1.lanes && !s4.lanes);
+        ENSURE(s1.hash == o1.hash);
+        ENSURE(s4.hash == o1.hash);
+    } else if (c->mono) {
+        fprintf(stderr, "; the lanes not taken (%s)",
+                !tl_lanes_available() ? "no AVX2" : c->integrator != TL_INTEGRATOR_LEAPFROG ? "not leapfrog" : "not lean");
     }
     fprintf(stderr, "\n");
 }
@@ -293,12 +320,21 @@ int main(int argc, char **argv) {
             getenv("OMP_WAIT_POLICY"));
     /* 150 steps: the spheres move fast enough that the lists are rebuilt every few steps */
     const config configs[] = {
-        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false, 0},
-        {"box, verlet, lean, 7 domains", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450},
-        {"box, leapfrog, lean, reorder every build, 10 domains", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300},
-        {"box, leapfrog, energy, collision log, 5 domains", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false, 600},
-        {"periodic xy, verlet, lean, 7 domains", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450},
-        {"periodic xy, leapfrog, energy, log, reorder 1, 3 domains", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false, 1000},
+        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false, 0, false, TL_COULOMB_TOTAL},
+        {"box, verlet, lean, 7 domains", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL},
+        {"box, leapfrog, lean, reorder every build, 10 domains", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300, false, TL_COULOMB_TOTAL},
+        {"box, leapfrog, energy, collision log, 5 domains", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false, 600, false, TL_COULOMB_TOTAL},
+        {"periodic xy, verlet, lean, 7 domains", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL},
+        {"periodic xy, leapfrog, energy, log, reorder 1, 3 domains", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false, 1000, false, TL_COULOMB_TOTAL},
+        /* one size: the lanes, with each Coulomb test */
+        {"periodic xy, leapfrog, lean, one size, total", true, TL_INTEGRATOR_LEAPFROG, false, 0, false, 150, true, 450,
+         true, TL_COULOMB_TOTAL},
+        {"box, leapfrog, lean, one size, spring", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300,
+         true, TL_COULOMB_SPRING},
+        {"periodic xy, leapfrog, lean, one size, spring-capped", true, TL_INTEGRATOR_LEAPFROG, false, 0, false, 150,
+         false, 600, true, TL_COULOMB_SPRING_CAPPED},
+        {"periodic xy, verlet, lean, one size (no lanes)", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, false, 450,
+         true, TL_COULOMB_SPRING},
     };
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) check_config(&configs[k]);
     return tl_test_report("test_threads");
