@@ -888,6 +888,7 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     const double(*shift)[3] = (const double(*)[3])w->nb.shift;
     const bool lean = s->lean, lanes = s->lanes;
     const double *REC = pp->rec;
+    const double(*F)[3] = (const double(*)[3])w->p.f, (*T)[3] = (const double(*)[3])w->p.t;
     size_t lk[4], lslot[4]; /* the batch of steady contacts (lanes): candidates, cross slots */
     unsigned nl = 0;
     const size_t kend = dm->pp_start[d + 1];
@@ -903,9 +904,14 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
             __builtin_prefetch(V[pb]);
             __builtin_prefetch(W[pb]);
             __builtin_prefetch(R + pb);
-            /* with the lanes the contact is short enough that the records' stream shows: the
-             * record RECORD_AHEAD places on asked for too (10^5 spheres: 20 % faster with it) */
-            if (lanes && k + RECORD_AHEAD < kend) __builtin_prefetch(REC + (k + RECORD_AHEAD) * 8, 1);
+            /* with the lanes the contact is short enough that more of its misses show: the
+             * partner's force and torque, and the record RECORD_AHEAD places on, are asked for
+             * too (10^5 spheres: the records 20 %, the force and torque 10 % faster) */
+            if (lanes) {
+                __builtin_prefetch(F[pb], 1);
+                __builtin_prefetch(T[pb], 1);
+                if (k + RECORD_AHEAD < kend) __builtin_prefetch(REC + (k + RECORD_AHEAD) * 8, 1);
+            }
         }
         const uint32_t a = A[k], b = B[k];
         const uint8_t st = state[k];
