@@ -511,7 +511,8 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
  * order, without interact's other branches (which make the compiler keep
  * much more state): the numbers are identical (test_threads compares both
  * paths). Returns false, having changed nothing, when the contact is not of
- * this kind. */
+ * this kind. steady_lanes.c performs its leapfrog, one-size operations in four
+ * lanes: a change here is a change there (test_threads compares them). */
 static inline __attribute__((always_inline)) bool steady_body(const stage *s, const sink *out, tl_pairs *l,
                                                                size_t k, const bool half_is_v) {
     tl_world *w = s->w;
