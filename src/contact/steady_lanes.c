@@ -91,6 +91,20 @@ AVX2 static inline void transpose4(V r0, V r1, V r2, V r3, V t[4]) {
 #define CMP _mm256_cmp_pd
 #define NEG(x) _mm256_xor_pd((x), _mm256_set1_pd(-0.0)) /* -x, as the scalar code's unary minus */
 
+/* The lanes at the Coulomb limit (slide): the force f there, and where moved (and k > 0) the
+ * spring's displacement -f / k (tl_coulomb_eval's `v3_scale(x, f, -1.0 / k)`). */
+AVX2 static inline void at_limit(V fX, V fY, V fZ, V kk, V slide, V moved, V *xoX, V *xoY, V *xoZ, V *ftX, V *ftY,
+                                 V *ftZ) {
+    V mi = DIV(SET1(-1.0), kk);
+    V sx = _mm256_and_pd(moved, CMP(kk, _mm256_setzero_pd(), _CMP_GT_OQ));
+    *xoX = BLEND(*xoX, MUL(fX, mi), sx);
+    *xoY = BLEND(*xoY, MUL(fY, mi), sx);
+    *xoZ = BLEND(*xoZ, MUL(fZ, mi), sx);
+    *ftX = BLEND(*ftX, fX, slide);
+    *ftY = BLEND(*ftY, fY, slide);
+    *ftZ = BLEND(*ftZ, fZ, slide);
+}
+
 AVX2 unsigned tl_steady_lanes4(const tl_lanes_law *c, const double (*x)[3], const double (*v)[3],
                                const double (*w)[3], const double (*shift)[3], const uint32_t *a,
                                const uint32_t *b, const uint8_t *img, double *rec, uint8_t *state,
@@ -162,15 +176,7 @@ AVX2 unsigned tl_steady_lanes4(const tl_lanes_law *c, const double (*x)[3], cons
         slide = CMP(f2, lim2, _CMP_GT_OQ);
         if (_mm256_movemask_pd(slide) & (int)mask) {
             V s = DIV(limit, _mm256_sqrt_pd(f2));
-            V fX = MUL(ftX, s), fY = MUL(ftY, s), fZ = MUL(ftZ, s);
-            V mi = DIV(SET1(-1.0), kk);
-            V sx = _mm256_and_pd(slide, CMP(kk, zero, _CMP_GT_OQ));
-            xoX = BLEND(xoX, MUL(fX, mi), sx);
-            xoY = BLEND(xoY, MUL(fY, mi), sx);
-            xoZ = BLEND(xoZ, MUL(fZ, mi), sx);
-            ftX = BLEND(ftX, fX, slide);
-            ftY = BLEND(ftY, fY, slide);
-            ftZ = BLEND(ftZ, fZ, slide);
+            at_limit(MUL(ftX, s), MUL(ftY, s), MUL(ftZ, s), kk, slide, slide, &xoX, &xoY, &xoZ, &ftX, &ftY, &ftZ);
         }
     } else {
         /* the spring tested; (spring-capped) below it, the sum capped at the limit */
@@ -189,16 +195,9 @@ AVX2 unsigned tl_steady_lanes4(const tl_lanes_law *c, const double (*x)[3], cons
         if (_mm256_movemask_pd(slide) & (int)mask) {
             V pos = CMP(fsn2, zero, _CMP_GT_OQ);
             V s = DIV(limit, _mm256_sqrt_pd(fsn2));
-            V fX = BLEND(zero, MUL(fsX, s), pos), fY = BLEND(zero, MUL(fsY, s), pos);
-            V fZ = BLEND(zero, MUL(fsZ, s), pos);
-            V mi = DIV(SET1(-1.0), kk);
-            V sx = _mm256_and_pd(_mm256_and_pd(slide, pos), CMP(kk, zero, _CMP_GT_OQ));
-            xoX = BLEND(xoX, MUL(fX, mi), sx);
-            xoY = BLEND(xoY, MUL(fY, mi), sx);
-            xoZ = BLEND(xoZ, MUL(fZ, mi), sx);
-            ftX = BLEND(ftX, fX, slide);
-            ftY = BLEND(ftY, fY, slide);
-            ftZ = BLEND(ftZ, fZ, slide);
+            /* a spring of zero force slides with zero force and keeps its displacement */
+            at_limit(BLEND(zero, MUL(fsX, s), pos), BLEND(zero, MUL(fsY, s), pos), BLEND(zero, MUL(fsZ, s), pos), kk,
+                     slide, _mm256_and_pd(slide, pos), &xoX, &xoY, &xoZ, &ftX, &ftY, &ftZ);
         }
     }
     /* steady_body: the force on a, n x ft and the torques */
