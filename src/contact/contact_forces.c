@@ -852,7 +852,8 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[4], con
             }
             continue;
         }
-        sink slot, *so = (sink *)out;
+        sink slot;
+        const sink *so = out;
         if (lslot[l] != SIZE_MAX) {
             slot = (sink){NULL, NULL, w->out + lslot[l] * TL_OUT, w->out_m + lslot[l] * 3};
             so = &slot;
