@@ -928,11 +928,6 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
             double r = R[a] + R[b];
             if (v3_norm2(dx) >= r * r) continue;
         }
-        sink slot, *o = &out;
-        if (cross) {
-            slot = (sink){NULL, NULL, w->out + slot_k * TL_OUT, w->out_m + slot_k * 3};
-            o = &slot;
-        }
         if (lanes && (st & TL_PAIR_TOUCH)) {
             lk[nl] = k;
             lslot[nl] = cross ? slot_k : SIZE_MAX;
@@ -945,6 +940,11 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
         if (nl) { /* the batch's forces before this candidate's: the list's order */
             steady_n += run_lanes(s, &out, lk, lslot, nl, bs);
             nl = 0;
+        }
+        sink slot, *o = &out;
+        if (cross) {
+            slot = (sink){NULL, NULL, w->out + slot_k * TL_OUT, w->out_m + slot_k * 3};
+            o = &slot;
         }
         if (lean && (st & TL_PAIR_TOUCH) &&
             (s->half_is_v ? steady_leapfrog(s, o, pp, k) : steady_drift(s, o, pp, k)))

@@ -35,6 +35,10 @@ void tl_fused_prepare(const tl_law *law, tl_pair_law *pl);
  * fused: 0 sqrt(K0), 1 sqrt(8G*). Four square roots instead of seven. (Keeping
  * sqrt(R*) and A in the contact's record would save two more, but the record
  * would outgrow a cache line; measured slower at 10^5 particles.) */
+/* sqrt(5) of Tsuji's dashpot and 2 sqrt(5/6) of Mindlin's (damping.c, tangential.c) */
+#define TL_SQRT5 2.23606797749979
+#define TL_TWO_SQRT_5_6 1.8257418583505538
+
 /* What the kernel gives for one contact. */
 typedef struct tl_hm_result {
     double fn, fn_el, fn_damp, k, e_el_n, e_el_t;
@@ -57,8 +61,7 @@ static inline void tl_hm_eval_sr(const tl_law *law, const tl_pair_law *pl, doubl
     r->fn_el = K * delta * sd;
     r->e_el_n = 0.4 * K * delta * delta * sd;
     /* damping: tsuji, sqrt(5) beta sqrt(m* K) delta^1/4 rate */
-    const double sqrt5 = 2.23606797749979;
-    r->fn_damp = sqrt5 * pd[0] * (pl->fused[0] * A) * q * rate;
+    r->fn_damp = TL_SQRT5 * pd[0] * (pl->fused[0] * A) * q * rate;
     double fn = r->fn_el + r->fn_damp;
     if (law->clamp_tensile && fn < 0.0) fn = 0.0;
     r->fn = fn;
@@ -67,9 +70,8 @@ static inline void tl_hm_eval_sr(const tl_law *law, const tl_pair_law *pl, doubl
     v3_add(x, hist, dxi);
     v3_reject(xi, x, n);
     /* tangential: mindlin (pt[4] = 1) or mindlin-renzo (2/3), dashpot 2 sqrt(5/6) beta_t sqrt(K_t0 m*) */
-    const double two_sqrt_5_6 = 1.8257418583505538;
     double kt0 = pt[1] * sr * sd;
-    double eta = two_sqrt_5_6 * pt[2] * (pl->fused[1] * A * q);
+    double eta = TL_TWO_SQRT_5_6 * pt[2] * (pl->fused[1] * A * q);
     tl_coulomb_eval(xi, vt, pt[4] * kt0, eta, pt[0], fn, (int)pt[3], r->xi, r->ft, r->ft_damp,
                     &r->sliding, &r->e_el_t);
     v3_copy(hist, r->xi);

@@ -34,16 +34,15 @@ bool tl_lanes_law_make(tl_lanes_law *c, const tl_law *law, const tl_pair_law *pl
     const int test = (int)pt[3];
     if (test != TL_COULOMB_TOTAL && test != TL_COULOMB_SPRING && test != TL_COULOMB_SPRING_CAPPED) return false;
     c->test = test;
-    const double sqrt5 = 2.23606797749979, two_sqrt_5_6 = 1.8257418583505538;
     c->ri = c->rj = r;
     c->rr = r + r;
     c->split = pl->split;
     c->split_b = pl->split_b;
     c->dt = dt;
     c->K = pn[0] * sr;
-    c->Cd = sqrt5 * pd[0] * (pl->fused[0] * A);
+    c->Cd = TL_SQRT5 * pd[0] * (pl->fused[0] * A);
     c->Ckt = pt[1] * sr;
-    c->Ce1 = two_sqrt_5_6 * pt[2];
+    c->Ce1 = TL_TWO_SQRT_5_6 * pt[2];
     c->Ce2 = pl->fused[1] * A;
     c->kfac = pt[4];
     c->mu = pt[0];
