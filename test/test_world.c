@@ -510,6 +510,89 @@ static void test_blowup(void) {
     tl_world_destroy(w);
 }
 
+/* The check's passes run in blocks on the threads (step/blowup.c): what it names is the serial
+ * pass's whatever the thread count. (1) A lattice of 16^3 beads of 0.5 m radius 0.9375 m apart
+ * (binary fractions: every one of its 11,520 overlaps is 0.0625 m to the bit) against a limit of
+ * 0.05 of the radius: the contact named must be the first touching one in list order (the serial
+ * pass's "strictly deeper" among ties; a combination of the blocks that kept a later tie names
+ * another pair), on 1 to 4 threads. (2) Forces of 1e308 N on beads 700 and 3000 of 1 mm leave the
+ * doubles: the first non-finite one in storage order, 700, is named. */
+static tl_world *lattice_world(int threads, double radius, double spacing, double overlap_limit, bool fling) {
+    tl_world_def wd = tl_world_default();
+    wd.dt = 1e-6;
+    wd.allow_initial_overlaps = true;
+    wd.allow_unresolved_contacts = true;
+    wd.blowup_every = 1;
+    wd.blowup_overlap = overlap_limit;
+    wd.threads = threads;
+    tl_world *w;
+    if (tl_world_create(&wd, &w) != TL_OK) return NULL;
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.k_n = 1e5;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.normal = "linear";
+    law.damping = "none";
+    law.tangential = "none";
+    law.history = "none";
+    tl_world_set_law(w, m, m, &law);
+    const int N = 16;
+    for (int i = 0; i < N * N * N; i++) {
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        pd.radius = radius;
+        pd.position = (tl_vec3){spacing * (i % N), spacing * ((i / N) % N), spacing * (i / (N * N))};
+        pd.id = (uint32_t)i + 1;
+        tl_world_add_particle(w, &pd, NULL);
+    }
+    if (fling) {
+        tl_world_set_particle_force(w, 700, (tl_vec3){1e308, 0.0, 0.0});
+        tl_world_set_particle_force(w, 3000, (tl_vec3){0.0, 1e308, 0.0});
+    }
+    return w;
+}
+
+static void test_blowup_threads(void) {
+    for (int t = 1; t <= 4; t++) {
+        tl_world *w = lattice_world(t, 0.5, 0.9375, 0.05, false);
+        ENSURE(w != NULL);
+        if (!w) return;
+        ENSURE_OK(tl_world_step(w, 0));
+        ENSURE(tl_world_check_blowup(w) == TL_ERROR_BLOWUP);
+        /* the serial pass over the touching contacts in list order */
+        size_t nc = tl_world_contact_count(w), ties = 0;
+        double worst = 0.0;
+        tl_contact_info c, at = {0};
+        for (size_t k = 0; k < nc; k++) {
+            ENSURE_OK(tl_world_get_contact(w, k, &c));
+            double f = c.overlap / 0.5;
+            ties += f == 0.125;
+            if (f > worst) {
+                worst = f;
+                at = c;
+            }
+        }
+        char want[96];
+        snprintf(want, sizeof want, "particles %u and %u overlap by 0.0625 m", at.id_a, at.id_b);
+        if (t == 1) fprintf(stderr, "lattice of ties (%zu of %zu contacts): %s\n", ties, nc, tl_world_error(w));
+        ENSURE(ties == nc && nc == 3 * 16 * 16 * 15);
+        ENSURE(strstr(tl_world_error(w), want) != NULL);
+        tl_world_destroy(w);
+    }
+    for (int t = 1; t <= 4; t++) {
+        tl_world *w = lattice_world(t, 0.001, 0.0021, 0.5, true);
+        ENSURE(w != NULL);
+        if (!w) return;
+        ENSURE(tl_world_step(w, 5) == TL_ERROR_BLOWUP);
+        if (t == 1) fprintf(stderr, "flung: %s\n", tl_world_error(w));
+        ENSURE(strstr(tl_world_error(w), "particle 700 has a non-finite state") != NULL);
+        tl_world_destroy(w);
+    }
+}
+
 /* A box's faces are thin two-sided plates. (1) A sphere whose centre is 2 mm behind a
  * face is pushed out with the Hertz force of the overlap R - 2 mm, not pulled in by an
  * overlap R + 2 mm. (2) A shear box built from two boxes (the lower one fixed, open at
@@ -766,6 +849,7 @@ int main(void) {
     test_reorder_after_prepare();
     test_reorder_cuts_domains();
     test_blowup();
+    test_blowup_threads();
     test_initial_geometry();
     test_law_recomposed();
     test_servo_chatter();

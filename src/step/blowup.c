@@ -23,14 +23,20 @@
  * The first failed test stops the step with TL_ERROR_BLOWUP and a message that
  * names the step, the time, the bodies involved, and dt against the shortest
  * contact time (the usual cause is a step too long for the contacts).
+ *
+ * The passes over the bodies and the contacts run in CHECK_BLOCKS blocks on the
+ * threads, each block's result combined in block order: the first non-finite
+ * body and the deepest contact are the serial pass's, whatever the thread count.
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "decomp.h"
 #include "energy_terms.h"
+#include "parallel.h"
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
@@ -102,6 +108,13 @@ static inline void plain_add(plain_sum *s, double x) {
 static inline double plain_err(const plain_sum *s) {
     return 2.0 * ((double)s->n + 2.0) * DBL_EPSILON * s->mag + DBL_MIN;
 }
+static inline void plain_merge(plain_sum *to, const plain_sum *from) {
+    to->sum += from->sum;
+    to->mag += from->mag;
+    to->n += from->n;
+}
+
+#define CHECK_BLOCKS 32 /* the blocks of the check's passes, the same for any thread count */
 
 /* the energy test's terms, added plainly: the potential energy apart, the kinetic and the
  * elastic (normal, tangential; kinetic_elastic leaves the rolling spring out) together */
@@ -119,10 +132,24 @@ static void plain_term(void *user, int which, double x) {
  * summed plainly, with their rounding bounds. When even the bounds leave the energy within the
  * limit, the exact sums (reproducible: every term converted to 128-bit limbs, which makes them
  * several times dearer) would too, and the test passes without them; a state near the limit
- * takes the exact path, which decides and reports. The outcome is the exact path's. */
+ * takes the exact path, which decides and reports. The outcome is the exact path's. The bodies'
+ * terms are summed in blocks on the threads and the blocks' sums added after: the bound holds
+ * for any order of the additions (a term takes part in at most n - 1 roundings). */
 static bool energy_surely_within(const tl_world *w) {
+    const int nt = w->nthreads;
+    const size_t n = w->p.count;
+    plain_terms part[CHECK_BLOCKS];
+    TL_FOR_STATIC(q, CHECK_BLOCKS, {
+        part[q] = (plain_terms){{0.0, 0.0, 0}, {0.0, 0.0, 0}};
+        const size_t lo = q * n / CHECK_BLOCKS, hi = (q + 1) * n / CHECK_BLOCKS;
+        tl_world_body_terms(w, lo, hi - lo, plain_term, &part[q]);
+    })
     plain_terms t = {{0.0, 0.0, 0}, {0.0, 0.0, 0}};
-    tl_world_energy_terms(w, 0, w->p.count, plain_term, &t);
+    for (size_t q = 0; q < CHECK_BLOCKS; q++) {
+        plain_merge(&t.kin, &part[q].kin);
+        plain_merge(&t.pot, &part[q].pot);
+    }
+    tl_world_record_terms(w, 0, n, plain_term, &t);
     const plain_sum kin = t.kin, pot = t.pot;
     double potential = pot.sum + (w->next ? tl_external_potential(w) : 0.0);
     double now_hi = kin.sum + plain_err(&kin);
@@ -152,21 +179,58 @@ static tl_status fail(tl_world *w, const char *what) {
 
 static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-/* the deepest contact of one list, relative to the smaller radius */
-static void deepest(const tl_world *w, const tl_pairs *l, bool wall, double *worst, size_t *at, bool *at_wall) {
+/* whether f is deeper than the deepest so far: a NaN counts as the deepest, the first one kept */
+static inline bool deeper(double f, double worst) { return worst == worst && !(f <= worst); }
+
+/* the deepest of the touching contacts k in [lo, hi) of one list, relative to the smaller
+ * radius, when deeper than 0 (at: SIZE_MAX when none) */
+typedef struct deep {
+    double worst;
+    size_t at;
+} deep;
+static deep deepest_range(const tl_world *w, const tl_pairs *l, bool wall, size_t lo, size_t hi) {
     const tl_particles *p = &w->p;
-    for (size_t k = 0; k < l->count; k++) {
+    deep d = {0.0, SIZE_MAX};
+    for (size_t k = lo; k < hi; k++) {
         if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-        double d = tl_pair_record(l, k)[w->lay.hist + TL_BK_DELTA];
         double r = p->radius[l->a[k]];
         if (!wall && p->radius[l->b[k]] < r) r = p->radius[l->b[k]];
-        double f = d / r;
-        if (!(f <= *worst)) { /* NaN counts as the worst */
-            *worst = f;
-            *at = k;
-            *at_wall = wall;
+        double f = tl_pair_record(l, k)[w->lay.hist + TL_BK_DELTA] / r;
+        if (deeper(f, d.worst)) {
+            d.worst = f;
+            d.at = k;
         }
     }
+    return d;
+}
+
+/* the deepest contact of both lists, the blocks on the threads, taken in list order */
+static void deepest(const tl_world *w, double *worst, size_t *at, bool *at_wall) {
+    const int nt = w->nthreads;
+    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    deep part[2 * CHECK_BLOCKS];
+    for (size_t li = 0; li < 2; li++) { /* each list over all threads (the walls' list is short) */
+        const tl_pairs *l = lists[li];
+        deep *to = part + li * CHECK_BLOCKS;
+        TL_FOR_STATIC(b, CHECK_BLOCKS, to[b] = deepest_range(w, l, li == 1, b * l->count / CHECK_BLOCKS,
+                                                             (b + 1) * l->count / CHECK_BLOCKS);)
+    }
+    *worst = 0.0;
+    *at = 0;
+    *at_wall = false;
+    for (size_t q = 0; q < 2 * CHECK_BLOCKS; q++)
+        if (part[q].at != SIZE_MAX && deeper(part[q].worst, *worst)) {
+            *worst = part[q].worst;
+            *at = part[q].at;
+            *at_wall = q >= CHECK_BLOCKS;
+        }
+}
+
+/* the first of the bodies in [lo, hi) whose state is not finite (SIZE_MAX: none) */
+static size_t first_nonfinite(const tl_particles *p, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++)
+        if (!finite3(p->x[i]) || !finite3(p->v[i]) || !finite3(p->w[i])) return i;
+    return SIZE_MAX;
 }
 
 tl_status tl_world_check_blowup(tl_world *w) {
@@ -182,13 +246,13 @@ tl_status tl_blowup_check(tl_world *w) {
     const bool dist = w->dc && w->dc->established; /* the tests over all ranks: collective */
     size_t first, count;
     tl_world_owned(w, &first, &count);
-    int bad = 0;
-    size_t at_bad = 0;
-    for (size_t i = first; i < first + count && !bad; i++)
-        if (!finite3(p->x[i]) || !finite3(p->v[i]) || !finite3(p->w[i])) {
-            bad = 1;
-            at_bad = i;
-        }
+    const int nt = w->nthreads;
+    size_t part[CHECK_BLOCKS];
+    TL_FOR_STATIC(q, CHECK_BLOCKS, part[q] = first_nonfinite(p, first + q * count / CHECK_BLOCKS,
+                                                             first + (q + 1) * count / CHECK_BLOCKS);)
+    size_t at_bad = SIZE_MAX;
+    for (size_t q = 0; q < CHECK_BLOCKS && at_bad == SIZE_MAX; q++) at_bad = part[q];
+    int bad = at_bad != SIZE_MAX;
     int any = bad;
     if (dist) tl_decomp_or(w, &any, 1);
     if (any) {
@@ -201,11 +265,10 @@ tl_status tl_blowup_check(tl_world *w) {
         return fail(w, what);
     }
     if (w->def.blowup_overlap > 0.0) {
-        double worst = 0.0;
-        size_t at = 0;
-        bool at_wall = false;
-        deepest(w, &w->pp, false, &worst, &at, &at_wall);
-        deepest(w, &w->pw, true, &worst, &at, &at_wall);
+        double worst;
+        size_t at;
+        bool at_wall;
+        deepest(w, &worst, &at, &at_wall);
         double all = worst != worst ? INFINITY : worst; /* NaN counts as the worst */
         if (dist) tl_decomp_max(w, &all, 1);
         if (!(all <= w->def.blowup_overlap)) {

@@ -23,11 +23,9 @@ static inline void record_terms(const double *rec, void *u) {
     t->fn(t->user, TL_TERM_ER, be[TL_BE_E_R]);
 }
 
-/* fn(user, which, x) for every term of the count bodies from first: their kinetic and potential
- * energy, then the elastic energy of the live records whose first body is among them (when the
- * ledger keeps it) */
-static inline void tl_world_energy_terms(const tl_world *w, size_t first, size_t count,
-                                         void (*fn)(void *user, int which, double x), void *user) {
+/* fn(user, which, x) for the kinetic and potential energy of the count bodies from first */
+static inline void tl_world_body_terms(const tl_world *w, size_t first, size_t count,
+                                       void (*fn)(void *user, int which, double x), void *user) {
     const tl_particles *p = &w->p;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
     for (size_t i = first; i < first + count; i++) {
@@ -39,9 +37,28 @@ static inline void tl_world_energy_terms(const tl_world *w, size_t first, size_t
             fn(user, TL_TERM_KR,
                p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]));
     }
-    if (!(w->lay.energy >= 0 && w->def.track_energy)) return;
+}
+
+/* whether the contacts' records hold their elastic energy (the ledger keeps it) */
+static inline bool tl_world_records_hold_energy(const tl_world *w) {
+    return w->lay.energy >= 0 && w->def.track_energy;
+}
+
+/* the elastic energy of the live records whose first body is among the count from first */
+static inline void tl_world_record_terms(const tl_world *w, size_t first, size_t count,
+                                         void (*fn)(void *user, int which, double x), void *user) {
+    if (!tl_world_records_hold_energy(w)) return;
     terms_walk t = {w->lay.energy, fn, user};
     tl_world_each_record(w, first, count, record_terms, &t);
+}
+
+/* fn(user, which, x) for every term of the count bodies from first: their kinetic and potential
+ * energy, then the elastic energy of the live records whose first body is among them (when the
+ * ledger keeps it) */
+static inline void tl_world_energy_terms(const tl_world *w, size_t first, size_t count,
+                                         void (*fn)(void *user, int which, double x), void *user) {
+    tl_world_body_terms(w, first, count, fn, user);
+    tl_world_record_terms(w, first, count, fn, user);
 }
 
 #endif
