@@ -282,12 +282,36 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
  * order: apply's operations, each side by the range that holds its particle. A particle receives
  * the same additions in the same order however the particles are cut into ranges, so the ranges
  * run on any threads. */
+#define CROSS_PAIR_AHEAD 16 /* entries: the candidate's bodies and state asked for */
+#define CROSS_BODY_AHEAD 8  /* entries: then the bodies' force and torque in this range */
 static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
     const tl_domains *dm = &w->dom;
     const tl_pairs *pp = &w->pp;
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
-    for (size_t e = 0; e < dm->ncross; e++) {
-        const size_t k = dm->cross[e];
+    const uint32_t *cross = dm->cross;
+    const size_t n = dm->ncross;
+    for (size_t e = 0; e < n; e++) {
+        /* the entries lie far apart in the candidate list and their bodies anywhere: asked for
+         * ahead, in two steps (the bodies' indices first, then their force and torque lines) */
+        if (e + CROSS_PAIR_AHEAD < n) {
+            const size_t kp = cross[e + CROSS_PAIR_AHEAD];
+            __builtin_prefetch(pp->a + kp);
+            __builtin_prefetch(pp->b + kp);
+            __builtin_prefetch(pp->state + kp);
+        }
+        if (e + CROSS_BODY_AHEAD < n) {
+            const size_t kp = cross[e + CROSS_BODY_AHEAD];
+            const uint32_t ip = pp->a[kp], jp = pp->b[kp];
+            if (ip >= lo && ip < hi) {
+                __builtin_prefetch(f[ip], 1);
+                __builtin_prefetch(t[ip], 1);
+            }
+            if (jp >= lo && jp < hi) {
+                __builtin_prefetch(f[jp], 1);
+                __builtin_prefetch(t[jp], 1);
+            }
+        }
+        const size_t k = cross[e];
         const uint8_t st = pp->state[k];
         if (!(st & TL_PAIR_FORCE)) continue;
         const uint32_t i = pp->a[k], j = pp->b[k];
