@@ -148,8 +148,8 @@ typedef struct config {
     size_t domain;       /* particles per domain of the contact stage (0: the default, which
                           * makes one domain of these 3150 particles; small ones make many
                           * cross-domain candidates) */
-    bool mono;           /* one radius: the lean path's steady contacts go four at a time
-                          * (steady_lanes.h) where the CPU has AVX2 */
+    bool mono;           /* one radius: the lean path's steady contacts go four or eight at a
+                          * time (steady_lanes.h) where the CPU has AVX2 or AVX-512 */
     tl_coulomb_test coulomb;
 } config;
 
@@ -160,13 +160,16 @@ typedef struct outcome {
     double dt;
     tl_status status;
     bool lanes; /* the last contact stage ran the steady contacts in lanes */
+    unsigned lanes_width; /* how many */
 } outcome;
 
 enum { NX = 15, NY = 15, NZ = 14 }; /* 3150 spheres */
 static const double SPACING = 0.0021, RMIN = 0.0005, RMAX = 0.001;
 
-/* threads: the thread count of each chunk of steps (chunks of steps / 3) */
-static outcome run(const config *c, const int threads[3], bool no_fast_path, bool set_after, bool no_lanes) {
+enum { LANES_WIDEST = 0, LANES_OFF = 1, LANES_FOUR = 4 };
+
+/* threads: the thread count of each chunk of steps (chunks of steps / 3); lanes: LANES_* */
+static outcome run(const config *c, const int threads[3], bool no_fast_path, bool set_after, int lanes) {
     outcome o;
     memset(&o, 0, sizeof o);
     tl_world_def wd = tl_world_default();
@@ -188,7 +191,8 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         return o;
     }
     w->no_fast_path = no_fast_path;
-    w->no_lanes = no_lanes;
+    w->no_lanes = lanes == LANES_OFF;
+    w->lanes_width = lanes == LANES_FOUR ? 4 : 0;
     if (c->domain) w->nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";
@@ -248,16 +252,17 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     o.removed = tl_world_particles_removed(w);
     o.dt = tl_world_dt(w);
     o.lanes = w->lanes_on;
+    o.lanes_width = w->lanes_width_on;
     tl_world_destroy(w);
     return o;
 }
 
 static void check_config(const config *c) {
     static const int one[3] = {1, 1, 1}, two[3] = {2, 2, 2}, four[3] = {4, 4, 4}, mixed[3] = {4, 1, 2};
-    outcome o1 = run(c, one, false, false, false);
-    outcome o2 = run(c, two, false, false, false);
-    outcome o4 = run(c, four, false, true, false);
-    outcome om = c->extra ? run(c, mixed, false, false, false) : o1;
+    outcome o1 = run(c, one, false, false, LANES_WIDEST);
+    outcome o2 = run(c, two, false, false, LANES_WIDEST);
+    outcome o4 = run(c, four, false, true, LANES_WIDEST);
+    outcome om = c->extra ? run(c, mixed, false, false, LANES_WIDEST) : o1;
     ENSURE(o1.status == TL_OK && o2.status == TL_OK && o4.status == TL_OK && om.status == TL_OK);
     fprintf(stderr,
             "%-44s %d steps of %.3g s: %lld builds, %zu contacts, %zu collisions logged; hash "
@@ -276,8 +281,8 @@ static void check_config(const config *c) {
     ENSURE(o2.builds == o1.builds && o4.builds == o1.builds && o2.contacts == o1.contacts);
     if (!c->energy && !c->log) {
         /* the lean path against the general path, serial and threaded */
-        outcome g1 = run(c, one, true, false, false);
-        outcome g4 = c->extra ? run(c, four, true, false, false) : g1;
+        outcome g1 = run(c, one, true, false, LANES_WIDEST);
+        outcome g4 = c->extra ? run(c, four, true, false, LANES_WIDEST) : g1;
         fprintf(stderr, "; general path %016llx (1)", (unsigned long long)g1.hash);
         if (c->extra) fprintf(stderr, " %016llx (4)", (unsigned long long)g4.hash);
         ENSURE(g1.hash == o1.hash);
@@ -285,18 +290,29 @@ static void check_config(const config *c) {
         ENSURE(!g1.lanes);
     }
     /* the lanes: taken for a bed of one size under leapfrog on the lean path (where the CPU
-     * has AVX2), and their results those of the steady contacts one at a time */
+     * has AVX2), as many as the CPU gives (eight with AVX-512), and their results those of the
+     * steady contacts one at a time; where eight are the widest, four give the same too */
     const bool want_lanes = c->mono && !c->energy && !c->log && c->integrator == TL_INTEGRATOR_LEAPFROG &&
                             tl_lanes_available();
     ENSURE(o1.lanes == want_lanes && o4.lanes == want_lanes);
     if (want_lanes) {
-        outcome s1 = run(c, one, false, false, true);
-        outcome s4 = run(c, four, false, false, true);
-        fprintf(stderr, "; lanes off %016llx (1) %016llx (4)", (unsigned long long)s1.hash,
-                (unsigned long long)s4.hash);
+        outcome s1 = run(c, one, false, false, LANES_OFF);
+        outcome s4 = run(c, four, false, false, LANES_OFF);
+        fprintf(stderr, "; %u lanes; lanes off %016llx (1) %016llx (4)", o1.lanes_width,
+                (unsigned long long)s1.hash, (unsigned long long)s4.hash);
         ENSURE(!s1.lanes && !s4.lanes);
         ENSURE(s1.hash == o1.hash);
         ENSURE(s4.hash == o1.hash);
+        ENSURE(o1.lanes_width == tl_lanes_width() && o4.lanes_width == tl_lanes_width());
+        if (tl_lanes_width() == 8) {
+            outcome f1 = run(c, one, false, false, LANES_FOUR);
+            outcome f4 = run(c, four, false, false, LANES_FOUR);
+            fprintf(stderr, "; four lanes %016llx (1) %016llx (4)", (unsigned long long)f1.hash,
+                    (unsigned long long)f4.hash);
+            ENSURE(f1.lanes_width == 4 && f4.lanes_width == 4);
+            ENSURE(f1.hash == o1.hash);
+            ENSURE(f4.hash == o1.hash);
+        }
     } else if (c->mono) {
         fprintf(stderr, "; the lanes not taken (%s)",
                 !tl_lanes_available() ? "no AVX2" : c->integrator != TL_INTEGRATOR_LEAPFROG ? "not leapfrog" : "not lean");

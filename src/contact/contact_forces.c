@@ -72,6 +72,7 @@ typedef struct stage {
     /* such a bed under leapfrog, lean, on a CPU with AVX2: steady contacts four at a time
      * (steady_lanes.h), with these constants */
     bool lanes;
+    unsigned lanes_w; /* the lanes' width: 4 or 8 */
     tl_lanes_law lanes_law;
     const double (*drift)[6]; /* the drift velocities (when !half_is_v): v then w per particle */
 } stage;
@@ -835,24 +836,26 @@ void tl_contact_buffers_free(tl_world *w) {
     w->cap_out = w->cap_out_m = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
-/* The batch of n <= 4 touching candidates k (lslot: a cross candidate's slot, else SIZE_MAX) in
- * the lanes, then their forces applied lane by lane in list order, as steady_body would; a lane
- * the lanes left (no longer touching) takes the scalar path at its place. Returns how many were
- * steady contacts. */
-static size_t run_lanes(const stage *s, const sink *out, const size_t lk[4], const size_t lslot[4], unsigned n,
-                        tl_block_sum *bs) {
+/* The batch of n <= s->lanes_w touching candidates k (lslot: a cross candidate's slot, else
+ * SIZE_MAX) in the lanes (four of them when n <= 4), then their forces applied lane by lane in
+ * list order, as steady_body would; a lane the lanes left (no longer touching) takes the scalar
+ * path at its place. Returns how many were steady contacts. */
+static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANES_MAX],
+                        const size_t lslot[TL_LANES_MAX], unsigned n, tl_block_sum *bs) {
     tl_world *w = s->w;
     tl_pairs *pp = &w->pp;
-    size_t k4[4];
-    uint8_t fb[4];
-    for (unsigned l = 0; l < 4; l++) {
-        k4[l] = lk[l < n ? l : 0];
-        fb[l] = lslot[l < n ? l : 0] != SIZE_MAX ? TL_PAIR_FORCE : 0;
+    const unsigned width = n <= 4 ? 4 : TL_LANES_MAX;
+    size_t kl[TL_LANES_MAX];
+    uint8_t fb[TL_LANES_MAX];
+    for (unsigned l = 0; l < TL_LANES_MAX; l++) { /* a fixed count: unrolled, not a copy loop */
+        const unsigned from = l < n ? l : 0;
+        kl[l] = lk[from];
+        fb[l] = lslot[from] != SIZE_MAX ? TL_PAIR_FORCE : 0;
     }
     tl_lanes_out o;
-    const unsigned m = tl_steady_lanes4(&s->lanes_law, (const double(*)[3])w->p.x, (const double(*)[3])w->p.v,
-                                        (const double(*)[3])w->p.w, (const double(*)[3])w->nb.shift, pp->a, pp->b,
-                                        pp->img, pp->rec, pp->state, k4, fb, n, &o);
+    const unsigned m = (width == 4 ? tl_steady_lanes4 : tl_steady_lanes8)(
+        &s->lanes_law, (const double(*)[3])w->p.x, (const double(*)[3])w->p.v, (const double(*)[3])w->p.w,
+        (const double(*)[3])w->nb.shift, pp->a, pp->b, pp->img, pp->rec, pp->state, kl, fb, n, &o);
     double(*f)[3] = w->p.f, (*t)[3] = w->p.t;
     size_t done = 0;
     for (unsigned l = 0; l < n; l++) {
@@ -915,7 +918,8 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     const bool lean = s->lean, lanes = s->lanes;
     const double *REC = pp->rec;
     const double(*F)[3] = (const double(*)[3])w->p.f, (*T)[3] = (const double(*)[3])w->p.t;
-    size_t lk[4], lslot[4]; /* the batch of steady contacts (lanes): candidates, cross slots */
+    const unsigned lanes_w = s->lanes_w;
+    size_t lk[TL_LANES_MAX], lslot[TL_LANES_MAX]; /* the batch of steady contacts: candidates, cross slots */
     unsigned nl = 0;
     const size_t kend = dm->pp_start[d + 1];
     size_t c = dm->cross_start[d], steady_n = 0;
@@ -955,7 +959,7 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
         if (lanes && (st & TL_PAIR_TOUCH)) {
             lk[nl] = k;
             lslot[nl] = cross ? slot_k : SIZE_MAX;
-            if (++nl == 4) {
+            if (++nl == lanes_w) {
                 steady_n += run_lanes(s, &out, lk, lslot, nl, bs);
                 nl = 0;
             }
@@ -1049,7 +1053,10 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     s.lanes = s.lean && s.all_mono && s.half_is_v && !w->no_lanes &&
               tl_lanes_law_make(&s.lanes_law, s.mono_law, s.mono_pl, s.mono_r, s.mono_sr, s.mono_A, s.dt,
                                 w->lay.hist, w->pp.stride);
+    s.lanes_w = tl_lanes_width();
+    if (w->lanes_width == 4) s.lanes_w = 4;
     w->lanes_on = s.lanes;
+    w->lanes_width_on = s.lanes ? s.lanes_w : 0;
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
     s.drift = NULL;

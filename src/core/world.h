@@ -146,6 +146,8 @@ struct tl_world {
     bool no_fast_path;     /* tests: every contact through the general path */
     bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
     bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
+    int lanes_width;       /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
+    unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
     tl_collision *coll;
     size_t ncoll, capcoll;
     uint64_t *coll_key;    /* per logged collision: 4 x the step it separated in + the list it was
