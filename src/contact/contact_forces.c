@@ -283,26 +283,16 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
  * order: apply's operations, each side by the range that holds its particle. A particle receives
  * the same additions in the same order however the particles are cut into ranges, so the ranges
  * run on any threads. */
-#define CROSS_PAIR_AHEAD 16 /* entries: the candidate's bodies and state asked for */
-#define CROSS_BODY_AHEAD 8  /* entries: then the bodies' force and torque in this range */
+#define CROSS_BODY_AHEAD 8 /* entries: the bodies' force and torque in this range asked for */
 static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
     const tl_domains *dm = &w->dom;
-    const tl_pairs *pp = &w->pp;
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
-    const uint32_t *cross = dm->cross;
+    const tl_cross_pair *xp = w->out_pair;
     const size_t n = dm->ncross;
     for (size_t e = 0; e < n; e++) {
-        /* the entries lie far apart in the candidate list and their bodies anywhere: asked for
-         * ahead, in two steps (the bodies' indices first, then their force and torque lines) */
-        if (e + CROSS_PAIR_AHEAD < n) {
-            const size_t kp = cross[e + CROSS_PAIR_AHEAD];
-            __builtin_prefetch(pp->a + kp);
-            __builtin_prefetch(pp->b + kp);
-            __builtin_prefetch(pp->state + kp);
-        }
+        /* the bodies lie anywhere: their force and torque lines asked for ahead */
         if (e + CROSS_BODY_AHEAD < n) {
-            const size_t kp = cross[e + CROSS_BODY_AHEAD];
-            const uint32_t ip = pp->a[kp], jp = pp->b[kp];
+            const uint32_t ip = xp[e + CROSS_BODY_AHEAD].a, jp = xp[e + CROSS_BODY_AHEAD].b;
             if (ip >= lo && ip < hi) {
                 __builtin_prefetch(f[ip], 1);
                 __builtin_prefetch(t[ip], 1);
@@ -312,10 +302,9 @@ static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
                 __builtin_prefetch(t[jp], 1);
             }
         }
-        const size_t k = cross[e];
-        const uint8_t st = pp->state[k];
+        const uint8_t st = xp[e].state;
         if (!(st & TL_PAIR_FORCE)) continue;
-        const uint32_t i = pp->a[k], j = pp->b[k];
+        const uint32_t i = xp[e].a, j = xp[e].b;
         const bool in_a = i >= lo && i < hi, in_b = j >= lo && j < hi;
         if (!in_a && !in_b) continue;
         const double *o = w->out + e * TL_OUT, *m = st & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL;
@@ -822,6 +811,8 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
 void tl_contact_buffers_free(tl_world *w) {
     tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
     tl_mem_free(&w->mem, w->out_m, w->cap_out_m * sizeof *w->out_m);
+    tl_mem_free(&w->mem, w->out_pair, w->cap_out_pair * sizeof *w->out_pair);
+    w->out_pair = NULL;
     tl_mem_free(&w->mem, w->drift, w->cap_drift * sizeof *w->drift);
     w->drift = NULL;
     w->cap_drift = 0;
@@ -833,7 +824,7 @@ void tl_contact_buffers_free(tl_world *w) {
     w->blocks = NULL;
     w->wall_part = NULL;
     w->wall_tpart = NULL;
-    w->cap_out = w->cap_out_m = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
+    w->cap_out = w->cap_out_m = w->cap_out_pair = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
 /* The batch of n <= s->lanes_w touching candidates k (lslot: a cross candidate's slot, else
@@ -981,6 +972,11 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     }
     if (nl) steady_n += run_lanes(s, &out, lk, lslot, nl, bs);
     bs->touching += steady_n;
+    /* the domain's cross candidates, their bodies and state now, for add_cross_range */
+    for (size_t e = dm->cross_start[d]; e < dm->cross_start[d + 1]; e++) {
+        const uint32_t k = dm->cross[e];
+        w->out_pair[e] = (tl_cross_pair){A[k], B[k], state[k]};
+    }
     for (size_t k = dm->pw_start[d]; k < dm->pw_start[d + 1]; k++) interact(s, &out, pw, k, true, bs);
 }
 
@@ -1074,7 +1070,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         tl_mem_reserve(&w->mem, (void **)&w->wall_tpart, &w->cap_wall_tpart, ndom * nwall + 1,
                        sizeof *w->wall_tpart) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out_m, &w->cap_out_m, ncross * 3 + 1, sizeof *w->out_m) != 0)
+        tl_mem_reserve(&w->mem, (void **)&w->out_m, &w->cap_out_m, ncross * 3 + 1, sizeof *w->out_m) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->out_pair, &w->cap_out_pair, ncross + 1, sizeof *w->out_pair) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
     memset(w->blocks, 0, ndom * sizeof *w->blocks);
     memset(w->wall_part, 0, ndom * nwall * sizeof *w->wall_part);

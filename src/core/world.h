@@ -58,6 +58,12 @@ typedef struct tl_block_sum {
 } tl_block_sum;
 
 #define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
+/* a cross candidate's bodies and state after the contact stage, written by its domain so that
+ * the slots' additions read one sequential array instead of the candidate list far apart */
+typedef struct tl_cross_pair {
+    uint32_t a, b;
+    uint8_t state;
+} tl_cross_pair;
 
 /* a constant external force on one particle (external.c) */
 typedef struct tl_external {
@@ -119,12 +125,13 @@ struct tl_world {
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     double *out;           /* TL_OUT values per cross candidate (threads > 1) */
     double *out_m;         /* 3 per cross candidate: its rolling torque (TL_PAIR_TORQUE) */
+    tl_cross_pair *out_pair; /* per cross candidate: its bodies and state after this stage */
     double (*drift)[6];    /* per particle, the drift velocity and spin of this contact stage
                             * when they are not v and w (contact_forces.c, drift_velocity) */
     size_t cap_drift;
     double (*wall_part)[3];/* each domain's share of each wall's reaction */
     double (*wall_tpart)[3];/* and of its torque about the origin */
-    size_t cap_out, cap_out_m, cap_wall_part, cap_wall_tpart;
+    size_t cap_out, cap_out_m, cap_out_pair, cap_wall_part, cap_wall_tpart;
     tl_block_sum *blocks;
     size_t cap_blocks;
 
