@@ -392,6 +392,23 @@ static void test_initial_geometry(void) {
     ENSURE(strstr(msg, "particle 7 lies outside the domain (x = 0.2 m") != NULL);
 }
 
+/* glass beads of 2500 kg/m3 under a bare linear spring of kn N/m: its material's index */
+static int linear_glass(tl_world *w, double kn) {
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = 2500;
+    md.k_n = kn;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.normal = "linear";
+    law.damping = "none";
+    law.tangential = "none";
+    law.history = "none";
+    tl_world_set_law(w, m, m, &law);
+    return m;
+}
+
 /* Blow-up detection (tl_world_step, every blowup_every steps): a linear spring
  * of 1e15 N/m under a given dt (allowed unresolved) flings the beads apart;
  * a force of 1e308 N on one bead leaves the doubles; both stop with
@@ -408,18 +425,7 @@ static tl_world *blowup_world_limit(double kn, double force, int every, double s
     wd.blowup_every = every;
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    tl_material_def md = tl_material_default();
-    md.name = "glass";
-    md.density = 2500;
-    md.k_n = kn;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    law.normal = "linear";
-    law.damping = "none";
-    law.tangential = "none";
-    law.history = "none";
-    tl_world_set_law(w, m, m, &law);
+    const int m = linear_glass(w, kn);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
     tl_world_add_wall(w, &wl, NULL);
@@ -527,18 +533,7 @@ static tl_world *lattice_world(int threads, double radius, double spacing, doubl
     wd.threads = threads;
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    tl_material_def md = tl_material_default();
-    md.name = "glass";
-    md.density = 2500;
-    md.k_n = 1e5;
-    int m;
-    tl_world_add_material(w, &md, &m);
-    tl_law_def law = tl_law_default();
-    law.normal = "linear";
-    law.damping = "none";
-    law.tangential = "none";
-    law.history = "none";
-    tl_world_set_law(w, m, m, &law);
+    const int m = linear_glass(w, 1e5);
     const int N = 16;
     for (int i = 0; i < N * N * N; i++) {
         tl_particle_def pd = tl_particle_default();
