@@ -69,7 +69,7 @@ typedef struct stage {
     bool all_mono;
     const tl_law *mono_law;
     const tl_pair_law *mono_pl;
-    /* such a bed under leapfrog, lean, on a CPU with AVX2: steady contacts four at a time
+    /* such a bed under leapfrog, lean, on a CPU with AVX2: steady contacts four (AVX-512: eight) at a time
      * (steady_lanes.h), with these constants */
     bool lanes;
     unsigned lanes_w; /* the lanes' width: 4 or 8 */
@@ -525,8 +525,8 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
  * order, without interact's other branches (which make the compiler keep
  * much more state): the numbers are identical (test_threads compares both
  * paths). Returns false, having changed nothing, when the contact is not of
- * this kind. steady_lanes.c performs its leapfrog, one-size operations in four
- * lanes: a change here is a change there (test_threads compares them). */
+ * this kind. steady_lanes_body.h performs its leapfrog, one-size operations in four
+ * or eight lanes: a change here is a change there (test_threads compares them). */
 static inline __attribute__((always_inline)) bool steady_body(const stage *s, const sink *out, tl_pairs *l,
                                                                size_t k, const bool half_is_v) {
     tl_world *w = s->w;
@@ -889,7 +889,7 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANE
  * its forces at once; a cross one writes them to its slot, added later in
  * list order by add_cross), then its particles' wall candidates. Most
  * candidates do not touch (the test interact starts with, done here first);
- * most of the others are steady contacts, four at a time where the lanes
+ * most of the others are steady contacts, four or eight at a time where the lanes
  * apply (run_lanes; any other candidate first applies the batch's forces, so
  * the additions stay in list order). The arrays the loop reads are
  * held in locals: the calls in it could write anywhere, so the compiler

@@ -47,7 +47,7 @@ typedef struct tl_hm_result {
 } tl_hm_result;
 
 /* The kernel on plain values, given sr = sqrt(R*) and A = sqrt(m* sqrt(R*)) (hist: the true
- * history's 3 values, updated). steady_lanes.c performs these operations in four lanes, in this
+ * history's 3 values, updated). steady_lanes_body.h performs these operations in four or eight lanes, in this
  * order: a change here is a change there (test_threads compares the two). */
 static inline void tl_hm_eval_sr(const tl_law *law, const tl_pair_law *pl, double delta, double rate,
                                  const double n[3], const double vt[3], const double dxi[3], double sr,

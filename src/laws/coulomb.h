@@ -11,7 +11,7 @@
  * stiffness (N/m), eta: dashpot (N s/m), xi_in: the tangential displacement;
  * out: the force on a (ft, its dashpot part ft_damp), the displacement kept
  * (xi_in, or rescaled when sliding), the spring's elastic energy. xi may be
- * xi_in. contact/steady_lanes.c performs the same operations in four lanes:
+ * xi_in. contact/steady_lanes_body.h performs the same operations in 4 or 8 lanes:
  * a change here is a change there (test_threads compares the two). */
 static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], double k, double eta,
                                    double mu, double fn, int test, double xi[3], double ft[3],
