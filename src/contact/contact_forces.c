@@ -72,7 +72,6 @@ typedef struct stage {
     /* such a bed under leapfrog, lean, on a CPU with AVX2: steady contacts four (AVX-512: eight) at a time
      * (steady_lanes.h), with these constants */
     bool lanes;
-    unsigned lanes_w; /* the lanes' width: 4 or 8 */
     tl_lanes_law lanes_law;
     const double (*drift)[6]; /* the drift velocities (when !half_is_v): v then w per particle */
 } stage;
@@ -827,7 +826,7 @@ void tl_contact_buffers_free(tl_world *w) {
     w->cap_out = w->cap_out_m = w->cap_out_pair = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
 }
 
-/* The batch of n <= s->lanes_w touching candidates k (lslot: a cross candidate's slot, else
+/* The batch of n <= s->lanes_law.width touching candidates k (lslot: a cross candidate's slot, else
  * SIZE_MAX) in the lanes (four of them when n <= 4), then their forces applied lane by lane in
  * list order, as steady_body would; a lane the lanes left (no longer touching) takes the scalar
  * path at its place. Returns how many were steady contacts. */
@@ -909,7 +908,7 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     const bool lean = s->lean, lanes = s->lanes;
     const double *REC = pp->rec;
     const double(*F)[3] = (const double(*)[3])w->p.f, (*T)[3] = (const double(*)[3])w->p.t;
-    const unsigned lanes_w = s->lanes_w;
+    const unsigned lanes_w = s->lanes_law.width;
     size_t lk[TL_LANES_MAX], lslot[TL_LANES_MAX]; /* the batch of steady contacts: candidates, cross slots */
     unsigned nl = 0;
     const size_t kend = dm->pp_start[d + 1];
@@ -1048,11 +1047,9 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     s.lanes = s.lean && s.all_mono && s.half_is_v && !w->no_lanes &&
               tl_lanes_law_make(&s.lanes_law, s.mono_law, s.mono_pl, s.mono_r, s.mono_sr, s.mono_A, s.dt,
-                                w->lay.hist, w->pp.stride);
-    s.lanes_w = tl_lanes_width();
-    if (w->lanes_width == 4) s.lanes_w = 4;
+                                w->lay.hist, w->pp.stride, w->lanes_width);
     w->lanes_on = s.lanes;
-    w->lanes_width_on = s.lanes ? s.lanes_w : 0;
+    w->lanes_width_on = s.lanes ? s.lanes_law.width : 0;
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
     s.drift = NULL;

@@ -26,9 +26,11 @@ unsigned tl_lanes_width(void) {
 }
 
 bool tl_lanes_law_make(tl_lanes_law *c, const tl_law *law, const tl_pair_law *pl, double r, double sr,
-                       double A, double dt, int hist_values, int record_stride) {
+                       double A, double dt, int hist_values, int record_stride, unsigned max_width) {
 #ifdef TL_LANES
-    if (!tl_lanes_available()) return false;
+    const unsigned width = tl_lanes_width();
+    if (width == 0) return false;
+    c->width = max_width == 4 ? 4 : width;
     if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN || law->hist_offset[TL_SLOT_HISTORY] != 0 ||
         hist_values != 3 || record_stride != 8)
         return false;
@@ -53,6 +55,7 @@ bool tl_lanes_law_make(tl_lanes_law *c, const tl_law *law, const tl_pair_law *pl
     return true;
 #else
     (void)c, (void)law, (void)pl, (void)r, (void)sr, (void)A, (void)dt, (void)hist_values, (void)record_stride;
+    (void)max_width;
     return false;
 #endif
 }

@@ -36,6 +36,7 @@ typedef struct tl_lanes_law {
     double mu;              /* pt[0] */
     bool clamp;             /* the law clamps a tensile normal force to zero */
     int test;               /* the Coulomb test (tl_coulomb_test) */
+    unsigned width;         /* the lanes a batch fills: 4 or 8 */
 } tl_lanes_law;
 
 #define TL_LANES_MAX 8
@@ -56,9 +57,10 @@ bool tl_lanes_available(void);
 unsigned tl_lanes_width(void);
 
 /* Fills c for a law and pair of the one-size bed (sr = sqrt(R*), A = sqrt(m* sqrt(R*)), r the
- * radius); false when the batch does not apply (see above) or the CPU lacks AVX2. */
+ * radius), with the widest lanes the CPU has, or four when max_width is 4; false when the batch
+ * does not apply (see above) or the CPU lacks AVX2. */
 bool tl_lanes_law_make(tl_lanes_law *c, const tl_law *law, const tl_pair_law *pl, double r, double sr,
-                       double A, double dt, int hist_values, int record_stride);
+                       double A, double dt, int hist_values, int record_stride, unsigned max_width);
 
 /* Evaluates the candidates k[0..n) of the list (a, b, img, rec of stride 8, state), all
  * touching at their last evaluation; k and force_bit hold 4 (8) entries, those from n on copies

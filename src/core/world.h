@@ -153,7 +153,7 @@ struct tl_world {
     bool no_fast_path;     /* tests: every contact through the general path */
     bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
     bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
-    int lanes_width;       /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
+    unsigned lanes_width;  /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
     unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
     tl_collision *coll;
     size_t ncoll, capcoll;

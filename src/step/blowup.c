@@ -115,6 +115,8 @@ static inline void plain_merge(plain_sum *to, const plain_sum *from) {
 }
 
 #define CHECK_BLOCKS 32 /* the blocks of the check's passes, the same for any thread count */
+/* where block q of n items starts (q = CHECK_BLOCKS: n) */
+static inline size_t block_at(size_t q, size_t n) { return q * n / CHECK_BLOCKS; }
 
 /* the energy test's terms, added plainly: the potential energy apart, the kinetic and the
  * elastic (normal, tangential; kinetic_elastic leaves the rolling spring out) together */
@@ -141,8 +143,7 @@ static bool energy_surely_within(const tl_world *w) {
     plain_terms part[CHECK_BLOCKS];
     TL_FOR_STATIC(q, CHECK_BLOCKS, {
         part[q] = (plain_terms){{0.0, 0.0, 0}, {0.0, 0.0, 0}};
-        const size_t lo = q * n / CHECK_BLOCKS, hi = (q + 1) * n / CHECK_BLOCKS;
-        tl_world_body_terms(w, lo, hi - lo, plain_term, &part[q]);
+        tl_world_body_terms(w, block_at(q, n), block_at(q + 1, n) - block_at(q, n), plain_term, &part[q]);
     })
     plain_terms t = {{0.0, 0.0, 0}, {0.0, 0.0, 0}};
     for (size_t q = 0; q < CHECK_BLOCKS; q++) {
@@ -212,8 +213,8 @@ static void deepest(const tl_world *w, double *worst, size_t *at, bool *at_wall)
     for (size_t li = 0; li < 2; li++) { /* each list over all threads (the walls' list is short) */
         const tl_pairs *l = lists[li];
         deep *to = part + li * CHECK_BLOCKS;
-        TL_FOR_STATIC(b, CHECK_BLOCKS, to[b] = deepest_range(w, l, li == 1, b * l->count / CHECK_BLOCKS,
-                                                             (b + 1) * l->count / CHECK_BLOCKS);)
+        TL_FOR_STATIC(b, CHECK_BLOCKS,
+                      to[b] = deepest_range(w, l, li == 1, block_at(b, l->count), block_at(b + 1, l->count));)
     }
     *worst = 0.0;
     *at = 0;
@@ -248,8 +249,8 @@ tl_status tl_blowup_check(tl_world *w) {
     tl_world_owned(w, &first, &count);
     const int nt = w->nthreads;
     size_t part[CHECK_BLOCKS];
-    TL_FOR_STATIC(q, CHECK_BLOCKS, part[q] = first_nonfinite(p, first + q * count / CHECK_BLOCKS,
-                                                             first + (q + 1) * count / CHECK_BLOCKS);)
+    TL_FOR_STATIC(q, CHECK_BLOCKS,
+                  part[q] = first_nonfinite(p, first + block_at(q, count), first + block_at(q + 1, count));)
     size_t at_bad = SIZE_MAX;
     for (size_t q = 0; q < CHECK_BLOCKS && at_bad == SIZE_MAX; q++) at_bad = part[q];
     int bad = at_bad != SIZE_MAX;
