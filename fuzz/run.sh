@@ -45,13 +45,21 @@ for t in scene data mesh checkpoint; do
     echo "fuzz_$t: ${runs:-no runs} in ${each} s, no crash"
   fi
 done
-# every input that once crashed a target must now pass it
+# every input that once crashed a target must now pass it. Replayed without
+# libFuzzer's RSS thread (-rss_limit_mb=0; the malloc limit still bounds memory):
+# the one thread of a run of a few milliseconds, the likely source of the one
+# leak a replay has reported (CI, 2026-11-28: scene-directive-7, refused by the
+# text check before Talus allocates anything; never reproduced here in 300
+# replays, loaded or not). On a
+# failure the whole report is printed, the stacks included.
 for f in "$src"/fuzz/regressions/*; do
   [ -e "$f" ] || continue
   t=$(basename "$f" | cut -d- -f1)
-  if ! ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$build/fuzz/fuzz_$t" "$f" > "$work/replay.log" 2>&1; then
+  if ! ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$build/fuzz/fuzz_$t" \
+      -rss_limit_mb=0 -malloc_limit_mb=2048 "$f" > "$work/replay.log" 2>&1; then
     status=1
-    echo "regression $(basename "$f"): FAILED"; grep -E "ERROR|runtime error" "$work/replay.log" | head -3
+    echo "regression $(basename "$f"): FAILED"
+    sed -n '/ERROR\|runtime error/,$p' "$work/replay.log" | head -60
   fi
 done
 [ $status -eq 0 ] && echo "fuzz/run.sh: no crash, hang or leak; regressions replayed"
