@@ -54,7 +54,7 @@ typedef struct tl_energy_ledger {
 #define TL_BLOCK 1024
 typedef struct tl_block_sum {
     tl_energy_ledger cur, next;
-    size_t touching, exits;
+    size_t touching, exits, skipped;
 } tl_block_sum;
 
 #define TL_OUT 8 /* values of a cross candidate's force slot (threads > 1) */
@@ -116,6 +116,16 @@ struct tl_world {
     size_t touching;       /* touching contacts after the last contact stage */
     bool neighbors_dirty;  /* particles were added or removed */
     bool moved;            /* the predict stage saw a particle move more than skin/2 */
+    /* the far candidates skipped by their gap (contact_forces.c, "Far candidates") */
+    double disp2;          /* the largest squared displacement of a particle since the last
+                            * build, as the last predict stage saw it (INFINITY: not finite) */
+    bool disp_ok;          /* disp2 covers every particle the next contact stage meets (set by
+                            * the predict stage, consumed by the contact stage) */
+    float *gap;            /* per candidate of pp: its gap at the last build, less a margin,
+                            * rounded down (m) */
+    size_t cap_gap;
+    bool gap_ready;        /* gap holds the gaps of the present lists */
+    uint64_t gap_skipped;  /* far candidates skipped by their gap, all contact stages together */
     int64_t builds_since_reorder;
     uint32_t *immovable;   /* particles moved regardless of forces (boundary work) */
     size_t nimmovable, capimmovable;
@@ -152,6 +162,7 @@ struct tl_world {
     bool log_collisions;
     bool no_fast_path;     /* tests: every contact through the general path */
     bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
+    bool no_gap_skip;      /* tests: every far candidate through the distance test */
     bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
     unsigned lanes_width;  /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
     unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */

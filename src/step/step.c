@@ -75,11 +75,10 @@
 
 /* ---- 1. predict ---- */
 
-/* One particle's predict. two_step: the predictor uses a_n-1 (verlet), which
- * then has to be kept; leapfrog does not. */
-static inline int predict_one(tl_particles *p, size_t i, double dt, double c1, double c2,
-                              const double g[3], double lim2, bool two_step, bool keep_old,
-                              bool turn) {
+/* One particle's predict; returns its squared displacement since the last build (x_ref).
+ * two_step: the predictor uses a_n-1 (verlet), which then has to be kept; leapfrog does not. */
+static inline double predict_one(tl_particles *p, size_t i, double dt, double c1, double c2,
+                                 const double g[3], bool two_step, bool keep_old, bool turn) {
     double im = p->inv_mass[i], ii = p->inv_inertia[i];
     double wh[3], d2 = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -114,7 +113,24 @@ static inline int predict_one(tl_particles *p, size_t i, double dt, double c1, d
     if (im > 0.0) v3_scale(p->f[i], g, p->mass[i]);
     else v3_zero(p->f[i]);
     v3_zero(p->t[i]);
-    return d2 > lim2;
+    return d2;
+}
+
+/* A particle's squared displacement since the last build, noted: bit 0 of the flags when it
+ * exceeds lim2 (half the skin: the lists are rebuilt), bit 1 when it is not a number; *dmax
+ * keeps the largest (the contact stage skips the far candidates by it: contact_forces.c). */
+static inline int note_moved(double d2, double lim2, double *dmax) {
+    if (d2 > *dmax) *dmax = d2;
+    return (d2 > lim2) | (d2 != d2) << 1;
+}
+
+/* What the predict pass saw: whether to rebuild, and the largest displacement for the next
+ * contact stage (only where the pass covered every particle that stage meets: spheres alone,
+ * on one process; disp_ok is consumed by that stage) */
+static void note_predicted(tl_world *w, int acc, double dmax, bool measured) {
+    w->moved = (acc & 1) != 0;
+    w->disp2 = (acc & 2) ? INFINITY : dmax;
+    w->disp_ok = measured && !w->dc;
 }
 
 static void stage_predict(tl_world *w) {
@@ -125,20 +141,21 @@ static void stage_predict(tl_world *w) {
     const size_t n = p->count;
     int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
-    int acc = 0; /* some particle moved more than skin/2 */
+    int acc = 0; /* some particle moved more than skin/2 (bit 0), or is not finite (bit 1) */
+    double dmax = 0.0;
     const tl_shape *sh = w->shapes;
     if (w->nbodies) {
         /* spheres as below; the other bodies turn as rigid bodies (bodies.c) */
         const bool two = c2 != 0.0;
         TL_FOR_STATIC_OR(i, n, acc |= p->shape[i]
                                           ? tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two)
-                                          : predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);)
+                                          : predict_one(p, i, dt, c1, c2, g, two, two || keep_old, turn) > lim2;)
     } else if (c2 != 0.0) {
-        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);)
+        TL_FOR_STATIC_OR_MAX(i, n, acc |= note_moved(predict_one(p, i, dt, c1, c2, g, true, true, turn), lim2, &dmax);)
     } else {
-        TL_FOR_STATIC_OR(i, n, acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);)
+        TL_FOR_STATIC_OR_MAX(i, n, acc |= note_moved(predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, &dmax);)
     }
-    w->moved = acc != 0;
+    note_predicted(w, acc, dmax, w->nbodies == 0);
     tl_walls_advance(&w->walls, w->time + dt, dt);
 }
 
@@ -294,6 +311,7 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place) {
     if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
     w->neighbors_dirty = false;
     w->moved = false;
+    w->gap_ready = false; /* the far candidates' gaps are of the last lists (contact_forces.c) */
     if (in_place) w->nb.builds--;
     return tl_world_list_immovable(w);
 }
@@ -364,8 +382,9 @@ static void stage_correct(tl_world *w) {
  * twice. Used between two steps of one tl_world_step call when nothing in
  * between needs the corrected velocities of every particle (no collision
  * waits to be measured). */
-/* Rows [lo, hi) of the pass; returns non-zero when one of them moved half the skin. */
-TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi) {
+/* Rows [lo, hi) of the pass; returns note_moved's flags of them, their largest squared
+ * displacement in *dmax (spheres only). */
+TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi, double *dmax) {
     tl_particles *p = &w->p;
     const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
     const double b1 = 0.5 - c1, b2 = -c2;
@@ -382,18 +401,18 @@ TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi)
                 acc |= tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two);
             } else {
                 correct_one(p, i, dt, b1, b2, two);
-                acc |= predict_one(p, i, dt, c1, c2, g, lim2, two, two || keep_old, turn);
+                acc |= predict_one(p, i, dt, c1, c2, g, two, two || keep_old, turn) > lim2;
             }
         }
     } else if (c2 != 0.0) {
         for (size_t i = lo; i < hi; i++) {
             correct_one(p, i, dt, b1, b2, true);
-            acc |= predict_one(p, i, dt, c1, c2, g, lim2, true, true, turn);
+            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, true, true, turn), lim2, dmax);
         }
     } else {
         for (size_t i = lo; i < hi; i++) {
             correct_one(p, i, dt, b1, b2, false);
-            acc |= predict_one(p, i, dt, c1, c2, g, lim2, false, keep_old, turn);
+            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, dmax);
         }
     }
     return acc;
@@ -403,10 +422,11 @@ static void stage_correct_predict(tl_world *w) {
     const size_t n = w->p.count;
     int nt = w->nthreads;
     int acc = 0;
+    double dmax = 0.0;
     /* a few blocks per thread, each the same rows whatever the thread count */
     const size_t nblk = (size_t)nt * 4;
-    TL_FOR_STATIC_OR(q, nblk, acc |= correct_predict_rows(w, q * n / nblk, (q + 1) * n / nblk);)
-    w->moved = acc != 0;
+    TL_FOR_STATIC_OR_MAX(q, nblk, acc |= correct_predict_rows(w, q * n / nblk, (q + 1) * n / nblk, &dmax);)
+    note_predicted(w, acc, dmax, w->nbodies == 0);
     tl_walls_advance(&w->walls, w->time + w->dt, w->dt);
 }
 
