@@ -40,14 +40,5 @@ static inline int tl_thread_num(void) { return 0; }
     } else {                                                                 \
         for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }               \
     }
-/* the same with a `double dmax` in scope taken as the largest of the bodies' values
- * (reduction max: exact, the same whatever the order; the bodies keep NaN out of it) */
-#define TL_FOR_STATIC_OR_MAX(var, n, ...)                                                     \
-    if (nt > 1) {                                                                            \
-        _Pragma("omp parallel for schedule(static) num_threads(nt) reduction(| : acc) reduction(max : dmax)") \
-        for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }                               \
-    } else {                                                                                 \
-        for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }                               \
-    }
 
 #endif

@@ -52,6 +52,8 @@ typedef struct tl_energy_ledger {
  * energy terms and counts, added in block order (so the sums do not depend on
  * the number of threads). */
 #define TL_BLOCK 1024
+#define TL_DISP_BLOCK 256 /* particles per block of the displacements' maxima (a power of 2) */
+
 typedef struct tl_block_sum {
     tl_energy_ledger cur, next;
     size_t touching, exits, skipped;
@@ -117,10 +119,12 @@ struct tl_world {
     bool neighbors_dirty;  /* particles were added or removed */
     bool moved;            /* the predict stage saw a particle move more than skin/2 */
     /* the far candidates skipped by their gap (contact_forces.c, "Far candidates") */
-    double disp2;          /* the largest squared displacement of a particle since the last
-                            * build, as the last predict stage saw it (INFINITY: not finite) */
-    bool disp_ok;          /* disp2 covers every particle the next contact stage meets (set by
-                            * the predict stage, consumed by the contact stage) */
+    float *disp_blk;       /* per block of TL_DISP_BLOCK particles (storage order): the largest
+                            * displacement since the last build as the last predict stage saw
+                            * it, rounded up, with a relative 1e-5 to spare (m) */
+    size_t cap_disp_blk;
+    bool disp_ok;          /* disp_blk holds this step's predict (set by the predict stage,
+                            * consumed by the contact stage) */
     float *gap;            /* per candidate of pp: its gap at the last build, less a margin,
                             * rounded down (m) */
     size_t cap_gap;

@@ -124,13 +124,59 @@ static inline int note_moved(double d2, double lim2, double *dmax) {
     return (d2 > lim2) | (d2 != d2) << 1;
 }
 
-/* What the predict pass saw: whether to rebuild, and the largest displacement for the next
- * contact stage (only where the pass covered every particle that stage meets: spheres alone,
- * on one process; disp_ok is consumed by that stage) */
-static void note_predicted(tl_world *w, int acc, double dmax, bool measured) {
+/* After particle i of rows ending at hi: at the end of a block of TL_DISP_BLOCK particles, its
+ * largest displacement (dmax: squared) kept for the contact stage, rounded up with a relative
+ * 1e-5 to spare (what the stage adds and rounds is covered, contact_forces.c), and dmax reset */
+static inline void note_block(float *disp_blk, size_t i, size_t hi, double *dmax) {
+    if (((i + 1) & (TL_DISP_BLOCK - 1)) && i + 1 != hi) return;
+    const double d = sqrt(*dmax) * (1.0 + 1e-5);
+    float f = (float)d;
+    if ((double)f < d) f = nextafterf(f, INFINITY);
+    disp_blk[i / TL_DISP_BLOCK] = f;
+    *dmax = 0.0;
+}
+
+/* where rows q of nblk start: whole blocks of TL_DISP_BLOCK particles (q = nblk: n) */
+static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
+    const size_t blocks = (n + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK, at = q * blocks / nblk * TL_DISP_BLOCK;
+    return at < n ? at : n;
+}
+
+/* the blocks' displacements for the predict pass about to run, NULL where the contact stage
+ * will not skip by them: bodies (their candidates are not measured there), ranks (the ghosts'
+ * displacements are another rank's), no memory */
+static float *disp_blocks(tl_world *w) {
+    w->disp_ok = false;
+    if (w->nbodies || w->dc) return NULL;
+    const size_t nb = (w->p.count + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK;
+    if (tl_mem_reserve(&w->mem, (void **)&w->disp_blk, &w->cap_disp_blk, nb + 1, sizeof *w->disp_blk) != 0)
+        return NULL;
+    return w->disp_blk;
+}
+
+/* rows [lo, hi) of the predict pass (spheres alone) */
+TL_ISA_CLONES static int predict_rows(tl_world *w, size_t lo, size_t hi, float *disp_blk) {
+    tl_particles *p = &w->p;
+    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
+    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
+    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation, two = c2 != 0.0;
+    int acc = 0;
+    double m = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+        acc |= note_moved(two ? predict_one(p, i, dt, c1, c2, g, true, true, turn)
+                              : predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, &m);
+        if (disp_blk) note_block(disp_blk, i, hi, &m);
+    }
+    return acc;
+}
+
+/* What the predict pass saw: whether to rebuild, and whether the next contact stage may skip
+ * far candidates by the blocks' displacements (not where one was not finite; disp_ok is
+ * consumed by that stage) */
+static void note_predicted(tl_world *w, int acc, const float *disp_blk) {
     w->moved = (acc & 1) != 0;
-    w->disp2 = (acc & 2) ? INFINITY : dmax;
-    w->disp_ok = measured && !w->dc;
+    w->disp_ok = disp_blk && !(acc & 2);
 }
 
 static void stage_predict(tl_world *w) {
@@ -142,20 +188,20 @@ static void stage_predict(tl_world *w) {
     int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0; /* some particle moved more than skin/2 (bit 0), or is not finite (bit 1) */
-    double dmax = 0.0;
     const tl_shape *sh = w->shapes;
+    float *disp_blk = disp_blocks(w);
     if (w->nbodies) {
         /* spheres as below; the other bodies turn as rigid bodies (bodies.c) */
         const bool two = c2 != 0.0;
         TL_FOR_STATIC_OR(i, n, acc |= p->shape[i]
                                           ? tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two)
                                           : predict_one(p, i, dt, c1, c2, g, two, two || keep_old, turn) > lim2;)
-    } else if (c2 != 0.0) {
-        TL_FOR_STATIC_OR_MAX(i, n, acc |= note_moved(predict_one(p, i, dt, c1, c2, g, true, true, turn), lim2, &dmax);)
     } else {
-        TL_FOR_STATIC_OR_MAX(i, n, acc |= note_moved(predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, &dmax);)
+        /* a few row ranges per thread, each whole blocks, the same whatever the thread count */
+        const size_t nblk = (size_t)nt * 4;
+        TL_FOR_STATIC_OR(q, nblk, acc |= predict_rows(w, rows_at(q, nblk, n), rows_at(q + 1, nblk, n), disp_blk);)
     }
-    note_predicted(w, acc, dmax, w->nbodies == 0);
+    note_predicted(w, acc, disp_blk);
     tl_walls_advance(&w->walls, w->time + dt, dt);
 }
 
@@ -311,7 +357,12 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place) {
     if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
     w->neighbors_dirty = false;
     w->moved = false;
-    w->gap_ready = false; /* the far candidates' gaps are of the last lists (contact_forces.c) */
+    /* the far candidates' gaps are of the last lists (contact_forces.c); every particle is at
+     * its x_ref now, so the blocks' displacements are zero */
+    w->gap_ready = false;
+    float *disp_blk = disp_blocks(w);
+    if (disp_blk) memset(disp_blk, 0, (w->p.count + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK * sizeof *disp_blk);
+    w->disp_ok = disp_blk != NULL;
     if (in_place) w->nb.builds--;
     return tl_world_list_immovable(w);
 }
@@ -382,9 +433,9 @@ static void stage_correct(tl_world *w) {
  * twice. Used between two steps of one tl_world_step call when nothing in
  * between needs the corrected velocities of every particle (no collision
  * waits to be measured). */
-/* Rows [lo, hi) of the pass; returns note_moved's flags of them, their largest squared
- * displacement in *dmax (spheres only). */
-TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi, double *dmax) {
+/* Rows [lo, hi) of the pass; returns note_moved's flags of them, and notes their blocks'
+ * displacements in disp_blk (spheres only; NULL: not kept). */
+TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi, float *disp_blk) {
     tl_particles *p = &w->p;
     const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
     const double b1 = 0.5 - c1, b2 = -c2;
@@ -392,6 +443,7 @@ TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi,
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0;
+    double m = 0.0;
     const tl_shape *sh = w->shapes;
     if (w->nbodies) {
         const bool two = c2 != 0.0;
@@ -407,12 +459,14 @@ TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi,
     } else if (c2 != 0.0) {
         for (size_t i = lo; i < hi; i++) {
             correct_one(p, i, dt, b1, b2, true);
-            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, true, true, turn), lim2, dmax);
+            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, true, true, turn), lim2, &m);
+            if (disp_blk) note_block(disp_blk, i, hi, &m);
         }
     } else {
         for (size_t i = lo; i < hi; i++) {
             correct_one(p, i, dt, b1, b2, false);
-            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, dmax);
+            acc |= note_moved(predict_one(p, i, dt, c1, c2, g, false, keep_old, turn), lim2, &m);
+            if (disp_blk) note_block(disp_blk, i, hi, &m);
         }
     }
     return acc;
@@ -422,11 +476,11 @@ static void stage_correct_predict(tl_world *w) {
     const size_t n = w->p.count;
     int nt = w->nthreads;
     int acc = 0;
-    double dmax = 0.0;
-    /* a few blocks per thread, each the same rows whatever the thread count */
+    float *disp_blk = disp_blocks(w);
+    /* a few row ranges per thread, each whole blocks, the same whatever the thread count */
     const size_t nblk = (size_t)nt * 4;
-    TL_FOR_STATIC_OR_MAX(q, nblk, acc |= correct_predict_rows(w, q * n / nblk, (q + 1) * n / nblk, &dmax);)
-    note_predicted(w, acc, dmax, w->nbodies == 0);
+    TL_FOR_STATIC_OR(q, nblk, acc |= correct_predict_rows(w, rows_at(q, nblk, n), rows_at(q + 1, nblk, n), disp_blk);)
+    note_predicted(w, acc, disp_blk);
     tl_walls_advance(&w->walls, w->time + w->dt, w->dt);
 }
 
