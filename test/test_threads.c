@@ -151,6 +151,8 @@ typedef struct config {
     bool mono;           /* one radius: the lean path's steady contacts go four or eight at a
                           * time (steady_lanes.h) where the CPU has AVX2 or AVX-512 */
     tl_coulomb_test coulomb;
+    bool add_other;      /* after the first third of the steps, a sphere of another radius is
+                          * added: the bed is no longer of one size (the lanes must stop) */
 } config;
 
 typedef struct outcome {
@@ -244,7 +246,16 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
             }
     tl_world_log_collisions(w, c->log);
     for (int chunk = 0; chunk < 3 && o.status == TL_OK; chunk++) {
-        if (set_after || chunk > 0) o.status = tl_world_set_threads(w, threads[chunk]);
+        if (c->add_other && chunk == 1) {
+            /* a larger sphere dropped onto the bed from just above it, where it touches soon */
+            pd.radius = 1.4 * RMAX;
+            pd.position = (tl_vec3){0.5 * lx, 0.5 * ly, (NZ + 0.5) * SPACING + pd.radius};
+            pd.velocity = (tl_vec3){0.0, 0.0, -1.0};
+            pd.angular_velocity = (tl_vec3){0.0, 0.0, 0.0};
+            o.status = tl_world_add_particle(w, &pd, NULL);
+            n++;
+        }
+        if (o.status == TL_OK && (set_after || chunk > 0)) o.status = tl_world_set_threads(w, threads[chunk]);
         if (o.status == TL_OK) o.status = tl_world_step(w, c->steps / 3);
     }
     if (o.status != TL_OK) fprintf(stderr, "%s: %s\n", c->name, tl_world_error(w));
@@ -308,8 +319,8 @@ static void check_config(const config *c) {
     /* the lanes: taken for a bed of one size under leapfrog on the lean path (where the CPU
      * has AVX2), as many as the CPU gives (eight with AVX-512), and their results those of the
      * steady contacts one at a time; where eight are the widest, four give the same too */
-    const bool want_lanes = c->mono && !c->energy && !c->log && c->integrator == TL_INTEGRATOR_LEAPFROG &&
-                            tl_lanes_available();
+    const bool want_lanes = c->mono && !c->add_other && !c->energy && !c->log &&
+                            c->integrator == TL_INTEGRATOR_LEAPFROG && tl_lanes_available();
     ENSURE(o1.lanes == want_lanes && o4.lanes == want_lanes);
     if (want_lanes) {
         outcome s1 = run(c, one, false, false, LANES_OFF);
@@ -331,7 +342,10 @@ static void check_config(const config *c) {
         }
     } else if (c->mono) {
         fprintf(stderr, "; the lanes not taken (%s)",
-                !tl_lanes_available() ? "no AVX2" : c->integrator != TL_INTEGRATOR_LEAPFROG ? "not leapfrog" : "not lean");
+                !tl_lanes_available()                    ? "no AVX2"
+                : c->add_other                           ? "another size added"
+                : c->integrator != TL_INTEGRATOR_LEAPFROG ? "not leapfrog"
+                                                          : "not lean");
     }
     fprintf(stderr, "\n");
 }
@@ -352,21 +366,24 @@ int main(int argc, char **argv) {
             getenv("OMP_WAIT_POLICY"));
     /* 150 steps: the spheres move fast enough that the lists are rebuilt every few steps */
     const config configs[] = {
-        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false, 0, false, TL_COULOMB_TOTAL},
-        {"box, verlet, lean, 7 domains", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL},
-        {"box, leapfrog, lean, reorder every build, 10 domains", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300, false, TL_COULOMB_TOTAL},
-        {"box, leapfrog, energy, collision log, 5 domains", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false, 600, false, TL_COULOMB_TOTAL},
-        {"periodic xy, verlet, lean, 7 domains", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL},
-        {"periodic xy, leapfrog, energy, log, reorder 1, 3 domains", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false, 1000, false, TL_COULOMB_TOTAL},
+        {"box, verlet, energy", false, TL_INTEGRATOR_VERLET, true, 0, false, 150, false, 0, false, TL_COULOMB_TOTAL, false},
+        {"box, verlet, lean, 7 domains", false, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL, false},
+        {"box, leapfrog, lean, reorder every build, 10 domains", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300, false, TL_COULOMB_TOTAL, false},
+        {"box, leapfrog, energy, collision log, 5 domains", false, TL_INTEGRATOR_LEAPFROG, true, 0, true, 150, false, 600, false, TL_COULOMB_TOTAL, false},
+        {"periodic xy, verlet, lean, 7 domains", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, true, 450, false, TL_COULOMB_TOTAL, false},
+        {"periodic xy, leapfrog, energy, log, reorder 1, 3 domains", true, TL_INTEGRATOR_LEAPFROG, true, 1, true, 150, false, 1000, false, TL_COULOMB_TOTAL, false},
         /* one size: the lanes, with each Coulomb test */
         {"periodic xy, leapfrog, lean, one size, total", true, TL_INTEGRATOR_LEAPFROG, false, 0, false, 150, true, 450,
-         true, TL_COULOMB_TOTAL},
+         true, TL_COULOMB_TOTAL, false},
         {"box, leapfrog, lean, one size, spring", false, TL_INTEGRATOR_LEAPFROG, false, 1, false, 150, false, 300,
-         true, TL_COULOMB_SPRING},
+         true, TL_COULOMB_SPRING, false},
         {"periodic xy, leapfrog, lean, one size, spring-capped", true, TL_INTEGRATOR_LEAPFROG, false, 0, false, 150,
-         false, 600, true, TL_COULOMB_SPRING_CAPPED},
+         false, 600, true, TL_COULOMB_SPRING_CAPPED, false},
         {"periodic xy, verlet, lean, one size (no lanes)", true, TL_INTEGRATOR_VERLET, false, 0, false, 150, false, 450,
-         true, TL_COULOMB_SPRING},
+         true, TL_COULOMB_SPRING, false},
+        /* one size, then another size added: the lanes run, then stop */
+        {"periodic xy, leapfrog, lean, one size, another added", true, TL_INTEGRATOR_LEAPFROG, false, 0, false, 150,
+         false, 450, true, TL_COULOMB_TOTAL, true},
     };
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) check_config(&configs[k]);
     return tl_test_report("test_threads");

@@ -1108,7 +1108,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         s.mono_A = sqrt(s.mono_meff * s.mono_sr);
     }
     const int nt = w->nthreads;
-    /* a bed of one size, mass and material (checked each stage: particles may change) */
+    /* a bed of one size, mass and material (the particles looked at again whenever they change:
+     * added, removed, reordered, loaded; each of these changes their generation) */
     s.all_mono = false;
     s.mono_law = NULL;
     s.mono_pl = NULL;
@@ -1116,13 +1117,16 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         const int m0 = w->p.material[0];
         const tl_law *law0 = &w->laws[w->law_of[(size_t)m0 * w->law_dim + (size_t)m0]];
         bool same = law0->fused_kind == TL_FUSED_HERTZ_MINDLIN;
-        if (same) {
+        if (same && !(w->mono_seen && w->mono_generation == w->p.generation)) {
             int acc = 0; /* some particle differs */
             const size_t np = w->p.count, nblk = (size_t)nt * 4;
             TL_FOR_STATIC_OR(q, nblk, acc |= differs_from(&w->p, q * np / nblk, (q + 1) * np / nblk, s.mono_r,
                                                           s.mono_im, m0);)
-            same = acc == 0;
+            w->mono_seen = true;
+            w->mono_generation = w->p.generation;
+            w->mono_same = acc == 0;
         }
+        same = same && w->mono_same;
         if (same) {
             s.all_mono = true;
             s.mono_law = law0;

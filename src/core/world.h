@@ -167,6 +167,9 @@ struct tl_world {
     bool no_fast_path;     /* tests: every contact through the general path */
     bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
     bool no_gap_skip;      /* tests: every far candidate through the distance test */
+    bool mono_seen, mono_same; /* the particles were found all of particle 0's radius, inverse
+                                * mass and material (mono_same) at generation mono_generation */
+    uint64_t mono_generation;
     bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
     unsigned lanes_width;  /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
     unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
