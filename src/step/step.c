@@ -136,9 +136,12 @@ static inline void note_block(float *disp_blk, size_t i, size_t hi, double *dmax
     *dmax = 0.0;
 }
 
+/* the blocks of TL_DISP_BLOCK particles n particles make */
+static inline size_t disp_block_count(size_t n) { return (n + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK; }
+
 /* where rows q of nblk start: whole blocks of TL_DISP_BLOCK particles (q = nblk: n) */
 static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
-    const size_t blocks = (n + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK, at = q * blocks / nblk * TL_DISP_BLOCK;
+    const size_t at = q * disp_block_count(n) / nblk * TL_DISP_BLOCK;
     return at < n ? at : n;
 }
 
@@ -148,8 +151,8 @@ static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
 static float *disp_blocks(tl_world *w) {
     w->disp_ok = false;
     if (w->nbodies || w->dc) return NULL;
-    const size_t nb = (w->p.count + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK;
-    if (tl_mem_reserve(&w->mem, (void **)&w->disp_blk, &w->cap_disp_blk, nb + 1, sizeof *w->disp_blk) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->disp_blk, &w->cap_disp_blk, disp_block_count(w->p.count) + 1,
+                       sizeof *w->disp_blk) != 0)
         return NULL;
     return w->disp_blk;
 }
@@ -361,7 +364,7 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place) {
      * its x_ref now, so the blocks' displacements are zero */
     w->gap_ready = false;
     float *disp_blk = disp_blocks(w);
-    if (disp_blk) memset(disp_blk, 0, (w->p.count + TL_DISP_BLOCK - 1) / TL_DISP_BLOCK * sizeof *disp_blk);
+    if (disp_blk) memset(disp_blk, 0, disp_block_count(w->p.count) * sizeof *disp_blk);
     w->disp_ok = disp_blk != NULL;
     if (in_place) w->nb.builds--;
     return tl_world_list_immovable(w);
