@@ -469,8 +469,13 @@ typedef struct tl_energy {
      * they store (and release at separation). Exact integration makes it 0; a finite step
      * leaves the integrator's error here, never in a dissipation column (docs/outputs.md). */
     double integration_residual;
+    /* J so far put into the normal springs by their contacts' changing radius of curvature at a
+     * held overlap: between two ellipsoids the Hertz radius follows the surfaces' curvature at the
+     * contact, and what that changes of the stored energy is the work of no force (0 for every
+     * other pair: docs/ellipsoid.md) */
+    double curvature_work;
     double total; /* kinetic + potential + elastic + dissipated (all five) + integration_residual
-                   * - boundary_work: conserved */
+                   * - boundary_work - curvature_work: conserved */
 } tl_energy;
 
 /* A contact that ended, with its measured outcome (for restitution checks). */

@@ -56,7 +56,7 @@ CONTACT_PACKED = packed(CONTACT)
 ENERGY_FIELDS = ["kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
                  "elastic_tangential", "elastic_rolling", "dissipated_normal", "dissipated_plastic",
                  "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "boundary_work",
-                 "integration_residual",
+                 "integration_residual", "curvature_work",
                  "total"]
 ENERGY = struct_dtype("tl_energy", ENERGY_FIELDS)
 ENERGY_PACKED = packed(ENERGY)

@@ -528,7 +528,8 @@ class World:
         elastic_normal, elastic_tangential, dissipated_normal,
         dissipated_plastic, dissipated_tangential_damping,
         dissipated_friction, boundary_work, integration_residual (the
-        normal springs' integration error, docs/outputs.md), total
+        normal springs' integration error, docs/outputs.md),
+        curvature_work (ellipsoid pairs, docs/ellipsoid.md), total
         (conserved).
         """
         e = ffi.new("tl_energy *")

@@ -1080,6 +1080,7 @@ static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
     to->diss_rolling += from->diss_rolling;
     to->boundary_work += from->boundary_work;
     to->integration_residual += from->integration_residual;
+    to->curvature_work += from->curvature_work;
 }
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {

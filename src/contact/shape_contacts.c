@@ -356,6 +356,28 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     v3_copy(ft, c.ft);
 }
 
+/* The law's elastic normal energy at the contact's overlap with another equivalent radius (the
+ * normal slot on a copy of its history: nothing of the contact changes). */
+static double normal_energy_at(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist,
+                               double r_eff) {
+    tl_contact c = *c0;
+    c.r_eff = r_eff;
+    double scratch[TL_MAX_HIST];
+    const int o = law->hist_offset[TL_SLOT_NORMAL];
+    memcpy(scratch, hist + o, (size_t)(law->hist_count - o) * sizeof *scratch);
+    law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], &c, scratch);
+    return c.e_el_n;
+}
+
+/* dE/dR of the law's elastic normal energy at the contact's overlap, J/m: a central difference of
+ * relative width 1e-6 (the energies of the catalogue go as R^p with p = 0 or 1/2, or through a yield
+ * overlap that moves with R: its truncation error is about 1e-13 relative, its rounding 1e-10) */
+static double normal_energy_slope(const tl_law *law, const tl_pair_law *pl, const tl_contact *c, const double *hist) {
+    const double R = c->r_eff, h = 1e-6 * R;
+    if (!(R > 0.0) || !isfinite(R)) return 0.0;
+    return (normal_energy_at(law, pl, c, hist, R + h) - normal_energy_at(law, pl, c, hist, R - h)) / (2.0 * h);
+}
+
 /* One patch in contact this step: rec holds its record (copied from the
  * last step's when `touching`, else to be opened). Returns the new state. */
 static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const tl_patch *P, double *rec,
@@ -390,8 +412,10 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_copy(c.n, P->n);
     v3_copy(c.vt, vt);
     v3_zero(c.dxi);
-    /* the radius of the contact's beginning (set below when it opens) */
-    c.r_eff = touching ? rec[s->pb + TL_BP_REFF] : P->r_eff;
+    /* the radius of the contact's beginning (set below when it opens), or the one now
+     * (tl_patch_radius) */
+    const double r_last = touching ? rec[s->pb + TL_BP_REFF] : P->r_eff;
+    c.r_eff = P->r_kind == TL_PATCH_R_KEPT ? r_last : P->r_eff;
     c.m_eff = 1.0 / (a->iml + b->iml);
     c.dt = s->acc ? s->dt : 0.0;
     c.first = false;
@@ -450,6 +474,14 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
 
     eval_law(law, pl, &c, rec, fs);
 
+    /* a radius that follows the attitude at a known rate: the torque that makes the contact's force
+     * the gradient of E(delta, R(attitude)), -dE/dR dR/dtheta on a, its opposite on b */
+    double tc[3] = {0.0, 0.0, 0.0};
+    if (P->r_kind == TL_PATCH_R_GRADIENT) {
+        v3_scale(tc, P->r_grad, -normal_energy_slope(law, pl, &c, rec));
+        apply_torque(slot, tc);
+    }
+
     double fn_app = c.fn, ft_app[3];
     v3_copy(ft_app, c.ft);
     if (entered && s->correct && phi != 0.5) {
@@ -501,6 +533,24 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c.e_el_r - be[TL_BE_E_R]);
                 rd = -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
             }
+            /* the radius of curvature now: what its change did to the stored energy. Against a face
+             * the curvature torque did it, and the work done against it over the drift joins the
+             * spring's (so the residual keeps only the integration's error); between two ellipsoids
+             * no force did: curvature_work books E(delta, R) - E(delta, R_last) as energy put in, and
+             * the spring's term leaves it out */
+            double curv = 0.0;
+            if (P->r_kind == TL_PATCH_R_GRADIENT) {
+                double dth_r[3];
+                v3_sub(dth_r, a->wh, b->wh);
+                v3_scale(dth_r, dth_r, s->dt);
+                /* (the spring's term is the work the bodies did against the contact: minus the torque's) */
+                spring -= c.first ? 0.5 * phi * v3_dot(tc, dth_r)
+                                  : 0.5 * (v3_dot(bp + TL_BP_TC, dth_r) + v3_dot(tc, dth_r));
+            } else if (P->r_kind == TL_PATCH_R_CURRENT && !c.first && c.r_eff != r_last) {
+                curv = c.e_el_n - normal_energy_at(law, pl, &c, rec, r_last);
+                spring += curv;
+            }
+            slot[TL_SS_CUR + 6] += curv;
             add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, c.sliding ? 0.0 : diss_t,
                             c.sliding ? diss_t : 0.0, law->rolls && !rslip ? (plastic ? 0.0 : spring) + rs : (plastic ? 0.0 : spring),
                             rslip ? rd + rs : rd);
@@ -513,6 +563,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     }
     bp[TL_BP_REFF] = c.r_eff;
     bp[TL_BP_SCALE] = fs;
+    v3_copy(bp + TL_BP_TC, tc);
     v3_copy(bp + TL_BP_N, P->n);
     v3_copy(bp + TL_BP_RA, ra);
     v3_copy(bp + TL_BP_RB, rb);
@@ -580,6 +631,10 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
             rolling_inputs(s, a, b, ra, rb, &c, dth);
             dr = -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
         }
+        /* the last curvature torque over half this drift (zero but for an ellipsoid at a face) */
+        double dth_r[3];
+        v3_sub(dth_r, a->wh, b->wh);
+        spring -= 0.5 * s->dt * v3_dot(bp + TL_BP_TC, dth_r);
         add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr);
         add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
                         0.0);
@@ -799,12 +854,14 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
         w->ledger.diss_friction += c[3];
         w->ledger.integration_residual += c[4];
         w->ledger.diss_rolling += c[5];
+        w->ledger.curvature_work += c[6];
         w->ledger_next.diss_normal += nx[0];
         w->ledger_next.diss_plastic += nx[1];
         w->ledger_next.diss_tangential_damping += nx[2];
         w->ledger_next.diss_friction += nx[3];
         w->ledger_next.integration_residual += nx[4];
         w->ledger_next.diss_rolling += nx[5];
+        w->ledger_next.curvature_work += nx[6];
         sc->touching += (size_t)slot[TL_SS_TOUCH];
     }
 }

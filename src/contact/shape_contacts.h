@@ -14,11 +14,15 @@
  *                 without a patch closes one (its energy released, its
  *                 collision logged);
  *   3. law        the world's law between the two materials, unchanged, on
- *                 the patch's kinematics, with the equivalent radius the
- *                 patch had when the contact began (kept for the contact's
- *                 life: the normal force then derives from a potential of the
- *                 overlap, and an undamped contact is conservative, which a
- *                 radius that follows the turning bodies' curvature is not);
+ *                 the patch's kinematics, with the equivalent radius as the
+ *                 patch says (narrow.h, tl_patch_radius): the radius the
+ *                 patch had when the contact began, kept for the contact's
+ *                 life (spheres, meshes: the normal force then derives from a
+ *                 potential of the overlap); or the surfaces' curvature now
+ *                 (ellipsoids), with the torque that makes the force the
+ *                 gradient of the law's energy E(delta, R) where R's rate is
+ *                 known (against a face), else the change of the stored
+ *                 energy that no force did booked as curvature_work;
  *                 the contact point divides the
  *                 overlap as the sphere stage does (the law's contact_point),
  *                 the lever arms are the vectors r = point - centroid, the
@@ -56,9 +60,11 @@ enum tl_book_patch {
     TL_BP_RA = 6,     /* its lever arms, a then b (3 + 3), m: the last force acted through them */
     TL_BP_RB = 9,
     TL_BP_PSI = 12,   /* the fraction of the step spent in contact when the patch closed */
-    TL_BP_REFF = 13,  /* the equivalent radius, taken when the contact began, m */
+    TL_BP_REFF = 13,  /* the equivalent radius: taken when the contact began (TL_PATCH_R_KEPT), else
+                       * the last evaluation's, m */
     TL_BP_SCALE = 14, /* the patch's fn_scale at the last evaluation (narrow.h; 0: none yet) */
-    TL_BP_COUNT = 15
+    TL_BP_TC = 15,    /* the curvature torque on a of the last evaluation (3; TL_PATCH_R_GRADIENT) */
+    TL_BP_COUNT = 18
 };
 
 /* values of a candidate's slot: force on a, torques on a and b, energy terms, counts */
@@ -66,13 +72,14 @@ enum {
     TL_SS_F = 0,
     TL_SS_TA = 3,
     TL_SS_TB = 6,
-    TL_SS_CUR = 9,   /* this step's dissipation (6 terms: normal, plastic, tangential damping,
-                      * friction, integration residual, rolling) */
-    TL_SS_NEXT = 15, /* and the next step's */
-    TL_SS_TOUCH = 21,
-    TL_SS_EXITS = 22,
-    TL_SS_COUNT = 23
+    TL_SS_CUR = 9,   /* this step's dissipation (TL_LEDGER_TERMS terms: normal, plastic, tangential
+                      * damping, friction, integration residual, rolling, curvature work) */
+    TL_SS_NEXT = 16, /* and the next step's */
+    TL_SS_TOUCH = 23,
+    TL_SS_EXITS = 24,
+    TL_SS_COUNT = 25
 };
+#define TL_LEDGER_TERMS 7
 
 /* per particle of a shape, for one stage: body-to-world rotation, drift velocities */
 enum tl_shape_body {

@@ -46,6 +46,7 @@ typedef struct tl_energy_ledger {
     double diss_rolling;
     double boundary_work;
     double integration_residual; /* what conservative springs did not return: the step's error */
+    double curvature_work;       /* what a contact's changing radius of curvature put in its spring */
 } tl_energy_ledger;
 
 /* The contact stage works in blocks of candidates; each block sums its own

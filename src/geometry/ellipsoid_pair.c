@@ -240,6 +240,10 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     out->r_eff = equivalent_radius(K, u);
     out->area = 0.0;
     out->fn_scale = 1.0;
+    /* the curvature now, every step; the rate of R with the pose is not worked out (the ledger
+     * books what its change does to the stored energy: docs/ellipsoid.md) */
+    out->r_kind = a->shape || b->shape ? TL_PATCH_R_CURRENT : TL_PATCH_R_KEPT;
+    v3_zero(out->r_grad);
     return 1;
 }
 
@@ -264,9 +268,24 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     v3_axpy(out->p, 0.5 * delta, m);
     double S[3][3];
     shape_operator(Mi, g, nm, S);
-    out->r_eff = equivalent_radius(S, nm);
+    double R = equivalent_radius(S, nm);
+    out->r_eff = R;
     out->area = 0.0;
     out->fn_scale = 1.0;
+    /* The radius of curvature at the deepest point is a function of the body's attitude relative
+     * to the face alone: R = abc / h^2 (the Gaussian curvature of an ellipsoid where its normal is
+     * u is h(u)^4 / (abc)^2), and with the face's normal fixed in the face, h = h(-m) turns at the
+     * rate dh/dt = (w_a - w_b) . (s x (-m)), s = g the deepest point from the centre (the support
+     * function's derivative under a rotation of M). So dR/dt = -(2R/h) (w_a - w_b) . (g x nm). */
+    if (a->shape) {
+        double gx[3];
+        v3_cross(gx, g, nm);
+        out->r_kind = TL_PATCH_R_GRADIENT;
+        v3_scale(out->r_grad, gx, -2.0 * R / h);
+    } else {
+        out->r_kind = TL_PATCH_R_KEPT;
+        v3_zero(out->r_grad);
+    }
     return 1;
 }
 

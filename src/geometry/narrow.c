@@ -85,6 +85,8 @@ static int patch_of_geometry(const tl_geometry *g, const double xa[3], double ra
     out->r_eff = g->r_eff;
     out->area = 0.0;
     out->fn_scale = 1.0;
+    out->r_kind = TL_PATCH_R_KEPT;
+    v3_zero(out->r_grad);
     return 1;
 }
 

@@ -49,7 +49,22 @@ typedef struct tl_patch {
     double fn_scale; /* the body's normal force per unit of the law's, the law seeing delta as a
                       * generalised coordinate: 1 for every reading but the PCM's potential one,
                       * whose delta moves s times as fast as the bodies' approach (pcm.h) */
+    int r_kind;      /* how r_eff lives with the contact (tl_patch_radius) */
+    double r_grad[3]; /* TL_PATCH_R_GRADIENT: dr_eff/dt = r_grad . (w_a - w_b), 1/rad x m */
 } tl_patch;
+
+/* How a patch's equivalent radius lives with its contact (the contact stage reads it):
+ *   TL_PATCH_R_KEPT      the record keeps the radius of the contact's beginning for its life
+ *                        (spheres, whose radius is the bodies'; the meshes' readings, whose
+ *                        normal force then derives from a potential of the overlap)
+ *   TL_PATCH_R_CURRENT   the radius of the surfaces' curvature now, every step (ellipsoid pairs):
+ *                        the stored energy it changes at a held overlap is no force's work, and
+ *                        the ledger books it as curvature_work (docs/ellipsoid.md)
+ *   TL_PATCH_R_GRADIENT  the radius now, a function of the bodies' relative attitude whose rate is
+ *                        r_grad (an ellipsoid against a face): the stage adds the torque
+ *                        -dE/dR r_grad, so the force is the gradient of the law's energy E(delta, R)
+ *                        and an undamped contact is conservative (docs/ellipsoid.md) */
+enum tl_patch_radius { TL_PATCH_R_KEPT = 0, TL_PATCH_R_CURRENT = 1, TL_PATCH_R_GRADIENT = 2 };
 
 /* The pose of a body from its centroid and orientation quaternion (w, x, y, z). */
 void tl_pose_from(tl_pose *pose, const double x[3], const double q[4]);

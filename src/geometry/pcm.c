@@ -1205,6 +1205,8 @@ static void patch_out(const tl_pose *pa, const double n[3], const double p[3], d
     out->r_eff = r_eff;
     out->area = area;
     out->fn_scale = fn_scale;
+    out->r_kind = TL_PATCH_R_KEPT;
+    v3_zero(out->r_grad);
 }
 
 /* One body wholly inside the other, no surfaces crossing (not a contact
@@ -1785,6 +1787,8 @@ int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_p
         tmp[0].r_eff = r_eff;
         tmp[0].area = 0.0;
         tmp[0].fn_scale = 1.0;
+        tmp[0].r_kind = TL_PATCH_R_KEPT;
+        v3_zero(tmp[0].r_grad);
         /* keep the deepest max */
         if (written < max) {
             out[written++] = tmp[0];

@@ -22,7 +22,7 @@ static const char *const energy_columns[] = {
     "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
     "elastic_tangential", "elastic_rolling", "dissipated_normal", "dissipated_plastic",
     "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "boundary_work",
-    "integration_residual", "total", "balance_error", "contacts"};
+    "integration_residual", "curvature_work", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
     "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
@@ -262,6 +262,7 @@ static tl_status energy_record(tl_output *o) {
                         e.dissipated_rolling,
                         e.boundary_work,
                         e.integration_residual,
+                        e.curvature_work,
                         e.total,
                         (e.total - o->ctx->energy0.total) / o->ctx->energy_scale};
     row_start(o);

@@ -42,7 +42,8 @@ static const plot_line energy_lines[] = {
     {13, "dissipated, rolling", "#c49c94"},
     {14, "boundary work", "#7f7f7f"},
     {15, "integration residual", "#aec7e8"},
-    {16, "total", "#000000"},
+    {16, "curvature work", "#ffbb78"},
+    {17, "total", "#000000"},
 };
 
 static const tl_output *plot_source(const tl_output *o) {
@@ -139,7 +140,7 @@ static void put_script(FILE *fp, const tl_output *o, const tl_output *src, const
             fputs("  ", fp);
             put_quoted(fp, data);
             fprintf(fp, " using 1:%d skip 1 with lines lw %d lc rgb '%s' title '%s'%s\n",
-                    energy_lines[k].column, energy_lines[k].column == 14 ? 3 : 2,
+                    energy_lines[k].column, k + 1 == n ? 3 : 2, /* the total, last, drawn thicker */
                     energy_lines[k].color, energy_lines[k].title, k + 1 < n ? ", \\" : "");
         }
         return;

@@ -113,7 +113,7 @@ static inline double tl_energy_scale_update(double scale, const tl_energy *e, co
                             e->elastic_normal + e->elastic_tangential + e->elastic_rolling,
                             e->dissipated_normal + e->dissipated_plastic +
                                 e->dissipated_tangential_damping + e->dissipated_friction + e->dissipated_rolling,
-                            e->integration_residual, e->boundary_work};
+                            e->integration_residual, e->boundary_work, e->curvature_work};
     if (!(scale > 1e-300)) scale = 1e-300;
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
         double a = terms[i] < 0.0 ? -terms[i] : terms[i];

@@ -424,7 +424,7 @@ static void measure_energy(const lab *lb, double energy_in, tl_collide_result *r
     r->diss_tangential_damping = e.dissipated_tangential_damping;
     r->diss_friction = e.dissipated_friction;
     r->integration_residual = e.integration_residual;
-    r->energy_error = energy_in - e.kinetic_translational - e.kinetic_rotational - e.elastic_normal -
+    r->energy_error = energy_in + e.curvature_work - e.kinetic_translational - e.kinetic_rotational - e.elastic_normal -
                       e.elastic_tangential - e.elastic_rolling - e.dissipated_normal - e.dissipated_plastic -
                       e.dissipated_tangential_damping - e.dissipated_friction - e.dissipated_rolling -
                       e.integration_residual;

@@ -106,14 +106,15 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->dissipated_rolling = w->ledger.diss_rolling;
     e->boundary_work = w->ledger.boundary_work;
     e->integration_residual = w->ledger.integration_residual;
+    e->curvature_work = w->ledger.curvature_work;
     if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
         e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
-            e->dissipated_friction = e->dissipated_rolling = e->integration_residual = NAN;
+            e->dissipated_friction = e->dissipated_rolling = e->integration_residual = e->curvature_work = NAN;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
                e->elastic_tangential + e->elastic_rolling + e->dissipated_normal + e->dissipated_plastic +
                e->dissipated_tangential_damping + e->dissipated_friction + e->dissipated_rolling +
                e->integration_residual -
-               e->boundary_work;
+               e->boundary_work - e->curvature_work;
     return TL_OK;
 }
 

@@ -198,7 +198,8 @@ def test_contacts_and_energy_of_a_settled_bed():
     ledger = (e["kinetic_translational"] + e["kinetic_rotational"] + e["potential"] + e["elastic_normal"]
               + e["elastic_tangential"] + e["elastic_rolling"] + e["dissipated_normal"]
               + e["dissipated_plastic"] + e["dissipated_tangential_damping"] + e["dissipated_friction"]
-              + e["dissipated_rolling"] + e["integration_residual"] - e["boundary_work"])
+              + e["dissipated_rolling"] + e["integration_residual"] - e["boundary_work"]
+              - e["curvature_work"])
     assert e["total"] == pytest.approx(ledger, rel=1e-12)
     w.close()
 
