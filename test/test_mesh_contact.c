@@ -189,16 +189,12 @@ static incline_out incline_depth(double hx, double hz, double theta, double mu, 
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
     tl_world_add_wall(w, &wl, NULL);
-    /* the box's body frame has its principal axes: give it equal y and order-free sizes */
+    /* the box's body frame has its principal axes (the long one first), turned from
+     * the arrays' frame; the orientation is the box as given: the identity stands it */
     int s = box_shape_depth(w, hx, 0.01, hz, depth);
-    tl_shape_info si;
-    tl_world_get_shape(w, s, &si);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
     pd.shape = s;
-    /* the body frame may be the box turned: put it back to the file's frame */
-    tl_quat f = si.frame;
-    pd.orientation = f;
     pd.position = (tl_vec3){0, 0, hz - 1e-6};
     uint32_t id;
     ENSURE(tl_world_add_particle(w, &pd, &id) == TL_OK);
@@ -208,15 +204,9 @@ static incline_out incline_depth(double hx, double hz, double theta, double mu, 
     ENSURE(st == TL_OK);
     tl_particle_state p;
     tl_world_get_particle(w, id, &p);
-    /* the tilt: the angle between the body's file-frame z and the slope normal */
+    /* the tilt: the angle between the box's own z (as given) and the slope normal, R(q) e_z . e_z */
     tl_quat q = p.orientation;
-    /* R(q) R(f)^T e_z: rotate e_z by f^-1 then q */
-    double fw = f.w, fx = -f.x, fy = -f.y, fz = -f.z;
-    double v[3] = {2 * (fx * fz + fw * fy), 2 * (fy * fz - fw * fx), 1 - 2 * (fx * fx + fy * fy)};
-    double R[3][3] = {{1 - 2 * (q.y * q.y + q.z * q.z), 2 * (q.x * q.y - q.w * q.z), 2 * (q.x * q.z + q.w * q.y)},
-                      {2 * (q.x * q.y + q.w * q.z), 1 - 2 * (q.x * q.x + q.z * q.z), 2 * (q.y * q.z - q.w * q.x)},
-                      {2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y)}};
-    double ez = R[2][0] * v[0] + R[2][1] * v[1] + R[2][2] * v[2];
+    double ez = 1 - 2 * (q.x * q.x + q.y * q.y);
     incline_out o = {p.position.x, acos(fmin(1.0, fabs(ez))), tl_world_time(w)};
     tl_world_destroy(w);
     return o;

@@ -434,11 +434,119 @@ static void test_world_keys(void) {
     tl_scene_destroy(s);
 }
 
+/* ---- the orientation of a mesh body (issue 39, item 5) ---- */
+
+static void quat_matrix(tl_quat q, double R[3][3]) {
+    double w = q.w, x = q.x, y = q.y, z = q.z;
+    R[0][0] = 1 - 2 * (y * y + z * z), R[0][1] = 2 * (x * y - w * z), R[0][2] = 2 * (x * z + w * y);
+    R[1][0] = 2 * (x * y + w * z), R[1][1] = 1 - 2 * (x * x + z * z), R[1][2] = 2 * (y * z - w * x);
+    R[2][0] = 2 * (x * z - w * y), R[2][1] = 2 * (y * z + w * x), R[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+/* A box of 20 x 30 x 60 mm in an OBJ file, off the origin and standing (its
+ * principal frame is its axes permuted), given in a scene at a turn q: every
+ * vertex of the file lies at R(q) (v - c) + x (to 1e-12 m), the orientation
+ * reads back as q, and so does it after the state is saved and loaded (the
+ * state holds the body frame's attitude, as before). */
+static void test_mesh_orientation(void) {
+    char dir[] = "/tmp/talus_scene_mesh_XXXXXX";
+    ENSURE(mkdtemp(dir) != NULL);
+    char obj[256], text[2048];
+    snprintf(obj, sizeof obj, "%s/brick.obj", dir);
+    double v[8][3]; /* mm, exact in binary (the reader's precision does not matter) */
+    for (int k = 0; k < 8; k++) {
+        v[k][0] = (k & 1) ? 25.0 : 5.0;
+        v[k][1] = (k & 2) ? 37.0 : 7.0;
+        v[k][2] = (k & 4) ? 57.0 : -3.0;
+    }
+    static const int t[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
+                                 {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+    FILE *f = fopen(obj, "w");
+    ENSURE(f != NULL);
+    if (!f) return;
+    for (int k = 0; k < 8; k++) fprintf(f, "v %g %g %g\n", v[k][0], v[k][1], v[k][2]);
+    for (int k = 0; k < 12; k++) fprintf(f, "f %d %d %d\n", t[k][0] + 1, t[k][1] + 1, t[k][2] + 1);
+    fclose(f);
+    /* q: 0.5 rad about (1, 2, 3)/|.| */
+    const double n = sqrt(14.0), h = 0.25;
+    const tl_quat q = {cos(h), sin(h) / n, 2 * sin(h) / n, 3 * sin(h) / n};
+    snprintf(text, sizeof text,
+             "allow_outside_paths: true\n" HEAD LAW
+             "shapes:\n  brick: {mesh: {file: %s, units: mm}}\n"
+             "particles:\n"
+             "  - {id: 7, material: sand, shape: brick, position: [0.1, -0.2, 0.3],\n"
+             "     orientation: [%.17g, %.17g, %.17g, %.17g]}\n"
+             "  - {id: 8, material: sand, shape: brick, position: [1, 1, 1]}\n" STAGE,
+             obj, q.w, q.x, q.y, q.z);
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    tl_status st = tl_scene_load_string(text, "brick.yaml", &s, &err);
+    if (st != TL_OK) fprintf(stderr, "brick scene: %s\n", err.message);
+    ENSURE_OK(st);
+    if (st != TL_OK) return;
+    tl_world *w = tl_scene_world(s);
+    tl_shape_info si;
+    ENSURE_OK(tl_world_get_shape(w, 1, &si));
+    ENSURE(fabs(si.frame.w - 1.0) > 1e-3); /* the principal frame is turned from the file's */
+    ENSURE_NEAR(si.origin.x, 0.015, 1e-12);
+    ENSURE_NEAR(si.origin.y, 0.022, 1e-12);
+    ENSURE_NEAR(si.origin.z, 0.027, 1e-12);
+    const double *bv;
+    const uint32_t *bt;
+    size_t nv, nt;
+    ENSURE_OK(tl_world_shape_mesh(w, 1, &bv, &nv, &bt, &nt));
+    for (int pass = 0; pass < 2; pass++) {
+        tl_particle_state ps;
+        ENSURE_OK(tl_world_get_particle(w, 7, &ps));
+        ENSURE_NEAR(ps.orientation.w, q.w, 1e-12);
+        ENSURE_NEAR(ps.orientation.x, q.x, 1e-12);
+        ENSURE_NEAR(ps.orientation.y, q.y, 1e-12);
+        ENSURE_NEAR(ps.orientation.z, q.z, 1e-12);
+        double Q[3][3], B[3][3], worst = 0.0;
+        quat_matrix(q, Q);
+        quat_matrix(ps.body_orientation, B);
+        const double x[3] = {ps.position.x, ps.position.y, ps.position.z};
+        const double c[3] = {si.origin.x, si.origin.y, si.origin.z};
+        for (int k = 0; k < 8; k++) {
+            double d[3], p[3], best = INFINITY;
+            for (int a = 0; a < 3; a++) d[a] = 1e-3 * v[k][a] - c[a];
+            for (int a = 0; a < 3; a++) p[a] = x[a] + Q[a][0] * d[0] + Q[a][1] * d[1] + Q[a][2] * d[2];
+            for (size_t j = 0; j < nv; j++) { /* the engine's vertex: x + R(body) b */
+                double e2 = 0.0;
+                for (int a = 0; a < 3; a++) {
+                    double wa = x[a] + B[a][0] * bv[3 * j] + B[a][1] * bv[3 * j + 1] + B[a][2] * bv[3 * j + 2];
+                    e2 += (wa - p[a]) * (wa - p[a]);
+                }
+                best = fmin(best, sqrt(e2));
+            }
+            worst = fmax(worst, best);
+        }
+        fprintf(stderr, "a brick turned in a scene%s: its file's vertices off their place by %.2g m\n",
+                pass ? " (state saved and loaded)" : "", worst);
+        ENSURE(worst <= 1e-12);
+        /* the one given no orientation stands as in its file: the identity reads back */
+        ENSURE_OK(tl_world_get_particle(w, 8, &ps));
+        ENSURE(fabs(ps.orientation.w - 1.0) <= 1e-15 && fabs(ps.orientation.x) <= 1e-15 &&
+               fabs(ps.orientation.y) <= 1e-15 && fabs(ps.orientation.z) <= 1e-15);
+        if (pass == 0) {
+            void *data = NULL;
+            size_t size = 0;
+            ENSURE_OK(tl_world_save_state(w, &data, &size));
+            ENSURE_OK(tl_world_load_state(w, data, size));
+            free(data);
+        }
+    }
+    tl_scene_destroy(s);
+    remove(obj);
+    rmdir(dir);
+}
+
 int main(void) {
     test_world_keys();
     test_valid_scene();
     test_bad_scenes();
     test_files();
     test_defaults();
+    test_mesh_orientation();
     return tl_test_report("test_scene");
 }

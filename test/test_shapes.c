@@ -218,9 +218,112 @@ static void test_files(void) {
     rmdir(dir);
 }
 
+/* the rotation matrix (body -> world) of a unit quaternion */
+static void quat_matrix(tl_quat q, double R[3][3]) {
+    double w = q.w, x = q.x, y = q.y, z = q.z;
+    R[0][0] = 1 - 2 * (y * y + z * z), R[0][1] = 2 * (x * y - w * z), R[0][2] = 2 * (x * z + w * y);
+    R[1][0] = 2 * (x * y + w * z), R[1][1] = 1 - 2 * (x * x + z * z), R[1][2] = 2 * (y * z - w * x);
+    R[2][0] = 2 * (x * z - w * y), R[2][1] = 2 * (y * z + w * x), R[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+/* The orientation of a mesh body turns the mesh as given (issue 39, item 5): a
+ * box of 2 x 2 x 6 cm standing in its vertex data (long axis along z), placed
+ * with the identity, stands: its surface in the world (the body-frame mesh at
+ * body_orientation, as the VTK surfaces draw it) spans 6 cm along z, not 2 cm as
+ * when the identity turned the principal frame (long axis first: along x). At
+ * a turn q, every given vertex v lies at x + R(q) (v - c), and q reads back. */
+static void test_given_frame(void) {
+    int m;
+    tl_world *w = world(&m);
+    double xyz[24];
+    uint32_t tri[36];
+    static const uint32_t t[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                   2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+    memcpy(tri, t, sizeof t);
+    for (int k = 0; k < 8; k++) { /* [0.1, 0.12] x [0.2, 0.22] x [0.3, 0.36] */
+        xyz[3 * k] = (k & 1) ? 0.12 : 0.1;
+        xyz[3 * k + 1] = (k & 2) ? 0.22 : 0.2;
+        xyz[3 * k + 2] = (k & 4) ? 0.36 : 0.3;
+    }
+    tl_shape_def sd = tl_shape_default();
+    sd.kind = TL_SHAPE_MESH;
+    sd.source = TL_MESH_ARRAYS;
+    sd.name = "post";
+    sd.vertex_xyz = xyz;
+    sd.vertex_count = 8;
+    sd.triangles = tri;
+    sd.triangle_count = 12;
+    int s;
+    ENSURE(tl_world_add_shape(w, &sd, &s) == TL_OK);
+    tl_shape_info si;
+    ENSURE(tl_world_get_shape(w, s, &si) == TL_OK);
+    /* the principal frame: the long axis (the smallest moment) first, so not the identity */
+    double E[3][3];
+    quat_matrix(si.frame, E);
+    ENSURE_NEAR(fabs(E[2][0]), 1.0, 1e-12);
+    ENSURE_NEAR(si.origin.z, 0.33, 1e-12);
+    const double *v;
+    const uint32_t *tt;
+    size_t nv, nt;
+    ENSURE(tl_world_shape_mesh(w, s, &v, &nv, &tt, &nt) == TL_OK && nv == 8);
+    const double c[3] = {si.origin.x, si.origin.y, si.origin.z};
+    const tl_quat turns[2] = {{1, 0, 0, 0}, {0.7, -0.1, 0.5, 0.5}}; /* the second normalised below */
+    for (int k = 0; k < 2; k++) {
+        tl_quat q = turns[k];
+        double n = sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+        q = (tl_quat){q.w / n, q.x / n, q.y / n, q.z / n};
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        pd.shape = s;
+        pd.position = (tl_vec3){0.5, -0.25, 0.03 + k};
+        pd.orientation = turns[k];
+        uint32_t id;
+        ENSURE(tl_world_add_particle(w, &pd, &id) == TL_OK);
+        tl_particle_state ps;
+        ENSURE(tl_world_get_particle(w, id, &ps) == TL_OK);
+        ENSURE_NEAR(ps.orientation.w, q.w, 1e-12);
+        ENSURE_NEAR(ps.orientation.x, q.x, 1e-12);
+        ENSURE_NEAR(ps.orientation.y, q.y, 1e-12);
+        ENSURE_NEAR(ps.orientation.z, q.z, 1e-12);
+        /* the body-frame mesh placed by the body's attitude (the engine's and the VTK surfaces') */
+        double B[3][3], Q[3][3], lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        quat_matrix(ps.body_orientation, B);
+        quat_matrix(q, Q);
+        const double x[3] = {ps.position.x, ps.position.y, ps.position.z};
+        double world_v[8][3];
+        for (size_t j = 0; j < 8; j++)
+            for (int a = 0; a < 3; a++) {
+                world_v[j][a] = x[a] + B[a][0] * v[3 * j] + B[a][1] * v[3 * j + 1] + B[a][2] * v[3 * j + 2];
+                lo[a] = fmin(lo[a], world_v[j][a]);
+                hi[a] = fmax(hi[a], world_v[j][a]);
+            }
+        if (k == 0) { /* standing, where it was put */
+            ENSURE_NEAR(hi[2] - lo[2], 0.06, 1e-12);
+            ENSURE_NEAR(hi[0] - lo[0], 0.02, 1e-12);
+            ENSURE_NEAR(hi[1] - lo[1], 0.02, 1e-12);
+            ENSURE_NEAR(lo[2], 0.0, 1e-12);
+        }
+        /* every given vertex at x + R(q) (v - c), to 1e-12 m */
+        double worst = 0.0;
+        for (int g = 0; g < 8; g++) {
+            double d[3] = {xyz[3 * g] - c[0], xyz[3 * g + 1] - c[1], xyz[3 * g + 2] - c[2]}, p[3], best = INFINITY;
+            for (int a = 0; a < 3; a++) p[a] = x[a] + Q[a][0] * d[0] + Q[a][1] * d[1] + Q[a][2] * d[2];
+            for (int j = 0; j < 8; j++)
+                best = fmin(best, sqrt((p[0] - world_v[j][0]) * (p[0] - world_v[j][0]) +
+                                       (p[1] - world_v[j][1]) * (p[1] - world_v[j][1]) +
+                                       (p[2] - world_v[j][2]) * (p[2] - world_v[j][2])));
+            worst = fmax(worst, best);
+        }
+        fprintf(stderr, "standing post, turn %d: given vertices off their place by %.2g m\n", k, worst);
+        ENSURE(worst <= 1e-12);
+    }
+    tl_world_destroy(w);
+}
+
 int main(void) {
     test_arrays();
     test_generated();
     test_files();
+    test_given_frame();
     return tl_test_report("test_shapes");
 }

@@ -41,7 +41,8 @@ typedef struct tl_collide_def {
      * with its bounding radius above b at the start. radius_a stays the radius the
      * indicators use (the contact point's velocity, psi). */
     tl_shape_def shape_a;
-    tl_quat orientation_a;        /* a's attitude at the start (all zero: none) */
+    tl_quat orientation_a;        /* a's attitude at the start, its shape as given turned about
+                                   * its centroid (tl_particle_def.orientation; all zero: none) */
     /* wall only: a triangulated anvil (3 coordinates per vertex, m; 3 indices per facet,
      * counter-clockwise seen from above) as a mesh wall in place of the plane z = 0; its
      * top surface must be the plane z = 0. NULL: the plane. The arrays are read during

@@ -76,11 +76,14 @@ tl_status tl_world_get_law(const tl_world *world, int material_a, int material_b
 /* Shapes other than spheres (ellipsoids, polyhedra), referred to by the
  * returned index (1, 2, ...) in tl_particle_def.shape. A mesh is checked
  * (closed, consistently oriented, no degenerate facet) and moved to its body
- * frame; its mass properties come from the geometry. */
+ * frame (centroid, principal axes: tl_shape_info origin and frame); its mass
+ * properties come from the geometry. A particle's orientation still means the
+ * mesh as given: a given vertex v lies at position + R(orientation) (v - origin). */
 tl_status tl_world_add_shape(tl_world *world, const tl_shape_def *def, int *out_index);
 int tl_world_shape_count(const tl_world *world); /* the largest shape index */
 tl_status tl_world_get_shape(const tl_world *world, int index, tl_shape_info *out);
-/* The surface of a mesh shape (body frame): vertex coordinates (3 per vertex,
+/* The surface of a mesh shape (body frame: placed by a particle's
+ * body_orientation, not its orientation): vertex coordinates (3 per vertex,
  * m) and triangles (3 vertex indices each); valid for the world's life. */
 tl_status tl_world_shape_mesh(const tl_world *world, int index, const double **vertex_xyz,
                               size_t *vertex_count, const uint32_t **triangles, size_t *triangle_count);

@@ -217,8 +217,12 @@ typedef enum tl_mesh_depth {
 
 /* A non-spherical body shape, stored once per world and shared by its
  * particles. Its body frame has the origin at the centroid and the axes along
- * the principal axes of inertia; a particle's position is its centroid and its
- * orientation turns the body frame into the world. */
+ * the principal axes of inertia (for a mesh: tl_shape_info's origin and frame
+ * in the mesh's own coordinates). A particle's position is its centroid, and
+ * its orientation turns the shape as it was given (a mesh as in its file or
+ * arrays, an ellipsoid with its semi-axes along x, y, z) about that centroid:
+ * a point given at v lies at position + R(orientation) (v - origin), whatever
+ * the principal axes. */
 typedef struct tl_shape_def {
     tl_shape_kind kind;        /* TL_SHAPE_ELLIPSOID or TL_SHAPE_MESH */
     const char *name;          /* for messages and outputs; copied */
@@ -248,8 +252,10 @@ typedef struct tl_shape_info {
     tl_vec3 inertia;           /* principal moments of inertia per unit mass, m^2 */
     tl_vec3 semi_axes;         /* ellipsoid, m */
     size_t vertices, facets;   /* mesh */
-    /* where the body frame lies in the frame the shape was given in: a point
-     * given as p in that frame is at origin + R(frame) (body point) */
+    /* where the body frame (principal axes) lies in the frame the shape was
+     * given in: the body point b is the given point origin + R(frame) b. The
+     * origin is the centroid; frame is (1, 0, 0, 0) for an ellipsoid. A
+     * particle's body_orientation is its orientation * frame. */
     tl_vec3 origin;
     tl_quat frame;
 } tl_shape_info;
@@ -271,7 +277,8 @@ typedef struct tl_particle_def {
     tl_vec3 position;         /* m */
     tl_vec3 velocity;         /* m/s */
     tl_vec3 angular_velocity; /* rad/s, world frame */
-    tl_quat orientation;
+    tl_quat orientation;      /* the rotation of the shape as given (a mesh as in its file) about
+                               * its centroid, body to world; normalised; all zero = identity */
     unsigned flags;           /* tl_particle_flags */
     double mass;              /* kg; 0 = density x volume */
 } tl_particle_def;
@@ -283,11 +290,18 @@ typedef struct tl_particle_state {
     int shape;                    /* TL_SPHERE or the index of its shape */
     double radius, mass, inertia; /* m (bounding radius of other shapes), kg, kg m2 (the
                                    * largest principal moment) */
-    tl_vec3 principal_inertia;    /* kg m2, about the body axes */
+    tl_vec3 principal_inertia;    /* kg m2, about the body axes (principal, body_orientation's) */
     tl_vec3 position, velocity, angular_velocity;
     tl_vec3 angular_momentum;     /* kg m2/s, world frame */
-    tl_quat orientation;
+    tl_quat orientation;          /* the shape as given, turned about its centroid (as in
+                                   * tl_particle_def): a given point v is at position +
+                                   * R(orientation) (v - tl_shape_info.origin) */
     tl_vec3 force, torque; /* total force and torque of the last step, N and N m */
+    tl_quat body_orientation;     /* the attitude of the body frame (principal axes, the frame of
+                                   * principal_inertia and of tl_world_shape_mesh's vertices):
+                                   * orientation * tl_shape_info.frame; the same as orientation
+                                   * for spheres, ellipsoids and meshes given in their principal
+                                   * axes */
 } tl_particle_state;
 
 /* The particle store as the engine holds it (structure of arrays, in storage
@@ -309,7 +323,9 @@ typedef struct tl_particle_arrays {
     const double *angular_velocity; /* 3 per particle, rad/s, world frame */
     const double *force;          /* 3 per particle: total force of the last step, N */
     const double *torque;         /* 3 per particle, N m */
-    const double *orientation;    /* 4 per particle: the quaternion w, x, y, z */
+    const double *orientation;    /* 4 per particle: the quaternion w, x, y, z of the body frame
+                                   * (tl_particle_state.body_orientation: the engine's own; the
+                                   * orientation as given is this * conj(tl_shape_info.frame)) */
 } tl_particle_arrays;
 
 /* ---- walls --------------------------------------------------------------------------- */

@@ -292,6 +292,8 @@ def particle_dict(s):
             "position": tup3(s.position), "velocity": tup3(s.velocity),
             "angular_velocity": tup3(s.angular_velocity), "angular_momentum": tup3(s.angular_momentum),
             "orientation": (s.orientation.w, s.orientation.x, s.orientation.y, s.orientation.z),
+            "body_orientation": (s.body_orientation.w, s.body_orientation.x, s.body_orientation.y,
+                                 s.body_orientation.z),
             "force": tup3(s.force), "torque": tup3(s.torque)}
 
 

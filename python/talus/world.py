@@ -216,6 +216,55 @@ class World:
             self._check(lib.tl_world_add_shape(self._w, d, idx))
         return idx[0]
 
+    def shape(self, shape):
+        """What the library made of a shape (by index or name), as a dict.
+
+        Returns
+        -------
+        dict
+            ``index``, ``name``, ``kind`` (``"ellipsoid"``, ``"mesh"``), ``volume`` (m3),
+            ``radius`` (bounding radius about the centroid, m), ``volume_radius`` (m),
+            ``moments`` (NumPy (3,): the principal moments of inertia per unit mass,
+            m2, ascending for a mesh), ``semi_axes`` (ellipsoid, m), ``vertices`` and
+            ``facets`` (mesh), and where the body frame (the principal axes) lies in
+            the frame the shape was given in: ``origin`` (NumPy (3,), the centroid,
+            m), ``frame`` (NumPy (4,), the quaternion w, x, y, z) and ``rotation``
+            (NumPy (3, 3), its matrix E, whose columns are the principal axes): the
+            body point b is the given point ``origin + rotation @ b``. A body whose
+            ``orientation`` is q has its principal axes at q * frame.
+        """
+        index = self._shape_index(shape)
+        s = ffi.new("tl_shape_info *")
+        if lib.tl_world_get_shape(self._w, index, s) != lib.TL_OK:
+            raise TalusError("no shape %r" % (shape,), "TL_ERROR_NOT_FOUND")
+        kinds = {v: k for k, v in _defs.SHAPE_KINDS.items()}
+        q = np.array([s.frame.w, s.frame.x, s.frame.y, s.frame.z])
+        w, x, y, z = q
+        rotation = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                             [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                             [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        return {"index": index, "name": text(s.name), "kind": kinds.get(s.kind, s.kind),
+                "volume": s.volume, "radius": s.radius, "volume_radius": s.volume_radius,
+                "moments": np.array(_defs.tup3(s.inertia)), "semi_axes": np.array(_defs.tup3(s.semi_axes)),
+                "vertices": int(s.vertices), "facets": int(s.facets),
+                "origin": np.array(_defs.tup3(s.origin)), "frame": q, "rotation": rotation}
+
+    @property
+    def shape_count(self):
+        """The largest shape index (shapes are numbered from 1; 0 is the sphere)."""
+        return lib.tl_world_shape_count(self._w)
+
+    def _shape_index(self, shape):
+        if isinstance(shape, str):
+            s = ffi.new("tl_shape_info *")
+            for k in range(1, lib.tl_world_shape_count(self._w) + 1):
+                if lib.tl_world_get_shape(self._w, k, s) == lib.TL_OK and text(s.name) == shape:
+                    return k
+            raise TalusError("no shape named %r" % shape, "TL_ERROR_NOT_FOUND")
+        if isinstance(shape, bool) or not isinstance(shape, (int, np.integer)):
+            raise TypeError("shape: an index (int) or a name (str), got %r" % (shape,))
+        return int(shape)
+
     def add_particle(self, material=0, **particle):
         """Adds one particle; returns its id.
 
@@ -224,7 +273,9 @@ class World:
         material : str or int
         **particle
             ``radius`` (m), ``position``, ``velocity``, ``angular_velocity``
-            (three numbers each), ``orientation`` (w, x, y, z), ``mass`` (kg;
+            (three numbers each), ``orientation`` (w, x, y, z: the rotation of
+            the shape as given, a mesh as in its file, about its centroid; the
+            position is the centroid: see `shape`), ``mass`` (kg;
             0 = density x volume), ``shape`` (0 = sphere), ``id`` (0 = next
             free), and the flags ``fixed``, ``prescribed``, ``lock_rotation``.
 
@@ -495,7 +546,55 @@ class World:
                                          "Angular velocities (n, 3), rad/s, world frame: a read-only view.")
     forces = _array_property("forces", "Total forces of the last step (n, 3), N: a read-only view.")
     torques = _array_property("torques", "Total torques of the last step (n, 3), N m: a read-only view.")
-    orientations = _array_property("orientations", "Orientations (n, 4), quaternions w, x, y, z: a read-only view.")
+    body_orientations = _array_property(
+        "orientations",
+        "Attitudes of the body frames (n, 4), quaternions w, x, y, z: a read-only view of the\n"
+        "engine's own (principal axes: `orientations` times the shape's ``frame``).")
+
+    @property
+    def orientations(self):
+        """Orientations (n, 4), quaternions w, x, y, z, read-only: each body's shape as given
+        (a mesh as in its file) turned about its centroid, as `add_particle` takes them.
+
+        A view of the engine's memory (`body_orientations`) where no body's shape has a
+        frame apart from the shape as given (spheres, ellipsoids, meshes given in their
+        principal axes); else a copy with those rows turned back, q = q_body conj(frame)."""
+        qb = self._view("orientations")
+        frames = self._shape_frames()
+        if not frames or len(qb) == 0:
+            return qb
+        shapes = self._view("shapes")
+        out = None
+        for index, f in frames.items():
+            rows = shapes == index
+            if not rows.any():
+                continue
+            if out is None:
+                out = np.array(qb)
+            a = qb[rows]
+            w, x, y, z = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+            # a * conj(f), Hamilton product (the library's tl_shape_given_attitude)
+            fw, fx, fy, fz = f[0], -f[1], -f[2], -f[3]
+            out[rows] = np.stack([w * fw - x * fx - y * fy - z * fz,
+                                  w * fx + x * fw + y * fz - z * fy,
+                                  w * fy - x * fz + y * fw + z * fx,
+                                  w * fz + x * fy - y * fx + z * fw], axis=1)
+        if out is None:
+            return qb
+        out.flags.writeable = False
+        return out
+
+    def _shape_frames(self):
+        """{shape index: frame quaternion} of the shapes whose frame is not the identity."""
+        frames = {}
+        info = ffi.new("tl_shape_info *")
+        for k in range(1, lib.tl_world_shape_count(self._w) + 1):
+            if lib.tl_world_get_shape(self._w, k, info) != lib.TL_OK:
+                continue
+            f = info.frame
+            if (f.w, f.x, f.y, f.z) != (1.0, 0.0, 0.0, 0.0):
+                frames[k] = (f.w, f.x, f.y, f.z)
+        return frames
     radii = _array_property("radii", "Radii (n,), m (bounding radius of other shapes): a read-only view.")
     masses = _array_property("masses", "Masses (n,), kg: a read-only view.")
     ids = _array_property("ids", "Particle ids (n,) of the rows of the other arrays: a read-only view.")

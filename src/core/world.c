@@ -469,6 +469,10 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
 /* ---- particles ---- */
 
 tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t *out_id) {
+    return tl_world_add_particle_as(w, d, false, out_id);
+}
+
+tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool body_frame, uint32_t *out_id) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
@@ -529,6 +533,7 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
     double q[4] = {d->orientation.w, d->orientation.x, d->orientation.y, d->orientation.z};
     if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)) q[0] = 1.0;
     q_normalize(q);
+    if (!body_frame) tl_shape_body_attitude(shape, q, q);
     memcpy(p->q[i], q, sizeof q);
     p->radius[i] = shape ? shape->radius : d->radius;
     p->mass[i] = mass;
@@ -787,7 +792,10 @@ tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o
     o->position = (tl_vec3){p->x[i][0], p->x[i][1], p->x[i][2]};
     o->velocity = (tl_vec3){p->v[i][0], p->v[i][1], p->v[i][2]};
     o->angular_velocity = (tl_vec3){p->w[i][0], p->w[i][1], p->w[i][2]};
-    o->orientation = (tl_quat){p->q[i][0], p->q[i][1], p->q[i][2], p->q[i][3]};
+    o->body_orientation = (tl_quat){p->q[i][0], p->q[i][1], p->q[i][2], p->q[i][3]};
+    double q[4];
+    tl_shape_given_attitude(sh, p->q[i], q);
+    o->orientation = (tl_quat){q[0], q[1], q[2], q[3]};
     o->force = (tl_vec3){p->f[i][0], p->f[i][1], p->f[i][2]};
     o->torque = (tl_vec3){p->t[i][0], p->t[i][1], p->t[i][2]};
     return TL_OK;

@@ -213,6 +213,17 @@ static inline const tl_shape *tl_world_shape_of(const tl_world *w, size_t i) {
 }
 /* Frees the shape table (world_shapes.c). */
 void tl_world_shapes_free(tl_world *w);
+/* A particle's orientation as given (the shape as given in its file, turned
+ * about its centroid) to the attitude of its body frame (principal axes) that
+ * the engine keeps, and back (world_shapes.c, "Orientations"); s NULL (a
+ * sphere) or a shape whose frame is the identity: a copy. */
+void tl_shape_body_attitude(const tl_shape *s, const double given[4], double body[4]);
+void tl_shape_given_attitude(const tl_shape *s, const double body[4], double given[4]);
+/* tl_world_add_particle, with def->orientation the body frame's attitude
+ * (body_frame) or the shape's as given (the API's): the scenes' random
+ * orientations are drawn for the body frame (the same bodies as before the
+ * convention, a uniform rotation either way). */
+tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *def, bool body_frame, uint32_t *out_id);
 
 /* Checks that every pair of materials that can meet has a law, and prepares
  * the pair constants. */

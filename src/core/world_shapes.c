@@ -163,6 +163,40 @@ static tl_status shape_mesh(tl_world *w, const tl_shape_def *d, const char *name
     return TL_OK;
 }
 
+/* the unit quaternion of a rotation matrix (Shepperd's method) */
+static tl_quat matrix_quat(const double *R) {
+    double m00 = R[0], m01 = R[1], m02 = R[2], m10 = R[3], m11 = R[4], m12 = R[5], m20 = R[6], m21 = R[7],
+           m22 = R[8];
+    double tr = m00 + m11 + m22, w, x, y, z;
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(tr + 1.0);
+        w = 0.25 * s;
+        x = (m21 - m12) / s;
+        y = (m02 - m20) / s;
+        z = (m10 - m01) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        double s = 2.0 * sqrt(1.0 + m00 - m11 - m22);
+        w = (m21 - m12) / s;
+        x = 0.25 * s;
+        y = (m01 + m10) / s;
+        z = (m02 + m20) / s;
+    } else if (m11 > m22) {
+        double s = 2.0 * sqrt(1.0 + m11 - m00 - m22);
+        w = (m02 - m20) / s;
+        x = (m01 + m10) / s;
+        y = 0.25 * s;
+        z = (m12 + m21) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + m22 - m00 - m11);
+        w = (m10 - m01) / s;
+        x = (m02 + m20) / s;
+        y = (m12 + m21) / s;
+        z = 0.25 * s;
+    }
+    if (w < 0.0) w = -w, x = -x, y = -y, z = -z;
+    return (tl_quat){w, x, y, z};
+}
+
 tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
     const char *name = d->name ? d->name : "";
@@ -219,6 +253,18 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
     }
     size_t k = w->nshapes++;
     if (s.kind == TL_SHAPE_ELLIPSOID) s.mesh = mesh;
+    tl_quat fq = matrix_quat(frame + 3);
+    s.frame_q[0] = fq.w;
+    s.frame_q[1] = fq.x;
+    s.frame_q[2] = fq.y;
+    s.frame_q[3] = fq.z;
+    s.framed = false;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) s.framed |= frame[3 + 3 * r + c] != (r == c ? 1.0 : 0.0);
+    if (!s.framed) {
+        s.frame_q[0] = 1.0;
+        s.frame_q[1] = s.frame_q[2] = s.frame_q[3] = 0.0;
+    }
     w->shapes[k] = s;
     w->shape_names[k] = copy;
     w->shape_mesh[k] = mesh;
@@ -227,38 +273,36 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
     return TL_OK;
 }
 
-/* the unit quaternion of a rotation matrix (Shepperd's method) */
-static tl_quat matrix_quat(const double *R) {
-    double m00 = R[0], m01 = R[1], m02 = R[2], m10 = R[3], m11 = R[4], m12 = R[5], m20 = R[6], m21 = R[7],
-           m22 = R[8];
-    double tr = m00 + m11 + m22, w, x, y, z;
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(tr + 1.0);
-        w = 0.25 * s;
-        x = (m21 - m12) / s;
-        y = (m02 - m20) / s;
-        z = (m10 - m01) / s;
-    } else if (m00 > m11 && m00 > m22) {
-        double s = 2.0 * sqrt(1.0 + m00 - m11 - m22);
-        w = (m21 - m12) / s;
-        x = 0.25 * s;
-        y = (m01 + m10) / s;
-        z = (m02 + m20) / s;
-    } else if (m11 > m22) {
-        double s = 2.0 * sqrt(1.0 + m11 - m00 - m22);
-        w = (m02 - m20) / s;
-        x = (m01 + m10) / s;
-        y = 0.25 * s;
-        z = (m12 + m21) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + m22 - m00 - m11);
-        w = (m10 - m01) / s;
-        x = (m02 + m20) / s;
-        y = (m12 + m21) / s;
-        z = 0.25 * s;
+/* ---- Orientations ----
+ * A mesh is stored in its body frame (centroid at the origin, axes along the
+ * principal axes): a point with body coordinates b lies at c + E b in the
+ * frame the mesh was given in (E = R(frame_q), c its centroid). The
+ * orientation q a user gives or reads turns the mesh as given about its
+ * centroid: the given point v is at x + R(q) (v - c) = x + R(q) E b, so the
+ * engine's attitude of the body frame is q_body = q * frame_q (R(a * b) =
+ * R(a) R(b), Hamilton products), and q = q_body * conj(frame_q). Shapes whose
+ * frame is exactly the identity (ellipsoids, meshes already in their
+ * principal axes) are left alone, bit for bit. */
+void tl_shape_body_attitude(const tl_shape *s, const double given[4], double body[4]) {
+    if (!s || !s->framed) {
+        memmove(body, given, 4 * sizeof *body);
+        return;
     }
-    if (w < 0.0) w = -w, x = -x, y = -y, z = -z;
-    return (tl_quat){w, x, y, z};
+    double b[4];
+    q_mul(b, given, s->frame_q);
+    q_normalize(b);
+    memcpy(body, b, sizeof b);
+}
+
+void tl_shape_given_attitude(const tl_shape *s, const double body[4], double given[4]) {
+    if (!s || !s->framed) {
+        memmove(given, body, 4 * sizeof *given);
+        return;
+    }
+    const double c[4] = {s->frame_q[0], -s->frame_q[1], -s->frame_q[2], -s->frame_q[3]};
+    double g[4];
+    q_mul(g, body, c);
+    memcpy(given, g, sizeof g);
 }
 
 int tl_world_shape_count(const tl_world *w) { return w->nshapes ? (int)w->nshapes - 1 : 0; }

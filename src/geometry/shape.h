@@ -27,6 +27,13 @@ typedef struct tl_shape {
     double r_contact;     /* mesh: the radius its law's rule gives at most (0: the bounding radius) */
     tl_mesh_radius mesh_radius; /* mesh: how Hertzian laws see it */
     tl_mesh_depth mesh_depth;   /* mesh: how its overlap is measured */
+    /* the body frame's attitude in the frame the shape was given in (a mesh's
+     * file): the unit quaternion of the shape's frame R, (1, 0, 0, 0) for
+     * ellipsoids. A particle's orientation as given and read (the API, scenes,
+     * outputs) turns the shape as given; the engine keeps the body frame's,
+     * q_body = q_given * frame_q (world_shapes.c, "Orientations"). */
+    double frame_q[4];
+    bool framed;                /* frame_q is not exactly (1, 0, 0, 0): orientations are converted */
 } tl_shape;
 
 /* Contact geometry between two bodies, from body a towards body b. */

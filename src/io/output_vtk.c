@@ -591,7 +591,7 @@ static tl_status write_surfaces(tl_output *o, const char *path, const tl_particl
             const tl_particle_state *p = &ps[i];
             if (p->shape == TL_SPHERE || tl_world_shape_mesh(w, p->shape, &xyz, &nv, &tri, &nt) != TL_OK) continue;
             double R[3][3];
-            rotation(p->orientation, R);
+            rotation(p->body_orientation, R); /* the mesh is in its body frame */
             if (k == B_VELOCITY || k == B_POINTS) {
                 for (size_t j = 0; j < nv; j++) {
                     double r[3];

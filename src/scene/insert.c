@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "world.h"
+
 #define SQRT2 1.4142135623730951
 #define SQRT_2PI 2.5066282746310002
 #define FOUR_THIRDS_PI 4.1887902047863905
@@ -694,7 +696,9 @@ tl_status tl_insert_fill(tl_world *world, const tl_fill_def *def, tl_fill_result
             tl_rng_rotation(&rng, q);
             pd.orientation = (tl_quat){q[0], q[1], q[2], q[3]};
         }
-        if (tl_world_add_particle(world, &pd, NULL) != TL_OK) {
+        /* a random orientation is drawn for the body frame (the same bodies as before
+         * the orientation meant the shape as given; uniform either way) */
+        if (tl_world_add_particle_as(world, &pd, def->random_orientation, NULL) != TL_OK) {
             snprintf(msg, msg_size, "%s", tl_world_error(world));
             st = TL_ERROR_ARGUMENT;
         }

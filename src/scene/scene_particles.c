@@ -21,6 +21,7 @@
 #include "insert.h"
 #include "names.h"
 #include "scene_particles.h"
+#include "world.h"
 
 #define MAX_LATTICE_PARTICLES 100000000.0
 #define FOUR_THIRDS_PI 4.1887902047863905
@@ -30,8 +31,10 @@ typedef tl_loader loader;
 
 /* ---- single particles and lattices ---- */
 
-static int add_particle(loader *L, const tl_yval *at, const tl_particle_def *pd) {
-    if (tl_world_add_particle(L->world, pd, NULL) == TL_OK) return 0;
+/* body_frame: pd's orientation is the body frame's (a random one, drawn as before the
+ * orientation meant the shape as given) */
+static int add_particle(loader *L, const tl_yval *at, const tl_particle_def *pd, bool body_frame) {
+    if (tl_world_add_particle_as(L->world, pd, body_frame, NULL) == TL_OK) return 0;
     return tl_yfail(&L->doc, at, "%s", tl_world_error(L->world));
 }
 
@@ -284,7 +287,7 @@ static int fill_lattice(loader *L, const tl_yval *m, const lattice *lt) {
                     tl_rng_rotation(&L->rng, q);
                     pd.orientation = (tl_quat){q[0], q[1], q[2], q[3]};
                 }
-                if (add_particle(L, m, &pd)) return -1;
+                if (add_particle(L, m, &pd, lt->random_orientation)) return -1;
             }
     return 0;
 }
@@ -315,7 +318,7 @@ static int fill_hexagonal(loader *L, const tl_yval *m, const lattice *lt) {
             pd.velocity.x = lt->pd.velocity.x + jitter(&L->rng, vj);
             pd.velocity.y = lt->pd.velocity.y + jitter(&L->rng, vj);
             pd.velocity.z = lt->pd.velocity.z + jitter(&L->rng, vj);
-            if (add_particle(L, m, &pd)) return -1;
+            if (add_particle(L, m, &pd, false)) return -1;
         }
     return 0;
 }
