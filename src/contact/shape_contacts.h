@@ -66,12 +66,12 @@ enum {
     TL_SS_F = 0,
     TL_SS_TA = 3,
     TL_SS_TB = 6,
-    TL_SS_CUR = 9,   /* this step's dissipation (6 terms: normal, plastic, tangential damping,
-                      * friction, integration residual, rolling) */
-    TL_SS_NEXT = 15, /* and the next step's */
-    TL_SS_TOUCH = 21,
-    TL_SS_EXITS = 22,
-    TL_SS_COUNT = 23
+    TL_SS_CUR = 9,   /* this step's dissipation (7 terms: normal, plastic, tangential damping,
+                      * friction, integration residual, rolling, twisting) */
+    TL_SS_NEXT = 16, /* and the next step's */
+    TL_SS_TOUCH = 23,
+    TL_SS_EXITS = 24,
+    TL_SS_COUNT = 25
 };
 
 /* per particle of a shape, for one stage: body-to-world rotation, drift velocities */
