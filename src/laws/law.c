@@ -101,6 +101,12 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                  out->sub[TL_SLOT_HISTORY]->info.name);
         return TL_ERROR_ARGUMENT;
     }
+    if (no_tangential && strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "marshall") == 0) {
+        snprintf(msg, msg_size,
+                 "twisting 'marshall' takes its stiffness, damping and friction from the tangential model: "
+                 "choose a tangential model or twisting 'sds'");
+        return TL_ERROR_ARGUMENT;
+    }
     out->clamp_tensile = def->clamp_tensile;
     out->coulomb_test = def->coulomb_test;
     if (def->coulomb_test != TL_COULOMB_TOTAL && def->coulomb_test != TL_COULOMB_SPRING &&

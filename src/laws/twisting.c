@@ -20,7 +20,8 @@
  *             so that spring plus dashpot equals -M_c sign(n . w_r); the two agree when the
  *             dashpot is off and whenever the trial torque opposes the spin.
  *   marshall  the same with the coefficients of Marshall 2009 eq. 32 (LAMMPS `twisting
- *             marshall`), per evaluation from the tangential slot and the contact radius
+ *             marshall`; a law without a tangential model is refused), per evaluation from the
+ *             tangential slot and the contact radius
  *             a = sqrt(R* delta):
  *               k_tw = 1/2 k_t a^2,  gamma_tw = 1/2 eta_t a^2,  mu_tw = 2/3 mu_t a
  *             k_t the tangential spring's stiffness (N/m: linear f k_t, Mindlin's K_t0 =
@@ -32,7 +33,6 @@
  * n) of the last evaluation, which the energy ledger reads, as the rolling slot's.
  */
 #include <math.h>
-#include <string.h>
 
 #include "law.h"
 #include "vec.h"
@@ -80,16 +80,6 @@ static void sds_force(const double *p, tl_contact *c, double *hist) {
     twist_sds(c, hist, p[T_K], p[T_G], p[T_MU] * fabs(c->fn));
 }
 
-static tl_status marshall_prepare(const tl_prep *in, double *p) {
-    (void)p;
-    if (strcmp(in->law->sub[TL_SLOT_TANGENTIAL]->info.name, "none") == 0) {
-        tl_prep_fail(in, "twisting 'marshall' takes its coefficients from the tangential model: the law "
-                         "needs one (tangential: none)");
-        return TL_ERROR_ARGUMENT;
-    }
-    return TL_OK;
-}
-
 static void marshall_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     double a2 = c->delta > 0.0 ? c->r_eff * c->delta : 0.0;
@@ -116,6 +106,6 @@ const tl_submodel tl_twisting_models[] = {
       "twisting spring-dashpot-slider from the tangential model: k_tw = k_t a^2/2, gamma_tw = eta_t a^2/2, "
       "mu_tw = 2/3 mu_t a, a = sqrt(R* delta)",
       "Marshall 2009 eq. 32; LAMMPS pair granular twisting marshall", NULL, 0, 6},
-     0, marshall_prepare, marshall_force, NULL, false},
+     0, NULL, marshall_force, NULL, false},
     {{TL_SLOT_TWISTING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false},
 };
