@@ -45,9 +45,11 @@ static void print_law(tl_world *w, int a, int b) {
     tl_law_def law;
     if (tl_world_get_law(w, a, b, &law) != TL_OK) return;
     bool rolls = law.rolling && strcmp(law.rolling, "none") != 0;
-    printf("  law %s - %s: normal %s, damping %s, tangential %s, history %s%s%s%s%s\n",
+    bool twists = law.twisting && strcmp(law.twisting, "none") != 0;
+    printf("  law %s - %s: normal %s, damping %s, tangential %s, history %s%s%s%s%s%s%s\n",
            tl_world_material_name(w, a), tl_world_material_name(w, b), law.normal, law.damping,
            law.tangential, law.history, rolls ? ", rolling " : "", rolls ? law.rolling : "",
+           twists ? ", twisting " : "", twists ? law.twisting : "",
            law.clamp_tensile ? ", clamp_tensile" : "",
            law.coulomb_test == TL_COULOMB_SPRING ? ", coulomb_test spring" : "");
     if (law.coeff_count) {

@@ -76,7 +76,7 @@ static int opt_law(collide_opts *o, const char *opt, const char *value) {
 
 static int opt_slot(collide_opts *o, const char *opt, const char *value) {
     static const char *const names[TL_SLOT_COUNT] = {"--normal", "--damping", "--tangential", "--history",
-                                                     "--rolling"};
+                                                     "--rolling", "--twisting"};
     for (int s = 0; s < TL_SLOT_COUNT; s++)
         if (strcmp(opt, names[s]) == 0) return app_law_slot(&CLI, &o->law, (tl_slot)s, value);
     return 2;
@@ -228,7 +228,7 @@ static const option OPTIONS[] = {
     {"--law", true, opt_law},          {"--normal", true, opt_slot},
     {"--damping", true, opt_slot},     {"--tangential", true, opt_slot},
     {"--history", true, opt_slot},     {"--rolling", true, opt_slot},
-    {"--coef", true, opt_coef},
+    {"--twisting", true, opt_slot},    {"--coef", true, opt_coef},
     {"--clamp", false, opt_flag},      {"--coulomb", true, opt_coulomb},
     {"--contact-point", true, opt_contact_point},
     {"--material", true, opt_material}, {"--material-b", true, opt_material_b},
@@ -256,6 +256,7 @@ static void help(FILE *f) {
             "law (any names of `talus models`; default hertz,tsuji,mindlin,true with e = 0.9, mu = 0.3):\n"
             "  --law NORMAL[,DAMPING[,TANGENTIAL[,HISTORY]]]\n"
             "  --normal NAME  --damping NAME  --tangential NAME  --history NAME  --rolling NAME\n"
+            "  --twisting NAME\n"
             "  --coef NAME=VALUE     a coefficient of the law's sub-models (repeatable), e.g. e=0.5\n"
             "  --clamp               clamp_tensile: a tensile normal force is set to zero\n"
             "  --coulomb total|spring|spring-capped   the Coulomb test (default total)\n"
@@ -347,6 +348,7 @@ static void complete_law(app_law_names *ln) {
     if (!ln->given[TL_SLOT_HISTORY])
         snprintf(ln->slot[TL_SLOT_HISTORY], APP_NAME_LEN, "%s", default_history(ln->slot[TL_SLOT_TANGENTIAL]));
     if (!ln->given[TL_SLOT_ROLLING]) snprintf(ln->slot[TL_SLOT_ROLLING], APP_NAME_LEN, "none");
+    if (!ln->given[TL_SLOT_TWISTING]) snprintf(ln->slot[TL_SLOT_TWISTING], APP_NAME_LEN, "none");
 }
 
 static void point_law(tl_law_def *law, const app_law_names *ln) {
@@ -355,6 +357,7 @@ static void point_law(tl_law_def *law, const app_law_names *ln) {
     law->tangential = ln->slot[TL_SLOT_TANGENTIAL];
     law->history = ln->slot[TL_SLOT_HISTORY];
     law->rolling = ln->slot[TL_SLOT_ROLLING];
+    law->twisting = ln->slot[TL_SLOT_TWISTING];
 }
 
 static bool has_coef(const collide_opts *o, const char *name) {

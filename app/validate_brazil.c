@@ -486,7 +486,7 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
     tl_energy e_end;
     if (tl_world_energy(w, &e_end) == TL_OK) {
         double lost = e_end.dissipated_normal + e_end.dissipated_plastic + e_end.dissipated_tangential_damping +
-                      e_end.dissipated_friction + e_end.dissipated_rolling;
+                      e_end.dissipated_friction + e_end.dissipated_rolling + e_end.dissipated_twisting;
         b->work = e_end.boundary_work - pg.e_start.boundary_work;
         b->books = fabs(e_end.total - pg.e_start.total) / fmax(fabs(b->work), lost);
     } else {

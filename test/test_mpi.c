@@ -42,6 +42,7 @@ typedef struct config {
     tl_integrator integrator;
     bool lean;         /* no energy, no collision log, one radius, leapfrog: the steady contacts go
                         * four at a time (steady_lanes.h) where the CPU has AVX2 */
+    bool spins;        /* rolling epsd and twisting sds: torques across the ranks (out_m) */
 } config;
 
 enum { NX = 15, NY = 15, NZ = 8 }; /* 1800 spheres */
@@ -74,6 +75,15 @@ static tl_world *make(const config *c, int threads) {
     tl_law_def law = tl_law_default(); /* hertz + tsuji + mindlin, true history */
     tl_law_set(&law, "e", 0.5);
     tl_law_set(&law, "mu", 0.5);
+    if (c->spins) {
+        law.rolling = "epsd";
+        tl_law_set(&law, "mu_r", 0.1);
+        tl_law_set(&law, "eta_r", 0.3);
+        law.twisting = "sds";
+        tl_law_set(&law, "k_twist", 1e-6);
+        tl_law_set(&law, "gamma_twist", 1e-10);
+        tl_law_set(&law, "mu_twist", 1e-4);
+    }
     tl_world_set_law(w, m, m, &law);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
@@ -195,10 +205,13 @@ int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     const config cases[] = {
         {"box with a servo lid, predictor-corrector, reordered every 20 builds", false, 0, 250, 400,
-         TL_INTEGRATOR_PREDICTOR_CORRECTOR, false},
+         TL_INTEGRATOR_PREDICTOR_CORRECTOR, false, false},
         {"periodic x y, a turning floor, fixed, driven and pushed particles, reordered every 2 builds", true, 2, 200, 400,
-         TL_INTEGRATOR_VERLET, false},
-        {"box with a servo lid, one size, leapfrog, lean (the lanes)", false, 0, 250, 400, TL_INTEGRATOR_LEAPFROG, true},
+         TL_INTEGRATOR_VERLET, false, false},
+        {"box with a servo lid, one size, leapfrog, lean (the lanes)", false, 0, 250, 400, TL_INTEGRATOR_LEAPFROG, true,
+         false},
+        {"box with a servo lid, rolling and twisting resistance", false, 0, 250, 400, TL_INTEGRATOR_VERLET, false,
+         true},
     };
     int failed = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

@@ -231,10 +231,16 @@ static const bad_case bad_cases[] = {
      6, {"laws[0].mu_r: -0.1 is out of range: 0 <= mu_r", "rolling friction", NULL}},
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, mu_r: 0.1}\n" GRAIN
          STAGE,
-     5, {"laws[0]: unknown key 'mu_r'", "rolling, clamp_tensile", NULL}},
+     5, {"laws[0]: unknown key 'mu_r'", "rolling, twisting, clamp_tensile", NULL}},
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, rolling: epsd}\n" GRAIN
          STAGE,
      5, {"laws[0]:", "rolling 'epsd' needs coefficient 'mu_r'", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5,\n"
+          "     twisting: sdds, k_twist: 0.1}\n" GRAIN STAGE,
+     6, {"laws[0].twisting: unknown twisting model 'sdds'", "did you mean 'sds'?", NULL}},
+    {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, twisting: sds, k_twist: 0.1}\n"
+          GRAIN STAGE,
+     5, {"laws[0]:", "twisting 'sds' needs coefficient 'mu_twist'", NULL}},
     {HEAD "shapes:\n  die: {ellipsoid: [0.002, 0.002, 0.001], contact_depth: potential}\n" LAW GRAIN STAGE, 5,
      {"shapes.die.contact_depth", "contact_depth applies to meshes", NULL}},
     {HEAD "shapes:\n  die: {mesh: {icosphere: 0.002, subdivisions: 1}, contact_depth: potentail}\n" LAW GRAIN

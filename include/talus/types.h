@@ -138,6 +138,7 @@ typedef enum tl_slot {
     TL_SLOT_TANGENTIAL, /* tangential force and Coulomb limit */
     TL_SLOT_HISTORY,    /* how the tangential displacement is kept */
     TL_SLOT_ROLLING,    /* rolling resistance: a torque against the bodies' relative rolling */
+    TL_SLOT_TWISTING,   /* twisting resistance: a torque against the relative spin about the normal */
     TL_SLOT_COUNT
 } tl_slot;
 
@@ -176,6 +177,7 @@ typedef struct tl_law_def {
     const char *tangential;
     const char *history;
     const char *rolling;    /* NULL = "none" */
+    const char *twisting;   /* NULL = "none" */
     tl_coeff coeffs[TL_LAW_MAX_COEFFS];
     int coeff_count;
     bool clamp_tensile;           /* a tensile total normal force is set to zero */
@@ -475,11 +477,13 @@ typedef struct tl_energy {
     double elastic_normal;        /* J stored in contacts */
     double elastic_tangential;    /* J */
     double elastic_rolling;       /* J stored in the rolling springs (rolling resistance) */
+    double elastic_twisting;      /* J stored in the twisting springs (twisting resistance) */
     double dissipated_normal;     /* J so far by normal damping */
     double dissipated_plastic;    /* J so far by plastic deformation (elastoplastic normal laws) */
     double dissipated_tangential_damping; /* J so far by the tangential dashpot */
     double dissipated_friction;   /* J so far by Coulomb sliding */
     double dissipated_rolling;    /* J so far by rolling resistance (its slip and its dashpot) */
+    double dissipated_twisting;   /* J so far by twisting resistance (its slip and its dashpot) */
     double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
     /* J so far: the work of the conservative normal springs minus the change of the energy
      * they store (and release at separation). Exact integration makes it 0; a finite step
@@ -490,7 +494,7 @@ typedef struct tl_energy {
      * contact, and what that changes of the stored energy is the work of no force (0 for every
      * other pair: docs/ellipsoid.md) */
     double curvature_work;
-    double total; /* kinetic + potential + elastic + dissipated (all five) + integration_residual
+    double total; /* kinetic + potential + elastic + dissipated (all) + integration_residual
                    * - boundary_work - curvature_work: conserved */
 } tl_energy;
 

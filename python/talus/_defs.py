@@ -27,7 +27,7 @@ MESH_SOURCES = {"file": lib.TL_MESH_FILE, "icosphere": lib.TL_MESH_ICOSPHERE,
                 "ellipsoid": lib.TL_MESH_ELLIPSOID, "arrays": lib.TL_MESH_ARRAYS}
 MESH_RADII = {"volume": lib.TL_MESH_RADIUS_VOLUME, "area": lib.TL_MESH_RADIUS_AREA}
 MESH_DEPTHS = {"volume": lib.TL_MESH_DEPTH_VOLUME, "potential": lib.TL_MESH_DEPTH_POTENTIAL}
-SLOTS = ("normal", "damping", "tangential", "history", "rolling")
+SLOTS = ("normal", "damping", "tangential", "history", "rolling", "twisting")
 
 
 def name_of(table, value):
@@ -152,7 +152,7 @@ def material_dict(d):
 
 def law_def(kw, keep, struct=None):
     """A tl_law_def from keywords: the slots (normal, damping, tangential,
-    history, rolling; history also True/False), clamp_tensile, coulomb_test,
+    history, rolling, twisting; history also True/False), clamp_tensile, coulomb_test,
     contact_point, and any coefficient by its name (e=0.5, mu=0.4, ...)."""
     law = ffi.addressof(struct) if struct is not None else ffi.new("tl_law_def *", lib.tl_law_default())
     for key, value in kw.items():
@@ -176,6 +176,7 @@ def law_def(kw, keep, struct=None):
 def law_dict(law):
     return {"normal": text(law.normal), "damping": text(law.damping), "tangential": text(law.tangential),
             "history": text(law.history), "rolling": text(law.rolling) or "none",
+            "twisting": text(law.twisting) or "none",
             "clamp_tensile": bool(law.clamp_tensile),
             "coulomb_test": name_of(COULOMB_TESTS, law.coulomb_test),
             "contact_point": name_of(CONTACT_POINTS, law.contact_point),

@@ -54,8 +54,9 @@ CONTACT = struct_dtype("tl_contact_info", ["id_a", "id_b", "with_wall", "overlap
 CONTACT_PACKED = packed(CONTACT)
 
 ENERGY_FIELDS = ["kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-                 "elastic_tangential", "elastic_rolling", "dissipated_normal", "dissipated_plastic",
-                 "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "boundary_work",
+                 "elastic_tangential", "elastic_rolling", "elastic_twisting", "dissipated_normal",
+                 "dissipated_plastic", "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling",
+                 "dissipated_twisting", "boundary_work",
                  "integration_residual", "curvature_work",
                  "total"]
 ENERGY = struct_dtype("tl_energy", ENERGY_FIELDS)

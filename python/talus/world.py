@@ -173,7 +173,7 @@ class World:
         ----------
         a, b : str or int
         **law
-            ``normal``, ``damping``, ``tangential``, ``history``, ``rolling`` (registry
+            ``normal``, ``damping``, ``tangential``, ``history``, ``rolling``, ``twisting`` (registry
             names, see `talus.models`; history also True/False),
             ``clamp_tensile``, ``coulomb_test`` (``"total"``, ``"spring"``,
             ``"spring-capped"``), ``contact_point`` (``"compliance"``,

@@ -422,14 +422,20 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         else bs->cur.integration_residual += spring;
         bs->cur.diss_tangential_damping +=
             -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
-        if (law->rolls) {
-            /* the last rolling torque over half this drift, and the rolling spring's energy,
-             * which goes with the contact */
+        if (law->spins) {
+            /* the last rolling (twisting) torque over half this drift, and the rolling (twisting)
+             * spring's energy, which goes with the contact */
             tl_contact cr; /* rolling_inputs fills its wr and i_eff, not read here */
             double dth[3];
-            const double *rh = tl_law_rolling_hist(law, rec);
             rolling_inputs(s, i, b, q->la, q->lb, &cr, dth);
-            bs->cur.diss_rolling += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+            if (law->rolls) {
+                const double *rh = tl_law_rolling_hist(law, rec);
+                bs->cur.diss_rolling += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+            }
+            if (law->twists) {
+                const double *th = tl_law_twisting_hist(law, rec);
+                bs->cur.diss_twisting += -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TW];
+            }
         }
         /* the correction's second half-kick lands in the next step: so does its work */
         bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
@@ -495,7 +501,7 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
 static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
                            const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
                            double fn_app, const double ft_app[3], const double dth[3], const double rh0[6],
-                           tl_block_sum *bs) {
+                           const double th0[6], tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -529,8 +535,19 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
             if (c->rolling_slip) bs->cur.diss_rolling += rs;
             else bs->cur.integration_residual += rs;
         }
+        if (law->twists) {
+            /* the twisting torques, booked as the rolling ones: the dashpot's work is lost; the
+             * spring's, less the change of its energy, is the slip's loss at the limit, else the
+             * integration's error */
+            const double *th = tl_law_twisting_hist(law, rec);
+            double ts = -0.5 * (v3_dot(th0, dth) + v3_dot(th, dth)) - (c->e_el_tw - be[TL_BE_E_TW]);
+            bs->cur.diss_twisting += -0.5 * (v3_dot(th0 + 3, dth) + v3_dot(th + 3, dth));
+            if (c->twist_slip) bs->cur.diss_twisting += ts;
+            else bs->cur.integration_residual += ts;
+        }
     }
     if (law->rolls) be[TL_BE_E_R] = c->e_el_r; /* else 0 from the record's opening */
+    if (law->twists) be[TL_BE_E_TW] = c->e_el_tw;
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
     be[TL_BE_E_T] = c->e_el_t;
@@ -760,10 +777,12 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     }
 
     double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    if (law->rolls) {
+    double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (law->spins) {
         rolling_inputs(s, i, &b, q.la, q.lb, &c, dth);
         v3_scale(c.dth, dth, touching ? 1.0 : phi);
-        if (touching) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+        if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+        if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
     }
 
     if (law->fused_kind == TL_FUSED_HERTZ_MINDLIN) tl_fused_hertz_mindlin(law, pl, &c, rec);
@@ -781,9 +800,9 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     double fa[3];
     v3_scale(fa, q.g.n, -fn_app);
     v3_add(fa, fa, ft_app);
-    apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->rolls ? c.mr : NULL);
+    apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->spins ? c.mr : NULL);
 
-    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, rh0, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, rh0, th0, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
@@ -794,7 +813,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         if (c.fn > bi[TL_BI_MAX_FN]) bi[TL_BI_MAX_FN] = c.fn;
     }
     l->state[k] = (uint8_t)(TL_PAIR_TOUCH | (c.sliding ? TL_PAIR_SLIDING : 0) |
-                            (out->slot ? TL_PAIR_FORCE : 0) | (out->slot && law->rolls ? TL_PAIR_TORQUE : 0));
+                            (out->slot ? TL_PAIR_FORCE : 0) | (out->slot && law->spins ? TL_PAIR_TORQUE : 0));
     bs->touching++;
 }
 
@@ -1078,6 +1097,7 @@ static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
     to->diss_tangential_damping += from->diss_tangential_damping;
     to->diss_friction += from->diss_friction;
     to->diss_rolling += from->diss_rolling;
+    to->diss_twisting += from->diss_twisting;
     to->boundary_work += from->boundary_work;
     to->integration_residual += from->integration_residual;
     to->curvature_work += from->curvature_work;

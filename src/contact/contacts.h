@@ -33,7 +33,7 @@ enum tl_pair_state {
     TL_PAIR_SLIDING = 1u << 1, /* at the Coulomb limit in the last evaluation */
     TL_PAIR_FORCE = 1u << 2,   /* exerted a force in this step (the gather reads it) */
     TL_PAIR_EXIT = 1u << 3,    /* separated in this step; the record waits for the collision log */
-    TL_PAIR_TORQUE = 1u << 4   /* its slot has a rolling torque too (contact_forces.c) */
+    TL_PAIR_TORQUE = 1u << 4   /* its slot has a rolling (twisting) torque too (contact_forces.c) */
 };
 
 /* Bookkeeping after the law history. The core group is always there. */
@@ -52,6 +52,7 @@ enum tl_book_energy {
     TL_BE_LA = TL_BE_N + 3, /* and its lever arms, a then b, m: the last tangential force */
     TL_BE_LB,        /* acted through them, so its work over the next drift is counted there */
     TL_BE_E_R,       /* elastic energy, rolling spring (rolling resistance), J */
+    TL_BE_E_TW,      /* elastic energy, twisting spring (twisting resistance), J */
     TL_BE_COUNT
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */

@@ -276,13 +276,14 @@ static inline void drift_slip(const sstage *s, const side *a, const side *b, con
 }
 
 static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df,
-                                   double residual, double dr) {
+                                   double residual, double dr, double dtw) {
     slot[at + 0] += dn;
     slot[at + 1] += dp;
     slot[at + 2] += dtd;
     slot[at + 3] += df;
     slot[at + 4] += residual;
     slot[at + 5] += dr;
+    slot[at + 6] += dtw;
 }
 
 /* The moment of inertia a rolling dashpot sees of one body about its contact point at arm r:
@@ -313,7 +314,7 @@ static void rolling_inputs(const sstage *s, const side *a, const side *b, const 
     c->i_eff = inv > 0.0 ? 1.0 / inv : 0.0;
 }
 
-/* the rolling torque: on a, and its opposite on b (a wall's torque: about any point) */
+/* the rolling (and twisting) torque: on a, and its opposite on b (a wall's torque: about any point) */
 static inline void apply_torque(double *slot, const double m[3]) {
     v3_add(slot + TL_SS_TA, slot + TL_SS_TA, m);
     v3_sub(slot + TL_SS_TB, slot + TL_SS_TB, m);
@@ -466,10 +467,12 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         v3_copy(c.dxi, ds);
     }
     double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    if (law->rolls) {
+    double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (law->spins) {
         rolling_inputs(s, a, b, ra, rb, &c, dth);
         v3_scale(c.dth, dth, touching ? 1.0 : phi);
-        if (touching) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+        if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
+        if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
     }
 
     eval_law(law, pl, &c, rec, fs);
@@ -494,7 +497,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_scale(fa, P->n, -fn_app);
     v3_add(fa, fa, ft_app);
     apply(slot, fa, ra, rb);
-    if (law->rolls) apply_torque(slot, c.mr);
+    if (law->spins) apply_torque(slot, c.mr);
 
     double *bk = rec + lay->hist, *bp = rec + s->pb;
     if (s->energy) {
@@ -550,12 +553,22 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 curv = c.e_el_n - normal_energy_at(law, pl, &c, rec, r_last);
                 spring += curv;
             }
-            slot[TL_SS_CUR + 6] += curv;
+            slot[TL_SS_CUR + 7] += curv;
+            /* and the twisting torques, booked the same way */
+            double ts = 0.0, td = 0.0;
+            const bool tslip = law->twists && c.twist_slip;
+            if (law->twists) {
+                const double *th = tl_law_twisting_hist(law, rec);
+                ts = -0.5 * (v3_dot(th0, dth) + v3_dot(th, dth)) - (c.e_el_tw - be[TL_BE_E_TW]);
+                td = -0.5 * (v3_dot(th0 + 3, dth) + v3_dot(th + 3, dth));
+            }
+            double residual = law->rolls && !rslip ? (plastic ? 0.0 : spring) + rs : (plastic ? 0.0 : spring);
+            if (law->twists && !tslip) residual += ts;
             add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, c.sliding ? 0.0 : diss_t,
-                            c.sliding ? diss_t : 0.0, law->rolls && !rslip ? (plastic ? 0.0 : spring) + rs : (plastic ? 0.0 : spring),
-                            rslip ? rd + rs : rd);
+                            c.sliding ? diss_t : 0.0, residual, rslip ? rd + rs : rd, tslip ? td + ts : td);
         }
         if (law->rolls) be[TL_BE_E_R] = c.e_el_r; /* else 0 from the record's opening */
+        if (law->twists) be[TL_BE_E_TW] = c.e_el_tw;
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
         be[TL_BE_E_T] = c.e_el_t;
@@ -624,20 +637,27 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         /* the last rolling torque over half this drift, and the spring's energy, which goes
          * with the contact */
-        double dr = 0.0;
-        if (law->rolls) {
+        double dr = 0.0, dtw = 0.0;
+        if (law->spins) {
             double dth[3];
-            const double *rh = tl_law_rolling_hist(law, rec);
             rolling_inputs(s, a, b, ra, rb, &c, dth);
-            dr = -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+            if (law->rolls) {
+                const double *rh = tl_law_rolling_hist(law, rec);
+                dr = -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
+            }
+            if (law->twists) {
+                const double *th = tl_law_twisting_hist(law, rec);
+                dtw = -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TW];
+            }
         }
         /* the last curvature torque over half this drift (zero but for an ellipsoid at a face) */
         double dth_r[3];
         v3_sub(dth_r, a->wh, b->wh);
         spring -= 0.5 * s->dt * v3_dot(bp + TL_BP_TC, dth_r);
-        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr);
+        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr,
+                        dtw);
         add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
-                        0.0);
+                        0.0, 0.0);
     }
     if (s->w->log_collisions && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;
@@ -854,14 +874,16 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
         w->ledger.diss_friction += c[3];
         w->ledger.integration_residual += c[4];
         w->ledger.diss_rolling += c[5];
-        w->ledger.curvature_work += c[6];
+        w->ledger.diss_twisting += c[6];
+        w->ledger.curvature_work += c[7];
         w->ledger_next.diss_normal += nx[0];
         w->ledger_next.diss_plastic += nx[1];
         w->ledger_next.diss_tangential_damping += nx[2];
         w->ledger_next.diss_friction += nx[3];
         w->ledger_next.integration_residual += nx[4];
         w->ledger_next.diss_rolling += nx[5];
-        w->ledger_next.curvature_work += nx[6];
+        w->ledger_next.diss_twisting += nx[6];
+        w->ledger_next.curvature_work += nx[7];
         sc->touching += (size_t)slot[TL_SS_TOUCH];
     }
 }

@@ -72,14 +72,13 @@ enum {
     TL_SS_F = 0,
     TL_SS_TA = 3,
     TL_SS_TB = 6,
-    TL_SS_CUR = 9,   /* this step's dissipation (TL_LEDGER_TERMS terms: normal, plastic, tangential
-                      * damping, friction, integration residual, rolling, curvature work) */
-    TL_SS_NEXT = 16, /* and the next step's */
-    TL_SS_TOUCH = 23,
-    TL_SS_EXITS = 24,
-    TL_SS_COUNT = 25
+    TL_SS_CUR = 9,   /* this step's dissipation (8 terms: normal, plastic, tangential damping, friction,
+                      * integration residual, rolling, twisting, curvature work) */
+    TL_SS_NEXT = 17, /* and the next step's */
+    TL_SS_TOUCH = 25,
+    TL_SS_EXITS = 26,
+    TL_SS_COUNT = 27
 };
-#define TL_LEDGER_TERMS 7
 
 /* per particle of a shape, for one stage: body-to-world rotation, drift velocities */
 enum tl_shape_body {

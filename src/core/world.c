@@ -448,6 +448,7 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
     out->tangential = law->sub[TL_SLOT_TANGENTIAL]->info.name;
     out->history = law->sub[TL_SLOT_HISTORY]->info.name;
     out->rolling = law->sub[TL_SLOT_ROLLING]->info.name;
+    out->twisting = law->sub[TL_SLOT_TWISTING]->info.name;
     out->clamp_tensile = law->clamp_tensile;
     out->coulomb_test = law->coulomb_test;
     out->contact_point = law->contact_point;

@@ -45,6 +45,7 @@ typedef struct tl_energy_ledger {
     double diss_friction;
     double diss_rolling;
     double boundary_work;
+    double diss_twisting;
     double integration_residual; /* what conservative springs did not return: the step's error */
     double curvature_work;       /* what a contact's changing radius of curvature put in its spring */
 } tl_energy_ledger;
@@ -139,7 +140,7 @@ struct tl_world {
     int nthreads;          /* in use: def.threads, or all available for 0 */
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     double *out;           /* TL_OUT values per cross candidate (threads > 1) */
-    double *out_m;         /* 3 per cross candidate: its rolling torque (TL_PAIR_TORQUE) */
+    double *out_m;         /* 3 per cross candidate: its rolling and twisting torque (TL_PAIR_TORQUE) */
     tl_cross_pair *out_pair; /* per cross candidate: its bodies and state after this stage */
     double (*drift)[6];    /* per particle, the drift velocity and spin of this contact stage
                             * when they are not v and w (contact_forces.c, drift_velocity) */
@@ -272,7 +273,7 @@ int tl_world_thread_count(int requested);
  * accumulation); the first predictor step takes a_-1 = a_0. */
 tl_status tl_world_initial_forces(tl_world *w);
 /* The terms of the energy sums (step/energy_terms.h: tl_world_energy_terms). */
-enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_COUNT };
+enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_ETW, TL_TERM_COUNT };
 /* The live contact records (touching particle pairs, particle-wall pairs, other shapes' patches)
  * whose first body is one of the count from first (step/measure.c). */
 void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),

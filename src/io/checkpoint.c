@@ -30,7 +30,8 @@
                     * terms of the energy ledger and of the contact records; 9: a shape contact
                     * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings;
                     * 10: a shape candidate's domain (its place in the order of the sums); 11: the
-                    * ledger's curvature work, a shape contact record's curvature torque */
+                    * twisting terms of the ledger and of the contact records, the twisting slot; the
+                    * ledger's curvature work, a shape contact record's curvature torque and couple */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {

@@ -20,8 +20,9 @@
 
 static const char *const energy_columns[] = {
     "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-    "elastic_tangential", "elastic_rolling", "dissipated_normal", "dissipated_plastic",
-    "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "boundary_work",
+    "elastic_tangential", "elastic_rolling", "elastic_twisting", "dissipated_normal", "dissipated_plastic",
+    "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "dissipated_twisting",
+    "boundary_work",
     "integration_residual", "curvature_work", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
@@ -255,11 +256,13 @@ static tl_status energy_record(tl_output *o) {
                         e.elastic_normal,
                         e.elastic_tangential,
                         e.elastic_rolling,
+                        e.elastic_twisting,
                         e.dissipated_normal,
                         e.dissipated_plastic,
                         e.dissipated_tangential_damping,
                         e.dissipated_friction,
                         e.dissipated_rolling,
+                        e.dissipated_twisting,
                         e.boundary_work,
                         e.integration_residual,
                         e.curvature_work,

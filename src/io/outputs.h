@@ -110,9 +110,9 @@ static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
  * reported error with it). */
 static inline double tl_energy_scale_update(double scale, const tl_energy *e, const tl_energy *e0) {
     const double terms[] = {e->kinetic_translational + e->kinetic_rotational, e->potential - e0->potential,
-                            e->elastic_normal + e->elastic_tangential + e->elastic_rolling,
-                            e->dissipated_normal + e->dissipated_plastic +
-                                e->dissipated_tangential_damping + e->dissipated_friction + e->dissipated_rolling,
+                            e->elastic_normal + e->elastic_tangential + e->elastic_rolling + e->elastic_twisting,
+                            e->dissipated_normal + e->dissipated_plastic + e->dissipated_tangential_damping +
+                                e->dissipated_friction + e->dissipated_rolling + e->dissipated_twisting,
                             e->integration_residual, e->boundary_work, e->curvature_work};
     if (!(scale > 1e-300)) scale = 1e-300;
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {

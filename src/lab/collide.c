@@ -427,7 +427,7 @@ static void measure_energy(const lab *lb, double energy_in, tl_collide_result *r
     r->energy_error = energy_in + e.curvature_work - e.kinetic_translational - e.kinetic_rotational - e.elastic_normal -
                       e.elastic_tangential - e.elastic_rolling - e.dissipated_normal - e.dissipated_plastic -
                       e.dissipated_tangential_damping - e.dissipated_friction - e.dissipated_rolling -
-                      e.integration_residual;
+                      e.integration_residual - e.elastic_twisting - e.dissipated_twisting;
 }
 
 /* the first logged collision; the time series is shifted to its first touch */

@@ -69,6 +69,9 @@ static inline void tl_spring_dashpot_coulomb(tl_contact *c, double k, double eta
     tl_coulomb_eval(c->xi, c->vt, k, eta, mu, c->fn, test, c->xi, c->ft, c->ft_damp, &slide,
                     &c->e_el_t);
     if (slide) c->sliding = true;
+    c->kt = k; /* what a twisting model derived from the tangential one reads */
+    c->eta_t = eta;
+    c->mu_t = mu;
 }
 
 #endif

@@ -17,6 +17,7 @@ static const char *default_name(tl_slot slot, const tl_law_def *def) {
     case TL_SLOT_HISTORY:
         return (def->tangential && strcmp(def->tangential, "none") != 0) ? "true" : "none";
     case TL_SLOT_ROLLING: return "none";
+    case TL_SLOT_TWISTING: return "none";
     default: return NULL;
     }
 }
@@ -61,7 +62,7 @@ static bool in_range(const tl_coeff_info *ci, double v) {
 tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t msg_size) {
     memset(out, 0, sizeof *out);
     const char *names[TL_SLOT_COUNT] = {def->normal, def->damping, def->tangential, def->history,
-                                        def->rolling};
+                                        def->rolling, def->twisting};
     char known[512];
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const char *name = names[s] ? names[s] : default_name((tl_slot)s, def);
@@ -98,6 +99,12 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                  "history '%s' has no effect without a tangential model: set history: none or "
                  "choose a tangential model",
                  out->sub[TL_SLOT_HISTORY]->info.name);
+        return TL_ERROR_ARGUMENT;
+    }
+    if (no_tangential && strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "marshall") == 0) {
+        snprintf(msg, msg_size,
+                 "twisting 'marshall' takes its stiffness, damping and friction from the tangential model: "
+                 "choose a tangential model or twisting 'sds'");
         return TL_ERROR_ARGUMENT;
     }
     out->clamp_tensile = def->clamp_tensile;
@@ -181,9 +188,11 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
             const char *sug = NULL;
             sug = tl_closest_name(cname, cands, n);
             bool rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
-            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s%s%s)%s%s%s; it takes: %s",
+            bool twists = strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "none") != 0;
+            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s%s%s%s%s)%s%s%s; it takes: %s",
                      cname, out->sub[0]->info.name, out->sub[1]->info.name, out->sub[2]->info.name,
                      out->sub[3]->info.name, rolls ? " + rolling " : "", rolls ? out->sub[4]->info.name : "",
+                     twists ? " + twisting " : "", twists ? out->sub[5]->info.name : "",
                      sug ? "; did you mean '" : "", sug ? sug : "",
                      sug ? "'?" : "", used_len ? takes : "no coefficients");
             return TL_ERROR_ARGUMENT;
@@ -209,6 +218,8 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
     }
     out->hist_count = off;
     out->rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
+    out->twists = strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "none") != 0;
+    out->spins = out->rolls || out->twists;
     tl_fused_kind fk;
     out->fused = tl_fused_find(out, &fk);
     out->fused_kind = (int)fk;

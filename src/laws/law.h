@@ -12,6 +12,8 @@
  *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
  *   6. commit      the history mode stores xi
  *   7. rolling     optional: a torque against the relative rolling (needs fn)
+ *   8. twisting    optional: a torque against the relative spin about n (needs fn, and the
+ *                  tangential slot's kt, eta_t, mu_t for marshall); added to c->mr
  */
 #ifndef TL_LAW_H
 #define TL_LAW_H
@@ -31,6 +33,8 @@ struct tl_law {
     tl_coulomb_test coulomb_test;
     tl_contact_point contact_point;
     bool rolls;        /* a rolling model other than none: the stages give it wr, dth, i_eff */
+    bool twists;       /* a twisting model other than none: the stages give it wr, dth */
+    bool spins;        /* rolls or twists: the stages give the inputs and apply c->mr */
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
 };
@@ -78,6 +82,11 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     c->e_el_r = 0.0;
     c->rolling_slip = false;
     for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = c->mr_damp[i] = 0.0;
+    if (law->twists) {
+        c->e_el_tw = 0.0;
+        c->twist_slip = false;
+        for (int i = 0; i < 3; i++) c->mt[i] = c->mt_damp[i] = 0.0;
+    }
     law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);
     law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], c,
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
@@ -92,6 +101,10 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
     if (law->rolls)
         law->sub[TL_SLOT_ROLLING]->force(pl->p[TL_SLOT_ROLLING], c, hist + law->hist_offset[TL_SLOT_ROLLING]);
+    if (law->twists) {
+        law->sub[TL_SLOT_TWISTING]->force(pl->p[TL_SLOT_TWISTING], c, hist + law->hist_offset[TL_SLOT_TWISTING]);
+        for (int i = 0; i < 3; i++) c->mr[i] += c->mt[i];
+    }
 }
 
 /* Runs the slots in order on one contact (fn_scale 1). */
@@ -104,6 +117,12 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
  * the last evaluation, what the energy ledger reads (rolling.c). */
 static inline const double *tl_law_rolling_hist(const tl_law *law, const double *hist) {
     return hist + law->hist_offset[TL_SLOT_ROLLING];
+}
+
+/* The twisting model's history of a contact, laid out as the rolling one's: its spring torque (3)
+ * then its dashpot torque (3) of the last evaluation (twisting.c). */
+static inline const double *tl_law_twisting_hist(const tl_law *law, const double *hist) {
+    return hist + law->hist_offset[TL_SLOT_TWISTING];
 }
 
 /* The same, through the law's fused kernel when it has one (same numbers). */

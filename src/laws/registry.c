@@ -1,7 +1,7 @@
 /*
  * The one table of contact sub-models. The rows live next to their kernels
  * in the slot files; this file presents them as a single table in slot
- * order (normal, damping, tangential, history, rolling) and answers lookups.
+ * order (normal, damping, tangential, history, rolling, twisting) and answers lookups.
  */
 #include "registry.h"
 
@@ -15,7 +15,8 @@
 #include "talus/talus.h"
 
 static const tl_submodel *const slot_rows[TL_SLOT_COUNT] = {
-    tl_normal_models, tl_damping_models, tl_tangential_models, tl_history_models, tl_rolling_models};
+    tl_normal_models, tl_damping_models, tl_tangential_models, tl_history_models, tl_rolling_models,
+    tl_twisting_models};
 
 static int slot_size(int slot) {
     int n = 0;
@@ -94,6 +95,7 @@ const char *tl_slot_name(tl_slot slot) {
     case TL_SLOT_TANGENTIAL: return "tangential";
     case TL_SLOT_HISTORY: return "history";
     case TL_SLOT_ROLLING: return "rolling";
+    case TL_SLOT_TWISTING: return "twisting";
     default: return "?";
     }
 }

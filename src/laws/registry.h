@@ -1,10 +1,10 @@
 /*
  * The registry of contact sub-models: ONE table whose rows are the sub-models
- * of every slot (normal, damping, tangential, history, rolling), each with its
+ * of every slot (normal, damping, tangential, history, rolling, twisting), each with its
  * coefficients (names, units, defaults, ranges), its per-contact history size,
  * its source, and its kernel.
  *
- * Each slot file (normal.c, damping.c, tangential.c, history.c, rolling.c) holds its
+ * Each slot file (normal.c, damping.c, tangential.c, history.c, rolling.c, twisting.c) holds its
  * kernels next to their rows; registry.c joins the rows into the one table
  * that the law assembly, the scene loader, `talus models` and the docs read.
  * Adding a sub-model is therefore a change to one file: a kernel and its row.
@@ -52,7 +52,7 @@ typedef struct tl_contact {
     double dt;         /* s */
     bool first;        /* the contact began in this step */
     double v_impact;   /* approach speed at first touch, m/s (>= 0 approaching) */
-    /* inputs read by the rolling slot only (a law without rolling resistance leaves them unset) */
+    /* inputs read by the rolling and twisting slots only (a law without either leaves them unset) */
     double wr[3];      /* angular velocity of a relative to b (w_a - w_b), rad/s */
     double dth[3];     /* rotation of a relative to b over this step's drift, rad (zero when the
                         * evaluation must not move the history) */
@@ -76,11 +76,20 @@ typedef struct tl_contact {
     double ft_damp[3]; /* its dashpot part, N */
     double e_el_t;     /* elastic energy in the tangential spring, J */
     bool sliding;      /* at the Coulomb limit in this step */
+    double kt;         /* the tangential spring's stiffness of this evaluation, N/m (0: none) */
+    double eta_t;      /* the tangential dashpot's coefficient of this evaluation, N s/m */
+    double mu_t;       /* the tangential slot's friction coefficient */
     /* rolling slot */
-    double mr[3];      /* rolling-resistance torque on a (b takes -mr), N m */
+    double mr[3];      /* rolling-resistance torque on a (b takes -mr), N m; the twisting slot adds
+                        * its torque mt to it: mr is the contact's torque on a of both slots */
     double mr_damp[3]; /* its dashpot part, N m */
     double e_el_r;     /* elastic energy in the rolling spring, J */
     bool rolling_slip; /* the rolling torque is at its limit (full mobilisation) */
+    /* twisting slot */
+    double mt[3];      /* twisting-resistance torque on a, along n (b takes -mt), N m */
+    double mt_damp[3]; /* its dashpot part, N m */
+    double e_el_tw;    /* elastic energy in the twisting spring, J */
+    bool twist_slip;   /* the twisting torque is at its limit */
 } tl_contact;
 
 typedef struct tl_law tl_law;
@@ -118,6 +127,7 @@ extern const tl_submodel tl_damping_models[];
 extern const tl_submodel tl_tangential_models[];
 extern const tl_submodel tl_history_models[];
 extern const tl_submodel tl_rolling_models[];
+extern const tl_submodel tl_twisting_models[];
 
 /* The one table. */
 int tl_registry_size(void);

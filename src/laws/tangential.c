@@ -43,6 +43,7 @@ static void none_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     (void)hist;
     v3_zero(c->ft);
+    c->kt = c->eta_t = c->mu_t = 0.0;
 }
 
 /* ---- linear ---- */
@@ -398,7 +399,11 @@ static void md_force(const double *p, tl_contact *c, double *hist) {
         md_scale(&s, fnorm > 0.0 ? m / fnorm : 0.0);
         slid = true;
     }
-    md_coulomb(&s, c, p[0], two_sqrt_5_6 * p[2] * sqrt(k * c->m_eff), slid);
+    const double eta = two_sqrt_5_6 * p[2] * sqrt(k * c->m_eff);
+    md_coulomb(&s, c, p[0], eta, slid);
+    c->kt = k; /* its initial stiffness K_t0: what a twisting model derived from it reads */
+    c->eta_t = eta;
+    c->mu_t = p[0];
     md_vector(&s, f);
     c->e_el_t = md_energy(v3_norm(f), m, k);
     /* evaluations without a step (dt = 0) change nothing, except that a contact

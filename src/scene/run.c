@@ -1161,7 +1161,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
             fabs(e1.total - r.energy0 - r.energy_inserted) / r.ctx.energy_scale;
         summary->energy_dissipated = e1.dissipated_normal + e1.dissipated_plastic +
                                      e1.dissipated_tangential_damping + e1.dissipated_friction +
-                                     e1.dissipated_rolling;
+                                     e1.dissipated_rolling + e1.dissipated_twisting;
         summary->energy_integration_residual = e1.integration_residual;
         summary->particles_inserted = r.inserted;
         summarize_inflows(&r, summary);

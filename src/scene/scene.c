@@ -382,9 +382,11 @@ static int read_materials(loader *L) {
 
 /* ---- laws: one entry ---- */
 
-static const char *const slot_keys[TL_SLOT_COUNT] = {"normal", "damping", "tangential", "history", "rolling"};
+static const char *const slot_keys[TL_SLOT_COUNT] = {"normal", "damping", "tangential", "history", "rolling",
+                                                     "twisting"};
 static const char *const law_option_keys[] = {"between",       "normal",       "damping",      "tangential", "history",
-                                              "rolling",       "clamp_tensile", "coulomb_test", "contact_point"};
+                                              "rolling",       "twisting",     "clamp_tensile", "coulomb_test",
+                                              "contact_point"};
 
 static size_t slot_model_names(tl_slot slot, const char **names, size_t cap) {
     size_t n = 0;
@@ -478,7 +480,8 @@ static void law_models(const tl_law_def *d, const tl_submodel_info *sub[TL_SLOT_
     const char *history = d->history ? d->history
                                      : (strcmp(tangential, "none") != 0 ? "true" : "none");
     const char *names[TL_SLOT_COUNT] = {d->normal, d->damping ? d->damping : "none", tangential,
-                                        history, d->rolling ? d->rolling : "none"};
+                                        history, d->rolling ? d->rolling : "none",
+                                        d->twisting ? d->twisting : "none"};
     for (int s = 0; s < TL_SLOT_COUNT; s++) sub[s] = tl_registry_find((tl_slot)s, names[s]);
 }
 
@@ -549,10 +552,12 @@ static int read_law_keys(loader *L, const tl_yval *entry, tl_law_def *def) {
     const char *keys[COUNT_OF(law_option_keys) + TL_SLOT_COUNT * TL_MAX_SUB_COEFFS];
     size_t first, n = law_keys(sub, keys, COUNT_OF(keys), &first);
     char extra[512];
-    int k = snprintf(extra, sizeof extra, "; %s + %s + %s + %s%s%s take %s", sub[0]->name,
+    int k = snprintf(extra, sizeof extra, "; %s + %s + %s + %s%s%s%s%s take %s", sub[0]->name,
                      sub[1]->name, sub[2]->name, sub[3]->name,
                      strcmp(sub[4]->name, "none") != 0 ? " + rolling " : "",
                      strcmp(sub[4]->name, "none") != 0 ? sub[4]->name : "",
+                     strcmp(sub[5]->name, "none") != 0 ? " + twisting " : "",
+                     strcmp(sub[5]->name, "none") != 0 ? sub[5]->name : "",
                      n == first ? "no coefficients" : "the coefficients ");
     size_t used = k > 0 ? (size_t)k : 0;
     for (size_t i = first; i < n && used < sizeof extra; i++) {
@@ -577,7 +582,8 @@ static int read_law(loader *L, const tl_yval *entry, law_entry *le) {
         read_model(L, entry, TL_SLOT_DAMPING, &le->def.damping) ||
         read_model(L, entry, TL_SLOT_TANGENTIAL, &le->def.tangential) ||
         read_model(L, entry, TL_SLOT_HISTORY, &le->def.history) ||
-        read_model(L, entry, TL_SLOT_ROLLING, &le->def.rolling))
+        read_model(L, entry, TL_SLOT_ROLLING, &le->def.rolling) ||
+        read_model(L, entry, TL_SLOT_TWISTING, &le->def.twisting))
         return -1;
     return read_law_keys(L, entry, &le->def);
 }

@@ -21,6 +21,7 @@ static inline void record_terms(const double *rec, void *u) {
     t->fn(t->user, TL_TERM_EN, be[TL_BE_E_N]);
     t->fn(t->user, TL_TERM_ET, be[TL_BE_E_T]);
     t->fn(t->user, TL_TERM_ER, be[TL_BE_E_R]);
+    t->fn(t->user, TL_TERM_ETW, be[TL_BE_E_TW]);
 }
 
 /* fn(user, which, x) for the kinetic and potential energy of the count bodies from first */

@@ -95,25 +95,28 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
         e->elastic_normal = v[TL_TERM_EN];
         e->elastic_tangential = v[TL_TERM_ET];
         e->elastic_rolling = v[TL_TERM_ER];
+        e->elastic_twisting = v[TL_TERM_ETW];
     } else if (w->prepared) {
         /* not tracked: only the mechanical energy of the particles is known */
-        e->elastic_normal = e->elastic_tangential = e->elastic_rolling = NAN;
+        e->elastic_normal = e->elastic_tangential = e->elastic_rolling = e->elastic_twisting = NAN;
     }
     e->dissipated_normal = w->ledger.diss_normal;
     e->dissipated_plastic = w->ledger.diss_plastic;
     e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
     e->dissipated_friction = w->ledger.diss_friction;
     e->dissipated_rolling = w->ledger.diss_rolling;
+    e->dissipated_twisting = w->ledger.diss_twisting;
     e->boundary_work = w->ledger.boundary_work;
     e->integration_residual = w->ledger.integration_residual;
     e->curvature_work = w->ledger.curvature_work;
     if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
         e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
-            e->dissipated_friction = e->dissipated_rolling = e->integration_residual = e->curvature_work = NAN;
+            e->dissipated_friction = e->dissipated_rolling = e->dissipated_twisting = e->integration_residual =
+                e->curvature_work = NAN;
     e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
-               e->elastic_tangential + e->elastic_rolling + e->dissipated_normal + e->dissipated_plastic +
-               e->dissipated_tangential_damping + e->dissipated_friction + e->dissipated_rolling +
-               e->integration_residual -
+               e->elastic_tangential + e->elastic_rolling + e->elastic_twisting + e->dissipated_normal +
+               e->dissipated_plastic + e->dissipated_tangential_damping + e->dissipated_friction +
+               e->dissipated_rolling + e->dissipated_twisting + e->integration_residual -
                e->boundary_work - e->curvature_work;
     return TL_OK;
 }

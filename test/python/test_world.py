@@ -196,10 +196,10 @@ def test_contacts_and_energy_of_a_settled_bed():
     assert e.dtype.names[0] == "kinetic_translational" and e.dtype.names[-1] == "total"
     assert e["dissipated_normal"] > 0
     ledger = (e["kinetic_translational"] + e["kinetic_rotational"] + e["potential"] + e["elastic_normal"]
-              + e["elastic_tangential"] + e["elastic_rolling"] + e["dissipated_normal"]
+              + e["elastic_tangential"] + e["elastic_rolling"] + e["elastic_twisting"] + e["dissipated_normal"]
               + e["dissipated_plastic"] + e["dissipated_tangential_damping"] + e["dissipated_friction"]
-              + e["dissipated_rolling"] + e["integration_residual"] - e["boundary_work"]
-              - e["curvature_work"])
+              + e["dissipated_rolling"] + e["dissipated_twisting"] + e["integration_residual"]
+              - e["boundary_work"] - e["curvature_work"])
     assert e["total"] == pytest.approx(ledger, rel=1e-12)
     w.close()
 
@@ -228,6 +228,36 @@ def test_rolling_resistance_stops_a_rolling_sphere():
     assert p["position"][0] == pytest.approx(v0 * v0 / (2 * a), rel=2e-2)
     e = w.energy()
     assert e["dissipated_rolling"] == pytest.approx(0.7 * p["mass"] * v0 * v0, rel=5e-2)
+    w.close()
+
+
+def test_twisting_resistance_stops_a_spinning_sphere():
+    """A sphere resting on a plane, spun at 10 rad/s about the vertical, with twisting sds (its
+    dashpot critical, its limit mu_tw m g): the spin decelerates at mu_tw m g / I and stops at
+    w0 I / (mu_tw m g); its energy (and the spring's at the limit from the start) goes to
+    dissipated_twisting, and the law reads back with its twisting model."""
+    g, R, w0, k, mu_tw = 9.81, 0.005, 10.0, 1e-3, 1e-3
+    m = 2500 * 4.0 / 3.0 * np.pi * R ** 3
+    inertia = 0.4 * m * R * R
+    w = talus.World(gravity=(0, 0, -g))
+    w.add_material("glass", density=2500, youngs_modulus=1e8, poisson_ratio=0.3)
+    w.set_law("glass", "glass", damping="tsuji", e=0.5, mu=0.8, twisting="sds", k_twist=k,
+              gamma_twist=2 * np.sqrt(k * inertia), mu_twist=mu_tw)
+    law = w.get_law("glass", "glass")
+    assert law["twisting"] == "sds" and law["coefficients"]["mu_twist"] == mu_tw
+    w.add_wall("plane", "glass")
+    delta = (m * g / (4.0 / 3.0 * 1e8 / (2 * (1 - 0.09)) * np.sqrt(R))) ** (2.0 / 3.0)  # Hertz, at rest
+    pid = w.add_particle("glass", radius=R, position=(0, 0, R - delta), angular_velocity=(0, 0, w0))
+    w.prepare()
+    e0 = w.energy()
+    alpha = mu_tw * m * g / inertia
+    n = int(round(0.3 * w0 / alpha / w.dt))
+    w.step(n)
+    assert w.particle(pid)["angular_velocity"][2] == pytest.approx(w0 - alpha * n * w.dt, rel=1e-6)
+    w.step(int(5.0 * w0 / alpha / w.dt))
+    assert abs(w.particle(pid)["angular_velocity"][2]) < 1e-4 * w0
+    e = w.energy()
+    assert e["dissipated_twisting"] == pytest.approx(0.5 * inertia * w0 * w0 + e0["elastic_twisting"], rel=1e-4)
     w.close()
 
 
