@@ -485,38 +485,10 @@ static void mesh_bed_determinism(void) {
     tl_world_destroy(a);
 }
 
-/* two meshes with the potential reading meet: refused with the particles named */
-static void potential_pair_refused(void) {
-    tl_world_def wd = tl_world_default();
-    wd.gravity = (tl_vec3){0, 0, -9.81};
-    wd.impact_speed = 1.0;
-    tl_world *w;
-    tl_world_create(&wd, &w);
-    int m = material(w, 1e7, 0.5, 0.3, true, true);
-    tl_wall_def wl = tl_wall_default();
-    wl.material = m;
-    tl_world_add_wall(w, &wl, NULL);
-    int s = box_shape_depth(w, 0.01, 0.01, 0.01, TL_MESH_DEPTH_POTENTIAL);
-    tl_particle_def pd = tl_particle_default();
-    pd.material = m;
-    pd.shape = s;
-    pd.position = (tl_vec3){0, 0, 0.00999};
-    tl_world_add_particle(w, &pd, NULL);
-    pd.position = (tl_vec3){0.002, 0, 0.05};
-    tl_world_add_particle(w, &pd, NULL);
-    ENSURE(tl_world_prepare(w) == TL_OK);
-    tl_status st = tl_world_step(w, 200000);
-    ENSURE(st == TL_ERROR_ARGUMENT);
-    ENSURE(strstr(tl_world_error(w), "particle 1 and particle 2: the potential contact depth") != NULL);
-    fprintf(stderr, "two potential meshes: %s\n", tl_world_error(w));
-    tl_world_destroy(w);
-}
-
 int main(void) {
     rolling_across_edges();
     box_on_incline();
     dropped_polyhedron();
-    potential_pair_refused();
     mesh_bed_determinism();
     return tl_test_report("test_mesh_contact");
 }

@@ -213,8 +213,9 @@ typedef enum tl_mesh_depth {
     TL_MESH_DEPTH_POTENTIAL   /* delta = 3 Phi / V, Phi = int d^2/2 dA the overlap's first moment
                                * about the face, and the force along delta's gradient: the law's
                                * energy is a potential, so an undamped body keeps its energy.
-                               * Against plane, rectangle and box walls (and spheres); a
-                               * mesh-mesh contact is refused */
+                               * Against plane, rectangle and box walls over the section; against
+                               * another mesh or a mesh wall over both surfaces inside each
+                               * other (docs/geometry.md, "Two meshes") */
 } tl_mesh_depth;
 
 /* A non-spherical body shape, stored once per world and shared by its

@@ -257,6 +257,14 @@ static inline void point_velocity(const side *b, const double r[3], bool drift, 
     v3_add(out, drift ? b->vh : b->v, t);
 }
 
+/* The part of delta's rate that a patch's couple adds: couple . (w_a - w_b), now or over the drift
+ * (narrow.h, tl_patch: zero but for the potential reading of a mesh pair). */
+static inline double couple_rate(const double couple[3], const side *a, const side *b, bool drift) {
+    double wr[3];
+    v3_sub(wr, drift ? a->wh : a->w, drift ? b->wh : b->w);
+    return v3_dot(couple, wr);
+}
+
 /* velocity of a's point (arm ra) relative to b's point (arm rb) */
 static inline void rel_velocity(const side *a, const double ra[3], const side *b, const double rb[3], bool drift,
                                 double out[3]) {
@@ -379,6 +387,21 @@ static double normal_energy_slope(const tl_law *law, const tl_pair_law *pl, cons
     return (normal_energy_at(law, pl, c, hist, R + h) - normal_energy_at(law, pl, c, hist, R - h)) / (2.0 * h);
 }
 
+/* The law's normal dashpot coefficient at the contact, d fn_damp / d delta_rate (N s/m in the law's
+ * delta): the damping slot at two rates on a copy (a law without damping: 0) */
+static double normal_damping_rate(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist) {
+    double scratch[TL_MAX_HIST], f[2];
+    const int o = law->hist_offset[TL_SLOT_DAMPING];
+    for (int k = 0; k < 2; k++) {
+        tl_contact c = *c0;
+        c.delta_rate = (double)k;
+        memcpy(scratch, hist + o, (size_t)(law->hist_count - o) * sizeof *scratch);
+        law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], &c, scratch);
+        f[k] = c.fn_damp;
+    }
+    return f[1] - f[0];
+}
+
 /* One patch in contact this step: rec holds its record (copied from the
  * last step's when `touching`, else to be opened). Returns the new state. */
 static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const tl_patch *P, double *rec,
@@ -409,7 +432,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
 
     tl_contact c;
     c.delta = delta;
-    c.delta_rate = fs * rate;
+    c.delta_rate = fs * rate + couple_rate(P->couple, a, b, false);
     v3_copy(c.n, P->n);
     v3_copy(c.vt, vt);
     v3_zero(c.dxi);
@@ -433,7 +456,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             /* the overlap at the start of the drift, from the drift's approach rate at the point */
             double vd[3];
             rel_velocity(a, ra, b, rb, true, vd);
-            d_first = delta - s->dt * fs * v3_dot(vd, P->n);
+            d_first = delta - s->dt * (fs * v3_dot(vd, P->n) + couple_rate(P->couple, a, b, true));
             if (d_first <= 0.0) {
                 phi = delta / (delta - d_first);
                 entered = true;
@@ -497,7 +520,30 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_scale(fa, P->n, -fn_app);
     v3_add(fa, fa, ft_app);
     apply(slot, fa, ra, rb);
+    /* the wrench's couple: the law's force (the body's over fn_scale) times it, on a, and on b its
+     * opposite */
+    double cpl[3];
+    v3_scale(cpl, P->couple, -fn_app / fs);
+    apply_torque(slot, cpl);
     if (law->spins) apply_torque(slot, c.mr);
+    /* The rocking dashpot of a potential reading: the law's normal dashpot spread over the contact
+     * region, as a bed of dashpots of equal strength per area would act, resists the relative turn
+     * in the contact plane with -eta fs^2 J w (J = P->rock; eta fs^2 the dashpot the bodies' approach
+     * sees). A flat face rocking about its centre keeps delta, so the law's dashpot alone does not see
+     * the rocking (docs/geometry.md). */
+    double trk[3] = {0.0, 0.0, 0.0};
+    const double *J = P->rock;
+    if (J[0] + J[1] + J[2] > 0.0) {
+        const double eta = normal_damping_rate(law, pl, &c, rec);
+        if (eta > 0.0) {
+            double wr[3], cf = -eta * fs * fs;
+            v3_sub(wr, a->w, b->w);
+            trk[0] = cf * (J[0] * wr[0] + J[3] * wr[1] + J[5] * wr[2]);
+            trk[1] = cf * (J[3] * wr[0] + J[1] * wr[1] + J[4] * wr[2]);
+            trk[2] = cf * (J[5] * wr[0] + J[4] * wr[1] + J[2] * wr[2]);
+            apply_torque(slot, trk);
+        }
+    }
 
     double *bk = rec + lay->hist, *bp = rec + s->pb;
     if (s->energy) {
@@ -520,11 +566,19 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 double vp[3], vc[3];
                 rel_velocity(a, bp + TL_BP_RA, b, bp + TL_BP_RB, true, vp);
                 rel_velocity(a, ra, b, rb, true, vc);
-                dd_prev = s->dt * fs_prev * v3_dot(vp, bp + TL_BP_N);
-                dd = s->dt * fs * v3_dot(vc, P->n);
+                dd_prev = s->dt * (fs_prev * v3_dot(vp, bp + TL_BP_N) + couple_rate(bp + TL_BP_C, a, b, true));
+                dd = s->dt * (fs * v3_dot(vc, P->n) + couple_rate(P->couple, a, b, true));
                 drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
             }
             double damper = 0.5 * ((fn_prev - fel_prev) * (c.first ? dd : dd_prev) + (fn_app / fs - c.fn_el) * dd);
+            /* and the rocking dashpot's torque over the drift (the work done against it) */
+            {
+                double dth_k[3];
+                v3_sub(dth_k, a->wh, b->wh);
+                v3_scale(dth_k, dth_k, s->dt);
+                damper -= c.first ? 0.5 * phi * v3_dot(trk, dth_k)
+                                  : 0.5 * (v3_dot(bp + TL_BP_TR, dth_k) + v3_dot(trk, dth_k));
+            }
             double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
@@ -577,6 +631,8 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     bp[TL_BP_REFF] = c.r_eff;
     bp[TL_BP_SCALE] = fs;
     v3_copy(bp + TL_BP_TC, tc);
+    v3_copy(bp + TL_BP_C, P->couple);
+    v3_copy(bp + TL_BP_TR, trk);
     v3_copy(bp + TL_BP_N, P->n);
     v3_copy(bp + TL_BP_RA, ra);
     v3_copy(bp + TL_BP_RB, rb);
@@ -605,7 +661,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     double vd[3];
     rel_velocity(a, ra, b, rb, true, vd);
     const double fs = last_scale(bp);
-    double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n);
+    double dprev = bk[TL_BK_DELTA], rate_d = v3_dot(vd, n) + couple_rate(bp + TL_BP_C, a, b, true) / fs;
     double dnow = dprev + s->dt * fs * rate_d;
     double psi = dprev > 0.0 && dnow < 0.0 ? dprev / (dprev - dnow) : (dprev > 0.0 ? 1.0 : 0.5);
     bp[TL_BP_PSI] = psi;
@@ -625,6 +681,9 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         v3_scale(fa, n, -fn_app);
         v3_add(fa, fa, ft_app);
         apply(slot, fa, ra, rb);
+        double cpl[3];
+        v3_scale(cpl, bp + TL_BP_C, -fn_app / fs);
+        apply_torque(slot, cpl);
     }
     if (s->energy) {
         const double *be = rec + lay->energy;
@@ -654,6 +713,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double dth_r[3];
         v3_sub(dth_r, a->wh, b->wh);
         spring -= 0.5 * s->dt * v3_dot(bp + TL_BP_TC, dth_r);
+        damper -= 0.5 * s->dt * v3_dot(bp + TL_BP_TR, dth_r);
         add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr,
                         dtw);
         add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
@@ -940,14 +1000,6 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
             side a, b;
             sides_of(&s, k, &a, &b);
             if (candidate_geometry(&s, k, &sc->scratch[0]) >= 0) continue;
-            if (err != -2 && (tl_narrow_potential(a.body.shape) || (!b.wall && tl_narrow_potential(b.body.shape))))
-                return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                     "no contact geometry between particle %u and %s %u: the potential "
-                                     "contact depth (contact_depth: potential) is defined against plane, box "
-                                     "and rectangle walls and spheres, not between two meshes or against a "
-                                     "mesh wall (docs/geometry.md)",
-                                     (unsigned)w->p.id[a.index], b.wall ? "a mesh wall, face" : "particle",
-                                     b.wall ? (unsigned)b.index : (unsigned)w->p.id[b.index]);
             return tl_world_fail(w, err == -2 ? TL_ERROR_MEMORY : TL_ERROR_ARGUMENT,
                                  err == -2 ? "out of memory (contact geometry)"
                                            : "no contact geometry between a %s and a %s",

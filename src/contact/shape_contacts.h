@@ -64,7 +64,9 @@ enum tl_book_patch {
                        * the last evaluation's, m */
     TL_BP_SCALE = 14, /* the patch's fn_scale at the last evaluation (narrow.h; 0: none yet) */
     TL_BP_TC = 15,    /* the curvature torque on a of the last evaluation (3; TL_PATCH_R_GRADIENT) */
-    TL_BP_COUNT = 18
+    TL_BP_C = 18,     /* the patch's couple at the last evaluation (3; narrow.h, tl_patch) */
+    TL_BP_TR = 21,    /* the rocking dashpot's torque on a of the last evaluation (3; tl_patch.rock) */
+    TL_BP_COUNT = 24
 };
 
 /* values of a candidate's slot: force on a, torques on a and b, energy terms, counts */

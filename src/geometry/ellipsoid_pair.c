@@ -240,6 +240,8 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     out->r_eff = equivalent_radius(K, u);
     out->area = 0.0;
     out->fn_scale = 1.0;
+    v3_zero(out->couple);
+    for (int k = 0; k < 6; k++) out->rock[k] = 0.0;
     /* the curvature now, every step; the rate of R with the pose is not worked out (the ledger
      * books what its change does to the stored energy: docs/ellipsoid.md) */
     out->r_kind = a->shape || b->shape ? TL_PATCH_R_CURRENT : TL_PATCH_R_KEPT;
@@ -272,6 +274,8 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     out->r_eff = R;
     out->area = 0.0;
     out->fn_scale = 1.0;
+    v3_zero(out->couple);
+    for (int k = 0; k < 6; k++) out->rock[k] = 0.0;
     /* The radius of curvature at the deepest point is a function of the body's attitude relative
      * to the face alone: R = abc / h^2 (the Gaussian curvature of an ellipsoid where its normal is
      * u is h(u)^4 / (abc)^2), and with the face's normal fixed in the face, h = h(-m) turns at the

@@ -61,12 +61,12 @@ static tl_pcm_opts opts_of(const tl_body *a, const tl_body *b) {
     bool area = (a && a->shape && a->shape->mesh_radius == TL_MESH_RADIUS_AREA) ||
                 (b && b->shape && b->shape->mesh_radius == TL_MESH_RADIUS_AREA);
     o.radius = area ? TL_PCM_RADIUS_AREA : TL_PCM_RADIUS_VOLUME;
-    if (a && a->shape && a->shape->mesh_depth == TL_MESH_DEPTH_POTENTIAL) o.depth = TL_PCM_DEPTH_POTENTIAL;
+    /* the potential reading when either body asks for it (an ellipsoid meets a mesh through its
+     * tessellation, and takes the mesh's reading) */
+    if ((a && a->shape && a->shape->mesh_depth == TL_MESH_DEPTH_POTENTIAL) ||
+        (b && b->shape && b->shape->mesh_depth == TL_MESH_DEPTH_POTENTIAL))
+        o.depth = TL_PCM_DEPTH_POTENTIAL;
     return o;
-}
-
-bool tl_narrow_potential(const tl_shape *s) {
-    return s && s->kind == TL_SHAPE_MESH && s->mesh_depth == TL_MESH_DEPTH_POTENTIAL;
 }
 
 static int clip(int n, int max) { return n > max ? max : n; }
@@ -87,6 +87,8 @@ static int patch_of_geometry(const tl_geometry *g, const double xa[3], double ra
     out->fn_scale = 1.0;
     out->r_kind = TL_PATCH_R_KEPT;
     v3_zero(out->r_grad);
+    v3_zero(out->couple);
+    for (int k = 0; k < 6; k++) out->rock[k] = 0.0;
     return 1;
 }
 
@@ -113,8 +115,7 @@ int tl_narrow_bodies(const tl_body *a, const tl_body *b, const double *n_hint, t
         if (n > 0) reverse(out, clip(n, max));
     } else {
         const tl_mesh *ma = mesh_of(a), *mb = mesh_of(b);
-        /* the potential reading has no two-body form (docs/geometry.md) */
-        if (!ma || !mb || tl_narrow_potential(a->shape) || tl_narrow_potential(b->shape)) return -1;
+        if (!ma || !mb) return -1;
         o.n_hint = n_hint;
         n = tl_pcm_mesh_mesh(ma, &a->pose, mb, &b->pose, &o, out, max, ps);
     }
@@ -135,7 +136,7 @@ int tl_narrow_face(const tl_body *a, const tl_face *f, tl_patch *out, int max, t
         if (kind_of(a) == TL_SHAPE_SPHERE) {
             n = tl_pcm_sphere_mesh(a->pose.x, a->radius, f->mesh, &wp, &o, out, max, ps);
         } else {
-            if (!mesh_of(a) || tl_narrow_potential(a->shape)) return -1;
+            if (!mesh_of(a)) return -1;
             n = tl_pcm_mesh_mesh(mesh_of(a), &a->pose, f->mesh, &wp, &o, out, max, ps);
         }
         return n < 0 ? n : clip(n, max);

@@ -51,6 +51,14 @@ typedef struct tl_patch {
                       * whose delta moves s times as fast as the bodies' approach (pcm.h) */
     int r_kind;      /* how r_eff lives with the contact (tl_patch_radius) */
     double r_grad[3]; /* TL_PATCH_R_GRADIENT: dr_eff/dt = r_grad . (w_a - w_b), 1/rad x m */
+    double couple[3]; /* the wrench's couple per unit of the law's normal force, m, along n: delta
+                       * moves at fn_scale (v_a - v_b at p) . n + couple . (w_a - w_b), and a gets
+                       * the torque -F couple (b: +F couple) besides the force -fn_scale F n at p
+                       * (the potential reading of a mesh pair, pcm.c; zero for every other) */
+    double rock[6];  /* the potential readings: J = [n]x S [n]x^T / A (xx, yy, zz, xy, yz, zx, world
+                      * frame, m^2), S the contact region's second moment about p, A its area: the
+                      * stage's rocking dashpot, the law's normal dashpot spread over the region,
+                      * resists a relative turn w with -eta fs^2 J w (docs/geometry.md); 0 elsewhere */
 } tl_patch;
 
 /* How a patch's equivalent radius lives with its contact (the contact stage reads it):
@@ -106,11 +114,6 @@ int tl_narrow_face(const tl_body *a, const struct tl_face *f, tl_patch *out, int
 /* The most patches a pair of these shapes can have (1: both convex). */
 int tl_narrow_max_patches(const tl_shape *a, const tl_shape *b);
 int tl_narrow_max_patches_face(const tl_shape *a, const struct tl_face *f);
-
-/* A mesh shape that asks for the PCM's potential depth (TL_MESH_DEPTH_POTENTIAL): defined
- * against plane and rectangle faces and spheres; a mesh-mesh pair or a mesh wall with it
- * gives no geometry (-1). */
-bool tl_narrow_potential(const tl_shape *s);
 
 #define TL_MAX_PATCHES 8
 

@@ -32,12 +32,19 @@ typedef struct elem {
     double bm[3];     /* int lambda_k dA over the inside part (lambda: the facet's barycentric coordinates) */
     double pen[3];    /* the penetration at the facet's vertices (-phi), m */
     double pn[3][3];  /* the other body's normal there (its closest feature's), a's frame */
+    /* the potential reading of a mesh pair (tl_pcm_mesh_mesh, TL_PCM_DEPTH_POTENTIAL) */
+    double xv[3][3];  /* the facet's corners, a's frame */
+    double gd[3][3];  /* the unit direction in which each corner's penetration grows, a's frame */
+    double dV[3], dPhi[3]; /* d(int d dA)/d pen_k and d(int d^2/2 dA)/d pen_k over the inside part */
+    double xx[6];     /* int x x^T dA over the inside part (tl_tri_moments), a's frame */
 } elem;
 
 /* a vertex's signed distance to the other body (< 0 inside it) */
 typedef struct vdist {
     double phi;
     double pn[3];     /* the pseudo-normal of the closest feature, the other body's frame */
+    double gd[3];     /* -grad phi: the unit direction in which the penetration grows (from the
+                       * closest point, or -pn where the point lies on the surface), that frame */
     uint32_t facet;   /* the other body's closest facet */
 } vdist;
 
@@ -119,6 +126,7 @@ struct tl_pcm_work {
      * frame) with su[1] . v > sb[1], lies outside the other body (the slab, tl_pcm_mesh_mesh) */
     bool slab_on;
     double su[2][3], sb[2];
+    bool pot;          /* the potential reading: every element weighs 1, and carries its corners */
 };
 
 void tl_pcm_scratch_init(tl_pcm_scratch *s, tl_mem *mem) {
@@ -569,6 +577,10 @@ static double finish_distance(const tl_mesh *o, const double p[3], const tl_mesh
     double sgn = v3_dot(d, out->pn) < 0.0 ? -1.0 : 1.0;
     if (!o->closed) sgn = on_rim(o, &mp) ? 1.0 : sgn * behind;
     out->phi = sgn * mp.dist;
+    /* the distance's gradient is (p - q)/|p - q| wherever q is unique; on the surface its limit,
+     * the feature's normal, turned to the side that counts as outside */
+    if (mp.dist > 1e-12 * (o->radius > 0.0 ? o->radius : 1.0)) v3_scale(out->gd, d, -sgn / mp.dist);
+    else v3_scale(out->gd, out->pn, o->closed ? -1.0 : -behind);
     return out->phi;
 }
 
@@ -766,6 +778,19 @@ static double flatness(const vdist *v[3]) {
     return dclamp((c - 0.3) / 0.3, 0.0, 1.0);
 }
 
+/* the barycentric coordinates of point x (in the plane of the triangle x0 x1 x2) */
+static void barycentric(double xa[3][3], const double x[3], double l[3]) {
+    double e0[3], e1[3], e2[3];
+    v3_sub(e0, xa[1], xa[0]);
+    v3_sub(e1, xa[2], xa[0]);
+    v3_sub(e2, x, xa[0]);
+    double d00 = v3_dot(e0, e0), d01 = v3_dot(e0, e1), d11 = v3_dot(e1, e1), d20 = v3_dot(e2, e0),
+           d21 = v3_dot(e2, e1), den = d00 * d11 - d01 * d01;
+    l[1] = (d11 * d20 - d01 * d21) / den;
+    l[2] = (d00 * d21 - d01 * d20) / den;
+    l[0] = 1.0 - l[1] - l[2];
+}
+
 /* a facet's corners in a's frame and their box (only for a facet with a part inside) */
 static void corners_to_a(const tl_mesh *m, const uint32_t *t, const frame *to_a, double xa[3][3], double lo[3],
                          double hi[3]) {
@@ -785,7 +810,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
     const uint32_t *t = m->tri[f];
     tl_tri_moments mo;
     memset(&mo, 0, sizeof mo);
-    double dmx, q, lo[3], hi[3], bm[3], pen[3], pnv[3][3];
+    double dmx, q, lo[3], hi[3], bm[3], pen[3], pnv[3][3], gdv[3][3];
     uint32_t hit;
     double xa[3][3];
     if (whole) {
@@ -808,6 +833,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
             bm[k] = mo.area / 3.0;
             pen[k] = -phi;
             v3_copy(pnv[k], vd.pn);
+            v3_copy(gdv[k], vd.gd);
         }
     } else {
         const vdist *vd[3];
@@ -826,14 +852,16 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
             if (h[k] > h[deep]) deep = k;
         }
         if (!(h[deep] > 0.0)) return 0;
-        q = flatness(vd);
+        /* the potential reading weighs every element 1: a weight that moved with the pose would
+         * be no part of the energy's gradient */
+        q = w->pot ? 1.0 : flatness(vd);
         if (!(q > 0.0)) return 0;
         /* the penetration is taken as linear over the facet; where the other body
          * is not convex under it (a gap narrower than the facet), the value at
          * the centroid shows it: the weight falls to 0 as that excess reaches the
          * facet's deepest penetration (a convex body's signed distance is
          * convex: no excess) */
-        if (!o->convex) {
+        if (!o->convex && !w->pot) {
             double c[3];
             vdist vc;
             apply(to_o, m->c[f], c);
@@ -860,6 +888,7 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
         for (int k = 0; k < 3; k++) {
             pen[k] = h[k];
             v3_copy(pnv[k], vd[k]->pn);
+            v3_copy(gdv[k], vd[k]->gd);
         }
         /* the box of the inside part */
         v3_set(lo, INFINITY, INFINITY, INFINITY);
@@ -907,6 +936,32 @@ static int eval_facet(tl_pcm_scratch *s, int side, const tl_mesh *m, uint32_t f,
         rot(to_a->R, x, e->pn[k]);
         e->bm[k] = bm[k];
         e->pen[k] = pen[k];
+    }
+    if (w->pot) {
+        /* The energy's terms over this facet, V_e = int d dA and Phi_e = int d^2/2 dA of the
+         * penetration d linear between its corners' values (clipped where it is negative), and
+         * their derivatives by each corner's value: int_{d>0} lambda_k dA and int_{d>0} d lambda_k dA,
+         * the barycentric coordinate lambda_k being affine, from the inside part's centroid and its
+         * pressure's centroid (the boundary of the inside part, where d = 0, adds nothing) */
+        double l[3], c[3];
+        for (int k = 0; k < 3; k++) v3_copy(e->xv[k], xa[k]);
+        v3_scale(c, mo.x, 1.0 / mo.area);
+        barycentric(xa, c, l);
+        for (int k = 0; k < 3; k++) e->dV[k] = l[k] * mo.area;
+        if (mo.h > 0.0) {
+            v3_scale(c, mo.hx, 1.0 / mo.h);
+            barycentric(xa, c, l);
+            for (int k = 0; k < 3; k++) e->dPhi[k] = l[k] * mo.h;
+        } else {
+            for (int k = 0; k < 3; k++) e->dPhi[k] = 0.0;
+        }
+        e->hh = mo.hh;
+        memcpy(e->xx, mo.xx, sizeof e->xx);
+        for (int k = 0; k < 3; k++) {
+            double x[3];
+            rot_t(to_o->R, gdv[k], x);
+            rot(to_a->R, x, e->gd[k]);
+        }
     }
     w->slot[side][f] = (uint32_t)(w->ne++);
     return 1;
@@ -1207,6 +1262,8 @@ static void patch_out(const tl_pose *pa, const double n[3], const double p[3], d
     out->fn_scale = fn_scale;
     out->r_kind = TL_PATCH_R_KEPT;
     v3_zero(out->r_grad);
+    v3_zero(out->couple);
+    for (int k = 0; k < 6; k++) out->rock[k] = 0.0;
 }
 
 /* One body wholly inside the other, no surfaces crossing (not a contact
@@ -1251,6 +1308,117 @@ static int engulfed(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const
     return 0;
 }
 
+/* S += wgt int (x - P)(x - P)^T dA over an element's inside part, from its moments (x x^T, x, area);
+ * S row by row */
+static void add_second_moment(double S[3][3], const elem *e, const double P[3], double wgt) {
+    static const int Q[3][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            S[i][j] += wgt * (e->xx[Q[i][j]] - e->ax[i] * P[j] - P[i] * e->ax[j] + e->area * P[i] * P[j]);
+}
+
+/* The rocking dashpot's tensor (tl_patch.rock, world frame): J = N S N^T / A, N = [n]x, S the contact
+ * region's second moment about the line of action's point P (a's frame), A its area: a bed of equal
+ * dashpots over the region resists a relative turn w in the contact plane with -c J w A */
+static void rock_tensor(double S[3][3], const double n[3], double A, const tl_pose *pa, double out[6]) {
+    const double N[3][3] = {{0.0, -n[2], n[1]}, {n[2], 0.0, -n[0]}, {-n[1], n[0], 0.0}};
+    double T[3][3], J[3][3], W[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) T[i][j] = N[i][0] * S[0][j] + N[i][1] * S[1][j] + N[i][2] * S[2][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) J[i][j] = (T[i][0] * N[j][0] + T[i][1] * N[j][1] + T[i][2] * N[j][2]) / A;
+    /* into the world: R J R^T */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) T[i][j] = pa->R[i][0] * J[0][j] + pa->R[i][1] * J[1][j] + pa->R[i][2] * J[2][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) W[i][j] = T[i][0] * pa->R[j][0] + T[i][1] * pa->R[j][1] + T[i][2] * pa->R[j][2];
+    out[0] = W[0][0];
+    out[1] = W[1][1];
+    out[2] = W[2][2];
+    out[3] = 0.5 * (W[0][1] + W[1][0]);
+    out[4] = 0.5 * (W[1][2] + W[2][1]);
+    out[5] = 0.5 * (W[2][0] + W[0][2]);
+}
+
+/* The potential reading of a mesh pair (docs/geometry.md, "A conservative reading"). For each patch,
+ * over the elements of both sides (each a facet's part inside the other body, its penetration d
+ * linear between its corners' distances to the other surface):
+ *
+ *     V = sum int d dA,   Phi = sum int d^2/2 dA,   delta = 3 Phi / V,
+ *
+ * a function of the corners' penetrations d_j alone, with d delta / d d_j =
+ * (3/V) (dPhi_j - (delta/3) dV_j). A corner's penetration grows along g_j (-grad phi, the unit
+ * direction from the closest point of the other surface) when its body moves relative to the
+ * other, so moving a relative to b rigidly changes delta at the rate
+ *
+ *     delta' = sum c_j . (u_a(x_j) - u_b(x_j)),  c_j = (d delta / d d_j) g_j (a corner of b: -),
+ *
+ * = G . (v_a - v_b at P) + C . (w_a - w_b) with G = sum c_j, M = sum x_j x c_j (about a's centroid,
+ * the frame's origin), P = G x M / |G|^2 moved along G to the corners' mean, C = (M . n) n, n = G/|G|.
+ * A law of energy E(delta) then acts with the force E' G (fn_scale = |G|, along n = G / |G| through
+ * p) and the couple E' C: exactly the gradient of E over the two bodies' poses, so an undamped
+ * contact keeps its energy, and each corner's force lies on the line to its closest point (the
+ * momenta are kept). Returns the patches written. */
+static size_t potential_patches(struct tl_pcm_work *w, const tl_mesh *a, const tl_pose *pa, const tl_mesh *b,
+                                size_t nc, tl_patch *out, size_t max) {
+    for (size_t k = 0; k < nc; k++) {
+        comp *c = &w->c[k];
+        c->s[0].V = c->s[0].Phi = c->s[0].A = c->s[1].A = 0.0;
+    }
+    for (size_t i = 0; i < w->ne; i++) {
+        const elem *e = &w->e[i];
+        comp *c = &w->c[w->ci[i]];
+        c->s[0].V += e->h;
+        c->s[0].Phi += 0.5 * e->hh;
+    }
+    size_t written = 0;
+    for (size_t k = 0; k < nc && written < max; k++) {
+        comp *c = &w->c[k];
+        const double V = c->s[0].V, Phi = c->s[0].Phi;
+        if (!(V > 0.0) || !(Phi > 0.0)) continue;
+        const double delta = 3.0 * Phi / V;
+        double G[3] = {0.0, 0.0, 0.0}, M[3] = {0.0, 0.0, 0.0}, X[3] = {0.0, 0.0, 0.0}, Xw = 0.0, area[2] = {0.0, 0.0};
+        for (size_t i = 0; i < w->ne; i++) {
+            if (w->ci[i] != k) continue;
+            const elem *e = &w->e[i];
+            const double sg = e->side == 0 ? 1.0 : -1.0;
+            for (int j = 0; j < 3; j++) {
+                double wj = 3.0 / V * (e->dPhi[j] - delta / 3.0 * e->dV[j]), cj[3], m[3];
+                if (wj == 0.0) continue;
+                v3_scale(cj, e->gd[j], sg * wj);
+                v3_add(G, G, cj);
+                v3_cross(m, e->xv[j], cj);
+                v3_add(M, M, m);
+                v3_axpy(X, fabs(wj), e->xv[j]);
+                Xw += fabs(wj);
+            }
+            area[e->side] += e->area;
+        }
+        const double g2 = v3_norm2(G);
+        if (!(g2 > 0.0) || !(Xw > 0.0)) continue;
+        const double gl = sqrt(g2);
+        double n[3], P[3], C[3];
+        v3_scale(n, G, 1.0 / gl);
+        v3_cross(P, G, M);
+        v3_scale(P, P, 1.0 / g2);
+        v3_scale(X, X, 1.0 / Xw);
+        double t = v3_dot(X, n) - v3_dot(P, n);
+        v3_axpy(P, t, n);
+        v3_scale(C, n, v3_dot(M, n));
+        const double A = area[0] > 0.0 && area[1] > 0.0 ? 0.5 * (area[0] + area[1]) : area[0] + area[1];
+        /* the contact region's squared radius of gyration about the line of action (both sides'
+         * inside parts, by area): the rocking dashpot's lever (narrow.h, tl_patch.rock) */
+        double S[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+        for (size_t i = 0; i < w->ne; i++)
+            if (w->ci[i] == k) add_second_moment(S, &w->e[i], P, 1.0);
+        tl_patch *o = &out[written++];
+        patch_out(pa, n, P, delta, r_star(a->r_volume, b->r_volume), A, gl, o);
+        rot(pa->R, C, o->couple);
+        rock_tensor(S, n, area[0] + area[1], pa, o->rock);
+    }
+    return written;
+}
+
 int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const tl_pose *pb,
                      const tl_pcm_opts *opts, tl_patch *out, int max, tl_pcm_scratch *s) {
     if (!opts) opts = &default_opts;
@@ -1262,6 +1430,7 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     next_generation(w);
     w->ne = 0;
     w->slab_on = false;
+    w->pot = opts->depth == TL_PCM_DEPTH_POTENTIAL;
     frame b_to_a, a_to_b, id;
     relative(pa, pb, &b_to_a);
     inverse(&b_to_a, &a_to_b);
@@ -1320,6 +1489,10 @@ int tl_pcm_mesh_mesh(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, cons
     if (ncomp < 0) return -2;
     size_t found = (size_t)ncomp;
     size_t nc = merge_to(w, found, (size_t)max);
+    if (w->pot) {
+        size_t written = potential_patches(w, a, pa, b, nc, out, (size_t)max);
+        return found > written && written == (size_t)max ? (int)found : (int)written;
+    }
     /* pass 1: normals and weights */
     for (size_t i = 0; i < w->ne; i++) {
         elem *e = &w->e[i];
@@ -1457,6 +1630,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
     if (!w || stamps(s, 0, a->nt, a->nv)) return -2;
     next_generation(w);
     w->ne = 0;
+    w->pot = false; /* its own potential reading, over the section (below) */
     double P[3], N[3], U[3] = {0.0, 0.0, 0.0}, Vv[3] = {0.0, 0.0, 0.0}, d[3];
     v3_sub(d, Pw, pa->x);
     rot_t(pa->R, d, P);
@@ -1562,6 +1736,7 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         v3_copy(e->hx, mo.hx);
         e->h = mo.h;
         e->hh = mo.hh;
+        memcpy(e->xx, mo.xx, sizeof e->xx);
         e->dmax = dmx;
         w->slot[0][f] = (uint32_t)(w->ne++);
     }
@@ -1636,7 +1811,16 @@ static int mesh_halfspace(const tl_mesh *a, const tl_pose *pa, const double Pw[3
         /* the potential reading keeps the law's energy a function of delta alone: the
          * volume-equivalent radius (world_shapes.c refuses the area rule with it) */
         double r_eff = opts->radius == TL_PCM_RADIUS_AREA && !potential ? A / (2.0 * TL_PI * delta) : a->r_volume;
-        patch_out(pa, n, p, delta, r_eff, A, scale, &out[written++]);
+        tl_patch *o = &out[written++];
+        patch_out(pa, n, p, delta, r_eff, A, scale, o);
+        if (potential) {
+            /* the section's second moment about the line of action (the facets' inside parts,
+             * projected by their cosines as for A): the rocking dashpot's tensor */
+            double S[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+            for (size_t i = 0; i < w->ne; i++)
+                if (w->ci[i] == k) add_second_moment(S, &w->e[i], p, -v3_dot(N, w->e[i].n));
+            rock_tensor(S, n, A, pa, o->rock);
+        }
     }
     /* more than max only when max were written: the caller reads min(returned, max) */
     return found > written && written == (size_t)max ? (int)found : (int)written;
@@ -1789,6 +1973,8 @@ int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_p
         tmp[0].fn_scale = 1.0;
         tmp[0].r_kind = TL_PATCH_R_KEPT;
         v3_zero(tmp[0].r_grad);
+        v3_zero(tmp[0].couple);
+        for (int q = 0; q < 6; q++) tmp[0].rock[q] = 0.0;
         /* keep the deepest max */
         if (written < max) {
             out[written++] = tmp[0];

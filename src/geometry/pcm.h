@@ -52,13 +52,16 @@ typedef enum tl_pcm_depth {
                               * paraboloids; twice the depth for two flat faces) */
     TL_PCM_DEPTH_LINE,       /* the thickness of the overlap along n through the patch's centre */
     TL_PCM_DEPTH_MAX,        /* the largest element penetration, projected on n */
-    TL_PCM_DEPTH_POTENTIAL   /* against a plane or rectangle only (mesh_halfspace): delta = 3 Phi / V,
+    TL_PCM_DEPTH_POTENTIAL   /* against a plane or rectangle (mesh_halfspace): delta = 3 Phi / V,
                               * Phi = int d^2/2 dA the overlap's first moment about the face (exact
                               * for a paraboloid, 3h/2 for a flat face pressed h), with the force
                               * along delta's gradient: fn_scale = d delta / d(approach) in
                               * [3/4, 3/2] for a convex body, at the point where the gradient's
-                              * moment puts it. The law's energy E(delta(pose)) is then a
-                              * potential: the contact conserves energy (geometry.md) */
+                              * moment puts it. Between two meshes (tl_pcm_mesh_mesh) the same
+                              * 3 Phi / V over both bodies' surfaces inside each other, the force
+                              * and couple its exact gradient (tl_patch.couple). The law's energy
+                              * E(delta(pose)) is then a potential: the contact conserves energy
+                              * (geometry.md) */
 } tl_pcm_depth;
 
 /* The equivalent radius a Hertzian law is given. */

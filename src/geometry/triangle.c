@@ -139,10 +139,18 @@ static void add_tri(const double x0[3], const double x1[3], const double x2[3], 
     m->h += A * hs / 3.0;
     /* a linear function's square over a triangle: A/6 (sum h_i^2 + sum_{i<j} h_i h_j) */
     m->hh += A / 6.0 * (h0 * h0 + h1 * h1 + h2 * h2 + h0 * h1 + h1 * h2 + h2 * h0);
+    double s[3];
     for (int k = 0; k < 3; k++) {
         double xs = x0[k] + x1[k] + x2[k];
+        s[k] = xs;
         m->x[k] += A * xs / 3.0;
         m->hx[k] += A / 12.0 * (h0 * x0[k] + h1 * x1[k] + h2 * x2[k] + hs * xs);
+    }
+    /* int x_i x_j dA = A/12 (sum_k v_ki v_kj + s_i s_j), s the corners' sum */
+    static const int I[6] = {0, 1, 2, 0, 1, 2}, J[6] = {0, 1, 2, 1, 2, 0};
+    for (int q = 0; q < 6; q++) {
+        int i = I[q], j = J[q];
+        m->xx[q] += A / 12.0 * (x0[i] * x0[j] + x1[i] * x1[j] + x2[i] * x2[j] + s[i] * s[j]);
     }
 }
 

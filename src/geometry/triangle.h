@@ -40,6 +40,7 @@ typedef struct tl_tri_moments {
     double h;     /* int h dA */
     double hx[3]; /* int h x dA */
     double hh;    /* int h^2 dA */
+    double xx[6]; /* int x x^T dA: xx, yy, zz, xy, yz, zx */
 } tl_tri_moments;
 
 /* Adds the moments of the part where h >= 0 to *m. */
