@@ -41,6 +41,7 @@ typedef struct brazil_run {
     int model;        /* 1 or 4 */
     int seed;
     bool meshed;      /* the bodies as meshes (else analytic ellipsoids) */
+    bool potential;   /* meshes under the conservative reading (else the paper's PCM reading) */
     double pivot_z;   /* m: the rocking axis's height (0: the floor) */
     char tag[48];
     /* results */
@@ -88,8 +89,12 @@ static const char *const SCENE =
 /* the bodies: analytic ellipsoids, or meshes with the paper's vertex counts (000 section 3.2) */
 static const char *const ELLIPSOIDS = "  peanut: {ellipsoid: [0.006, 0.005, 0.005]}\n"
                                       "  nut:    {ellipsoid: [0.012, 0.009, 0.009]}\n";
-static const char *const MESHES = "  peanut: {mesh: {ellipsoid: [0.006, 0.005, 0.005], vertices: 810}}\n"
-                                  "  nut:    {mesh: {ellipsoid: [0.012, 0.009, 0.009], vertices: 2864}}\n";
+/* the paper's polygonal contact model as printed (contact_depth: volume), or Talus's default, the
+ * conservative reading (docs/geometry.md) */
+static const char *const MESHES = "  peanut: {mesh: {ellipsoid: [0.006, 0.005, 0.005], vertices: 810}, contact_depth: volume}\n"
+                                  "  nut:    {mesh: {ellipsoid: [0.012, 0.009, 0.009], vertices: 2864}, contact_depth: volume}\n";
+static const char *const MESHES_POTENTIAL = "  peanut: {mesh: {ellipsoid: [0.006, 0.005, 0.005], vertices: 810}}\n"
+                                            "  nut:    {mesh: {ellipsoid: [0.012, 0.009, 0.009], vertices: 2864}}\n";
 
 /* wall-clock seconds */
 static double seconds_now(void) {
@@ -370,7 +375,7 @@ static int run_one(report *r, brazil_run *b, bool snapshots, int threads, double
     /* past the deadline before it began: left for the next piece as it is */
     if (stop_at > 0.0 && seconds_now() >= stop_at) return 1;
     char text[4096], name[128], snap[128];
-    snprintf(text, sizeof text, SCENE, b->tag, b->seed, b->meshed ? MESHES : ELLIPSOIDS,
+    snprintf(text, sizeof text, SCENE, b->tag, b->seed, b->meshed ? (b->potential ? MESHES_POTENTIAL : MESHES) : ELLIPSOIDS,
              b->model == 4 ? "mindlin-deresiewicz" : "mindlin", b->pivot_z);
     const uint64_t scene = fnv(14695981039346656037ull, text, strlen(text));
     tl_scene *sc;
@@ -733,23 +738,27 @@ int validate_brazil_meshes(report *r, const validate_opts *o) {
                    "seeds' packings, the pivot at the floor's centre) with the paper's own bodies: the peanuts "
                    "as meshes of 810 vertices and the nut as one of 2864 (the vertex counts of 000 section 3.2), "
                    "each fitted to the ellipsoid of the analytic run (`{mesh: {ellipsoid: [a, b, c], vertices: "
-                   "n}}`, docs/geometry.md), in contact by the polygonal contact model; beside them the analytic "
-                   "ellipsoids of seed 1. %d seed%s of the initial packing per law with meshes (`--mesh-seeds`; "
+                   "n}}`, docs/geometry.md), in contact by the paper's polygonal contact model (`contact_depth: "
+                   "volume`) and, for seed 1, by Talus's default, the conservative reading (`contact_depth: "
+                   "potential`, docs/geometry.md \"Two meshes\"); beside them the analytic ellipsoids of seed 1. %d seed%s of the initial packing per law with meshes (`--mesh-seeds`; "
                    "three, as with the ellipsoids above, set a difference between M1 and M4 against the seeds' "
                    "scatter). The runs save where they are every two minutes, so that `--stop-after` can split "
                    "the section over several sittings with the same numbers.\n", ns, ns > 1 ? "s" : "");
-    /* seed 1's four runs first (they go first to the two threads), then the meshes' other seeds */
-    const int NR = 4 + 2 * (ns - 1);
-    brazil_run runs[4 + 2 * (MESH_SEEDS - 1)];
+    /* seed 1's four runs first (they go first to the two threads), then the meshes' other seeds, then
+     * seed 1 with the meshes under the conservative reading (Talus's default) */
+    const int NR = 4 + 2 * (ns - 1) + 2;
+    brazil_run runs[4 + 2 * (MESH_SEEDS - 1) + 2];
     const brazil_run *mesh[2][MESH_SEEDS]; /* [M1, M4][seed - 1] */
     for (int k = 0; k < NR; k++) {
         brazil_run *b = &runs[k];
         memset(b, 0, sizeof *b);
         b->model = k % 2 ? 4 : 1;
-        b->seed = k < 4 ? 1 : 2 + (k - 4) / 2;
+        b->potential = k >= NR - 2;
+        b->seed = k < 4 || b->potential ? 1 : 2 + (k - 4) / 2;
         b->meshed = k < 2 || k >= 4;
-        snprintf(b->tag, sizeof b->tag, "M%d_seed%d%s", b->model, b->seed, b->meshed ? "_mesh" : "");
-        if (b->meshed) mesh[k % 2][b->seed - 1] = b;
+        snprintf(b->tag, sizeof b->tag, "M%d_seed%d%s", b->model, b->seed,
+                 b->potential ? "_mesh_potential" : b->meshed ? "_mesh" : "");
+        if (b->meshed && !b->potential) mesh[k % 2][b->seed - 1] = b;
     }
     int rc = run_all(r, o, runs, NR);
     if (rc != 0) return rc;
@@ -765,7 +774,7 @@ int validate_brazil_meshes(report *r, const validate_opts *o) {
         else snprintf(top, sizeof top, "not within %g s", DURATION);
         report_text(r, "| M%d, seed %d | %s | %s | %.3f | %.4f | %.4f | %.4f | %.4g | %.4g | %.2g | %.3f | %.2f | %.2f |\n",
                     b->model, b->seed,
-                    b->meshed ? "meshes (810, 2864 vertices)" : "analytic ellipsoids", top, b->final_rank, b->final_z,
+                    b->potential ? "meshes, conservative reading" : b->meshed ? "meshes (810, 2864 vertices), PCM reading" : "analytic ellipsoids", top, b->final_rank, b->final_z,
                     b->mean_speed, b->max_speed, b->mean_ke, b->mean_e, b->fit_rms, b->fit_speed_ratio, b->cpu / 3600.0,
                     b->wall / 3600.0);
     }

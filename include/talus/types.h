@@ -209,8 +209,11 @@ typedef enum tl_mesh_radius {
 
 /* How a mesh contact's overlap is measured (docs/geometry.md, "A conservative reading"). */
 typedef enum tl_mesh_depth {
-    TL_MESH_DEPTH_VOLUME = 0, /* delta = 2 V / A at the pressure's centroid (the PCM's default) */
-    TL_MESH_DEPTH_POTENTIAL   /* delta = 3 Phi / V, Phi = int d^2/2 dA the overlap's first moment
+    TL_MESH_DEPTH_VOLUME = 0, /* delta = 2 V / A at the pressure's centroid: the paper's polygonal
+                               * contact model as Talus reads it (seed 000; scenes: contact_depth:
+                               * volume) */
+    TL_MESH_DEPTH_POTENTIAL   /* the default (tl_shape_default, scenes):
+                               * delta = 3 Phi / V, Phi = int d^2/2 dA the overlap's first moment
                                * about the face, and the force along delta's gradient: the law's
                                * energy is a potential, so an undamped body keeps its energy.
                                * Against plane, rectangle and box walls over the section; against

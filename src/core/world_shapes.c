@@ -19,7 +19,8 @@ tl_shape_def tl_shape_default(void) {
     d.kind = TL_SHAPE_ELLIPSOID;
     d.scale = 1.0;
     d.mesh_radius = TL_MESH_RADIUS_VOLUME;
-    d.mesh_depth = TL_MESH_DEPTH_VOLUME;
+    /* the conservative reading (docs/geometry.md); the paper's PCM reading by name */
+    d.mesh_depth = TL_MESH_DEPTH_POTENTIAL;
     return d;
 }
 

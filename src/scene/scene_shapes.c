@@ -115,6 +115,12 @@ static int read_shape(loader *L, const char *name, const tl_yval *v) {
                 return -1;
             }
             sd.mesh_radius = k == 1 ? TL_MESH_RADIUS_AREA : TL_MESH_RADIUS_VOLUME;
+            if (sd.mesh_radius == TL_MESH_RADIUS_AREA && !rd.node) {
+                free(path);
+                return tl_yfail(&L->doc, &rr, "contact_radius: area belongs to the paper's polygonal contact model: "
+                                              "give contact_depth: volume with it (the default reading, potential, "
+                                              "takes the volume-equivalent radius)");
+            }
         }
         if (rd.node) {
             int k;
