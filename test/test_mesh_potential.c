@@ -124,6 +124,17 @@ static int stone_shape(tl_world *w, tl_mesh_depth depth) {
     return mesh_shape(w, v, nv, f, nf, depth);
 }
 
+/* a mesh wall: an open square of 20 cm, two triangles, at z = 0 (its own frame) */
+static void square_mesh(tl_wall_def *wl) {
+    static const double xyz[12] = {-0.1, -0.1, 0, 0.1, -0.1, 0, 0.1, 0.1, 0, -0.1, 0.1, 0};
+    static const uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
+    wl->kind = TL_WALL_MESH;
+    wl->mesh_xyz = xyz;
+    wl->mesh_vertex_count = 4;
+    wl->mesh_triangles = tri;
+    wl->mesh_triangle_count = 2;
+}
+
 /* the floor: a plane (kind 0), a meshed slab (1: a fixed box body 20 x 20 x 2 cm, its top at
  * z = 0) or a mesh wall (2: an open square of two triangles at z = 0) */
 static void floor_of(tl_world *w, int kind, int m, tl_mesh_depth depth) {
@@ -132,13 +143,7 @@ static void floor_of(tl_world *w, int kind, int m, tl_mesh_depth depth) {
     if (kind == 0) {
         tl_world_add_wall(w, &wl, NULL);
     } else if (kind == 2) {
-        static const double xyz[12] = {-0.1, -0.1, 0, 0.1, -0.1, 0, 0.1, 0.1, 0, -0.1, 0.1, 0};
-        static const uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
-        wl.kind = TL_WALL_MESH;
-        wl.mesh_xyz = xyz;
-        wl.mesh_vertex_count = 4;
-        wl.mesh_triangles = tri;
-        wl.mesh_triangle_count = 2;
+        square_mesh(&wl);
         if (tl_world_add_wall(w, &wl, NULL) != TL_OK) fprintf(stderr, "%s\n", tl_world_error(w));
     } else {
         int s = box_shape(w, 0.1, 0.1, 0.01, depth);
@@ -372,15 +377,6 @@ static void on_slope(int body, int floor, double theta, double T, double *speed,
     ENSURE_OK(tl_world_add_particle(w, &pd, &id));
     ENSURE_OK(tl_world_prepare(w));
     tl_particle_state p;
-    if (getenv("DBG") && body == atoi(getenv("DBG")))
-        for (int r = 0; r < 12; r++) {
-            ENSURE_OK(tl_world_step(w, (int64_t)llround(0.25 / tl_world_dt(w))));
-            tl_world_get_particle(w, id, &p);
-            size_t nc = tl_world_contact_count(w);
-            fprintf(stderr, "  t %.2f v %.3g %.3g %.3g w %.3g %.3g %.3g contacts %zu:", 0.25 * (r + 1), p.velocity.x, p.velocity.y, p.velocity.z, p.angular_velocity.x, p.angular_velocity.y, p.angular_velocity.z, nc);
-            for (size_t c = 0; c < nc; c++) { tl_contact_info ci; tl_world_get_contact(w, c, &ci); fprintf(stderr, " [fn %.3g d %.3g sl %d]", ci.normal_force, ci.overlap, ci.sliding); }
-            fprintf(stderr, "\n");
-        }
     ENSURE_OK(tl_world_step(w, (int64_t)llround((T - 0.5) / tl_world_dt(w))));
     tl_world_get_particle(w, id, &p);
     tl_vec3 x0 = p.position;
@@ -447,13 +443,7 @@ static double tips_at(int floor) {
         if (floor == 0) {
             wl.normal = (tl_vec3){n0[0], n0[1], n0[2]};
         } else {
-            static const double xyz[12] = {-0.1, -0.1, 0, 0.1, -0.1, 0, 0.1, 0.1, 0, -0.1, 0.1, 0};
-            static const uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
-            wl.kind = TL_WALL_MESH;
-            wl.mesh_xyz = xyz;
-            wl.mesh_vertex_count = 4;
-            wl.mesh_triangles = tri;
-            wl.mesh_triangle_count = 2;
+            square_mesh(&wl);
             wl.mesh_orientation = tilt;
         }
         ENSURE_OK(tl_world_add_wall(w, &wl, NULL));
