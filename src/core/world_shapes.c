@@ -228,6 +228,9 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
                                  "shape '%s': ellipsoid semi_axes must be finite and > 0 m, got (%g, %g, %g)",
                                  name, a, b, c);
         shape_ellipsoid(&s, a, b, c);
+        /* its contacts with meshes go through its tessellation, measured as its def asks (the
+         * conservative reading by default); its radius is always the volume-equivalent one */
+        s.mesh_depth = d->mesh_depth;
         /* its tessellation: for the outputs, and for its contacts with meshes */
         mesh = new_mesh(w);
         char msg[256];
