@@ -160,6 +160,34 @@ static const char *FLOOR[3] = {"plane", "meshed slab", "mesh wall"};
 
 /* ---- bounces ---- */
 
+/* Adds particle pd, then steps the world for 0.15 s: the largest departure of kinetic + potential +
+ * elastic energy from its start, and the energy of a 1 cm drop of the particle (drop). The world is
+ * destroyed. */
+static double largest_departure(tl_world *w, const tl_particle_def *pd, double *drop) {
+    uint32_t id;
+    ENSURE_OK(tl_world_add_particle(w, pd, &id));
+    ENSURE_OK(tl_world_prepare(w));
+    tl_energy e0, e;
+    tl_world_energy(w, &e0);
+    const double t0 = e0.kinetic_translational + e0.kinetic_rotational + e0.potential + e0.elastic_normal;
+    tl_particle_state p;
+    tl_world_get_particle(w, id, &p);
+    *drop = p.mass * 9.81 * 0.01;
+    double worst = 0.0;
+    const int64_t steps = (int64_t)(0.15 / tl_world_dt(w));
+    for (int64_t k = 0; k < steps; k++) {
+        if (tl_world_step(w, 1) != TL_OK) {
+            fprintf(stderr, "%s\n", tl_world_error(w));
+            worst = INFINITY;
+            break;
+        }
+        tl_world_energy(w, &e);
+        worst = fmax(worst, fabs(e.kinetic_translational + e.kinetic_rotational + e.potential + e.elastic_normal - t0));
+    }
+    tl_world_destroy(w);
+    return worst;
+}
+
 /* a 2 cm cube dropped 1 cm (its lowest point 1 cm above the floor) in one of three attitudes: on
  * a face, an edge (turned 45 deg about x), a corner (its diagonal vertical, turned a little more so
  * that one corner leads); undamped, frictionless. The largest departure of kinetic + potential +
@@ -191,28 +219,7 @@ static double bounce(int attitude, int floor, tl_mesh_depth depth, double spc, d
         low = 0.0175; /* about sqrt(3) cm: set 1 cm above below */
     }
     pd.position = (tl_vec3){0.001, -0.002, low + 0.01};
-    uint32_t id;
-    ENSURE_OK(tl_world_add_particle(w, &pd, &id));
-    ENSURE_OK(tl_world_prepare(w));
-    tl_energy e0, e;
-    tl_world_energy(w, &e0);
-    const double t0 = e0.kinetic_translational + e0.kinetic_rotational + e0.potential + e0.elastic_normal;
-    tl_particle_state p;
-    tl_world_get_particle(w, id, &p);
-    *drop = p.mass * 9.81 * 0.01;
-    double worst = 0.0;
-    const int64_t steps = (int64_t)(0.15 / tl_world_dt(w));
-    for (int64_t k = 0; k < steps; k++) {
-        if (tl_world_step(w, 1) != TL_OK) {
-            fprintf(stderr, "%s\n", tl_world_error(w));
-            worst = INFINITY;
-            break;
-        }
-        tl_world_energy(w, &e);
-        worst = fmax(worst, fabs(e.kinetic_translational + e.kinetic_rotational + e.potential + e.elastic_normal - t0));
-    }
-    tl_world_destroy(w);
-    return worst;
+    return largest_departure(w, &pd, drop);
 }
 
 static void bounces_keep_energy(void) {
@@ -262,24 +269,7 @@ static double other_bounce(int kind, int floor, double spc, double *drop) {
     }
     pd.position = (tl_vec3){0.001, -0.002, low + 0.01};
     pd.angular_velocity = (tl_vec3){3, -7, 11};
-    uint32_t id;
-    ENSURE_OK(tl_world_add_particle(w, &pd, &id));
-    ENSURE_OK(tl_world_prepare(w));
-    tl_energy e0, e;
-    tl_world_energy(w, &e0);
-    const double t0 = e0.kinetic_translational + e0.kinetic_rotational + e0.potential + e0.elastic_normal;
-    tl_particle_state p;
-    tl_world_get_particle(w, id, &p);
-    *drop = p.mass * 9.81 * 0.01;
-    double worst = 0.0;
-    const int64_t steps = (int64_t)(0.15 / tl_world_dt(w));
-    for (int64_t k = 0; k < steps; k++) {
-        ENSURE_OK(tl_world_step(w, 1));
-        tl_world_energy(w, &e);
-        worst = fmax(worst, fabs(e.kinetic_translational + e.kinetic_rotational + e.potential + e.elastic_normal - t0));
-    }
-    tl_world_destroy(w);
-    return worst;
+    return largest_departure(w, &pd, drop);
 }
 
 static void others_keep_energy(void) {
