@@ -570,15 +570,14 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 dd = s->dt * (fs * v3_dot(vc, P->n) + couple_rate(P->couple, a, b, true));
                 drift_slip(s, a, b, bp + TL_BP_N, bp + TL_BP_RA, bp + TL_BP_RB, ds_prev);
             }
+            /* the turn of a relative to b over the drift, for the torques that act beside the force
+             * (rocking dashpot, curvature torque): the work done against each (the trapezoid of the
+             * last step's and this one's; from the contact's start when it opened) */
+            double turn[3];
+            v3_sub(turn, a->wh, b->wh);
+            v3_scale(turn, turn, s->dt);
             double damper = 0.5 * ((fn_prev - fel_prev) * (c.first ? dd : dd_prev) + (fn_app / fs - c.fn_el) * dd);
-            /* and the rocking dashpot's torque over the drift (the work done against it) */
-            {
-                double dth_k[3];
-                v3_sub(dth_k, a->wh, b->wh);
-                v3_scale(dth_k, dth_k, s->dt);
-                damper -= c.first ? 0.5 * phi * v3_dot(trk, dth_k)
-                                  : 0.5 * (v3_dot(bp + TL_BP_TR, dth_k) + v3_dot(trk, dth_k));
-            }
+            damper -= c.first ? 0.5 * phi * v3_dot(trk, turn) : 0.5 * (v3_dot(bp + TL_BP_TR, turn) + v3_dot(trk, turn));
             double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
@@ -597,12 +596,8 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
              * the spring's term leaves it out */
             double curv = 0.0;
             if (P->r_kind == TL_PATCH_R_GRADIENT) {
-                double dth_r[3];
-                v3_sub(dth_r, a->wh, b->wh);
-                v3_scale(dth_r, dth_r, s->dt);
                 /* (the spring's term is the work the bodies did against the contact: minus the torque's) */
-                spring -= c.first ? 0.5 * phi * v3_dot(tc, dth_r)
-                                  : 0.5 * (v3_dot(bp + TL_BP_TC, dth_r) + v3_dot(tc, dth_r));
+                spring -= c.first ? 0.5 * phi * v3_dot(tc, turn) : 0.5 * (v3_dot(bp + TL_BP_TC, turn) + v3_dot(tc, turn));
             } else if (P->r_kind == TL_PATCH_R_CURRENT && !c.first && c.r_eff != r_last) {
                 curv = c.e_el_n - normal_energy_at(law, pl, &c, rec, r_last);
                 spring += curv;
