@@ -23,7 +23,8 @@
 
 #define PI 3.14159265358979323846
 
-static int material(tl_world *w, double E, const char *damping, double e, const char *tangential, double mu) {
+/* a material of density 1000 and Poisson's ratio 0.3, the given law between itself */
+static int material_with(tl_world *w, double E, const tl_law_def *law) {
     tl_material_def md = tl_material_default();
     md.name = "m";
     md.density = 1000;
@@ -31,14 +32,18 @@ static int material(tl_world *w, double E, const char *damping, double e, const 
     md.poisson_ratio = 0.3;
     int m;
     tl_world_add_material(w, &md, &m);
+    if (tl_world_set_law(w, m, m, law) != TL_OK) fprintf(stderr, "%s\n", tl_world_error(w));
+    return m;
+}
+
+static int material(tl_world *w, double E, const char *damping, double e, const char *tangential, double mu) {
     tl_law_def law = tl_law_default();
     law.damping = damping;
     law.tangential = tangential;
     if (strcmp(tangential, "none") == 0) law.history = "none";
     if (strcmp(damping, "none") != 0) tl_law_set(&law, "e", e);
     if (strcmp(tangential, "none") != 0) tl_law_set(&law, "mu", mu);
-    if (tl_world_set_law(w, m, m, &law) != TL_OK) fprintf(stderr, "%s\n", tl_world_error(w));
-    return m;
+    return material_with(w, E, &law);
 }
 
 /* An ellipsoid set down tilted about its longest axis rocks on the plane. Hertz-Mindlin
@@ -202,13 +207,6 @@ static void rests_at_its_curvature(void) {
         wd.impact_speed = 1.0;
         tl_world *w;
         tl_world_create(&wd, &w);
-        tl_material_def md = tl_material_default();
-        md.name = "m";
-        md.density = 1000;
-        md.youngs_modulus = E;
-        md.poisson_ratio = nu;
-        int m;
-        tl_world_add_material(w, &md, &m);
         tl_law_def law = tl_law_default();
         law.damping = "tsuji";
         law.tangential = "mindlin";
@@ -217,7 +215,7 @@ static void rests_at_its_curvature(void) {
         tl_law_set(&law, "mu", 0.5);
         tl_law_set(&law, "mu_r", 0.05);
         tl_law_set(&law, "eta_r", 0.5);
-        ENSURE_OK(tl_world_set_law(w, m, m, &law));
+        int m = material_with(w, E, &law); /* its Poisson ratio is 0.3: nu above */
         tl_wall_def wl = tl_wall_default();
         wl.material = m;
         tl_world_add_wall(w, &wl, NULL);
