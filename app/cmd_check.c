@@ -46,12 +46,16 @@ static void print_law(tl_world *w, int a, int b) {
     if (tl_world_get_law(w, a, b, &law) != TL_OK) return;
     bool rolls = law.rolling && strcmp(law.rolling, "none") != 0;
     bool twists = law.twisting && strcmp(law.twisting, "none") != 0;
-    printf("  law %s - %s: normal %s, damping %s, tangential %s, history %s%s%s%s%s%s%s\n",
+    static const char *const tests[] = {"", ", coulomb_test spring", ", coulomb_test spring-capped",
+                                         ", coulomb_test lammps", ", coulomb_test liggghts"};
+    printf("  law %s - %s: normal %s, damping %s, tangential %s, history %s%s%s%s%s%s%s%s%s\n",
            tl_world_material_name(w, a), tl_world_material_name(w, b), law.normal, law.damping,
            law.tangential, law.history, rolls ? ", rolling " : "", rolls ? law.rolling : "",
            twists ? ", twisting " : "", twists ? law.twisting : "",
            law.clamp_tensile ? ", clamp_tensile" : "",
-           law.coulomb_test == TL_COULOMB_SPRING ? ", coulomb_test spring" : "");
+           (unsigned)law.coulomb_test < 5 ? tests[law.coulomb_test] : "",
+           law.contact_point == TL_CONTACT_POINT_SURFACE ? ", contact_point surface" : "",
+           law.entry_displacement == TL_ENTRY_WHOLE_STEP ? ", entry_displacement whole-step" : "");
     if (law.coeff_count) {
         printf("    coefficients:");
         for (int k = 0; k < law.coeff_count; k++) {

@@ -90,7 +90,10 @@ static int opt_coulomb(collide_opts *o, const char *opt, const char *value) {
     if (strcmp(value, "total") == 0) o->def.law.coulomb_test = TL_COULOMB_TOTAL;
     else if (strcmp(value, "spring") == 0) o->def.law.coulomb_test = TL_COULOMB_SPRING;
     else if (strcmp(value, "spring-capped") == 0) o->def.law.coulomb_test = TL_COULOMB_SPRING_CAPPED;
-    else return app_usage_error(&CLI, "%s is 'total', 'spring' or 'spring-capped', got '%s'", opt, value);
+    else if (strcmp(value, "lammps") == 0) o->def.law.coulomb_test = TL_COULOMB_LAMMPS;
+    else if (strcmp(value, "liggghts") == 0) o->def.law.coulomb_test = TL_COULOMB_LIGGGHTS;
+    else return app_usage_error(&CLI, "%s is 'total', 'spring', 'spring-capped', 'lammps' or 'liggghts', got '%s'",
+                                opt, value);
     return 0;
 }
 
@@ -102,7 +105,11 @@ static int opt_contact_point(collide_opts *o, const char *opt, const char *value
 }
 
 static const char *coulomb_name(tl_coulomb_test t) {
-    return t == TL_COULOMB_SPRING ? "spring" : t == TL_COULOMB_SPRING_CAPPED ? "spring-capped" : "total";
+    return t == TL_COULOMB_SPRING          ? "spring"
+           : t == TL_COULOMB_SPRING_CAPPED ? "spring-capped"
+           : t == TL_COULOMB_LAMMPS        ? "lammps"
+           : t == TL_COULOMB_LIGGGHTS      ? "liggghts"
+                                           : "total";
 }
 
 /* ---- geometry, kinematics, integration ---- */
@@ -259,7 +266,7 @@ static void help(FILE *f) {
             "  --twisting NAME\n"
             "  --coef NAME=VALUE     a coefficient of the law's sub-models (repeatable), e.g. e=0.5\n"
             "  --clamp               clamp_tensile: a tensile normal force is set to zero\n"
-            "  --coulomb total|spring|spring-capped   the Coulomb test (default total)\n"
+            "  --coulomb total|spring|spring-capped|lammps|liggghts   the Coulomb test (default total)\n"
             "  --contact-point compliance|surface     where the contact point of two spheres lies:\n"
             "                        the overlap split by compliances (default) or each lever arm R\n"
             "materials (default: density 2500 kg/m3, E 70 GPa, nu 0.25, for both bodies):\n"

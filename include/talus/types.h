@@ -151,8 +151,28 @@ typedef enum tl_coulomb_test {
     TL_COULOMB_SPRING,
     /* as spring, and below the limit spring and dashpot together are capped
      * at mu F_n (the sum never exceeds the Coulomb limit) */
-    TL_COULOMB_SPRING_CAPPED
+    TL_COULOMB_SPRING_CAPPED,
+    /* the trial force tested as TOTAL; at the limit xi is kept so that spring
+     * and dashpot together give the capped force, and a contact whose xi is
+     * zero gets no tangential force when its trial force passes the limit
+     * (LAMMPS gran/hooke/history, gran/hertz/history and pair granular) */
+    TL_COULOMB_LAMMPS,
+    /* the spring tested as SPRING, but against mu |F_n| (friction under
+     * tension too) and only beyond the limit: a contact whose xi is zero
+     * never slides, its dashpot acting even without a normal force
+     * (LIGGGHTS 3.8 tangential history) */
+    TL_COULOMB_LIGGGHTS
 } tl_coulomb_test;
+
+/* How much of the step in which a contact begins its tangential (and rolling,
+ * twisting) displacement counts. */
+typedef enum tl_entry_displacement {
+    /* the part of the step in contact: the relative displacement of the drift
+     * times the fraction of the step after the first touch */
+    TL_ENTRY_IN_CONTACT = 0,
+    /* the whole step's, as in later steps (LAMMPS, LIGGGHTS) */
+    TL_ENTRY_WHOLE_STEP
+} tl_entry_displacement;
 
 /* Where the contact point of two spheres lies on their line of centres. */
 typedef enum tl_contact_point {
@@ -183,6 +203,7 @@ typedef struct tl_law_def {
     bool clamp_tensile;           /* a tensile total normal force is set to zero */
     tl_coulomb_test coulomb_test;
     tl_contact_point contact_point;
+    tl_entry_displacement entry_displacement;
 } tl_law_def;
 
 /* ---- particles ------------------------------------------------------------------- */

@@ -14,8 +14,10 @@ from ._lib import TalusError, ffi, lib, text
 INTEGRATORS = {"verlet": lib.TL_INTEGRATOR_VERLET, "leapfrog": lib.TL_INTEGRATOR_LEAPFROG,
                "predictor-corrector": lib.TL_INTEGRATOR_PREDICTOR_CORRECTOR}
 COULOMB_TESTS = {"total": lib.TL_COULOMB_TOTAL, "spring": lib.TL_COULOMB_SPRING,
-                 "spring-capped": lib.TL_COULOMB_SPRING_CAPPED}
+                 "spring-capped": lib.TL_COULOMB_SPRING_CAPPED, "lammps": lib.TL_COULOMB_LAMMPS,
+                 "liggghts": lib.TL_COULOMB_LIGGGHTS}
 CONTACT_POINTS = {"compliance": lib.TL_CONTACT_POINT_COMPLIANCE, "surface": lib.TL_CONTACT_POINT_SURFACE}
+ENTRY_DISPLACEMENTS = {"in-contact": lib.TL_ENTRY_IN_CONTACT, "whole-step": lib.TL_ENTRY_WHOLE_STEP}
 WALL_KINDS = {"plane": lib.TL_WALL_PLANE, "rectangle": lib.TL_WALL_RECTANGLE, "box": lib.TL_WALL_BOX,
               "mesh": lib.TL_WALL_MESH}
 MOTIONS = {"translate": lib.TL_MOTION_TRANSLATE, "rotate": lib.TL_MOTION_ROTATE,
@@ -153,7 +155,7 @@ def material_dict(d):
 def law_def(kw, keep, struct=None):
     """A tl_law_def from keywords: the slots (normal, damping, tangential,
     history, rolling, twisting; history also True/False), clamp_tensile, coulomb_test,
-    contact_point, and any coefficient by its name (e=0.5, mu=0.4, ...)."""
+    contact_point, entry_displacement, and any coefficient by its name (e=0.5, mu=0.4, ...)."""
     law = ffi.addressof(struct) if struct is not None else ffi.new("tl_law_def *", lib.tl_law_default())
     for key, value in kw.items():
         if key in SLOTS:
@@ -166,6 +168,8 @@ def law_def(kw, keep, struct=None):
             law.coulomb_test = choice(COULOMB_TESTS, value, key)
         elif key == "contact_point":
             law.contact_point = choice(CONTACT_POINTS, value, key)
+        elif key == "entry_displacement":
+            law.entry_displacement = choice(ENTRY_DISPLACEMENTS, value, key)
         else:
             if lib.tl_law_set(law, cstr(key, keep), _float(value, key)) != lib.TL_OK:
                 raise TalusError("a law takes at most %d coefficients" % lib.TL_LAW_MAX_COEFFS,
@@ -180,6 +184,7 @@ def law_dict(law):
             "clamp_tensile": bool(law.clamp_tensile),
             "coulomb_test": name_of(COULOMB_TESTS, law.coulomb_test),
             "contact_point": name_of(CONTACT_POINTS, law.contact_point),
+            "entry_displacement": name_of(ENTRY_DISPLACEMENTS, law.entry_displacement),
             "coefficients": {text(law.coeffs[i].name): law.coeffs[i].value for i in range(law.coeff_count)}}
 
 

@@ -176,8 +176,9 @@ class World:
             ``normal``, ``damping``, ``tangential``, ``history``, ``rolling``, ``twisting`` (registry
             names, see `talus.models`; history also True/False),
             ``clamp_tensile``, ``coulomb_test`` (``"total"``, ``"spring"``,
-            ``"spring-capped"``), ``contact_point`` (``"compliance"``,
-            ``"surface"``), and coefficients by name, e.g. ``e=0.5, mu=0.4``.
+            ``"spring-capped"``, ``"lammps"``, ``"liggghts"``), ``contact_point`` (``"compliance"``,
+            ``"surface"``), ``entry_displacement`` (``"in-contact"``,
+            ``"whole-step"``), and coefficients by name, e.g. ``e=0.5, mu=0.4``.
             Unset slots keep the library's default law (hertz + tsuji +
             mindlin, true history).
         """

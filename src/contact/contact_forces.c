@@ -772,7 +772,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     if (s->acc) {
         if (s->half_is_v) v3_scale(ds, q.vt, s->dt); /* = drift_slip: the same numbers */
         else drift_slip(s, i, &b, q.g.n, q.la, q.lb, ds);
-        if (touching) v3_copy(c.dxi, ds);
+        if (touching || law->entry_displacement == TL_ENTRY_WHOLE_STEP) v3_copy(c.dxi, ds);
         else v3_scale(c.dxi, ds, phi);
     }
 
@@ -780,7 +780,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (law->spins) {
         rolling_inputs(s, i, &b, q.la, q.lb, &c, dth);
-        v3_scale(c.dth, dth, touching ? 1.0 : phi);
+        v3_scale(c.dth, dth, touching || law->entry_displacement == TL_ENTRY_WHOLE_STEP ? 1.0 : phi);
         if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
         if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
     }

@@ -485,7 +485,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         }
         rec[lay->hist + TL_BK_DELTA] = d_first;
         c.first = true;
-        v3_scale(c.dxi, ds, phi);
+        v3_scale(c.dxi, ds, law->entry_displacement == TL_ENTRY_WHOLE_STEP ? 1.0 : phi);
     } else {
         v3_copy(c.dxi, ds);
     }
@@ -493,7 +493,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     if (law->spins) {
         rolling_inputs(s, a, b, ra, rb, &c, dth);
-        v3_scale(c.dth, dth, touching ? 1.0 : phi);
+        v3_scale(c.dth, dth, touching || law->entry_displacement == TL_ENTRY_WHOLE_STEP ? 1.0 : phi);
         if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
         if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
     }

@@ -68,6 +68,7 @@ tl_law_def tl_law_default(void) {
     d.clamp_tensile = false;
     d.coulomb_test = TL_COULOMB_TOTAL;
     d.contact_point = TL_CONTACT_POINT_COMPLIANCE;
+    d.entry_displacement = TL_ENTRY_IN_CONTACT;
     return d;
 }
 
@@ -452,6 +453,7 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
     out->clamp_tensile = law->clamp_tensile;
     out->coulomb_test = law->coulomb_test;
     out->contact_point = law->contact_point;
+    out->entry_displacement = law->entry_displacement;
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_submodel *m = law->sub[s];
         for (int i = 0; i < m->info.coeff_count && out->coeff_count < TL_LAW_MAX_COEFFS; i++) {

@@ -20,12 +20,16 @@ static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], do
     v3_scale(fs, xi_in, -k);
     v3_scale(fd, vt, -eta);
     v3_copy(x, xi_in);
-    double limit = mu * dmax(fn, 0.0);
+    /* no friction under tension; LAMMPS's and LIGGGHTS's readings take mu |F_n| there too */
+    const bool peer = test == TL_COULOMB_LAMMPS || test == TL_COULOMB_LIGGGHTS;
+    double limit = mu * (peer ? fabs(fn) : dmax(fn, 0.0));
     bool slide = false;
     /* the limit is tested on squares: no square root unless sliding */
-    if (test == TL_COULOMB_SPRING || test == TL_COULOMB_SPRING_CAPPED) {
+    if (test == TL_COULOMB_SPRING || test == TL_COULOMB_SPRING_CAPPED || test == TL_COULOMB_LIGGGHTS) {
         double fsn2 = v3_norm2(fs);
-        if (fsn2 >= limit * limit) {
+        /* at the limit, or (LIGGGHTS) beyond it: there a spring at rest never slides, and its
+         * dashpot acts even without a normal force */
+        if (test == TL_COULOMB_LIGGGHTS ? fsn2 > limit * limit : fsn2 >= limit * limit) {
             slide = true;
             if (fsn2 > 0.0) {
                 v3_scale(f, fs, limit / sqrt(fsn2));
@@ -42,6 +46,26 @@ static inline void tl_coulomb_eval(const double xi_in[3], const double vt[3], do
                 double s = limit / sqrt(f2);
                 v3_scale(f, f, s);
                 v3_scale(fd, fd, s);
+            }
+        }
+    } else if (test == TL_COULOMB_LAMMPS) {
+        v3_add(f, fs, fd);
+        double f2 = v3_norm2(f);
+        if (f2 > limit * limit) {
+            slide = true;
+            if (v3_norm2(xi_in) != 0.0) {
+                /* spring and dashpot scaled together onto the cone; xi such that the
+                 * spring -k xi plus the whole dashpot -eta vt is the capped force */
+                double s = limit / sqrt(f2);
+                v3_scale(f, f, s);
+                if (k > 0.0) {
+                    v3_sub(x, f, fd);
+                    v3_scale(x, x, -1.0 / k);
+                }
+                v3_zero(fd); /* the books: a step at the limit dissipates by friction */
+            } else {
+                v3_zero(f);
+                v3_zero(fd);
             }
         }
     } else {

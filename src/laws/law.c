@@ -110,13 +110,19 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
     out->clamp_tensile = def->clamp_tensile;
     out->coulomb_test = def->coulomb_test;
     if (def->coulomb_test != TL_COULOMB_TOTAL && def->coulomb_test != TL_COULOMB_SPRING &&
-        def->coulomb_test != TL_COULOMB_SPRING_CAPPED) {
-        snprintf(msg, msg_size, "coulomb_test must be 'total', 'spring' or 'spring-capped'");
+        def->coulomb_test != TL_COULOMB_SPRING_CAPPED && def->coulomb_test != TL_COULOMB_LAMMPS &&
+        def->coulomb_test != TL_COULOMB_LIGGGHTS) {
+        snprintf(msg, msg_size, "coulomb_test must be 'total', 'spring', 'spring-capped', 'lammps' or 'liggghts'");
         return TL_ERROR_ARGUMENT;
     }
     out->contact_point = def->contact_point;
     if (def->contact_point != TL_CONTACT_POINT_COMPLIANCE && def->contact_point != TL_CONTACT_POINT_SURFACE) {
         snprintf(msg, msg_size, "contact_point must be 'compliance' or 'surface'");
+        return TL_ERROR_ARGUMENT;
+    }
+    out->entry_displacement = def->entry_displacement;
+    if (def->entry_displacement != TL_ENTRY_IN_CONTACT && def->entry_displacement != TL_ENTRY_WHOLE_STEP) {
+        snprintf(msg, msg_size, "entry_displacement must be 'in-contact' or 'whole-step'");
         return TL_ERROR_ARGUMENT;
     }
 

@@ -32,6 +32,7 @@ struct tl_law {
     bool clamp_tensile;
     tl_coulomb_test coulomb_test;
     tl_contact_point contact_point;
+    tl_entry_displacement entry_displacement;
     bool rolls;        /* a rolling model other than none: the stages give it wr, dth, i_eff */
     bool twists;       /* a twisting model other than none: the stages give it wr, dth */
     bool spins;        /* rolls or twists: the stages give the inputs and apply c->mr */

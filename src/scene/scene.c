@@ -386,7 +386,7 @@ static const char *const slot_keys[TL_SLOT_COUNT] = {"normal", "damping", "tange
                                                      "twisting"};
 static const char *const law_option_keys[] = {"between",       "normal",       "damping",      "tangential", "history",
                                               "rolling",       "twisting",     "clamp_tensile", "coulomb_test",
-                                              "contact_point"};
+                                              "contact_point", "entry_displacement"};
 
 static size_t slot_model_names(tl_slot slot, const char **names, size_t cap) {
     size_t n = 0;
@@ -531,18 +531,25 @@ static int read_coeff(loader *L, const tl_yval *entry, const tl_submodel_info *c
 }
 
 static int read_law_options(loader *L, const tl_yval *entry, tl_law_def *def) {
-    static const char *const tests[] = {"total", "spring", "spring-capped"};
+    static const char *const tests[] = {"total", "spring", "spring-capped", "lammps", "liggghts"};
+    static const tl_coulomb_test test_of[] = {TL_COULOMB_TOTAL, TL_COULOMB_SPRING, TL_COULOMB_SPRING_CAPPED,
+                                              TL_COULOMB_LAMMPS, TL_COULOMB_LIGGGHTS};
     static const char *const points[] = {"compliance", "surface"};
+    static const char *const entries[] = {"in-contact", "whole-step"};
     if (tl_ykey_bool(&L->doc, entry, "clamp_tensile", &def->clamp_tensile)) return -1;
     tl_yval v;
     tl_ymap_get(entry, "coulomb_test", &v);
     int test = 0;
     if (v.node && tl_ychoice(&L->doc, &v, tests, COUNT_OF(tests), &test)) return -1;
-    def->coulomb_test = test == 2 ? TL_COULOMB_SPRING_CAPPED : test == 1 ? TL_COULOMB_SPRING : TL_COULOMB_TOTAL;
+    def->coulomb_test = test_of[test];
     tl_ymap_get(entry, "contact_point", &v);
     int point = 0;
     if (v.node && tl_ychoice(&L->doc, &v, points, COUNT_OF(points), &point)) return -1;
     def->contact_point = point == 1 ? TL_CONTACT_POINT_SURFACE : TL_CONTACT_POINT_COMPLIANCE;
+    tl_ymap_get(entry, "entry_displacement", &v);
+    int ent = 0;
+    if (v.node && tl_ychoice(&L->doc, &v, entries, COUNT_OF(entries), &ent)) return -1;
+    def->entry_displacement = ent == 1 ? TL_ENTRY_WHOLE_STEP : TL_ENTRY_IN_CONTACT;
     return 0;
 }
 

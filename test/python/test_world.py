@@ -91,6 +91,21 @@ def test_a_bad_parameter_raises_with_the_library_message():
     w.close()
 
 
+def test_the_peer_readings_are_law_options():
+    w = talus.World()
+    w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
+    w.set_law("glass", "glass", e=0.5, mu=0.3, coulomb_test="lammps", entry_displacement="whole-step",
+              contact_point="surface")
+    law = w.get_law("glass", "glass")
+    assert (law["coulomb_test"], law["entry_displacement"], law["contact_point"]) == ("lammps", "whole-step", "surface")
+    w.set_law("glass", "glass", e=0.5, mu=0.3, coulomb_test="liggghts")
+    law = w.get_law("glass", "glass")
+    assert (law["coulomb_test"], law["entry_displacement"]) == ("liggghts", "in-contact")
+    with pytest.raises(ValueError, match="entry_displacement"):
+        w.set_law("glass", "glass", e=0.5, mu=0.3, entry_displacement="whole")
+    w.close()
+
+
 def test_a_closed_world_stays_alive_while_a_view_exists():
     w = make_bed()
     w.step(20)
