@@ -52,10 +52,19 @@ for state in rest perturbed; do
   scene=$WORK/parity_bed_$state.yaml
   awk -v f="$(basename $data)" '/^walls:/{print "particles:"; print "  - {file: " f ", format: lammps-data, types: {1: glass}}"; print ""} {print}' \
     "$SCENE" > "$scene"
+  # the same with LIGGGHTS's own readings of the two edge cases (docs/models.md, "To reproduce
+  # LAMMPS and LIGGGHTS"): its Coulomb test (friction under tension, sliding only beyond the
+  # limit) and the whole first step of a new contact
+  peer=$WORK/parity_bed_${state}_liggghts_readings.yaml
+  grep -q '^    coulomb_test: spring$' "$scene" || die "$scene has no '    coulomb_test: spring' line to change"
+  sed 's/^    coulomb_test: spring$/    coulomb_test: liggghts\n    entry_displacement: whole-step/' "$scene" > "$peer"
   if [ "$TALUS_INPUT" = data ]; then talus_args=("$SCENE" --data "$data"); else talus_args=("$scene"); fi
   echo "parity: $state start, $NWARM + $NSTEPS steps, every $EVERY"
   "$TALUS" bench "${talus_args[@]}" --warmup "$NWARM" --steps "$NSTEPS" --ke-every "$EVERY" --threads 1 \
     --json > $OUT/talus_$state.json 2> $OUT/talus_$state.err || { cat $OUT/talus_$state.err >&2; die "talus bench failed ($state)"; }
+  "$TALUS" bench "$peer" --warmup "$NWARM" --steps "$NSTEPS" --ke-every "$EVERY" --threads 1 \
+    --json > $OUT/talus-liggghts_$state.json 2> $OUT/talus-liggghts_$state.err ||
+    { cat $OUT/talus-liggghts_$state.err >&2; die "talus bench failed ($state, LIGGGHTS's readings)"; }
   liggghts -in bench/parity/in.parity.liggghts -var data $data -var nwarm "$NWARM" -var nsteps "$NSTEPS" \
     -var every "$EVERY" -screen none -log $OUT/liggghts_$state.log > /dev/null 2>&1 || die "liggghts failed ($state): $OUT/liggghts_$state.log"
   lmp -in bench/parity/in.parity.lammps -var data $data -var nwarm "$NWARM" -var nsteps "$NSTEPS" \

@@ -16,19 +16,22 @@ Tolerances (measured differences and the reasons are in docs/bench.md):
                                     friction under a tensile normal force and counts only the
                                     part of a new contact's first drift spent in contact;
                                     with both as LIGGGHTS: 0.8 %, 1.7 %, 0.006)
+  Talus with LIGGGHTS's readings of those two (coulomb_test: liggghts, entry_displacement:
+  whole-step; talus-liggghts_STATE.json) vs LIGGGHTS: TOL_PEER[state], the same tests
   LAMMPS vs LIGGGHTS   |dKE/KE| <= TOL_KE_LAMMPS, |dZ| <= TOL_Z_LAMMPS: a looser bound that
                        catches gross errors only, since LAMMPS tests spring + dashpot against
                        the Coulomb limit (measured: 11-19 % more kinetic energy in the
                        perturbed start; Talus with `coulomb_test: total` shows the same)
 
-usage: compare.py DIR [--summary FILE]   (DIR holds talus_STATE.json, liggghts_STATE.log and
-lammps_STATE.log); exit 1 when a bound is exceeded or a run is missing."""
+usage: compare.py DIR [--summary FILE]   (DIR holds talus_STATE.json, talus-liggghts_STATE.json,
+liggghts_STATE.log and lammps_STATE.log); exit 1 when a bound is exceeded or a run is missing."""
 import json
 import os
 import re
 import sys
 
 TOL = {"rest": (0.02, 0.005), "perturbed": (0.08, 0.02)}
+TOL_PEER = {"rest": (0.01, 0.002), "perturbed": (0.03, 0.01)}
 TOL_KE_LAMMPS = 0.30
 TOL_Z_LAMMPS = 0.06
 FLOOR = 0.01
@@ -78,8 +81,8 @@ def main():
            " / ".join("%.3f (%s)" % (TOL[s][1], s) for s in STATES), 100 * TOL_KE_LAMMPS, TOL_Z_LAMMPS,
            100 * FLOOR))
     for st in STATES:
-        paths = {c: os.path.join(d, "%s_%s.%s" % (c, st, "json" if c == "talus" else "log"))
-                 for c in ("talus", "liggghts", "lammps")}
+        paths = {c: os.path.join(d, "%s_%s.%s" % (c, st, "json" if c.startswith("talus") else "log"))
+                 for c in ("talus", "talus-liggghts", "liggghts", "lammps")}
         missing = [p for p in paths.values() if not os.path.exists(p)]
         if missing:
             failures.append("%s: missing %s" % (st, ", ".join(missing)))
@@ -88,10 +91,11 @@ def main():
         lmp, nlmp = read_peer(paths["lammps"])
         try:
             tal, tj = read_talus(paths["talus"])
+            tlg, _ = read_talus(paths["talus-liggghts"])
         except (ValueError, KeyError, IndexError) as e:
-            failures.append("%s: unreadable %s (%s)" % (st, paths["talus"], e))
+            failures.append("%s: unreadable Talus output in %s (%s)" % (st, d, e))
             continue
-        steps = sorted(set(lig) & set(tal) & set(lmp))
+        steps = sorted(set(lig) & set(tal) & set(lmp) & set(tlg))
         if not steps:
             failures.append("%s: no common sample steps" % st)
             continue
@@ -99,33 +103,37 @@ def main():
         out()
         out("%s start (N: LIGGGHTS %s, LAMMPS %s, Talus %d at the end, %d removed)"
             % (st, nlig, nlmp, tj["N"], tj["removed"]))
-        out("| step | KE trans LIGGGHTS (J) | Talus | LAMMPS | KE rot LIGGGHTS (J) | Talus | LAMMPS "
-            "| Z LIGGGHTS | Talus | LAMMPS |")
-        out("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        worst = {"talus": [0.0, 0.0, 0.0], "lammps": [0.0, 0.0, 0.0]}
+        out("(Talus (L.): Talus with LIGGGHTS's Coulomb test and first step, coulomb_test: liggghts, "
+            "entry_displacement: whole-step)")
+        out("| step | KE trans LIGGGHTS (J) | Talus | Talus (L.) | LAMMPS | KE rot LIGGGHTS (J) | Talus | Talus (L.) "
+            "| LAMMPS | Z LIGGGHTS | Talus | Talus (L.) | LAMMPS |")
+        out("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        codes = (("talus", tal), ("talus-liggghts", tlg), ("lammps", lmp))
+        worst = {c: [0.0, 0.0, 0.0] for c, _ in codes}
         for s in steps:
             cells = []
             for k in (0, 1):
                 ref = lig[s][k]
                 counted = ref > FLOOR * kmax[k]
                 cells.append("%.4e" % ref)
-                for c, data in (("talus", tal), ("lammps", lmp)):
+                for c, data in codes:
                     r = rel(data[s][k], ref) if ref else 0.0
                     if counted and s > 0:
                         worst[c][k] = max(worst[c][k], abs(r))
                     cells.append(("%+.2f %%" % (100 * r)) + ("" if counted or s == 0 else " (n/c)"))
             cells.append("%.4f" % lig[s][2])
-            for c, data in (("talus", tal), ("lammps", lmp)):
+            for c, data in codes:
                 if s > 0:
                     worst[c][2] = max(worst[c][2], abs(data[s][2] - lig[s][2]))
                 cells.append("%.4f" % data[s][2])
             out("| %d | %s |" % (s, " | ".join(cells)))
-        for c, tk, tz in (("talus", TOL[st][0], TOL[st][1]), ("lammps", TOL_KE_LAMMPS, TOL_Z_LAMMPS)):
+        names = {"talus": "Talus", "talus-liggghts": "Talus with LIGGGHTS's readings", "lammps": "LAMMPS"}
+        for c, tk, tz in (("talus", TOL[st][0], TOL[st][1]), ("talus-liggghts", TOL_PEER[st][0], TOL_PEER[st][1]),
+                          ("lammps", TOL_KE_LAMMPS, TOL_Z_LAMMPS)):
             w = worst[c]
             ok = w[0] <= tk and w[1] <= tk and w[2] <= tz
             out("%s %s vs LIGGGHTS: worst |dKE/KE| trans %.2f %%, rot %.2f %%; worst |dZ| %.4f -> %s"
-                % (st, "Talus" if c == "talus" else "LAMMPS", 100 * w[0], 100 * w[1], w[2],
-                   "ok" if ok else "FAILED"))
+                % (st, names[c], 100 * w[0], 100 * w[1], w[2], "ok" if ok else "FAILED"))
             if not ok:
                 failures.append("%s: %s differs from LIGGGHTS beyond the tolerance" % (st, c))
         if tj["N"] != tj["particles_start"] or tj["removed"]:
