@@ -27,8 +27,11 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
         app_format_count((long long)s->particles_inserted, n, sizeof n);
         printf("  inserted     %s particles by inflows (%.4g J brought in)\n", n, s->energy_inserted);
     }
-    if (isnan(s->energy_dissipated)) /* no ledger: the terms are NAN (tl_energy) */
+    if (!s->energy_tracked) /* no ledger: the terms are NAN (tl_energy) */
         printf("  energy       not tracked (the scene sets track_energy: false)\n");
+    else if (isnan(s->energy_dissipated) || isnan(s->energy_balance_error))
+        printf("  energy       the books hold a NaN (balance error %.2e, dissipated %.4g J): a term could "
+               "not be computed\n", s->energy_balance_error, s->energy_dissipated);
     else
         printf("  energy       balance error %.2e of %.4g J; dissipated %.4g J; integration error %.3g J "
                "(what the springs did not give back at this step)\n",

@@ -1,4 +1,6 @@
-/* libFuzzer target: meshes given to the engine. The first byte chooses the
+/* libFuzzer target: meshes given to the engine (the seeds include an OBJ naming material
+ * files, which the loader never opens, and one of polygons, triangulated after their size is
+ * checked). The first byte chooses the
  * way in: an STL/OBJ file (read by assimp, then checked by Talus: closed,
  * oriented, no degenerate facet) or vertex and triangle arrays (the checks
  * alone); a mesh that is accepted becomes a body that falls on a plane among

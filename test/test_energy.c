@@ -236,6 +236,7 @@ static double run_scale(double z, double *error) {
     tl_run_summary sum;
     double scale = tl_scene_run(s, &o, &sum) == TL_OK ? sum.energy_scale : NAN;
     *error = sum.energy_balance_error;
+    ENSURE(sum.energy_tracked); /* the summary tells a kept ledger from one the scene switched off */
     tl_scene_destroy(s);
     return scale;
 }

@@ -112,6 +112,8 @@ typedef struct tl_run_summary {
                                    * NAN when the scene sets track_energy: false */
     double energy_dissipated;     /* J, by damping, plasticity and friction (tl_energy) */
     double energy_integration_residual; /* J, the normal springs' integration error (tl_energy) */
+    bool energy_tracked;          /* the scene keeps the ledger (track_energy); when it does, a NAN
+                                   * above means the books themselves went NAN (a blow-up) */
     size_t particles_removed;
     char output_dir[1024];
     int files_written;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "triangle.h"
 #include "vec.h"
 
 void tl_mesh_init(tl_mesh *m) { memset(m, 0, sizeof *m); }
@@ -168,6 +169,148 @@ static tl_status build_edges(tl_mesh *m, bool allow_open, const char *what, char
     return st;
 }
 
+/* ---- a body's surface does not cross itself ----
+ * Two facets that share no vertex must not intersect: an edge of one crossing the other
+ * (non-coplanar facets that intersect always have one; coplanar overlaps are not seen). The
+ * candidate pairs come from a sweep of the facets' boxes along the mesh's longest axis, and
+ * their number is bounded (SELF_TESTS_PER_FACET per facet), so that no mesh makes the check
+ * quadratic. Then no connected part may lie inside another (nested parts cross nowhere but
+ * count their volume twice): one vertex of each part, a ray's crossings with the other parts'
+ * facets. */
+#define SELF_TESTS_PER_FACET 256
+#define MAX_BODY_PARTS 256
+
+typedef struct facet_box {
+    double key; /* lo along the sweep's axis */
+    double lo[3], hi[3];
+    uint32_t f;
+} facet_box;
+
+static int cmp_box_lo(const void *pa, const void *pb) {
+    const facet_box *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->f < b->f ? -1 : (a->f > b->f);
+}
+
+static bool shares_vertex(const tl_mesh *m, uint32_t f, uint32_t g) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (m->tri[f][i] == m->tri[g][j]) return true;
+    return false;
+}
+
+/* an edge of facet f crosses facet g */
+static bool edge_crosses(const tl_mesh *m, uint32_t f, uint32_t g) {
+    const double *a = m->v[m->tri[g][0]], *b = m->v[m->tri[g][1]], *c = m->v[m->tri[g][2]];
+    for (int k = 0; k < 3; k++) {
+        const double *p = m->v[m->tri[f][k]], *q = m->v[m->tri[f][(k + 1) % 3]];
+        double d[3], t;
+        v3_sub(d, q, p);
+        if (tl_tri_ray(p, d, a, b, c, 0.0, 1.0, &t)) return true;
+    }
+    return false;
+}
+
+static tl_status check_self_intersection(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
+    size_t nt = m->nt;
+    facet_box *bx = tl_mem_alloc(m->mem, nt * sizeof *bx);
+    uint32_t *comp = tl_mem_alloc(m->mem, nt * sizeof *comp), *queue = tl_mem_alloc(m->mem, nt * sizeof *queue);
+    tl_status st = TL_OK;
+    if (!bx || !comp || !queue) st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (m->hi[k] - m->lo[k] > m->hi[axis] - m->lo[axis]) axis = k;
+    for (size_t f = 0; st == TL_OK && f < nt; f++) {
+        for (int k = 0; k < 3; k++) {
+            bx[f].lo[k] = dmin(m->v[m->tri[f][0]][k], dmin(m->v[m->tri[f][1]][k], m->v[m->tri[f][2]][k]));
+            bx[f].hi[k] = dmax(m->v[m->tri[f][0]][k], dmax(m->v[m->tri[f][1]][k], m->v[m->tri[f][2]][k]));
+        }
+        bx[f].key = bx[f].lo[axis];
+        bx[f].f = (uint32_t)f;
+    }
+    if (st == TL_OK) qsort(bx, nt, sizeof *bx, cmp_box_lo);
+    size_t tests = 0, budget = SELF_TESTS_PER_FACET * nt;
+    for (size_t i = 0; st == TL_OK && i < nt; i++) {
+        for (size_t j = i + 1; j < nt && bx[j].lo[axis] <= bx[i].hi[axis]; j++) {
+            bool apart = false;
+            for (int k = 0; k < 3; k++)
+                if (bx[j].lo[k] > bx[i].hi[k] || bx[i].lo[k] > bx[j].hi[k]) apart = true;
+            uint32_t f = bx[i].f, g = bx[j].f;
+            if (apart || shares_vertex(m, f, g)) continue;
+            if (++tests > budget) {
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: the facets' boxes overlap so much (more than %d candidate pairs per facet) that the "
+                          "surface cannot be checked for crossing itself; a body's mesh is not made like that",
+                          what, SELF_TESTS_PER_FACET);
+                break;
+            }
+            if (edge_crosses(m, f, g) || edge_crosses(m, g, f)) {
+                const double *p = m->v[m->tri[f][0]];
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: facets %u and %u cross each other (the first at " VFMT "): a body's surface must not "
+                          "cross itself (overlapping parts would count their common volume twice); merge them into "
+                          "one closed surface",
+                          what, f < g ? f : g, f < g ? g : f, VARG(p));
+                break;
+            }
+        }
+    }
+    /* the connected parts */
+    size_t parts = 0;
+    for (size_t f = 0; st == TL_OK && f < nt; f++) comp[f] = TL_MESH_NONE;
+    for (size_t s0 = 0; st == TL_OK && s0 < nt; s0++) {
+        if (comp[s0] != TL_MESH_NONE) continue;
+        if (parts == MAX_BODY_PARTS) {
+            st = fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: a body of more than %d separate closed surfaces", what,
+                      MAX_BODY_PARTS);
+            break;
+        }
+        size_t head = 0, tail = 0;
+        queue[tail++] = (uint32_t)s0;
+        comp[s0] = (uint32_t)parts;
+        while (head < tail) {
+            uint32_t f = queue[head++];
+            for (int k = 0; k < 3; k++) {
+                uint32_t g = m->adj[f][k];
+                if (g != TL_MESH_NONE && comp[g] == TL_MESH_NONE) {
+                    comp[g] = (uint32_t)parts;
+                    queue[tail++] = g;
+                }
+            }
+        }
+        parts++;
+    }
+    if (st == TL_OK && parts > 1) {
+        /* a direction no mesh of round numbers lines up with */
+        double dir[3] = {0.5773502691896258, 0.5773502691896257 * 1.0000001, 0.5773502691896259 * 0.9999998};
+        bool *seen = calloc(parts, sizeof *seen);
+        if (!seen) st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+        for (size_t f0 = 0; st == TL_OK && f0 < nt; f0++) {
+            uint32_t c = comp[f0];
+            if (seen[c]) continue;
+            seen[c] = true;
+            const double *p = m->v[m->tri[f0][0]];
+            size_t crossings = 0;
+            for (size_t g = 0; g < nt; g++) {
+                if (comp[g] == c) continue;
+                double t;
+                if (tl_tri_ray(p, dir, m->v[m->tri[g][0]], m->v[m->tri[g][1]], m->v[m->tri[g][2]], 0.0, INFINITY, &t))
+                    crossings++;
+            }
+            if (crossings % 2 == 1)
+                st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                          "%s: the closed surface of facet %zu lies inside another of the mesh's closed surfaces (at " VFMT
+                          "): nested parts count their common volume twice",
+                          what, f0, VARG(p));
+        }
+        free(seen);
+    }
+    tl_mem_free(m->mem, bx, nt * sizeof *bx);
+    tl_mem_free(m->mem, comp, nt * sizeof *comp);
+    tl_mem_free(m->mem, queue, nt * sizeof *queue);
+    return st;
+}
+
 /* facet normals, areas, centroids, bounding box; degenerate facets */
 static tl_status facet_data(tl_mesh *m, const char *what, char *msg, size_t msg_size) {
     m->total_area = 0.0;
@@ -266,7 +409,12 @@ static tl_status check_outward(tl_mesh *m, const char *what, char *msg, size_t m
                 }
             }
         }
-        if (!(vol > 1e-12 * scale))
+        if (!(fabs(vol) > 1e-12 * scale))
+            st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                      "%s: facet %zu: the closed surface it belongs to encloses no volume (%.6g m3 of facets whose "
+                      "cones hold %.6g m3): it is flat, folded onto itself",
+                      what, s, vol, scale);
+        else if (!(vol > 0.0))
             st = fail(msg, msg_size, TL_ERROR_ARGUMENT,
                       "%s: facet %zu: the closed surface it belongs to encloses a signed volume of %.6g: its facets "
                       "are wound clockwise seen from outside (normals pointing inwards); reverse the vertex order "
@@ -412,8 +560,9 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
     double scale = opts && opts->scale != 0.0 ? opts->scale : 1.0;
     if (!mem || !xyz || !tri)
         return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: no vertices or facets given", what);
-    if (!(scale > 0.0) || !isfinite(scale))
-        return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: the scale must be finite and > 0, got %g", what, scale);
+    if (!(scale > 0.0) || !(scale <= TL_MESH_MAX_SCALE))
+        return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: the scale must be > 0 and at most %g (metres per unit), got %g",
+                    what, TL_MESH_MAX_SCALE, scale);
     if (nt < (allow_open ? 1u : 4u) || nv < 3)
         return fail(msg, msg_size, TL_ERROR_ARGUMENT,
                     "%s: %zu vertices and %zu facets: a %s needs at least %s", what, nv, nt,
@@ -437,12 +586,22 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
     size_t used = 0;
     for (size_t i = 0; i < nv; i++)
         if (map[i] == 0) {
-            for (int k = 0; k < 3; k++)
-                if (!isfinite(xyz[3 * i + (size_t)k])) {
+            for (int k = 0; k < 3; k++) {
+                /* checked as scaled: a finite coordinate times the scale may overflow */
+                double x = xyz[3 * i + (size_t)k];
+                if (!isfinite(x)) {
                     tl_mem_free(mem, map, nv * sizeof *map);
                     return fail(msg, msg_size, TL_ERROR_ARGUMENT, "%s: vertex %zu has a coordinate that is not finite",
                                 what, i);
                 }
+                if (!(fabs(scale * x) <= TL_MESH_MAX_COORD)) {
+                    tl_mem_free(mem, map, nv * sizeof *map);
+                    return fail(msg, msg_size, TL_ERROR_ARGUMENT,
+                                "%s: vertex %zu lies %.6g m from the origin along an axis (coordinate %.6g times the "
+                                "scale %g), beyond %g m",
+                                what, i, fabs(scale * x), x, scale, TL_MESH_MAX_COORD);
+                }
+            }
             map[i] = (uint32_t)used++;
         }
     m->mem = mem;
@@ -470,9 +629,11 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
     tl_mem_free(mem, map, nv * sizeof *map);
     bounds(m);
     tl_status st = facet_data(m, what, msg, msg_size);
-    if (st == TL_OK && !allow_open) st = check_duplicates(m, what, msg, msg_size);
+    /* walls too: a repeated facet would push twice */
+    if (st == TL_OK) st = check_duplicates(m, what, msg, msg_size);
     if (st == TL_OK) st = build_edges(m, allow_open, what, msg, msg_size);
     if (st == TL_OK && m->closed) st = check_outward(m, what, msg, msg_size);
+    if (st == TL_OK && m->closed) st = check_self_intersection(m, what, msg, msg_size);
     if (st == TL_OK) st = vertex_facets(m, what, msg, msg_size);
     if (st == TL_OK && m->convex) {
         /* convex: at every edge the neighbour's far vertex is not above the facet's plane */
@@ -524,7 +685,9 @@ tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3])
         v3_sub(e1, b, a);
         v3_sub(e2, c, a);
         v3_cross(n, e1, e2);
-        v3_scale(m->n[f], n, 1.0 / v3_norm(n));
+        /* a rotation keeps the facet's area (> 0, checked at the load): the guard is for rounding */
+        double len = v3_norm(n);
+        if (len > 0.0) v3_scale(m->n[f], n, 1.0 / len);
         for (int k = 0; k < 3; k++) m->c[f][k] = (a[k] + b[k] + c[k]) / 3.0;
     }
     bounds(m);

@@ -35,6 +35,14 @@
 #include "triangle.h"
 
 #define TL_MESH_NONE UINT32_MAX
+
+/* the bounds on a mesh file (tl_mesh_load): its size, and one polygon's vertices */
+#define TL_MESH_FILE_MAX_BYTES (32ull << 20)
+#define TL_MESH_MAX_POLYGON 1000
+/* the largest scale (metres per file unit) and coordinate (m, after scaling; the engine's
+ * TL_MAX_COORDINATE) a mesh may have */
+#define TL_MESH_MAX_SCALE 1e6
+#define TL_MESH_MAX_COORD 1e12
 /* a convex mesh's table of starting vertices for its support walk: the directions' cube,
  * TL_MESH_CELLS x TL_MESH_CELLS cells on each of its 6 faces */
 #define TL_MESH_CELLS 8

@@ -6,13 +6,28 @@
  * checked here (triangles only, finite coordinates) and then by
  * tl_mesh_from_arrays. The meshes of a file (OBJ groups) are merged into
  * one, with vertices at the same coordinates joined.
+ *
+ * Bounds, so that no file makes a load hang or eat memory: the file must be a
+ * regular file (a FIFO or a device is refused before it is read) of at most
+ * TL_MESH_FILE_MAX_BYTES; it is read here, whole, and handed to assimp through
+ * an IO system that opens that file only: whatever else a file names (an OBJ's
+ * `mtllib`, which assimp would open relative to it) is refused, so nothing
+ * outside the scene's folder is ever read. A polygon of more than
+ * TL_MESH_MAX_POLYGON vertices is refused before assimp triangulates it (its
+ * triangulation is quadratic in the vertex count).
  */
+#define _POSIX_C_SOURCE 200809L
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mesh.h"
 
@@ -41,6 +56,141 @@ static int cmp_weld(const void *pa, const void *pb) {
     return a->i < b->i ? -1 : (a->i > b->i);
 }
 
+/* ---- the one file assimp may read, from memory ---- */
+
+typedef struct mem_file {
+    const char *data;
+    size_t size, at;
+} mem_file;
+
+typedef struct mem_fs {
+    const char *path;            /* the one name that may be opened */
+    const char *data;
+    size_t size;
+    int refused;                 /* other names assimp asked for */
+} mem_fs;
+
+static size_t mem_read(struct aiFile *f, char *buf, size_t size, size_t count) {
+    mem_file *m = (mem_file *)(void *)f->UserData;
+    if (size == 0 || count == 0) return 0;
+    size_t left = m->size - m->at, n = left / size < count ? left / size : count;
+    memcpy(buf, m->data + m->at, n * size);
+    m->at += n * size;
+    return n;
+}
+
+static size_t mem_write(struct aiFile *f, const char *buf, size_t size, size_t count) {
+    (void)f;
+    (void)buf;
+    (void)size;
+    (void)count;
+    return 0;
+}
+
+static size_t mem_tell(struct aiFile *f) { return ((mem_file *)(void *)f->UserData)->at; }
+static size_t mem_size(struct aiFile *f) { return ((mem_file *)(void *)f->UserData)->size; }
+static void mem_flush(struct aiFile *f) { (void)f; }
+
+static enum aiReturn mem_seek(struct aiFile *f, size_t offset, enum aiOrigin origin) {
+    mem_file *m = (mem_file *)(void *)f->UserData;
+    size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? m->at : m->size;
+    if (origin != aiOrigin_SET && origin != aiOrigin_CUR && origin != aiOrigin_END) return aiReturn_FAILURE;
+    if (offset > m->size - base) return aiReturn_FAILURE;
+    m->at = base + offset;
+    return aiReturn_SUCCESS;
+}
+
+static struct aiFile *mem_open(struct aiFileIO *io, const char *name, const char *mode) {
+    mem_fs *fs = (mem_fs *)(void *)io->UserData;
+    if (!name || strcmp(name, fs->path) != 0 || (mode && strpbrk(mode, "wa+"))) {
+        fs->refused++;
+        return NULL;
+    }
+    struct aiFile *f = calloc(1, sizeof *f);
+    mem_file *m = calloc(1, sizeof *m);
+    if (!f || !m) {
+        free(f);
+        free(m);
+        return NULL;
+    }
+    m->data = fs->data;
+    m->size = fs->size;
+    f->ReadProc = mem_read;
+    f->WriteProc = mem_write;
+    f->TellProc = mem_tell;
+    f->FileSizeProc = mem_size;
+    f->SeekProc = mem_seek;
+    f->FlushProc = mem_flush;
+    f->UserData = (aiUserData)(void *)m;
+    return f;
+}
+
+static void mem_close(struct aiFileIO *io, struct aiFile *f) {
+    (void)io;
+    if (!f) return;
+    free(f->UserData);
+    free(f);
+}
+
+/* The file, whole, when it is a regular file of at most TL_MESH_FILE_MAX_BYTES. */
+static tl_status read_whole(const char *path, char **out, size_t *size, char *msg, size_t msg_size) {
+    *out = NULL;
+    *size = 0;
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(msg, msg_size, "%s: cannot open the mesh file: %s", path, strerror(errno));
+        return TL_ERROR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const char *kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                           : S_ISDIR(st.st_mode) ? "a directory"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                           : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                        : "not a plain file";
+        snprintf(msg, msg_size, "%s: the mesh file is not a regular file (it is %s)", path, kind);
+        close(fd);
+        return TL_ERROR_ARGUMENT;
+    }
+    if (st.st_size <= 0 || (uint64_t)st.st_size > TL_MESH_FILE_MAX_BYTES) {
+        if (st.st_size <= 0) snprintf(msg, msg_size, "%s: the mesh file is empty", path);
+        else
+            snprintf(msg, msg_size, "%s: the mesh file is %lld bytes, more than %llu (the limit on a mesh file: "
+                     "about 670,000 facets of binary STL)", path, (long long)st.st_size,
+                     (unsigned long long)TL_MESH_FILE_MAX_BYTES);
+        close(fd);
+        return TL_ERROR_ARGUMENT;
+    }
+    /* the descriptor back to blocking reads: a regular file */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        snprintf(msg, msg_size, "%s: out of memory", path);
+        return TL_ERROR_MEMORY;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        snprintf(msg, msg_size, "%s: the mesh file could not be read whole (%zu of %zu bytes)", path, got, n);
+        return TL_ERROR_IO;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *size = n;
+    return TL_OK;
+}
+
 tl_status tl_mesh_load(tl_mem *mem, tl_mesh *m, const char *path, const tl_mesh_opts *opts, char *msg,
                        size_t msg_size) {
     tl_mesh_init(m);
@@ -48,10 +198,34 @@ tl_status tl_mesh_load(tl_mem *mem, tl_mesh *m, const char *path, const tl_mesh_
         snprintf(msg, msg_size, "no mesh file given");
         return TL_ERROR_ARGUMENT;
     }
-    const struct aiScene *sc =
-        aiImportFile(path, aiProcess_JoinIdenticalVertices | aiProcess_Triangulate | aiProcess_DropNormals);
+    char *data = NULL;
+    size_t size = 0;
+    tl_status rs = read_whole(path, &data, &size, msg, msg_size);
+    if (rs != TL_OK) return rs;
+    mem_fs fs = {path, data, size, 0};
+    struct aiFileIO io = {mem_open, mem_close, (aiUserData)(void *)&fs};
+    /* triangulation after the polygons' sizes are checked (below) */
+    const struct aiScene *sc = aiImportFileEx(path, aiProcess_JoinIdenticalVertices | aiProcess_DropNormals, &io);
     if (!sc) {
         snprintf(msg, msg_size, "%s: cannot read the mesh (STL or OBJ): %s", path, aiGetErrorString());
+        free(data);
+        return TL_ERROR_IO;
+    }
+    unsigned largest = 0;
+    for (unsigned i = 0; i < sc->mNumMeshes; i++)
+        for (unsigned f = 0; f < sc->mMeshes[i]->mNumFaces; f++)
+            if (sc->mMeshes[i]->mFaces[f].mNumIndices > largest) largest = sc->mMeshes[i]->mFaces[f].mNumIndices;
+    if (largest > TL_MESH_MAX_POLYGON) {
+        snprintf(msg, msg_size, "%s: a polygon has %u vertices, more than %d (the limit on one facet of a mesh file)",
+                 path, largest, TL_MESH_MAX_POLYGON);
+        aiReleaseImport(sc);
+        free(data);
+        return TL_ERROR_ARGUMENT;
+    }
+    if (largest > 3) sc = aiApplyPostProcessing(sc, aiProcess_Triangulate);
+    free(data);
+    if (!sc) {
+        snprintf(msg, msg_size, "%s: cannot triangulate the mesh's polygons: %s", path, aiGetErrorString());
         return TL_ERROR_IO;
     }
     tl_status st = TL_OK;

@@ -409,3 +409,47 @@ tl_status tl_file_fnv(const char *path, uint64_t from, uint64_t to, uint64_t *ha
     *got = at - from;
     return s;
 }
+
+tl_status tl_file_open_regular(const char *path, int *fd, uint64_t *size, char *err, size_t errsize) {
+    *fd = -1;
+    *size = 0;
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f < 0) {
+        int e = errno;
+        set_err(err, errsize, "%s: %s", path, strerror(e));
+        return e == ENOENT ? TL_ERROR_NOT_FOUND : TL_ERROR_IO;
+    }
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        set_err(err, errsize, "%s: %s", path, strerror(errno));
+        close(f);
+        return TL_ERROR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char *kind = S_ISFIFO(st.st_mode)                          ? "a FIFO"
+                           : S_ISDIR(st.st_mode)                         ? "a directory"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                           : S_ISSOCK(st.st_mode)                        ? "a socket"
+                                                                         : "not a plain file";
+        set_err(err, errsize, "%s: not a regular file (it is %s)", path, kind);
+        close(f);
+        return TL_ERROR_ARGUMENT;
+    }
+    int fl = fcntl(f, F_GETFL);
+    if (fl >= 0) (void)fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    *fd = f;
+    *size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    return TL_OK;
+}
+
+bool tl_fd_read_exact(int fd, void *buf, size_t n) {
+    unsigned char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        got += (size_t)r;
+    }
+    return true;
+}

@@ -97,6 +97,14 @@ tl_status tl_mkdir_parent(const char *path, char *err, size_t errsize);
  * NULL when out of memory. */
 char *tl_path_join(const char *a, const char *b);
 
+/* Opens `path` to read without waiting (a FIFO opens at once, and is refused) and checks that
+ * it is a regular file: *fd (blocking reads from here) and *size; else an error naming what it
+ * is ("'x' is not a regular file (it is a FIFO)") and *fd = -1. */
+tl_status tl_file_open_regular(const char *path, int *fd, uint64_t *size, char *err, size_t errsize);
+
+/* Reads exactly n bytes from fd (interrupted reads retried): false at an error or the end. */
+bool tl_fd_read_exact(int fd, void *buf, size_t n);
+
 /* A malloc'd printf; NULL when out of memory. */
 char *tl_strdup_printf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -339,6 +339,26 @@ static int check_flow(tl_ydoc *doc, const char *text, size_t len) {
 
 /* Walks the events: 0 when within the limits (or at a syntax error, which
  * the build reports), else -1 with the error written. */
+/* A scalar's text (its escapes resolved: "\e", "\x1b", "\u009b" give control characters)
+ * holds no control character but tab and line feed: names and titles reach the terminal, files
+ * and reports, where an escape sequence could retitle a window, clear the screen or ring. */
+static int check_controls(tl_ydoc *doc, struct fy_event *fye) {
+    size_t n = 0;
+    const char *t = fye->scalar.value ? fy_token_get_text(fye->scalar.value, &n) : NULL;
+    const unsigned char *u = (const unsigned char *)t;
+    for (size_t i = 0; t && i < n; i++) {
+        bool c1 = u[i] == 0xC2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] < 0xA0;
+        if ((u[i] < 0x20 && u[i] != '\t' && u[i] != '\n') || u[i] == 0x7f || c1) {
+            tl_yval at;
+            event_place(fye, &at);
+            return tl_yfail(doc, &at, "a text holding the control character 0x%02x%s: a scene's texts are printable "
+                                      "(tab and line feed aside)",
+                            c1 ? u[i + 1] : u[i], u[i] == 0x1b || (c1 && u[i + 1] == 0x9b) ? " (a terminal escape)" : "");
+        }
+    }
+    return 0;
+}
+
 static int check_limits(tl_ydoc *doc, const char *text, size_t len) {
     struct fy_diag *diag = quiet_diag();
     if (!diag) return tl_yfail(doc, NULL, "out of memory");
@@ -361,6 +381,7 @@ static int check_limits(tl_ydoc *doc, const char *text, size_t len) {
         case FYET_SCALAR:
             w.written++;
             rc = limits_add(doc, &w, fye, 1, 0, false);
+            if (rc == 0) rc = check_controls(doc, fye);
             if (rc == 0 && fye->scalar.anchor) {
                 size_t n = 0;
                 const char *name = fy_token_get_text(fye->scalar.anchor, &n);

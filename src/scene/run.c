@@ -1163,6 +1163,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
                                      e1.dissipated_tangential_damping + e1.dissipated_friction +
                                      e1.dissipated_rolling + e1.dissipated_twisting;
         summary->energy_integration_residual = e1.integration_residual;
+        summary->energy_tracked = r.scene->def.track_energy;
         summary->particles_inserted = r.inserted;
         summarize_inflows(&r, summary);
         summarize_servos(&r, summary);

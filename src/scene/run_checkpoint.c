@@ -46,6 +46,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -525,7 +526,24 @@ static tl_status locate(tl_run_state *r, const char *where, tl_run_saved *S) {
     }
     char *latest = tl_path_join(where, "latest");
     if (!latest) return refuse(r, TL_ERROR_MEMORY, "out of memory");
-    FILE *fp = fopen(latest, "rb");
+    /* `latest` is a short regular file: a FIFO in its place is refused, not waited on */
+    FILE *fp = NULL;
+    {
+        int lfd = -1;
+        uint64_t lsize = 0;
+        char lerr[64];
+        tl_status ls = tl_file_open_regular(latest, &lfd, &lsize, lerr, sizeof lerr);
+        if (ls == TL_OK) {
+            fp = fdopen(lfd, "rb");
+            if (!fp) close(lfd);
+        } else if (ls == TL_ERROR_ARGUMENT) {
+            tl_status s = refuse(r, TL_ERROR_ARGUMENT, "%s: not a regular file (it names the newest checkpoint)", latest);
+            free(latest);
+            return s;
+        } else {
+            errno = ls == TL_ERROR_NOT_FOUND ? ENOENT : EIO;
+        }
+    }
     if (!fp && errno == ENOENT) {
         /* an output folder: its checkpoints are in the scene's checkpoint folder inside it */
         const tl_checkpoint_spec *ck = &r->scene->checkpoint;
@@ -574,25 +592,53 @@ static tl_status locate(tl_run_state *r, const char *where, tl_run_saved *S) {
     return TL_OK;
 }
 
+/* The file, whole. Its type and header first: a FIFO is refused without waiting for a writer,
+ * and a file whose header is not a checkpoint's, or whose length is not the one its header
+ * gives, is refused before the rest is read (a huge stray file costs a header's read, and the
+ * refusal lets the resume fall back to an older checkpoint). */
 static tl_status read_all(tl_run_state *r, tl_run_saved *S) {
-    FILE *fp = fopen(S->path, "rb");
-    if (!fp) return refuse(r, TL_ERROR_IO, "%s: %s", S->path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || st.st_size < 0) {
-        fclose(fp);
-        return refuse(r, TL_ERROR_IO, "%s: %s", S->path, strerror(errno));
+    int fd = -1;
+    uint64_t size = 0;
+    char err[1300];
+    tl_status st = tl_file_open_regular(S->path, &fd, &size, err, sizeof err);
+    if (st != TL_OK) return refuse(r, st == TL_ERROR_NOT_FOUND ? TL_ERROR_IO : st, "%s", err);
+    unsigned char head_bytes[HEADER_BYTES];
+    if (size < HEADER_BYTES || !tl_fd_read_exact(fd, head_bytes, HEADER_BYTES)) {
+        close(fd);
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated: %llu bytes, less than a header (%u)", S->path,
+                      (unsigned long long)size, HEADER_BYTES);
     }
-    size_t size = (size_t)st.st_size;
-    S->data = malloc(size ? size : 1);
+    uint64_t head[4];
+    memcpy(head, head_bytes, sizeof head);
+    const char *bad = head[0] != MAGIC ? "not a Talus checkpoint" : NULL;
+    if (bad || head[1] != FORMAT || head[2] != size) {
+        close(fd);
+        if (bad) return refuse(r, TL_ERROR_ARGUMENT, "%s: %s", S->path, bad);
+        if (head[1] != FORMAT)
+            return refuse(r, TL_ERROR_ARGUMENT,
+                          "%s: written in checkpoint format %llu; this build of Talus reads format %u", S->path,
+                          (unsigned long long)head[1], FORMAT);
+        if (head[2] > size)
+            return refuse(r, TL_ERROR_ARGUMENT, "%s: truncated: %llu of %llu bytes", S->path,
+                          (unsigned long long)size, (unsigned long long)head[2]);
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: %llu bytes where its header says %llu (not one complete checkpoint)",
+                      S->path, (unsigned long long)size, (unsigned long long)head[2]);
+    }
+    if (size > SIZE_MAX - 1) {
+        close(fd);
+        return refuse(r, TL_ERROR_ARGUMENT, "%s: %llu bytes: too large for this machine", S->path,
+                      (unsigned long long)size);
+    }
+    S->data = malloc((size_t)size);
     if (!S->data) {
-        fclose(fp);
-        return refuse(r, TL_ERROR_MEMORY, "%s: out of memory (%zu bytes)", S->path, size);
+        close(fd);
+        return refuse(r, TL_ERROR_MEMORY, "%s: out of memory (%llu bytes)", S->path, (unsigned long long)size);
     }
-    size_t got = fread(S->data, 1, size, fp);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || got != size) return refuse(r, TL_ERROR_IO, "%s: cannot read it", S->path);
-    S->size = size;
+    memcpy(S->data, head_bytes, HEADER_BYTES);
+    bool ok = tl_fd_read_exact(fd, (unsigned char *)S->data + HEADER_BYTES, (size_t)size - HEADER_BYTES);
+    close(fd);
+    if (!ok) return refuse(r, TL_ERROR_IO, "%s: cannot read it", S->path);
+    S->size = (size_t)size;
     return TL_OK;
 }
 

@@ -205,8 +205,11 @@ int tl_load_orientation(loader *L, const tl_yval *v, tl_quat *q, bool *random) {
         tl_yseq_at(v, i, &e);
         if (tl_ynumber(&L->doc, &e, &(tl_yrange){-INFINITY, INFINITY, false, false, ""}, &c[i])) return -1;
     }
+    /* the norm by the largest component first: squares of 1e200 overflow where the direction is fine */
+    double big = fmax(fmax(fabs(c[0]), fabs(c[1])), fmax(fabs(c[2]), fabs(c[3])));
+    if (!(big > 0.0)) return tl_yfail(&L->doc, v, "the quaternion must not be zero");
+    for (int i = 0; i < 4; i++) c[i] /= big;
     double n = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
-    if (!(n > 0.0) || !isfinite(n)) return tl_yfail(&L->doc, v, "the quaternion must not be zero");
     *q = (tl_quat){c[0] / n, c[1] / n, c[2] / n, c[3] / n};
     return 0;
 }
