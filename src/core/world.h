@@ -79,6 +79,7 @@ typedef struct tl_external {
 typedef struct tl_blowup_ref {
     double energy0;   /* kinetic + elastic when the reference was taken, J */
     double potential0;
+    double potential_mag0; /* sum of |m g . x| over the bodies then: the rounding of potential0 */
     double boundary0;
     double added;     /* kinetic energy of the particles added since, J */
     int64_t passed;   /* the step whose state last passed the check (-1: none) */

@@ -24,7 +24,9 @@ tl_shape_def tl_shape_default(void) {
     return d;
 }
 
-static bool finite_positive(double x) { return isfinite(x) && x > 0.0; }
+/* a body's length (a radius, a semi-axis): the range of a sphere's radius, TL_MIN_RADIUS (below,
+ * masses underflow) to TL_MAX_COORDINATE */
+static bool body_length_ok(double x) { return x >= TL_MIN_RADIUS && x <= TL_MAX_COORDINATE; }
 
 /* An ellipsoid of semi-axes a, b, c along the body axes (closed forms). */
 static void shape_ellipsoid(tl_shape *s, double a, double b, double c) {
@@ -105,21 +107,21 @@ static tl_status shape_mesh(tl_world *w, const tl_shape_def *d, const char *name
         st = tl_mesh_load(&w->mem, m, d->file, &opts, msg, sizeof msg);
         break;
     case TL_MESH_ICOSPHERE:
-        if (!finite_positive(d->radius) || d->subdivisions < 0 || d->subdivisions > 7) {
+        if (!body_length_ok(d->radius) || d->subdivisions < 0 || d->subdivisions > 7) {
             drop_mesh(w, m);
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': an icosphere needs a radius > 0 m and 0 to 7 subdivisions, got %g and %d",
+                                 "shape '%s': an icosphere needs a radius of 1e-12 to 1e12 m and 0 to 7 subdivisions, got %g and %d",
                                  name, d->radius, d->subdivisions);
         }
         st = tl_mesh_icosphere(&w->mem, m, d->radius, d->subdivisions, msg, sizeof msg);
         break;
     case TL_MESH_ELLIPSOID: {
         double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
-        if (!finite_positive(a) || !finite_positive(b) || !finite_positive(c) || d->vertices < 6 ||
+        if (!body_length_ok(a) || !body_length_ok(b) || !body_length_ok(c) || d->vertices < 6 ||
             d->vertices > 10000000) {
             drop_mesh(w, m);
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': a triangulated ellipsoid needs semi-axes > 0 m and 6 to 1e7 vertices",
+                                 "shape '%s': a triangulated ellipsoid needs semi-axes of 1e-12 to 1e12 m and 6 to 1e7 vertices",
                                  name);
         }
         st = tl_mesh_ellipsoid(&w->mem, m, a, b, c, (size_t)d->vertices, msg, sizeof msg);
@@ -223,9 +225,9 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
     switch (d->kind) {
     case TL_SHAPE_ELLIPSOID: {
         double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
-        if (!finite_positive(a) || !finite_positive(b) || !finite_positive(c))
+        if (!body_length_ok(a) || !body_length_ok(b) || !body_length_ok(c))
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': ellipsoid semi_axes must be finite and > 0 m, got (%g, %g, %g)",
+                                 "shape '%s': ellipsoid semi_axes must be 1e-12 to 1e12 m (a sphere's radii), got (%g, %g, %g)",
                                  name, a, b, c);
         shape_ellipsoid(&s, a, b, c);
         /* its contacts with meshes go through its tessellation, measured as its def asks (the

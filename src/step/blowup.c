@@ -82,11 +82,32 @@ static double held_elastic_bound(const tl_world *w) {
     return tl_rsum_value(&h.sum);
 }
 
+/* sum |m g . x| over the bodies (all ranks: an upper bound, the ranks' largest times their
+ * count): the potential energy's terms are products rounded one by one, so a difference of two
+ * potentials is known to about 2 eps of it, whatever the sums' accuracy. Bodies of 1 nm falling
+ * from 1 m change it by less than that; the test must not read the rounding as energy from
+ * nowhere. */
+static void magnitude_term(void *user, int which, double x) {
+    if (which == TL_TERM_POT && isfinite(x)) *(double *)user += fabs(x);
+}
+static double potential_magnitude(const tl_world *w) {
+    size_t first, count;
+    tl_world_owned(w, &first, &count);
+    double m = 0.0;
+    tl_world_body_terms(w, first, count, magnitude_term, &m);
+    if (w->dc && w->dc->established) {
+        tl_decomp_max(w, &m, 1);
+        m *= (double)tl_world_ranks(w);
+    }
+    return m;
+}
+
 void tl_blowup_reference(tl_world *w) {
     double pot;
     w->blowup.energy0 = kinetic_elastic(w, &pot);
     if (!(w->lay.energy >= 0 && w->def.track_energy)) w->blowup.energy0 += held_elastic_bound(w);
     w->blowup.potential0 = pot;
+    w->blowup.potential_mag0 = potential_magnitude(w);
     w->blowup.boundary0 = w->ledger.boundary_work;
     w->blowup.added = 0.0;
     w->blowup.passed = -1;
@@ -292,7 +313,9 @@ tl_status tl_blowup_check(tl_world *w) {
     if (w->def.blowup_energy > 0.0 && !(!dist && w->blowup.set && energy_surely_within(w))) {
         if (!w->blowup.set) tl_blowup_reference(w);
         double pot, now = kinetic_elastic(w, &pot);
-        double budget = w->blowup.energy0 + fabs(pot - w->blowup.potential0) +
+        /* the potential change, and what rounding leaves unknown of it */
+        double pot_round = 4.0 * DBL_EPSILON * (potential_magnitude(w) + w->blowup.potential_mag0);
+        double budget = w->blowup.energy0 + fabs(pot - w->blowup.potential0) + pot_round +
                         fabs(w->ledger.boundary_work - w->blowup.boundary0) + w->blowup.added;
         if (!(now <= w->def.blowup_energy * budget) && now > 1e-300) {
             size_t fast = first; /* this rank's fastest */
