@@ -439,7 +439,7 @@ def _angle(m, rad_key, deg_key, what, required):
     if rad_key in m and deg_key in m:
         raise ValueError("%s: give either %s (rad) or %s, not both" % (what, rad_key, deg_key))
     if deg_key in m:
-        return math.radians(_float(m[deg_key], "%s.%s" % (what, deg_key)))
+        return _float(m[deg_key], "%s.%s" % (what, deg_key)) * math.pi / 180.0   # as the scene loader
     if rad_key in m:
         return _float(m[rad_key], "%s.%s" % (what, rad_key))
     if required:
@@ -591,7 +591,7 @@ def wall_def(kind, material, kw, keep):
         if servo is not None:
             raise ValueError("%s: a force-controlled wall (servo) can only translate; leave out motion" % what)
     if servo is not None and "stress" in servo and kind != "rectangle":
-        raise ValueError("%s: a servo stress needs a wall with a finite area (a rectangle); give force (N)" % what)
+        raise ValueError("%s: servo: a stress needs a wall with a finite area (a rectangle); give force (N)" % what)
     if "units" in kw:
         if "scale" in kw:
             raise TypeError("%s: give either units or scale, not both" % what)
