@@ -708,7 +708,8 @@ def shape_def(kind, kw, keep):
     d.name = cstr(kw.pop("name", None), keep)
     if "source" in kw:
         d.source = choice(MESH_SOURCES, kw.pop("source"), "mesh source")
-    for new, old, table in (("contact_radius", "mesh_radius", MESH_RADII), ("contact_depth", "mesh_depth", MESH_DEPTHS)):
+    for new, old, table in (("contact_radius", "mesh_radius", MESH_RADII),
+                            ("contact_depth", "mesh_depth", MESH_DEPTHS)):
         if old in kw and new in kw:
             raise TypeError("add_shape: give %s (or its old name %s), not both" % (new, old))
         key = old if old in kw else new

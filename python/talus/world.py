@@ -269,8 +269,8 @@ class World:
         d = _defs.law_def(law, keep)
         ia = None if isinstance(a, str) and a == "any" else self.material(a)
         ib = None if isinstance(b, str) and b == "any" else self.material(b)
-        if ia is None and ib is not None:
-            ia, ib = ib, None
+        if (ia is None and ib is not None) or (ia is not None and ib is not None and ib < ia):
+            ia, ib = ib, ia   # one entry per pair, the specific material first
         level = (ia is not None) + (ib is not None)
         entry = (level, ia, ib, dict(law))
         with self._h.lock:
@@ -302,7 +302,7 @@ class World:
         lib.tl_world_create(ffi.new("tl_world_def *", lib.tl_world_default()), out)
         try:
             m = ffi.new("tl_material_def *", lib.tl_material_default())
-            name = ffi.new("char[]", b"any material")
+            name = ffi.new("char[]", b"any")
             m.name = name
             idx = ffi.new("int *")
             lib.tl_world_add_material(out[0], m, idx)
