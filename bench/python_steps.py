@@ -21,8 +21,8 @@ import talus
 def bed(n_side, layers, threads):
     w = talus.World(gravity=(0, 0, -9.81), threads=threads)
     w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
-    w.set_law("glass", "glass", e=0.5, mu=0.4)
-    w.add_wall("box", "glass", box_min=(0, 0, 0), box_max=(n_side * 2.1e-3, n_side * 2.1e-3, 1.0))
+    w.set_law("glass", "glass", normal="hertz", damping="tsuji", tangential="mindlin", e=0.5, mu=0.4)
+    w.add_wall("box", "glass", min=(0, 0, 0), max=(n_side * 2.1e-3, n_side * 2.1e-3, 1.0))
     g = np.mgrid[0:n_side, 0:n_side, 0:layers].reshape(3, -1).T * 2.1e-3 + 1.05e-3
     rng = np.random.default_rng(3)
     w.add_particles(g + rng.uniform(-2e-5, 2e-5, g.shape), 1e-3, "glass",

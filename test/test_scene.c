@@ -547,7 +547,92 @@ static void test_mesh_orientation(void) {
     rmdir(dir);
 }
 
+/* ---- the format's names for bindings (tl_scene_names, tl_suggest_name) ---- */
+
+/* The loader's message for an unknown key `bad` in the mapping `text` puts
+ * there lists exactly the names tl_scene_names gives for `table`. */
+static void check_listed(const char *table, const char *text) {
+    const char *const *names = NULL;
+    size_t n = tl_scene_names(table, &names);
+    ENSURE(n > 0 && names != NULL);
+    char list[1024] = "(allowed: ";
+    for (size_t i = 0; i < n; i++) {
+        strcat(list, i ? ", " : "");
+        strcat(list, names[i]);
+    }
+    tl_scene *s = NULL;
+    tl_scene_error err;
+    ENSURE(tl_scene_load_string(text, "names.yaml", &s, &err) == TL_ERROR_SCENE && s == NULL);
+    bool listed = strstr(err.message, list) != NULL && strstr(err.message, "unknown key 'bad'") != NULL;
+    if (!listed) fprintf(stderr, "%s: '%s' is not in: %s\n", table, list, err.message);
+    ENSURE(listed);
+}
+
+static bool name_is(const char *table, size_t i, const char *expect) {
+    const char *const *names = NULL;
+    size_t n = tl_scene_names(table, &names);
+    return i < n && strcmp(names[i], expect) == 0;
+}
+
+static void test_names(void) {
+    check_listed("material", "materials:\n  sand: {density: 2500, bad: 1}\n" LAW GRAIN STAGE);
+    check_listed("integrator", HEAD LAW GRAIN STAGE "integrator: {bad: 1}\n");
+    check_listed("domain", HEAD LAW GRAIN STAGE "domain: {min: [-1, -1, -1], max: [1, 1, 1], bad: 1}\n");
+    check_listed("neighbor", HEAD LAW GRAIN STAGE "neighbor: {bad: 1}\n");
+    check_listed("blowup", HEAD LAW GRAIN STAGE "blowup: {bad: 1}\n");
+    check_listed("top", HEAD LAW GRAIN STAGE "bad: 1\n");
+    check_listed("particle", HEAD LAW STAGE "particles:\n  - {material: sand, radius: 1.0e-3, position: [0, 0, 0], "
+                             "bad: 1}\n");
+    check_listed("wall.plane", HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, bad: 1}\n");
+    check_listed("wall.rectangle", HEAD LAW GRAIN STAGE "walls:\n  - {type: rectangle, material: sand, bad: 1}\n");
+    check_listed("wall.box", HEAD LAW GRAIN STAGE "walls:\n  - {type: box, material: sand, bad: 1}\n");
+    check_listed("wall.mesh", HEAD LAW GRAIN STAGE "walls:\n  - {type: mesh, material: sand, bad: 1}\n");
+    check_listed("wall.servo", HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, normal: [0, 0, 1], "
+                               "servo: {bad: 1}}\n");
+    check_listed("wall.motion.rotate", HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, normal: "
+                                       "[0, 0, 1], motion: {rotate: {axis: [0, 0, 1], bad: 1}}}\n");
+    check_listed("wall.motion.oscillate", HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, normal: "
+                                          "[0, 0, 1], motion: {oscillate: {axis: [0, 0, 1], bad: 1}}}\n");
+    check_listed("wall.motion.rock", HEAD LAW GRAIN STAGE "walls:\n  - {type: plane, material: sand, normal: "
+                                     "[0, 0, 1], motion: {rock: {axis: [0, 0, 1], bad: 1}}}\n");
+    check_listed("shape", HEAD LAW GRAIN STAGE "shapes:\n  pebble: {ellipsoid: [1, 1, 1], bad: 1}\n");
+    check_listed("shape.mesh", HEAD LAW GRAIN STAGE "shapes:\n  pebble: {mesh: {bad: 1}}\n");
+    /* a law's options open its list of keys (the coefficients of its models follow) */
+    check_listed("law", HEAD STAGE "laws:\n  - {between: [sand, sand], normal: hertz, bad: 1}\n");
+    /* the choices, in the order of the enums they stand for */
+    ENSURE(tl_scene_names("law.slot", NULL) == TL_SLOT_COUNT);
+    for (int k = 0; k < TL_SLOT_COUNT; k++) ENSURE(name_is("law.slot", (size_t)k, tl_slot_name((tl_slot)k)));
+    ENSURE(name_is("integrator.scheme", TL_INTEGRATOR_PREDICTOR_CORRECTOR, "predictor-corrector"));
+    ENSURE(name_is("law.coulomb_test", TL_COULOMB_SPRING_CAPPED, "spring-capped"));
+    ENSURE(name_is("law.coulomb_test", TL_COULOMB_LIGGGHTS, "liggghts"));
+    ENSURE(name_is("law.contact_point", TL_CONTACT_POINT_SURFACE, "surface"));
+    ENSURE(name_is("law.entry_displacement", TL_ENTRY_WHOLE_STEP, "whole-step"));
+    ENSURE(name_is("wall.type", TL_WALL_MESH, "mesh") && name_is("wall.type", TL_WALL_RECTANGLE, "rectangle"));
+    ENSURE(name_is("wall.open", 5, "+z") && (1u << 5) == TL_BOX_ZMAX && name_is("wall.open", 0, "-x"));
+    ENSURE(name_is("wall.motion", TL_MOTION_ROCK - TL_MOTION_ROTATE, "rock"));
+    ENSURE(name_is("shape.kind", TL_SHAPE_ELLIPSOID, "ellipsoid") && name_is("shape.kind", TL_SHAPE_MESH, "mesh"));
+    ENSURE(name_is("shape.contact_depth", TL_MESH_DEPTH_POTENTIAL, "potential"));
+    ENSURE(name_is("shape.contact_radius", TL_MESH_RADIUS_AREA, "area"));
+    ENSURE(name_is("wall.units", 2, "mm") && name_is("shape.units", 3, "um"));
+    ENSURE(tl_scene_names("domain.periodic", NULL) == 3);
+    /* an unknown table: nothing */
+    const char *const *names = (const char *const *)&names;
+    ENSURE(tl_scene_names("walls.box", &names) == 0 && names == NULL);
+    ENSURE(tl_scene_names(NULL, &names) == 0 && names == NULL);
+    /* did you mean: the loader's rule */
+    const char *const keys[] = {"density", "youngs_modulus", "poisson_ratio"};
+    const char *sug = tl_suggest_name("desnity", keys, 3);
+    ENSURE(sug && strcmp(sug, "density") == 0);
+    sug = tl_suggest_name("youngs-modulus", keys, 3);
+    ENSURE(sug && strcmp(sug, "youngs_modulus") == 0);
+    sug = tl_suggest_name("dens", keys, 3); /* a prefix */
+    ENSURE(sug && strcmp(sug, "density") == 0);
+    ENSURE(tl_suggest_name("gravity", keys, 3) == NULL);
+    ENSURE(tl_suggest_name(NULL, keys, 3) == NULL && tl_suggest_name("x", NULL, 0) == NULL);
+}
+
 int main(void) {
+    test_names();
     test_world_keys();
     test_valid_scene();
     test_bad_scenes();

@@ -55,7 +55,7 @@ def main():
     print("Hertz contact time: run / closed form - 1 within %.1e" %
           max(abs(a / b - 1) for a, b in zip(t_hertz, t_closed)))
 
-    angles = np.radians(np.arange(5, 86, 5))
+    angles = np.arange(5, 86, 5)   # degrees, as talus collide --angle
     e_t, spin = [], []
     for a in angles:
         r = talus.collide(material_a=STEEL, wall=True, radius_a=R, speed=1.0, angle=float(a),
@@ -73,8 +73,8 @@ def main():
     ax[1].loglog(speeds, t_closed, "-", label="2.94 (15 m / 16 E* R^1/2 v)^2/5")
     ax[1].set(xlabel="impact speed (m/s)", ylabel="contact time (s)", title="undamped Hertz")
     ax[1].legend(fontsize=7)
-    ax[2].plot(np.degrees(angles), e_t, "o-", label="e_t")
-    ax[2].plot(np.degrees(angles), spin, "s-", label="omega R (m/s)")
+    ax[2].plot(angles, e_t, "o-", label="e_t")
+    ax[2].plot(angles, spin, "s-", label="omega R (m/s)")
     ax[2].set(xlabel="impact angle (deg)", title="oblique, mu = 0.3")
     ax[2].legend(fontsize=7)
     fig.tight_layout()

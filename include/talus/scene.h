@@ -29,6 +29,25 @@ typedef struct tl_scene_error {
 /* Formats "file:line:column: key: message" into buf. */
 void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size);
 
+/* The scene format's own names, in the loader's order, for bindings that speak
+ * its vocabulary (the Python package takes its keywords and choices from here):
+ * the keys a mapping takes, or the values a choice takes. Tables: "top" (the
+ * top-level keys), "domain", "domain.periodic" (x, y, z), "integrator",
+ * "integrator.scheme" (tl_integrator order), "neighbor", "blowup", "material",
+ * "law" (between, the slots, the options), "law.slot" (tl_slot order),
+ * "law.coulomb_test", "law.contact_point", "law.entry_displacement" (the order
+ * of their enums), "wall.type" (tl_wall_kind order), "wall.plane",
+ * "wall.rectangle", "wall.box", "wall.mesh" (the keys of each wall type),
+ * "wall.open" (-x +x -y +y -z +z: the tl_box_face bits from the lowest),
+ * "wall.units" (m, cm, mm, um), "wall.servo", "wall.motion" (rotate, oscillate,
+ * rock: tl_motion_kind from TL_MOTION_ROTATE), "wall.motion.rotate",
+ * "wall.motion.oscillate", "wall.motion.rock", "particle", "shape" (the keys of
+ * a shape), "shape.kind" (sphere, ellipsoid, mesh: tl_shape_kind order),
+ * "shape.mesh", "shape.units", "shape.contact_radius" (tl_mesh_radius order),
+ * "shape.contact_depth" (tl_mesh_depth order). Sets *names (when not NULL) to
+ * a static array and returns its count; 0 and NULL for an unknown table. */
+size_t tl_scene_names(const char *table, const char *const **names);
+
 tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err);
 tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
                                tl_scene_error *err);

@@ -293,6 +293,12 @@ const tl_submodel_info *tl_registry_get(int index);
 const tl_submodel_info *tl_registry_find(tl_slot slot, const char *name);
 const char *tl_slot_name(tl_slot slot);
 
+/* The candidate closest to `name` (edit distance, case-insensitive, '-' and '_'
+ * alike; a prefix of three or more letters counts too), or NULL when none is
+ * reasonably close: the "did you mean" of the library's and the scene loader's
+ * messages, for bindings that check names themselves. */
+const char *tl_suggest_name(const char *name, const char *const *candidates, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,7 @@ engine's memory, without copies; steps run with the GIL released.
 >>> import talus
 >>> w = talus.World(gravity=(0, 0, -9.81))
 >>> glass = w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
->>> w.set_law("glass", "glass", e=0.5, mu=0.4)
+>>> w.set_law("glass", "glass", tangential="mindlin", e=0.5, mu=0.4)
 >>> w.add_wall("plane", "glass", point=(0, 0, 0), normal=(0, 0, 1))
 0
 >>> w.add_particle("glass", radius=1e-3, position=(0, 0, 0.01))

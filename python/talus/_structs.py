@@ -53,12 +53,9 @@ CONTACT = struct_dtype("tl_contact_info", ["id_a", "id_b", "with_wall", "overlap
                                            "sliding"])
 CONTACT_PACKED = packed(CONTACT)
 
-ENERGY_FIELDS = ["kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-                 "elastic_tangential", "elastic_rolling", "elastic_twisting", "dissipated_normal",
-                 "dissipated_plastic", "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling",
-                 "dissipated_twisting", "boundary_work",
-                 "integration_residual", "curvature_work",
-                 "total"]
+# every field of tl_energy, in the header's order (cffi reads them from the declarations
+# generated from include/talus/types.h: the ledger cannot lose a column here)
+ENERGY_FIELDS = [name for name, _ in ffi.typeof("tl_energy").fields]
 ENERGY = struct_dtype("tl_energy", ENERGY_FIELDS)
 ENERGY_PACKED = packed(ENERGY)
 

@@ -44,9 +44,12 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
     material_b : dict, optional
         Of sphere b or of the wall: keys over a copy of a's; default a's.
     law : dict, optional
-        The law between a and b, as `World.set_law` takes it; default
-        hertz + tsuji + mindlin with true history, e = 0.9, mu = 0.3, as
-        ``talus collide``.
+        The law between a and b, as ``talus collide`` takes it: a dict of
+        `World.set_law`'s keywords. Without any slot named, hertz + tsuji +
+        mindlin with true history and e = 0.9, mu = 0.3 (unless given: ``{"e":
+        0.5}`` changes only e), as the command; with a slot named, the slots
+        not named as in `World.set_law` (none; history true with a tangential
+        model).
     wall : bool
         b is a flat wall (else a sphere).
     radius_a, radius_b : float
@@ -56,7 +59,8 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
     speed : float
         Impact speed, m/s.
     angle : float
-        Impact angle from the normal, rad, in [0, pi/2).
+        Impact angle from the normal, degrees, in [0, 90), as ``talus collide
+        --angle``.
     spin_a, spin_b : sequence of 3 floats
         Initial angular velocities, rad/s.
     steps_per_contact, dt : float, optional
@@ -71,7 +75,8 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
     -------
     dict
         e_n, e_t, duration, max_overlap, max_normal_force, v_in, v_out,
-        omega_out, omega_out_b, vc_out, alpha_v, alpha_c, psi1, psi2, kappa,
+        omega_out, omega_out_b, vc_out, alpha_v, alpha_c (rad), alpha_v_deg,
+        alpha_c_deg (degrees, as ``talus collide --json``), psi1, psi2, kappa,
         energy_in, energy_out_translational, energy_out_rotational,
         diss_normal, diss_plastic, diss_tangential_damping, diss_friction,
         integration_residual, energy_error, dt, steps (and samples).
@@ -91,12 +96,15 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
         b.update(material_b)
         _material(d.material_b, b, "b", keep)
         d.same_material = False
-    _defs.law_def({"e": 0.9, "mu": 0.3} if law is None else law, keep, struct=d.law)
+    _defs.law_def(_defs.collide_law(law), keep, struct=d.law, what="collide law")
     d.wall = bool(wall)
     d.radius_a = float(radius_a)
     d.radius_b = float(radius_a if radius_b is None else radius_b)
     d.mass_a, d.mass_b = float(mass_a), float(mass_b)
-    d.speed, d.angle = float(speed), float(angle)
+    angle = _defs._float(angle, "angle")
+    if not 0.0 <= angle < 90.0:
+        raise ValueError("angle is the impact angle from the normal in degrees, 0 <= angle < 90, got %r" % angle)
+    d.speed, d.angle = float(speed), math.radians(angle)
     d.spin_a = _defs.vec3(spin_a, "spin_a")
     d.spin_b = _defs.vec3(spin_b, "spin_b")
     if steps_per_contact is not None:
@@ -125,6 +133,7 @@ def _run(d, record=False):
             "dt", "steps")}
         for k in ("v_in", "v_out", "omega_out", "omega_out_b", "vc_out"):
             out[k] = _tup(getattr(r, k))
+        out["alpha_v_deg"], out["alpha_c_deg"] = math.degrees(r.alpha_v), math.degrees(r.alpha_c)
         if record:
             out["samples"] = _structs.read_array(r.samples, r.nsamples, _structs.SAMPLE, _structs.SAMPLE_PACKED)
     finally:

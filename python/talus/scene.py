@@ -17,6 +17,17 @@ def _scene_error(err, status):
                       column=err.column, key=text(err.key))
 
 
+_YAML_LINE = re.compile(r" \(line \d+\)|(?<=\()line \d+, ")
+
+
+def _dict_error(err, status):
+    """A refused dict scene: the message names the dict's path (walls[1].normal), not a line
+    and column of the YAML text generated from it (line, column: None)."""
+    key, msg = text(err.key), _YAML_LINE.sub("", text(err.message))
+    return TalusError("%s: %s" % (key, msg) if key else msg, status_name(status), file=text(err.file),
+                      line=None, column=None, key=key)
+
+
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -80,7 +91,10 @@ class Scene:
     ------
     TalusError
         When the scene is refused: the message gives the file, line, column
-        and the dotted key, as ``talus check`` does (also as attributes).
+        and the dotted key, as ``talus check`` does (also as attributes). For
+        a dict, the path of the offending key in the dict
+        (``walls[1].normal: ...``, also ``.key``) without a line and column
+        (``.line`` and ``.column`` are None).
     """
 
     def __init__(self, source, directory=None, name=None):
@@ -95,7 +109,7 @@ class Scene:
         else:
             raise TypeError("a scene is a file name or a dict, got %s" % type(source).__name__)
         if st != lib.TL_OK:
-            raise _scene_error(err, st)
+            raise _dict_error(err, st) if isinstance(source, dict) else _scene_error(err, st)
         self._h = _handle.Handle(lib.tl_scene_world(out[0]), out[0])
         self._world = World._of(self._h)
 

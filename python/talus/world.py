@@ -24,6 +24,12 @@ _ARRAYS = {
 }
 
 
+def _covers(entry, i, j):
+    """Whether a law entry (level, a, b, keywords) covers the pair of materials i, j (None = any)."""
+    _, a, b, _ = entry
+    return (a in (None, i) and b in (None, j)) or (a in (None, j) and b in (None, i))
+
+
 def _array_property(name, doc):
     def get(self):
         return self._view(name)
@@ -39,18 +45,28 @@ class World:
     Parameters
     ----------
     **settings
-        Fields of the library's ``tl_world_def`` that differ from its
-        defaults: ``gravity`` (m/s2, three numbers), ``dt`` (s; 0 = from the
-        contact time), ``steps_per_contact``, ``impact_speed`` (m/s),
-        ``allow_unresolved_contacts``, ``allow_initial_overlaps``, ``integrator`` (``"verlet"``,
-        ``"leapfrog"``, ``"predictor-corrector"``),
-        ``contact_boundary_correction``, ``skin`` (m), ``domain``
-        (``(min, max)``: particles leaving it are removed), ``periodic``
-        (axes, e.g. ``"xy"``), ``threads`` (0 = all available),
-        ``track_energy``, ``track_orientation``, ``reorder_every``, ``seed``.
+        The scene's world keys (docs/scene.md, docs/python.md has the table),
+        with the scene's defaults and units: ``gravity`` (m/s2, [0, 0, 0]),
+        ``seed`` (1), ``threads`` (1; 0 = all cores), ``track_energy``
+        (True), ``track_orientation`` (True), ``allow_initial_overlaps``
+        (False), ``domain`` (``{"min": [x, y, z], "max": [x, y, z],
+        "periodic": axes}`` or ``(min, max)``, m: particles leaving it are
+        removed), ``periodic`` (axes: ``"xz"``, ``["x", "z"]`` or ``"y"``);
+        the keys of the scene's ``integrator``, ``neighbor`` and ``blowup``
+        mappings, given as those mappings (``integrator={"scheme":
+        "leapfrog", "dt": 1e-6}``) or one by one: ``integrator`` (the scheme:
+        ``"verlet"``, ``"leapfrog"``, ``"predictor-corrector"``), ``dt`` (s,
+        or ``"auto"``: from the shortest contact time), ``steps_per_contact``
+        (20), ``impact_speed`` (m/s; 0 = estimated),
+        ``allow_unresolved_contacts`` (False), ``contact_boundary_correction``
+        (True), ``skin`` (m; 0 = automatic), ``reorder_every`` (0 =
+        automatic), ``domain_size`` (0 = 16384), ``blowup_every`` (10),
+        ``blowup_overlap`` (1), ``blowup_energy`` (100).
 
     Raises
     ------
+    TypeError
+        An unknown keyword (the message lists every keyword).
     TalusError
         When the library refuses a setting; the message names it and its
         allowed range.
@@ -75,7 +91,9 @@ class World:
         out = ffi.new("tl_world **")
         st = lib.tl_world_create(d, out)
         if st != lib.TL_OK:
-            raise TalusError("cannot create the world: %s (check the settings)" % status_name(st),
+            msg = text(lib.tl_world_error(out[0])) if out[0] != ffi.NULL else ""
+            lib.tl_world_destroy(out[0])
+            raise TalusError("cannot create the world: %s" % (_defs.python_message(msg) or status_name(st)),
                              status_name(st))
         self._attach(Handle(out[0]))
 
@@ -91,6 +109,8 @@ class World:
         self._cache_key = None
         self._cache = {}
         self._arrays = ffi.new("tl_particle_arrays *")
+        # the laws set with `any` and by pair, as a scene's entries: (level, a, b, keywords)
+        self._laws = []
 
     # ---- life ----
 
@@ -122,7 +142,19 @@ class World:
         self.close()
 
     def _check(self, st):
-        check_world(st, self._h.world)
+        if st != lib.TL_OK:
+            self._fail(st, self._h)
+
+    @staticmethod
+    def _fail(st, h):
+        """Raises the library's message; for a world made from Python, with the World
+        keywords where it names scene keys."""
+        try:
+            check_world(st, h.world)
+        except TalusError as e:
+            if h.scene is None:
+                raise TalusError(_defs.python_message(e.message), e.status) from None
+            raise
 
     # ---- materials and laws ----
 
@@ -134,20 +166,39 @@ class World:
         name : str
             Unique name.
         **properties
-            ``density`` (kg/m3), ``youngs_modulus`` (Pa), ``poisson_ratio``,
-            ``k_n``, ``k_t`` (N/m, per body, for linear laws),
-            ``yield_stress`` (Pa).
+            The scene's material keys: ``density`` (kg/m3), ``youngs_modulus``
+            (Pa), ``poisson_ratio`` (default 0.3), ``k_n``, ``k_t`` (N/m, per
+            body, for linear laws), ``yield_stress`` (Pa).
 
         Returns
         -------
         int
+
+        Notes
+        -----
+        The laws set with ``"any"`` (`set_law`) cover the new material too,
+        as they cover every material of a scene: its pairs take the most
+        specific of them, at once.
         """
+        if isinstance(name, str) and name == "any":
+            raise ValueError("'any' cannot name a material: in set_law it matches every material")
         keep = []
         d = _defs.material_def(name, properties, keep)
         idx = ffi.new("int *")
         with self._h.lock:
             self._check(lib.tl_world_add_material(self._w, d, idx))
-        return idx[0]
+            m = idx[0]
+            for other in range(lib.tl_world_material_count(self._w)):
+                entry = self._law_for(m, other)
+                if entry is None:
+                    continue
+                try:
+                    self._check(lib.tl_world_set_law(self._w, m, other, _defs.law_def(entry[3], keep)))
+                except TalusError as e:
+                    raise TalusError("material %r was added, but the law set_law(%r, %r, ...) does not take it: %s"
+                                     % (name, self._law_label(entry[1]), self._law_label(entry[2]), e.message),
+                                     e.status) from None
+        return m
 
     def material(self, name):
         """The index of a material given by name (an int is returned as is)."""
@@ -167,25 +218,97 @@ class World:
         return [text(lib.tl_world_material_name(self._w, i)) for i in range(lib.tl_world_material_count(self._w))]
 
     def set_law(self, a, b, **law):
-        """Sets the contact law between materials a and b (names or indices).
+        """Sets the contact law between materials a and b, as a scene's law entry
+        ``{between: [a, b], ...}`` does (docs/scene.md, laws): the same keys,
+        defaults and meaning.
 
         Parameters
         ----------
         a, b : str or int
+            Material names or indices; ``"any"`` matches every material, as in a
+            scene: ``("glass", "any")`` covers glass with every material,
+            ``("any", "any")`` every pair.
         **law
-            ``normal``, ``damping``, ``tangential``, ``history``, ``rolling``, ``twisting`` (registry
-            names, see `talus.models`; history also True/False),
-            ``clamp_tensile``, ``coulomb_test`` (``"total"``, ``"spring"``,
-            ``"spring-capped"``, ``"lammps"``, ``"liggghts"``), ``contact_point`` (``"compliance"``,
+            The slots ``normal``, ``damping``, ``tangential``, ``history``,
+            ``rolling``, ``twisting`` (registry names, `talus.models`; history
+            also True/False), the options ``clamp_tensile`` (False),
+            ``coulomb_test`` (``"total"``, ``"spring"``, ``"spring-capped"``,
+            ``"lammps"``, ``"liggghts"``), ``contact_point`` (``"compliance"``,
             ``"surface"``), ``entry_displacement`` (``"in-contact"``,
-            ``"whole-step"``), and coefficients by name, e.g. ``e=0.5, mu=0.4``.
-            Unset slots keep the library's default law (hertz + tsuji +
-            mindlin, true history).
+            ``"whole-step"``), and the coefficients of the chosen sub-models by
+            name, e.g. ``e=0.5``.
+
+            The scene's defaults: a slot not given is ``none``, and
+            ``history`` is ``true`` with a tangential model, else ``none``; so
+            a law without ``tangential`` is frictionless (``mu`` is refused:
+            give ``tangential="mindlin"``). ``normal``, which a scene
+            requires, defaults to ``hertz``, and a law that names neither
+            normal nor damping is hertz + tsuji: ``set_law(a, b, e=0.5)`` is
+            the entry ``{normal: hertz, damping: tsuji, e: 0.5}``.
+
+        Notes
+        -----
+        As in a scene, each pair takes the most specific law that covers it,
+        whatever the order of the calls: a pair's own law beats one with a
+        single ``any``, which beats ``("any", "any")``; between two of the
+        same specificity the later call wins (a scene refuses such a tie).
+        A law with ``any`` is given to the pairs of the materials that exist
+        now and, as in a scene, where every material is known before the laws,
+        to those of materials added later (`add_material`). On the world of a
+        `Scene`, the laws the file set count as set before the first call
+        here.
+
+        Raises
+        ------
+        TypeError
+            A keyword the law does not take (the message lists those it takes).
+        TalusError
+            A model or coefficient the library refuses, with its message.
         """
         keep = []
         d = _defs.law_def(law, keep)
+        ia = None if isinstance(a, str) and a == "any" else self.material(a)
+        ib = None if isinstance(b, str) and b == "any" else self.material(b)
+        if (ia is None and ib is not None) or (ia is not None and ib is not None and ib < ia):
+            ia, ib = ib, ia   # one entry per pair, the specific material first
+        level = (ia is not None) + (ib is not None)
+        entry = (level, ia, ib, dict(law))
         with self._h.lock:
-            self._check(lib.tl_world_set_law(self._w, self.material(a), self.material(b), d))
+            w = self._w
+            n = lib.tl_world_material_count(w)
+            pairs = [(i, j) for i in range(n) for j in range(i, n)
+                     if _covers(entry, i, j) and not any(e[0] > level and _covers(e, i, j) for e in self._laws)]
+            if not pairs:
+                self._validate_law(d)
+            for i, j in pairs:
+                self._check(lib.tl_world_set_law(w, i, j, d))
+            self._laws = [e for e in self._laws if e[:3] != entry[:3]] + [entry]
+
+    def _law_for(self, i, j):
+        """The most specific law set here that covers the pair (the later of a tie), or None."""
+        best = None
+        for e in self._laws:
+            if _covers(e, i, j) and (best is None or e[0] >= best[0]):
+                best = e
+        return best
+
+    def _law_label(self, m):
+        return "any" if m is None else text(lib.tl_world_material_name(self._w, m))
+
+    @staticmethod
+    def _validate_law(d):
+        """The library's checks of a law no pair takes yet (a law with any before its materials)."""
+        out = ffi.new("tl_world **")
+        lib.tl_world_create(ffi.new("tl_world_def *", lib.tl_world_default()), out)
+        try:
+            m = ffi.new("tl_material_def *", lib.tl_material_default())
+            name = ffi.new("char[]", b"any")
+            m.name = name
+            idx = ffi.new("int *")
+            lib.tl_world_add_material(out[0], m, idx)
+            check_world(lib.tl_world_set_law(out[0], idx[0], idx[0], d), out[0])
+        finally:
+            lib.tl_world_destroy(out[0])
 
     def get_law(self, a, b):
         """The law between two materials as used, with every coefficient
@@ -196,19 +319,29 @@ class World:
 
     # ---- shapes, particles, walls ----
 
-    def add_shape(self, kind, **definition):
-        """Adds a non-spherical shape; returns its index for `add_particle`.
+    def add_shape(self, kind=None, **definition):
+        """Adds a non-spherical shape; returns its index for `add_particle`
+        (whose ``shape`` also takes its name).
 
         Parameters
         ----------
-        kind : {"ellipsoid", "mesh"}
         **definition
-            ``name``; ellipsoid: ``semi_axes``; mesh: ``file`` (STL/OBJ) and
-            ``scale``, or ``source="icosphere"`` with ``radius`` and
-            ``subdivisions``, or ``source="ellipsoid"`` with ``semi_axes`` and
-            ``vertices``, or ``vertex_xyz`` (n x 3) and ``triangles`` (m x 3);
-            ``mesh_radius`` (``"volume"``, ``"area"``); ``mesh_depth``
-            (``"volume"``, ``"potential"``: docs/geometry.md).
+            A scene's shape (docs/scene.md, shapes): ``name``, and
+            ``ellipsoid=[a, b, c]`` (semi-axes, m) or ``mesh`` (a dict:
+            ``{"file": path, "units": "mm"}`` or ``"scale"`` (m per file
+            unit), ``{"icosphere": R, "subdivisions": k}``, ``{"ellipsoid":
+            [a, b, c], "vertices": V}``, or Python's ``{"vertex_xyz": (n, 3),
+            "triangles": (m, 3)}``), with ``contact_radius`` (``"volume"``,
+            ``"area"``) and ``contact_depth`` (``"potential"``, the default,
+            or ``"volume"``: docs/geometry.md).
+        kind : {"ellipsoid", "mesh"}, optional
+            The flat form of before, still taken: ``add_shape("ellipsoid",
+            semi_axes=...)``, ``add_shape("mesh", file=..., scale=...)``,
+            ``source="icosphere"`` with ``radius`` and ``subdivisions``,
+            ``source="ellipsoid"`` with ``semi_axes`` and ``vertices``,
+            ``vertex_xyz`` and ``triangles``; ``mesh_radius`` and
+            ``mesh_depth`` are the old names of ``contact_radius`` and
+            ``contact_depth``.
         """
         keep = []
         d = _defs.shape_def(kind, definition, keep)
@@ -238,7 +371,7 @@ class World:
         s = ffi.new("tl_shape_info *")
         if lib.tl_world_get_shape(self._w, index, s) != lib.TL_OK:
             raise TalusError("no shape %r" % (shape,), "TL_ERROR_NOT_FOUND")
-        kinds = {v: k for k, v in _defs.SHAPE_KINDS.items()}
+        kinds = {v: k for k, v in _defs.SHAPE_KINDS.items()}  # the scene's names
         q = np.array([s.frame.w, s.frame.x, s.frame.y, s.frame.z])
         w, x, y, z = q
         rotation = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -273,22 +406,34 @@ class World:
         ----------
         material : str or int
         **particle
-            ``radius`` (m), ``position``, ``velocity``, ``angular_velocity``
-            (three numbers each), ``orientation`` (w, x, y, z: the rotation of
-            the shape as given, a mesh as in its file, about its centroid; the
-            position is the centroid: see `shape`), ``mass`` (kg;
-            0 = density x volume), ``shape`` (0 = sphere), ``id`` (0 = next
-            free), and the flags ``fixed``, ``prescribed``, ``lock_rotation``.
+            A scene's particle keys (docs/scene.md, particles): ``id`` (0 = the
+            next free), ``radius`` (m), ``position`` (m), ``velocity`` (m/s),
+            ``angular_velocity`` (rad/s), ``shape`` (a name or index from
+            `add_shape`; default a sphere), ``orientation`` (w, x, y, z: the
+            rotation of the shape as given, a mesh as in its file, about its
+            centroid; the position is the centroid: see `shape`), ``mass``
+            (kg; default density x volume), the flags ``fixed``,
+            ``prescribed``, ``lock_rotation`` (False), and ``external_force``
+            (N, a constant force: `set_particle_force`).
 
         Returns
         -------
         int
         """
-        d = _defs.particle_def(self.material(material), particle)
+        force = particle.get("external_force")
+        f = None if force is None else _defs.vec3(force, "external_force")
+        d = self._particle_def(material, particle)
         out = ffi.new("uint32_t *")
         with self._h.lock:
             self._check(lib.tl_world_add_particle(self._w, d, out))
+            if f is not None:
+                self._check(lib.tl_world_set_particle_force(self._w, out[0], f))
         return out[0]
+
+    def _particle_def(self, material, kw, what="add_particle"):
+        if isinstance(kw.get("shape"), str):
+            kw = dict(kw, shape=self._shape_index(kw["shape"]))
+        return _defs.particle_def(self.material(material), kw, what)
 
     def add_particles(self, positions, radius, material=0, velocities=None, **common):
         """Adds many particles; returns their ids.
@@ -305,8 +450,11 @@ class World:
         x = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
         r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (len(x),))
         v = None if velocities is None else np.asarray(velocities, dtype=np.float64).reshape(-1, 3)
+        if "external_force" in common:
+            raise TypeError("add_particles: external_force is set per particle: add_particle(..., "
+                            "external_force=...) or set_particle_force")
         m = self.material(material)
-        d = _defs.particle_def(m, common)
+        d = self._particle_def(m, common, "add_particles")
         out = ffi.new("uint32_t *")
         ids = np.empty(len(x), dtype=np.uint32)
         with self._h.lock:
@@ -321,29 +469,62 @@ class World:
                 d.id = 0
         return ids
 
-    def add_wall(self, kind="plane", material=0, **wall):
+    def add_wall(self, type="plane", material=0, **wall):
         """Adds a wall; returns its index.
 
         Parameters
         ----------
-        kind : {"plane", "rectangle", "box", "mesh"}
+        type : {"plane", "rectangle", "box", "mesh"}
+            The scene's ``type`` (``kind=`` is its old name, still taken).
         material : str or int
         **wall
-            ``name``; plane: ``point``, ``normal``; rectangle: ``point``
-            (centre), ``normal``, ``axis``, ``half_length``, ``half_width``;
-            box: ``box_min``, ``box_max``, ``open_faces`` (e.g. ``["zmax"]``);
-            mesh: ``mesh_file``, ``mesh_scale`` or ``mesh_vertices`` and
-            ``mesh_triangles``, ``mesh_origin``, ``mesh_orientation``; any:
-            ``velocity`` and ``motion`` (a dict: ``kind`` = ``"rotate"``,
-            ``"oscillate"`` or ``"rock"``, ``axis``, ``pivot``,
-            ``angular_speed``, ``amplitude``, ``period``, ``phase``).
+            The scene's keys of the wall type (docs/scene.md, walls): any:
+            ``name``, ``velocity`` (m/s), ``motion`` (below), ``servo`` (a
+            force-controlled wall from the start: ``{"direction": [x, y, z],
+            "stress": Pa (rectangles) or "force": N, "gain": m/s per N,
+            "max_speed": m/s}``); plane: ``point`` (m, default the origin),
+            ``normal`` (default +z); rectangle: ``center`` (m), ``normal``,
+            ``axis``, ``half_length``, ``half_width`` (m); box: ``min``,
+            ``max`` (m), ``open`` (faces left out, any of ``-x +x -y +y -z
+            +z``); mesh: ``file`` (STL or OBJ), ``units`` (``"m"``, ``"cm"``,
+            ``"mm"``, ``"um"``) or ``scale`` (m per file unit), ``origin``
+            (m), ``orientation`` (w, x, y, z), or Python's ``mesh_vertices``
+            (n x 3, m) and ``mesh_triangles`` (m x 3) instead of the file.
+
+            ``motion`` is the scene's mapping: ``{"rotate": {"axis": [x, y,
+            z], "point": [x, y, z], "speed": rad/s}}`` (or ``"rpm"``),
+            ``{"oscillate": {"axis", "amplitude": m, "period": s, "phase":
+            rad}}`` (or ``"phase_deg"``), ``{"rock": {"axis", "point",
+            "amplitude": rad}}`` (or ``"amplitude_deg"``, with ``"period"``,
+            ``"phase"``).
+
+            Old names, still taken for one release: rectangle ``point``
+            (``center``), box ``box_min``, ``box_max``, ``open_faces`` with
+            ``"xmin"`` ... ``"zmax"`` (``min``, ``max``, ``open``), mesh
+            ``mesh_file``, ``mesh_scale``, ``mesh_origin``,
+            ``mesh_orientation`` (``file``, ``scale``, ``origin``,
+            ``orientation``), and the motion ``{"kind": "rotate", "axis",
+            "pivot", "angular_speed", "amplitude", "period", "phase"}``.
         """
+        if "kind" in wall:
+            if type != "plane":
+                raise TypeError("add_wall: give type (or its old name kind), not both")
+            type = wall.pop("kind")
         keep = []
-        d = _defs.wall_def(kind, self.material(material), wall, keep)
+        d, servo = _defs.wall_def(type, self.material(material), wall, keep)
         idx = ffi.new("int *")
         with self._h.lock:
             self._check(lib.tl_world_add_wall(self._w, d, idx))
+            if servo is not None:
+                self._set_servo(idx[0], servo)
         return idx[0]
+
+    def _set_servo(self, index, servo):
+        """Sets a checked servo mapping (or None: off) on a wall (lock held)."""
+        s = ffi.new("tl_wall_state *")
+        self._check(lib.tl_world_get_wall(self._w, index, s))
+        label = "%d%s" % (index, " (%r)" % text(s.name) if s.name != ffi.NULL else "")
+        self._check(lib.tl_world_set_wall_servo(self._w, index, _defs.servo_def(servo, s.area, label)))
 
     def _wall_index(self, wall):
         if isinstance(wall, (int, np.integer)):
@@ -378,25 +559,55 @@ class World:
                                                        _defs.vec3(velocity, "velocity")))
 
     def set_wall_motion(self, wall, motion, velocity=(0.0, 0.0, 0.0)):
-        """Starts a motion of a wall now, from where it is (a dict as in
-        `add_wall`'s ``motion``), with a translation velocity."""
+        """Starts a motion of a wall now, from where it is, with a translation
+        velocity (m/s), as a stage's ``set: {walls: [{wall, motion,
+        velocity}]}`` does: `motion` is the scene's mapping, as in
+        `add_wall`; ``None`` or ``"none"`` leaves the wall translating."""
         m = ffi.new("tl_motion_def *")
-        _defs.motion_def(motion, m)
+        if motion is not None and not (isinstance(motion, str) and motion == "none"):
+            _defs.motion_def(motion, m)
         with self._h.lock:
             self._check(lib.tl_world_set_wall_motion(self._w, self._wall_index(wall),
                                                      _defs.vec3(velocity, "velocity"), m))
 
-    def set_wall_servo(self, wall, direction=None, target_force=0.0, gain=0.0, max_speed=0.0):
-        """Makes a wall force-controlled along `direction`: its velocity
-        follows gain x (target_force - F), clamped to max_speed. With
-        ``direction=None`` the servo is switched off."""
-        s = ffi.new("tl_servo_def *")
-        if direction is not None:
-            s.enabled = True
-            s.direction = _defs.vec3(direction, "direction")
-            s.target_force, s.gain, s.max_speed = float(target_force), float(gain), float(max_speed)
+    def set_wall_servo(self, wall, direction=None, target_force=None, gain=None, max_speed=None, *, force=None,
+                       stress=None):
+        """Makes a wall force-controlled along `direction`, as the scene's
+        ``servo`` does: its velocity follows gain x (F_target - F), clamped
+        to max_speed.
+
+        Parameters
+        ----------
+        wall : int or str
+        direction : sequence of 3 floats, dict, "off" or None
+            The way the wall presses on the particles; or the scene's servo
+            mapping as a dict (``{"direction", "stress" or "force", "gain",
+            "max_speed"}``); ``None`` or ``"off"`` switches the servo off.
+        force : float
+            The target force, N (``target_force`` is its old name).
+        stress : float
+            Or the target stress, Pa, times the wall's area (rectangles).
+        gain : float
+            m/s per N, > 0.
+        max_speed : float
+            m/s, > 0.
+        """
+        if isinstance(direction, dict):
+            if any(v is not None for v in (target_force, gain, max_speed, force, stress)):
+                raise TypeError("set_wall_servo: give the servo as a dict or as keywords, not both")
+            servo = direction
+        elif direction is None or (isinstance(direction, str) and direction == "off"):
+            servo = None
+        else:
+            if target_force is not None:
+                if force is not None:
+                    raise TypeError("set_wall_servo: give force (or its old name target_force), not both")
+                force = target_force
+            servo = {k: v for k, v in (("direction", direction), ("force", force), ("stress", stress),
+                                       ("gain", gain), ("max_speed", max_speed)) if v is not None}
+        servo = _defs.servo_mapping(servo, "set_wall_servo")
         with self._h.lock:
-            self._check(lib.tl_world_set_wall_servo(self._w, self._wall_index(wall), s))
+            self._set_servo(self._wall_index(wall), servo)
 
     def set_particle_velocity(self, id, velocity, angular_velocity=(0.0, 0.0, 0.0)):
         """Sets a particle's velocity and angular velocity."""
@@ -443,7 +654,7 @@ class World:
             if h.release_due:
                 h.release()
         if st != lib.TL_OK:
-            check_world(st, h.world)
+            self._fail(st, h)
 
     @property
     def threads(self):

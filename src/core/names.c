@@ -1,5 +1,7 @@
 #include "names.h"
 
+#include "talus/talus.h"
+
 #include <ctype.h>
 #include <string.h>
 
@@ -47,4 +49,9 @@ const char *tl_closest_name(const char *name, const char *const *candidates, siz
         return NULL;
     }
     return best;
+}
+
+const char *tl_suggest_name(const char *name, const char *const *candidates, size_t count) {
+    if (!name || (!candidates && count)) return NULL;
+    return tl_closest_name(name, candidates, count);
 }

@@ -155,15 +155,16 @@ static int read_header(loader *L) {
 /* ---- world definition: domain, gravity, integrator, neighbor ---- */
 
 /* periodic: [x, z] (or one axis name) */
+static const char *const periodic_axes[] = {"x", "y", "z"};
+
 static int read_periodic(loader *L, const tl_yval *domain) {
-    static const char *const axes[] = {"x", "y", "z"};
     const char *what = "a sequence of axis names, any of x, y, z, e.g. [x, y]";
     tl_yval v;
     tl_ymap_get(domain, "periodic", &v);
     if (!v.node) return 0;
     if (tl_yis_scalar(&v)) {
         int a;
-        if (tl_ychoice(&L->doc, &v, axes, COUNT_OF(axes), &a)) return -1;
+        if (tl_ychoice(&L->doc, &v, periodic_axes, COUNT_OF(periodic_axes), &a)) return -1;
         L->def.periodic[a] = true;
         return 0;
     }
@@ -172,22 +173,23 @@ static int read_periodic(loader *L, const tl_yval *domain) {
     tl_yval e;
     while (tl_yseq_next(&v, &it, &e)) {
         int a;
-        if (tl_ychoice(&L->doc, &e, axes, COUNT_OF(axes), &a)) return -1;
+        if (tl_ychoice(&L->doc, &e, periodic_axes, COUNT_OF(periodic_axes), &a)) return -1;
         if (L->def.periodic[a])
-            return tl_yfail(&L->doc, &e, "axis %s is listed twice", axes[a]);
+            return tl_yfail(&L->doc, &e, "axis %s is listed twice", periodic_axes[a]);
         L->def.periodic[a] = true;
     }
     return 0;
 }
 
+static const char *const domain_keys[] = {"min", "max", "periodic"};
+
 static int read_domain(loader *L) {
-    static const char *const keys[] = {"min", "max", "periodic"};
     tl_yval m;
     tl_ymap_get(&L->root, "domain", &m);
     if (!m.node) return 0;
     if (tl_ymap_expect(&L->doc, &m,
                        "a mapping {min: [x, y, z], max: [x, y, z], periodic: [axes]} (m)") ||
-        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ymap_check_keys(&L->doc, &m, domain_keys, COUNT_OF(domain_keys), NULL) ||
         tl_ykey_vec3(&L->doc, &m, "min", true, "m", &L->def.domain_min) ||
         tl_ykey_vec3(&L->doc, &m, "max", true, "m", &L->def.domain_max) || read_periodic(L, &m))
         return -1;
@@ -216,21 +218,23 @@ static int read_dt(loader *L, const tl_yval *integrator) {
     return 0;
 }
 
+static const char *const integrator_keys[] = {"scheme",       "dt",
+                                              "steps_per_contact", "impact_speed",
+                                              "allow_unresolved_contacts", "contact_boundary_correction"};
+/* in tl_integrator order */
+static const char *const integrator_schemes[] = {"verlet", "leapfrog", "predictor-corrector"};
+
 static int read_integrator(loader *L) {
-    static const char *const keys[] = {"scheme",       "dt",
-                                       "steps_per_contact", "impact_speed",
-                                       "allow_unresolved_contacts", "contact_boundary_correction"};
-    static const char *const schemes[] = {"verlet", "leapfrog", "predictor-corrector"};
     tl_yval m, v;
     tl_ymap_get(&L->root, "integrator", &m);
     L->integrator_at = m;
     if (!m.node) return 0;
     if (tl_ymap_expect(&L->doc, &m, "a mapping {scheme, dt, steps_per_contact, ...}") ||
-        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL))
+        tl_ymap_check_keys(&L->doc, &m, integrator_keys, COUNT_OF(integrator_keys), NULL))
         return -1;
     tl_ymap_get(&m, "scheme", &v);
     int scheme = 0;
-    if (v.node && tl_ychoice(&L->doc, &v, schemes, COUNT_OF(schemes), &scheme)) return -1;
+    if (v.node && tl_ychoice(&L->doc, &v, integrator_schemes, COUNT_OF(integrator_schemes), &scheme)) return -1;
     L->def.integrator = scheme == 2   ? TL_INTEGRATOR_PREDICTOR_CORRECTOR
                        : scheme == 1 ? TL_INTEGRATOR_LEAPFROG
                                      : TL_INTEGRATOR_VERLET;
@@ -247,13 +251,14 @@ static int read_integrator(loader *L) {
     return 0;
 }
 
+static const char *const neighbor_keys[] = {"skin", "reorder_every", "domain_size"};
+
 static int read_neighbor(loader *L) {
-    static const char *const keys[] = {"skin", "reorder_every", "domain_size"};
     tl_yval m, v;
     tl_ymap_get(&L->root, "neighbor", &m);
     if (!m.node) return 0;
     if (tl_ymap_expect(&L->doc, &m, "a mapping {skin: <m>, reorder_every: <builds>, domain_size: <particles>}") ||
-        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ymap_check_keys(&L->doc, &m, neighbor_keys, COUNT_OF(neighbor_keys), NULL) ||
         tl_ykey_number(&L->doc, &m, "skin", false, AT_LEAST(0.0, "m"), &L->def.skin))
         return -1;
     tl_ymap_get(&m, "reorder_every", &v);
@@ -269,13 +274,14 @@ static int read_neighbor(loader *L) {
 
 /* blowup: {every: steps (< 0 = never), overlap: fraction of the smaller radius (0 = off),
  * energy: factor (0 = off)} */
+static const char *const blowup_keys[] = {"every", "overlap", "energy"};
+
 static int read_blowup(loader *L) {
-    static const char *const keys[] = {"every", "overlap", "energy"};
     tl_yval m, v;
     tl_ymap_get(&L->root, "blowup", &m);
     if (!m.node) return 0;
     if (tl_ymap_expect(&L->doc, &m, "a mapping {every: <steps>, overlap: <fraction>, energy: <factor>}") ||
-        tl_ymap_check_keys(&L->doc, &m, keys, COUNT_OF(keys), NULL) ||
+        tl_ymap_check_keys(&L->doc, &m, blowup_keys, COUNT_OF(blowup_keys), NULL) ||
         tl_ykey_number(&L->doc, &m, "overlap", false, AT_LEAST(0.0, ""), &L->def.blowup_overlap) ||
         tl_ykey_number(&L->doc, &m, "energy", false, AT_LEAST(0.0, ""), &L->def.blowup_energy))
         return -1;
@@ -334,16 +340,17 @@ int tl_load_material(loader *L, const tl_yval *v, bool allow_any, int *out) {
     return tl_yunknown_name(&L->doc, v, "material", name, names, n);
 }
 
+static const char *const material_keys[] = {"density", "youngs_modulus", "poisson_ratio",
+                                            "k_n",     "k_t",            "yield_stress"};
+
 static int read_material(loader *L, const char *name, const tl_yval *v) {
-    static const char *const keys[] = {"density", "youngs_modulus", "poisson_ratio",
-                                       "k_n",     "k_t",            "yield_stress"};
     if (strcmp(name, "any") == 0)
         return tl_yfail(&L->doc, v, "'any' cannot name a material: in laws it matches every "
                                     "material");
     tl_material_def md = tl_material_default();
     md.name = name;
     if (tl_ymap_expect(&L->doc, v, "a mapping of material properties {density, youngs_modulus, ...}") ||
-        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL) ||
+        tl_ymap_check_keys(&L->doc, v, material_keys, COUNT_OF(material_keys), NULL) ||
         tl_ykey_number(&L->doc, v, "density", false, ABOVE(0.0, "kg/m3"), &md.density) ||
         tl_ykey_number(&L->doc, v, "youngs_modulus", false, ABOVE(0.0, "Pa"), &md.youngs_modulus) ||
         tl_ykey_number(&L->doc, v, "poisson_ratio", false, &(tl_yrange){-1.0, 0.5, true, true, ""},
@@ -530,25 +537,27 @@ static int read_coeff(loader *L, const tl_yval *entry, const tl_submodel_info *c
     return 0;
 }
 
+/* in the order of tl_coulomb_test, tl_contact_point and tl_entry_displacement */
+static const char *const coulomb_tests[] = {"total", "spring", "spring-capped", "lammps", "liggghts"};
+static const char *const contact_points[] = {"compliance", "surface"};
+static const char *const entry_displacements[] = {"in-contact", "whole-step"};
+
 static int read_law_options(loader *L, const tl_yval *entry, tl_law_def *def) {
-    static const char *const tests[] = {"total", "spring", "spring-capped", "lammps", "liggghts"};
     static const tl_coulomb_test test_of[] = {TL_COULOMB_TOTAL, TL_COULOMB_SPRING, TL_COULOMB_SPRING_CAPPED,
                                               TL_COULOMB_LAMMPS, TL_COULOMB_LIGGGHTS};
-    static const char *const points[] = {"compliance", "surface"};
-    static const char *const entries[] = {"in-contact", "whole-step"};
     if (tl_ykey_bool(&L->doc, entry, "clamp_tensile", &def->clamp_tensile)) return -1;
     tl_yval v;
     tl_ymap_get(entry, "coulomb_test", &v);
     int test = 0;
-    if (v.node && tl_ychoice(&L->doc, &v, tests, COUNT_OF(tests), &test)) return -1;
+    if (v.node && tl_ychoice(&L->doc, &v, coulomb_tests, COUNT_OF(coulomb_tests), &test)) return -1;
     def->coulomb_test = test_of[test];
     tl_ymap_get(entry, "contact_point", &v);
     int point = 0;
-    if (v.node && tl_ychoice(&L->doc, &v, points, COUNT_OF(points), &point)) return -1;
+    if (v.node && tl_ychoice(&L->doc, &v, contact_points, COUNT_OF(contact_points), &point)) return -1;
     def->contact_point = point == 1 ? TL_CONTACT_POINT_SURFACE : TL_CONTACT_POINT_COMPLIANCE;
     tl_ymap_get(entry, "entry_displacement", &v);
     int ent = 0;
-    if (v.node && tl_ychoice(&L->doc, &v, entries, COUNT_OF(entries), &ent)) return -1;
+    if (v.node && tl_ychoice(&L->doc, &v, entry_displacements, COUNT_OF(entry_displacements), &ent)) return -1;
     def->entry_displacement = ent == 1 ? TL_ENTRY_WHOLE_STEP : TL_ENTRY_IN_CONTACT;
     return 0;
 }
@@ -727,12 +736,14 @@ static int read_angle(loader *L, const tl_yval *m, const char *rad_key, const ch
     return tl_ynumber(&L->doc, &r, &any, out);
 }
 
+/* in tl_motion_kind order, from TL_MOTION_ROTATE */
+static const char *const motion_kinds[] = {"rotate", "oscillate", "rock"};
+static const char *const rotate_keys[] = {"axis", "point", "speed", "rpm"};
+static const char *const oscillate_keys[] = {"axis", "amplitude", "period", "phase", "phase_deg"};
+static const char *const rock_keys[] = {"axis", "point", "amplitude", "amplitude_deg", "period", "phase",
+                                        "phase_deg"};
+
 static int read_motion(loader *L, const tl_yval *v, tl_motion_def *m) {
-    static const char *const kinds[] = {"rotate", "oscillate", "rock"};
-    static const char *const rotate_keys[] = {"axis", "point", "speed", "rpm"};
-    static const char *const oscillate_keys[] = {"axis", "amplitude", "period", "phase", "phase_deg"};
-    static const char *const rock_keys[] = {"axis", "point", "amplitude", "amplitude_deg", "period", "phase",
-                                            "phase_deg"};
     const char *what = "{rotate: {axis, point, speed}}, {oscillate: {axis, amplitude, period}} or "
                        "{rock: {axis, point, amplitude_deg, period}}";
     memset(m, 0, sizeof *m);
@@ -742,7 +753,7 @@ static int read_motion(loader *L, const tl_yval *v, tl_motion_def *m) {
     tl_yval key, e;
     tl_ymap_entry(v, 0, &name, &key, &e);
     int kind;
-    if (tl_ychoice(&L->doc, &key, kinds, COUNT_OF(kinds), &kind)) return -1;
+    if (tl_ychoice(&L->doc, &key, motion_kinds, COUNT_OF(motion_kinds), &kind)) return -1;
     if (tl_ymap_expect(&L->doc, &e, what)) return -1;
     const tl_yrange any = {-INFINITY, INFINITY, false, false, ""};
     if (tl_ykey_vec3(&L->doc, &e, "axis", true, "", &m->axis)) return -1;
@@ -785,14 +796,18 @@ static int read_motion(loader *L, const tl_yval *v, tl_motion_def *m) {
     }
 }
 
+static const char *const plane_keys[] = {"name", "type", "material", "velocity", "servo",
+                                         "point", "normal", "motion"};
+static const char *const rect_keys[] = {"name",   "type",   "material", "velocity",
+                                        "servo",  "center", "normal",   "axis",
+                                        "half_length", "half_width", "motion"};
+static const char *const box_keys[] = {"name", "type", "material", "velocity",
+                                       "servo", "min", "max", "open", "motion"};
+static const char *const mesh_wall_keys[] = {"name",  "type",  "material", "velocity",    "servo", "motion",
+                                             "file",  "units", "scale",    "origin", "orientation"};
+static const char *const mesh_units[] = {"m", "cm", "mm", "um"};
+
 static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
-    static const char *const plane_keys[] = {"name", "type", "material", "velocity", "servo",
-                                             "point", "normal", "motion"};
-    static const char *const rect_keys[] = {"name",   "type",   "material", "velocity",
-                                            "servo",  "center", "normal",   "axis",
-                                            "half_length", "half_width", "motion"};
-    static const char *const box_keys[] = {"name", "type", "material", "velocity",
-                                           "servo", "min", "max", "open", "motion"};
     switch (wd->kind) {
     case TL_WALL_PLANE:
         wd->point = (tl_vec3){0, 0, 0};
@@ -820,9 +835,7 @@ static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
                    ? -1
                    : 0;
     case TL_WALL_MESH: {
-        static const char *const mesh_keys[] = {"name",  "type",  "material", "velocity",    "servo", "motion",
-                                                "file",  "units", "scale",    "origin", "orientation"};
-        if (tl_ymap_check_keys(&L->doc, e, mesh_keys, COUNT_OF(mesh_keys), NULL) ||
+        if (tl_ymap_check_keys(&L->doc, e, mesh_wall_keys, COUNT_OF(mesh_wall_keys), NULL) ||
             tl_ykey_vec3(&L->doc, e, "origin", false, "m", &wd->mesh_origin))
             return -1;
         tl_yval v;
@@ -841,10 +854,9 @@ static int read_wall_shape(loader *L, const tl_yval *e, tl_wall_def *wd) {
         if (u.node && sc.node) return tl_yfail(&L->doc, &sc, "give either units or scale, not both");
         wd->mesh_scale = 1.0;
         if (u.node) {
-            static const char *const units[] = {"m", "cm", "mm", "um"};
             static const double scale[] = {1.0, 1e-2, 1e-3, 1e-6};
             int k;
-            if (tl_ychoice(&L->doc, &u, units, COUNT_OF(units), &k)) return -1;
+            if (tl_ychoice(&L->doc, &u, mesh_units, COUNT_OF(mesh_units), &k)) return -1;
             wd->mesh_scale = scale[k];
         }
         if (sc.node && tl_ynumber(&L->doc, &sc, ABOVE(0.0, "m per file unit"), &wd->mesh_scale)) return -1;
@@ -867,8 +879,9 @@ static int check_wall_name(loader *L, const tl_yval *e, const char *name) {
 }
 
 /* servo: {direction, stress (Pa) or force (N), gain, max_speed}, or off */
+static const char *const servo_keys[] = {"direction", "stress", "force", "gain", "max_speed"};
+
 static int read_servo(loader *L, const tl_yval *v, int wall, tl_servo_def *sv) {
-    static const char *const keys[] = {"direction", "stress", "force", "gain", "max_speed"};
     const char *what = "a servo {direction: [x, y, z], stress: Pa (or force: N), gain: m/s per N, "
                        "max_speed: m/s}, or off";
     memset(sv, 0, sizeof *sv);
@@ -878,7 +891,7 @@ static int read_servo(loader *L, const tl_yval *v, int wall, tl_servo_def *sv) {
         return tl_yexpected(&L->doc, v, what);
     }
     if (tl_ymap_expect(&L->doc, v, what) ||
-        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL) ||
+        tl_ymap_check_keys(&L->doc, v, servo_keys, COUNT_OF(servo_keys), NULL) ||
         tl_ykey_vec3(&L->doc, v, "direction", true, "", &sv->direction) ||
         tl_ykey_number(&L->doc, v, "gain", true, ABOVE(0.0, "m/s per N"), &sv->gain) ||
         tl_ykey_number(&L->doc, v, "max_speed", true, ABOVE(0.0, "m/s"), &sv->max_speed))
@@ -1898,6 +1911,55 @@ void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size) {
     char raw[sizeof err->file + sizeof err->key + sizeof err->message + 64];
     error_text(err, raw, sizeof raw);
     escape_text(raw, buf, size);
+}
+
+/* ---- the format's names, for bindings ---- */
+
+size_t tl_scene_names(const char *table, const char *const **names) {
+    static const struct {
+        const char *table;
+        const char *const *names;
+        size_t count;
+    } tables[] = {
+        {"top", top_keys, COUNT_OF(top_keys)},
+        {"domain", domain_keys, COUNT_OF(domain_keys)},
+        {"domain.periodic", periodic_axes, COUNT_OF(periodic_axes)},
+        {"integrator", integrator_keys, COUNT_OF(integrator_keys)},
+        {"integrator.scheme", integrator_schemes, COUNT_OF(integrator_schemes)},
+        {"neighbor", neighbor_keys, COUNT_OF(neighbor_keys)},
+        {"blowup", blowup_keys, COUNT_OF(blowup_keys)},
+        {"material", material_keys, COUNT_OF(material_keys)},
+        {"law", law_option_keys, COUNT_OF(law_option_keys)},
+        {"law.slot", slot_keys, COUNT_OF(slot_keys)},
+        {"law.coulomb_test", coulomb_tests, COUNT_OF(coulomb_tests)},
+        {"law.contact_point", contact_points, COUNT_OF(contact_points)},
+        {"law.entry_displacement", entry_displacements, COUNT_OF(entry_displacements)},
+        {"wall.type", wall_types, COUNT_OF(wall_types)},
+        {"wall.plane", plane_keys, COUNT_OF(plane_keys)},
+        {"wall.rectangle", rect_keys, COUNT_OF(rect_keys)},
+        {"wall.box", box_keys, COUNT_OF(box_keys)},
+        {"wall.mesh", mesh_wall_keys, COUNT_OF(mesh_wall_keys)},
+        {"wall.open", box_faces, COUNT_OF(box_faces)},
+        {"wall.units", mesh_units, COUNT_OF(mesh_units)},
+        {"wall.servo", servo_keys, COUNT_OF(servo_keys)},
+        {"wall.motion", motion_kinds, COUNT_OF(motion_kinds)},
+        {"wall.motion.rotate", rotate_keys, COUNT_OF(rotate_keys)},
+        {"wall.motion.oscillate", oscillate_keys, COUNT_OF(oscillate_keys)},
+        {"wall.motion.rock", rock_keys, COUNT_OF(rock_keys)},
+    };
+    const char *const *found = NULL;
+    size_t n = 0;
+    if (table) {
+        for (size_t i = 0; i < COUNT_OF(tables) && !found; i++)
+            if (strcmp(table, tables[i].table) == 0) {
+                found = tables[i].names;
+                n = tables[i].count;
+            }
+        if (!found) n = tl_load_shape_names(table, &found);
+        if (!found) n = tl_load_particle_names(table, &found);
+    }
+    if (names) *names = found;
+    return found ? n : 0;
 }
 
 void tl_scene_destroy(tl_scene *scene) {

@@ -52,13 +52,20 @@ int tl_load_material_key(loader *L, const tl_yval *e, int *material) {
     return tl_load_material(L, &v, false, material);
 }
 
+static const char *const particle_keys[] = {"id",       "material",         "radius", "position",
+                                            "velocity", "angular_velocity", "mass",   "fixed",
+                                            "prescribed", "lock_rotation", "external_force", "shape",
+                                            "orientation"};
+
+size_t tl_load_particle_names(const char *table, const char *const **names) {
+    if (strcmp(table, "particle") != 0) return 0;
+    *names = particle_keys;
+    return COUNT_OF(particle_keys);
+}
+
 static int read_particle(loader *L, const tl_yval *e) {
-    static const char *const keys[] = {"id",       "material",         "radius", "position",
-                                       "velocity", "angular_velocity", "mass",   "fixed",
-                                       "prescribed", "lock_rotation", "external_force", "shape",
-                                       "orientation"};
     tl_particle_def pd = tl_particle_default();
-    if (tl_ymap_check_keys(&L->doc, e, keys, COUNT_OF(keys), ENTRY_KINDS)) return -1;
+    if (tl_ymap_check_keys(&L->doc, e, particle_keys, COUNT_OF(particle_keys), ENTRY_KINDS)) return -1;
     tl_yval v;
     tl_ymap_get(e, "id", &v);
     int64_t id = 0;

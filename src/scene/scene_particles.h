@@ -62,6 +62,11 @@ int tl_load_path(tl_loader *L, const tl_yval *at, const char *name, char **out, 
 int tl_load_shapes(tl_loader *L);
 /* A shape by name; *out its index. */
 int tl_load_shape(tl_loader *L, const tl_yval *v, int *out);
+/* The names of tl_scene_names' tables "shape", "shape.kind", "shape.mesh", "shape.units",
+ * "shape.contact_radius", "shape.contact_depth" (scene_shapes.c) and "particle"
+ * (scene_particles.c): the count, 0 for a table they do not hold. */
+size_t tl_load_shape_names(const char *table, const char *const **names);
+size_t tl_load_particle_names(const char *table, const char *const **names);
 /* A quaternion [w, x, y, z] (normalised), or `random` where random is not NULL. */
 int tl_load_orientation(tl_loader *L, const tl_yval *v, tl_quat *q, bool *random);
 /* The body of an entry: `radius` (a sphere; required when radius_required) or

@@ -21,13 +21,39 @@ typedef tl_loader loader;
 
 static const char *const unit_names[] = {"m", "cm", "mm", "um"};
 static const double unit_scale[] = {1.0, 1e-2, 1e-3, 1e-6};
+static const char *const mesh_keys[] = {"file", "units", "scale", "icosphere", "subdivisions", "ellipsoid",
+                                        "vertices"};
+static const char *const shape_keys[] = {"ellipsoid", "mesh", "contact_radius", "contact_depth"};
+/* in the order of tl_mesh_radius, tl_mesh_depth and tl_shape_kind */
+static const char *const radius_rules[] = {"volume", "area"};
+static const char *const depth_rules[] = {"volume", "potential"};
+static const char *const shape_kinds[] = {"sphere", "ellipsoid", "mesh"};
+
+size_t tl_load_shape_names(const char *table, const char *const **names) {
+    static const struct {
+        const char *table;
+        const char *const *names;
+        size_t count;
+    } tables[] = {
+        {"shape", shape_keys, COUNT_OF(shape_keys)},
+        {"shape.kind", shape_kinds, COUNT_OF(shape_kinds)},
+        {"shape.mesh", mesh_keys, COUNT_OF(mesh_keys)},
+        {"shape.units", unit_names, COUNT_OF(unit_names)},
+        {"shape.contact_radius", radius_rules, COUNT_OF(radius_rules)},
+        {"shape.contact_depth", depth_rules, COUNT_OF(depth_rules)},
+    };
+    for (size_t i = 0; i < COUNT_OF(tables); i++)
+        if (strcmp(table, tables[i].table) == 0) {
+            *names = tables[i].names;
+            return tables[i].count;
+        }
+    return 0;
+}
 
 static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path) {
-    static const char *const keys[] = {"file", "units", "scale", "icosphere", "subdivisions", "ellipsoid",
-                                       "vertices"};
     if (tl_ymap_expect(&L->doc, m, "a mapping {file: PATH, units} or {icosphere: R, subdivisions: K} or "
                                    "{ellipsoid: [a, b, c], vertices: V}") ||
-        tl_ymap_check_keys(&L->doc, m, keys, COUNT_OF(keys), NULL))
+        tl_ymap_check_keys(&L->doc, m, mesh_keys, COUNT_OF(mesh_keys), NULL))
         return -1;
     tl_yval file, ico, ell, v;
     tl_ymap_get(m, "file", &file);
@@ -79,11 +105,8 @@ static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path)
 }
 
 static int read_shape(loader *L, const char *name, const tl_yval *v) {
-    static const char *const keys[] = {"ellipsoid", "mesh", "contact_radius", "contact_depth"};
-    static const char *const radius_rules[] = {"volume", "area"};
-    static const char *const depth_rules[] = {"volume", "potential"};
     if (tl_ymap_expect(&L->doc, v, "a mapping {ellipsoid: [a, b, c]} or {mesh: {...}}") ||
-        tl_ymap_check_keys(&L->doc, v, keys, COUNT_OF(keys), NULL))
+        tl_ymap_check_keys(&L->doc, v, shape_keys, COUNT_OF(shape_keys), NULL))
         return -1;
     tl_shape_def sd = tl_shape_default();
     sd.name = name;

@@ -18,7 +18,7 @@ def make_bed(n_side=6, layers=4, threads=1, **settings):
     hundred steps."""
     w = talus.World(gravity=(0, 0, -9.81), threads=threads, **settings)
     w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
-    w.set_law("glass", "glass", e=0.5, mu=0.4)
+    w.set_law("glass", "glass", normal="hertz", damping="tsuji", tangential="mindlin", e=0.5, mu=0.4)
     w.add_wall("plane", "glass", name="floor", point=(0, 0, 0), normal=(0, 0, 1))
     rng = np.random.default_rng(7)
     g = np.mgrid[0:n_side, 0:n_side, 0:layers].reshape(3, -1).T * 2.1e-3 + 1.1e-3

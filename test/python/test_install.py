@@ -26,7 +26,7 @@ def test_the_installed_package_imports_and_steps(tmp_path):
     code = ("import talus\n"
             "w = talus.World(gravity=(0, 0, -9.81), dt=1e-5)\n"
             "w.add_material('glass', density=2500, youngs_modulus=1e7, poisson_ratio=0.25)\n"
-            "w.set_law('glass', 'glass', e=0.5, mu=0.4)\n"
+            "w.set_law('glass', 'glass', e=0.5)\n"
             "w.add_particle('glass', radius=1e-3, position=(0, 0, 0.01))\n"
             "w.step(100)\n"
             "print(talus.LIBRARY)\n"

@@ -33,7 +33,7 @@ def test_collide_linear_spring_dashpot_against_the_closed_form():
 
 def test_collide_oblique_gives_kappa_and_the_energy_books_close():
     glass = {"name": "glass", "density": 2500, "youngs_modulus": 7e10, "poisson_ratio": 0.25}
-    r = talus.collide(material_a=glass, wall=True, radius_a=1e-3, speed=1.0, angle=math.radians(30),
+    r = talus.collide(material_a=glass, wall=True, radius_a=1e-3, speed=1.0, angle=30,
                       law={"e": 0.9, "mu": 0.3})
     assert r["kappa"] == pytest.approx(talus.kappa(glass), rel=1e-12)
     # kappa of like materials: (1 - nu) / (1 - nu / 2) (Li et al. 2022 eq. 3)

@@ -22,7 +22,7 @@ def matrix(q):
 def world():
     w = talus.World(gravity=(0, 0, -9.81))
     w.add_material("rock", density=2000, youngs_modulus=1e7, poisson_ratio=0.3)
-    w.set_law("rock", "rock", e=0.5, mu=0.5)
+    w.set_law("rock", "rock", normal="hertz", damping="tsuji", tangential="mindlin", e=0.5, mu=0.5)
     return w
 
 

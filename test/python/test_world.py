@@ -94,15 +94,15 @@ def test_a_bad_parameter_raises_with_the_library_message():
 def test_the_peer_readings_are_law_options():
     w = talus.World()
     w.add_material("glass", density=2500, youngs_modulus=1e7, poisson_ratio=0.25)
-    w.set_law("glass", "glass", e=0.5, mu=0.3, coulomb_test="lammps", entry_displacement="whole-step",
-              contact_point="surface")
+    w.set_law("glass", "glass", tangential="mindlin", e=0.5, mu=0.3, coulomb_test="lammps",
+              entry_displacement="whole-step", contact_point="surface")
     law = w.get_law("glass", "glass")
     assert (law["coulomb_test"], law["entry_displacement"], law["contact_point"]) == ("lammps", "whole-step", "surface")
-    w.set_law("glass", "glass", e=0.5, mu=0.3, coulomb_test="liggghts")
+    w.set_law("glass", "glass", tangential="mindlin", e=0.5, mu=0.3, coulomb_test="liggghts")
     law = w.get_law("glass", "glass")
     assert (law["coulomb_test"], law["entry_displacement"]) == ("liggghts", "in-contact")
     with pytest.raises(ValueError, match="entry_displacement"):
-        w.set_law("glass", "glass", e=0.5, mu=0.3, entry_displacement="whole")
+        w.set_law("glass", "glass", tangential="mindlin", e=0.5, mu=0.3, entry_displacement="whole")
     w.close()
 
 
@@ -226,7 +226,8 @@ def test_rolling_resistance_stops_a_rolling_sphere():
     g, mu_r, v0, R = 9.81, 0.05, 0.1, 0.005
     w = talus.World(gravity=(0, 0, -g))
     w.add_material("glass", density=2500, youngs_modulus=1e8, poisson_ratio=0.3)
-    w.set_law("glass", "glass", damping="tsuji", e=0.5, mu=0.8, rolling="epsd", mu_r=mu_r, eta_r=0.3)
+    w.set_law("glass", "glass", normal="hertz", damping="tsuji", tangential="mindlin", e=0.5, mu=0.8,
+              rolling="epsd", mu_r=mu_r, eta_r=0.3)
     law = w.get_law("glass", "glass")
     assert law["rolling"] == "epsd" and law["coefficients"]["mu_r"] == mu_r
     w.add_wall("plane", "glass")
@@ -256,7 +257,8 @@ def test_twisting_resistance_stops_a_spinning_sphere():
     inertia = 0.4 * m * R * R
     w = talus.World(gravity=(0, 0, -g))
     w.add_material("glass", density=2500, youngs_modulus=1e8, poisson_ratio=0.3)
-    w.set_law("glass", "glass", damping="tsuji", e=0.5, mu=0.8, twisting="sds", k_twist=k,
+    w.set_law("glass", "glass", normal="hertz", damping="tsuji", tangential="mindlin", e=0.5, mu=0.8,
+              twisting="sds", k_twist=k,
               gamma_twist=2 * np.sqrt(k * inertia), mu_twist=mu_tw)
     law = w.get_law("glass", "glass")
     assert law["twisting"] == "sds" and law["coefficients"]["mu_twist"] == mu_tw
@@ -318,9 +320,10 @@ def test_state_round_trip_and_checkpoint_file(tmp_path):
 def test_walls_move_from_python():
     w = talus.World(impact_speed=1.0)
     w.add_material("steel", density=7800, youngs_modulus=2e11, poisson_ratio=0.3)
-    w.set_law("steel", "steel", e=0.5, mu=0.3)
-    w.add_wall("rectangle", "steel", name="paddle", point=(0, 0, 0), normal=(0, 0, 1), axis=(1, 0, 0),
-               half_length=0.1, half_width=0.05, motion={"kind": "rotate", "axis": (0, 1, 0), "angular_speed": 2.0})
+    w.set_law("steel", "steel", tangential="mindlin", e=0.5, mu=0.3)
+    w.add_wall("rectangle", "steel", name="paddle", center=(0, 0, 0), normal=(0, 0, 1), axis=(1, 0, 0),
+               half_length=0.1, half_width=0.05, motion={"rotate": {"axis": (0, 1, 0), "point": (0, 0, 0),
+                                                                     "speed": 2.0}})
     w.add_wall("plane", "steel", name="floor", point=(0, 0, -1))
     w.add_particle("steel", radius=0.01, position=(0.5, 0.5, 0.5))
     w.step(1000)
