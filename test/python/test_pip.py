@@ -86,7 +86,7 @@ def test_the_pip_installed_package_runs_without_pythonpath(venv):
             "print(sysconfig.get_paths()['platlib'])\n"
             "w = talus.World(gravity=(0, 0, -9.81), dt=1e-5)\n"
             "w.add_material('glass', density=2500, youngs_modulus=1e7, poisson_ratio=0.25)\n"
-            "w.set_law('glass', 'glass', e=0.5, mu=0.4)\n"
+            "w.set_law('glass', 'glass', e=0.5, tangential='mindlin', mu=0.4)\n"
             "w.add_particle('glass', radius=1e-3, position=(0, 0, 0.01))\n"
             "w.step(100)\n"
             "print(repr(float(w.velocities[0, 2] / w.time)), talus.__version__)\n")
