@@ -631,6 +631,60 @@ static void test_names(void) {
     ENSURE(tl_suggest_name(NULL, keys, 3) == NULL && tl_suggest_name("x", NULL, 0) == NULL);
 }
 
+/* ---- tl_run_options.on_steps: a callback every N steps inside a run ---- */
+
+typedef struct step_calls {
+    int calls, stop_at;
+    int64_t steps[64];
+    tl_status nested; /* what tl_world_step said inside the callback */
+} step_calls;
+
+static bool on_steps(tl_world *w, void *user) {
+    step_calls *c = user;
+    if (c->calls < 64) c->steps[c->calls] = tl_world_step_count(w);
+    c->calls++;
+    c->nested = tl_world_step(w, 1);
+    return c->calls == c->stop_at;
+}
+
+static void test_step_callback(void) {
+    const char *text = HEAD LAW GRAIN "stages:\n  - {duration: 0.02}\n"
+                       "walls:\n  - {type: plane, material: sand, normal: [0, 0, 1]}\n";
+    for (int stop = 0; stop < 2; stop++) {
+        tl_scene *s = NULL;
+        ENSURE_OK(tl_scene_load_string(text, "cb.yaml", &s, NULL));
+        if (!s) return;
+        step_calls c = {0, stop ? 3 : -1, {0}, TL_OK};
+        tl_run_options o = tl_run_options_default();
+        o.write_outputs = false;
+        o.on_steps = on_steps;
+        o.on_steps_user = &c;
+        o.step_every = 0;
+        tl_run_summary sum;
+        ENSURE(tl_scene_run(s, &o, &sum) == TL_ERROR_ARGUMENT);
+        ENSURE(strstr(tl_scene_run_error(s), "step_every must be >= 1") != NULL);
+        o.step_every = 70;
+        tl_status st = tl_scene_run(s, &o, &sum);
+        fprintf(stderr, "step callback: status %d, %lld steps, %d calls: %s\n", (int)st, (long long)sum.steps, c.calls,
+                tl_scene_run_error(s));
+        tl_stage_result r;
+        tl_scene_stage_result(s, 0, &r);
+        if (stop) {
+            ENSURE(st == TL_INTERRUPTED && c.calls == 3 && sum.steps == 210);
+            ENSURE(strstr(tl_scene_run_error(s), "stopped by the step callback") != NULL);
+            ENSURE(strcmp(r.ended_by, "interrupted") == 0);
+        } else {
+            ENSURE(st == TL_OK && sum.steps > 300);
+            ENSURE(c.calls == (int)(sum.steps / 70));
+            ENSURE(strcmp(r.ended_by, "duration") == 0);
+        }
+        for (int k = 0; k < c.calls && k < 64; k++) ENSURE(c.steps[k] == 70 * (k + 1));
+        ENSURE(c.nested == TL_ERROR_STATE); /* the run's world is not stepped by its callback */
+        ENSURE(tl_world_step(tl_scene_world(s), 1) == TL_OK); /* after the run it is */
+        tl_scene_destroy(s);
+    }
+}
+
 int main(void) {
     test_names();
     test_world_keys();
@@ -639,5 +693,6 @@ int main(void) {
     test_files();
     test_defaults();
     test_mesh_orientation();
+    test_step_callback();
     return tl_test_report("test_scene");
 }

@@ -840,6 +840,112 @@ static void test_reorder_cuts_domains(void) {
     tl_world_destroy(w);
 }
 
+
+/* tl_world_remove_particles and tl_world_set_particles (the Python verbs' C side; the Python
+ * tests do not run in the sanitizer builds): a removal takes the particles' contacts and books
+ * what they carry, the total unchanged; every refusal changes nothing; the set values are
+ * those of the one-particle calls, bit for bit. */
+static size_t contacts_of(tl_world *w, uint32_t lo, uint32_t hi) {
+    size_t n = 0;
+    for (size_t k = 0; k < tl_world_contact_count(w); k++) {
+        tl_contact_info c;
+        tl_world_get_contact(w, k, &c);
+        if ((c.id_a >= lo && c.id_a <= hi) || (!c.with_wall && c.id_b >= lo && c.id_b <= hi)) n++;
+    }
+    return n;
+}
+
+static void test_remove_and_set_many(void) {
+    cloud c = make_cloud(1000, 11, true); /* overlapping at first: contacts from the start */
+    ENSURE_OK(tl_world_step(c.w, 200));
+    tl_energy e0, e1;
+    tl_world_energy(c.w, &e0);
+    const size_t n0 = tl_world_particle_count(c.w), k0 = tl_world_contact_count(c.w);
+    const size_t mine = contacts_of(c.w, 1, 20);
+    fprintf(stderr, "remove: %zu of %zu contacts are of the 20 removed\n", mine, k0);
+    ENSURE(mine > 10);
+    uint32_t ids[20];
+    for (uint32_t k = 0; k < 20; k++) ids[k] = k + 1;
+    /* refused: an unknown id, a repeated id (nothing changes) */
+    uint64_t h0 = state_hash(c.w);
+    ids[7] = 5000;
+    ENSURE(tl_world_remove_particles(c.w, ids, 20) == TL_ERROR_NOT_FOUND);
+    ENSURE(strstr(tl_world_error(c.w), "no particle with id 5000 (ids[7])") != NULL);
+    ids[7] = 3;
+    ENSURE(tl_world_remove_particles(c.w, ids, 20) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(c.w), "given twice") != NULL);
+    ENSURE(state_hash(c.w) == h0 && tl_world_particle_count(c.w) == n0);
+    ids[7] = 8;
+    ENSURE_OK(tl_world_remove_particles(c.w, ids, 20));
+    tl_world_energy(c.w, &e1);
+    ENSURE(tl_world_particle_count(c.w) == n0 - 20);
+    ENSURE(tl_world_contact_count(c.w) == k0 - mine);
+    ENSURE(contacts_of(c.w, 1, 20) == 0);
+    const double scale = fabs(e0.kinetic_translational) + fabs(e0.potential) + fabs(e0.elastic_normal);
+    ENSURE_NEAR(e1.total, e0.total, 1e-13 * scale);
+    ENSURE(e1.boundary_work < e0.boundary_work);
+    ENSURE(e1.elastic_normal < e0.elastic_normal);
+    ENSURE_OK(tl_world_step(c.w, 500));
+    ENSURE(contacts_of(c.w, 1, 20) == 0);
+    uint32_t fresh;
+    tl_particle_def pd = tl_particle_default();
+    pd.material = c.mat;
+    pd.radius = 5e-4;
+    pd.position = (tl_vec3){0.01, 0.01, 0.019};
+    ENSURE_OK(tl_world_add_particle(c.w, &pd, &fresh));
+    ENSURE(fresh == 1001); /* the automatic ids go on above the removed ones */
+    tl_world_destroy(c.w);
+
+    /* many at once against one at a time */
+    cloud a = make_cloud(300, 12, true), b = make_cloud(300, 12, true);
+    ENSURE_OK(tl_world_step(a.w, 300));
+    ENSURE_OK(tl_world_step(b.w, 300));
+    uint32_t sel[4] = {30, 7, 150, 299};
+    double v[12], f[12], x[12];
+    for (int k = 0; k < 12; k++) {
+        v[k] = 0.01 * (k - 6);
+        f[k] = 1e-6 * (k + 1);
+        x[k] = 0.004 + 0.001 * k;
+    }
+    ENSURE_OK(tl_world_set_particles(a.w, TL_SET_VELOCITY, sel, 4, v));
+    ENSURE_OK(tl_world_set_particles(a.w, TL_SET_EXTERNAL_FORCE, sel, 4, f));
+    ENSURE_OK(tl_world_set_particles(a.w, TL_SET_POSITION, sel, 4, x));
+    for (int k = 0; k < 4; k++) {
+        tl_particle_state p;
+        tl_world_get_particle(b.w, sel[k], &p);
+        ENSURE_OK(tl_world_set_particle_velocity(b.w, sel[k], (tl_vec3){v[3 * k], v[3 * k + 1], v[3 * k + 2]},
+                                                 p.angular_velocity));
+        ENSURE_OK(tl_world_set_particle_force(b.w, sel[k], (tl_vec3){f[3 * k], f[3 * k + 1], f[3 * k + 2]}));
+    }
+    ENSURE_OK(tl_world_set_particles(b.w, TL_SET_POSITION, sel, 4, x));
+    tl_particle_state p;
+    tl_world_get_particle(a.w, 150, &p);
+    ENSURE(p.position.x == x[6] && p.position.z == x[8] && p.velocity.y == v[7]);
+    ENSURE(tl_world_particle_external_force(a.w, 299).z == f[11]);
+    ENSURE_OK(tl_world_step(a.w, 300));
+    ENSURE_OK(tl_world_step(b.w, 300));
+    ENSURE(state_hash(a.w) == state_hash(b.w));
+    /* refusals change nothing: a value not finite, outside the box's reach, a fixed particle */
+    uint64_t ha = state_hash(a.w);
+    x[4] = NAN;
+    ENSURE(tl_world_set_particles(a.w, TL_SET_POSITION, sel, 4, x) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(a.w), "particle 7 (row 1) is not finite") != NULL);
+    x[4] = 2e12;
+    ENSURE(tl_world_set_particles(a.w, TL_SET_POSITION, sel, 4, x) == TL_ERROR_ARGUMENT);
+    pd.position = (tl_vec3){0.015, 0.015, 0.015};
+    pd.flags = TL_PARTICLE_FIXED;
+    uint32_t fixed;
+    ENSURE_OK(tl_world_add_particle(a.w, &pd, &fixed));
+    sel[2] = fixed;
+    ENSURE(tl_world_set_particles(a.w, TL_SET_VELOCITY, sel, 4, v) == TL_ERROR_STATE);
+    ENSURE(tl_world_set_particles(a.w, (tl_particle_set)9, sel, 4, v) == TL_ERROR_ARGUMENT);
+    ENSURE(state_hash(a.w) != ha); /* the fixed particle was added */
+    ENSURE_OK(tl_world_remove_particles(a.w, &fixed, 1));
+    ENSURE(state_hash(a.w) == ha);
+    tl_world_destroy(a.w);
+    tl_world_destroy(b.w);
+}
+
 int main(void) {
     test_reorder_after_prepare();
     test_reorder_cuts_domains();
@@ -853,6 +959,7 @@ int main(void) {
     test_neighbor_search();
     test_determinism();
     test_domain_removal();
+    test_remove_and_set_many();
     test_allocation_failures();
     test_memory_count();
     return tl_test_report("test_world");

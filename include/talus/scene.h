@@ -112,6 +112,15 @@ typedef struct tl_run_options {
      * checkpoint that is truncated, corrupted, or of another scene is refused
      * before anything is changed. */
     const char *resume;
+    /* Called after every `step_every` steps of the run (counted from where it starts: a resumed
+     * run from the checkpoint), once the outputs due at that step are recorded; the world may be
+     * read and changed then (particles set, added or removed, walls driven), not stepped.
+     * Returning true stops the run there as *interrupt does: the outputs are committed and
+     * tl_scene_run returns TL_INTERRUPTED (the stage's ended_by "interrupted"). On several ranks
+     * every rank calls it and rank 0's answer counts. NULL: none (step_every is then ignored). */
+    bool (*on_steps)(tl_world *world, void *user);
+    void *on_steps_user;
+    int64_t step_every; /* >= 1 with on_steps */
 } tl_run_options;
 
 tl_run_options tl_run_options_default(void);

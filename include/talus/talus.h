@@ -108,6 +108,11 @@ tl_status tl_world_check_blowup(tl_world *world);
  * name at the first step. The particle queries then see this rank's stored
  * particles: its own (tl_world_owned) and the ghosts. */
 tl_status tl_world_distribute(tl_world *world);
+/* The same over the ranks of a communicator of the caller's instead of MPI_COMM_WORLD (the
+ * world works on a duplicate of it), given by its Fortran handle so that this header needs no
+ * mpi.h: MPI_Comm_c2f(comm) in C, comm.py2f() in mpi4py. Every rank of that communicator
+ * calls it; TL_ERROR_ARGUMENT for MPI_COMM_NULL or an intercommunicator. */
+tl_status tl_world_distribute_comm(tl_world *world, int mpi_comm_fortran);
 /* For programs: starts MPI when the program was launched by mpirun (or another MPI
  * launcher) and returns the number of ranks; 1 otherwise (MPI untouched) or in a build
  * without MPI. tl_parallel_end finalizes what it started. */
@@ -182,6 +187,29 @@ tl_status tl_world_get_particle(const tl_world *world, uint32_t id, tl_particle_
 tl_status tl_world_set_particle_velocity(tl_world *world, uint32_t id, tl_vec3 velocity,
                                          tl_vec3 angular_velocity);
 size_t tl_world_particles_removed(const tl_world *world); /* left the domain */
+/* One field of n particles at once (tl_particle_set): values holds three numbers per id,
+ * in the order of ids. All or nothing: every id must name a particle, once; every value must
+ * be finite; a position must lie within the limit on coordinates (+-1e12 m) and, on the axes of
+ * the domain that are not periodic, inside it; a fixed particle takes no velocity or angular
+ * velocity (TL_ERROR_STATE). Otherwise nothing changes and the message names the first
+ * offending id and its row (TL_ERROR_NOT_FOUND for an unknown id). A new position is a move:
+ * the next step rebuilds the neighbor lists when it exceeds half the skin, and the overlaps it
+ * makes are the next step's contacts (their history carries on where a contact stays). A
+ * position or velocity set by hand is energy given without a ledger entry, as with
+ * tl_world_set_particle_velocity; an external force is that of tl_world_set_particle_force (a
+ * zero vector removes it). Refused on a world spread over MPI ranks once it is prepared. */
+tl_status tl_world_set_particles(tl_world *world, tl_particle_set field, const uint32_t *ids, size_t n,
+                                 const double *values);
+/* Removes n particles by id, between steps; all or nothing (every id known, given once). Their
+ * contacts go with them, with the contacts' history (the neighbor lists are rebuilt at once),
+ * and so do their external forces and their contacts that ended in the last step and wait for
+ * the collision log. What they carry leaves through the boundary, as for particles leaving the
+ * domain: their kinetic and potential energy and the elastic energy of their contacts are
+ * taken off tl_energy.boundary_work, so tl_energy.total stays (docs/outputs.md). Ids are not
+ * given again by tl_world_add_particle's automatic numbering; tl_world_particles_removed counts
+ * only the particles that left the domain. Refused on a world spread over MPI ranks once it is
+ * prepared. */
+tl_status tl_world_remove_particles(tl_world *world, const uint32_t *ids, size_t n);
 
 /* The particle arrays, read in place (zero-copy views, e.g. NumPy's). Valid
  * between calls that change the world; `generation` tells when their count or

@@ -355,6 +355,14 @@ typedef struct tl_particle_arrays {
                                    * orientation as given is this * conj(tl_shape_info.frame)) */
 } tl_particle_arrays;
 
+/* What tl_world_set_particles sets: three numbers per particle. */
+typedef enum tl_particle_set {
+    TL_SET_POSITION,         /* m */
+    TL_SET_VELOCITY,         /* m/s */
+    TL_SET_ANGULAR_VELOCITY, /* rad/s, world frame */
+    TL_SET_EXTERNAL_FORCE    /* N: the constant external force (tl_world_set_particle_force) */
+} tl_particle_set;
+
 /* ---- walls --------------------------------------------------------------------------- */
 
 typedef enum tl_wall_kind {

@@ -8,7 +8,8 @@ share a token; when the last view of a token goes, the handle tells the
 library that no view of that generation is left, so that array blocks kept for
 it (replaced by growth or a loaded state) are freed.
 
-Calls that change the world hold `lock`; the release of kept blocks only
+Calls that change the world hold `lock` (re-entrant: a callback of
+Scene.run, called inside the run's hold, calls the World's methods); the release of kept blocks only
 tries it (a view may die in another thread while a step runs there) and
 otherwise waits for the next fetch.
 """
@@ -25,7 +26,7 @@ class Handle:
     def __init__(self, world, scene=None):
         self.world = world  # tl_world *
         self.scene = scene  # tl_scene * owning the world, or None
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entered by a Scene.run callback's calls
         self.live = Counter()  # generation -> live view tokens
         self.release_due = False
 

@@ -5,7 +5,7 @@ import math
 import os
 import re
 
-from . import _handle
+from . import _handle, _verbs
 from ._lib import TalusError, ffi, lib, status_name, text
 from .world import World
 
@@ -186,7 +186,7 @@ class Scene:
         return out
 
     def run(self, output_dir=None, write_outputs=True, threads=0, resume=None, progress=None,
-            progress_interval=0.5):
+            progress_interval=0.5, callback=None, every=1):
         """Runs every stage and writes the outputs, as ``talus run`` does.
 
         Parameters
@@ -203,6 +203,16 @@ class Scene:
             Called with a dict (step, steps_total, time, time_total,
             wall_seconds, steps_per_second, eta_seconds, stage, stage_name,
             contacts) about every `progress_interval` seconds.
+        callback : callable, optional
+            Called as ``callback(world)`` (the scene's World) after every
+            `every` steps of the run, once the outputs due then are recorded:
+            it may read the world and change it (set, add or remove
+            particles, drive walls), not step it. Returning `talus.STOP`
+            stops the run there, as Ctrl-C does, outputs committed, and
+            `run` returns the summary; an exception raised in it stops the
+            run the same way and is raised once the outputs are committed.
+        every : int
+            Steps between the callback's calls (>= 1).
 
         Returns
         -------
@@ -264,9 +274,12 @@ class Scene:
                 flag[0] = 1
 
         opt.progress = on_progress
+        steps_cb = _verbs.run_callback(self._world, callback, every, opt, keep)
         summary = ffi.new("tl_run_summary *")
         with self._h.lock:
             st = lib.tl_scene_run(s, opt, summary)
+        if _verbs.run_callback_outcome(steps_cb, st, text(lib.tl_scene_run_error(s))):
+            return _summary(summary)
         if interrupted and interrupted[0] is not True:
             raise interrupted[0]
         if st == lib.TL_INTERRUPTED:
@@ -274,6 +287,13 @@ class Scene:
         if st != lib.TL_OK:
             raise TalusError(text(lib.tl_scene_run_error(s)), status_name(st))
         return _summary(summary)
+
+    def distribute(self, comm=None):
+        """Spreads the scene's world over MPI ranks before `run` (as
+        ``mpirun -n P talus run`` does): `World.distribute`, with an mpi4py
+        communicator or MPI_COMM_WORLD."""
+        self._s
+        self._world.distribute(comm)
 
     def stage_results(self):
         """How each stage ended in the last run: dicts with name, ended_by,

@@ -6,6 +6,7 @@ import numpy as np
 from . import _defs, _structs
 from ._handle import ArrayView, Handle, closed_error
 from ._lib import TalusError, check_world, ffi, lib, libc, status_name, text
+from ._verbs import WorldVerbs
 
 # the particle arrays: attribute of tl_particle_arrays, columns, NumPy type
 _ARRAYS = {
@@ -39,7 +40,7 @@ def _array_property(name, doc):
     return property(get)
 
 
-class World:
+class World(WorldVerbs):
     """A simulation: materials, laws, particles and walls, stepped in time.
 
     Parameters
@@ -75,8 +76,9 @@ class World:
     -----
     The particle arrays (`positions`, `velocities`, ...) are read-only NumPy
     views of the engine's own memory, in storage order (`ids` gives the
-    particle of each row). The order changes when particles are reordered
-    along a space-filling curve or removed; take the property again after
+    particle of each row, `index_of(ids)` the rows of given ids). The order
+    changes when particles are reordered along a space-filling curve or
+    removed; take the property again after
     adding particles, loading a state or stepping, it costs one call and
     returns the same arrays while nothing moved. A view taken earlier keeps
     readable memory: it keeps the world alive after `close`, and after the
@@ -635,10 +637,16 @@ class World:
         with self._h.lock:
             self._check(lib.tl_world_prepare(self._w))
 
-    def step(self, steps=1):
+    def step(self, steps=1, callback=None, every=1):
         """Advances the world by `steps` time steps.
 
         The GIL is released during the call: other Python threads run.
+
+        With a `callback`, ``callback(world)`` is called after every `every`
+        steps (steps every, 2 every, ...; none after a last shorter chunk);
+        returning `talus.STOP` stops there, an exception raised in it stops
+        and propagates. The steps are the same bits as one call. Returns the
+        steps taken then.
 
         Raises
         ------
@@ -646,6 +654,8 @@ class World:
             When the world cannot step (a missing law, an unresolved time
             step, ...), with the library's message.
         """
+        if callback is not None:
+            return self._step_calling(steps, callback, every)
         h = self._h
         if h is None or h.world is None:
             raise closed_error()

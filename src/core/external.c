@@ -10,6 +10,7 @@
  * gravity (step.c).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vec.h"
@@ -87,4 +88,52 @@ double tl_external_potential(const tl_world *w) {
         e -= v3_dot(w->ext[k].f, w->p.x[i]);
     }
     return e;
+}
+
+static int by_id(const void *a, const void *b) {
+    uint64_t x = ((const tl_external *)a)->id, y = ((const tl_external *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* the entries with a zero force taken out, the rest sorted by id */
+static void tidy(tl_world *w) {
+    size_t m = 0;
+    for (size_t k = 0; k < w->next; k++)
+        if (w->ext[k].f[0] != 0.0 || w->ext[k].f[1] != 0.0 || w->ext[k].f[2] != 0.0) w->ext[m++] = w->ext[k];
+    w->next = m;
+    if (m > 1) qsort(w->ext, m, sizeof *w->ext, by_id);
+}
+
+tl_status tl_external_set_many(tl_world *w, const uint32_t *ids, size_t n, const double *f) {
+    /* room for every new one first: a failure changes nothing */
+    size_t fresh = 0;
+    bool found;
+    for (size_t k = 0; k < n; k++) {
+        (void)find(w, ids[k], &found);
+        fresh += !found;
+    }
+    if (fresh && tl_mem_reserve(&w->mem, (void **)&w->ext, &w->cap_ext, w->next + fresh, sizeof *w->ext) != 0)
+        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (external forces)");
+    const size_t sorted = w->next; /* the new ones go after the sorted list, then all are sorted */
+    for (size_t k = 0; k < n; k++) {
+        size_t lo = 0, hi = sorted;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (w->ext[mid].id < ids[k]) lo = mid + 1;
+            else hi = mid;
+        }
+        size_t at = lo < sorted && w->ext[lo].id == ids[k] ? lo : w->next++;
+        w->ext[at].id = ids[k];
+        v3_set(w->ext[at].f, f[3 * k], f[3 * k + 1], f[3 * k + 2]);
+    }
+    tidy(w);
+    return TL_OK;
+}
+
+void tl_external_drop(tl_world *w, const uint8_t *keep) {
+    for (size_t k = 0; k < w->next; k++) {
+        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext[k].id);
+        if (i >= 0 && !keep[i]) v3_zero(w->ext[k].f);
+    }
+    tidy(w);
 }

@@ -167,6 +167,7 @@ struct tl_world {
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 
     bool log_collisions;
+    bool in_run_callback;  /* tl_scene_run's step callback is running: no step, no state loaded */
     bool no_fast_path;     /* tests: every contact through the general path */
     bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
     bool no_gap_skip;      /* tests: every far candidate through the distance test */
@@ -254,6 +255,10 @@ void tl_pending_get(struct tl_rbuf *b, tl_pending_exit *e);
 /* A world distributed after its lists were built: each rank takes its share of them
  * (step.c; parallel/decomp.c calls it). */
 tl_status tl_world_establish(tl_world *w);
+/* A serial world between steps (prepared, its lists built): removes the particles whose keep[i]
+ * is 0 and rebuilds the lists now, the contact records carried over by key as at any rebuild
+ * (those of the removed particles stay behind); the touching counts follow (step.c). */
+tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep);
 /* Stages 2-3 of the step: neighbors, body forces, contact forces. */
 tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
 /* Evaluates every candidate pair: forces, torques, records, energy.
@@ -298,5 +303,9 @@ tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key);
 const double *tl_external_force_of(const tl_world *w, uint32_t id); /* NULL: none */
 void tl_external_apply(tl_world *w);          /* adds them to the particles' forces */
 double tl_external_potential(const tl_world *w); /* sum of -F.x, J */
+/* Sets the forces of n particles (3 values each; ids checked, each once; a zero force removes
+ * one), all or nothing; and drops those of the particles whose keep[i] is 0 (a removal). */
+tl_status tl_external_set_many(tl_world *w, const uint32_t *ids, size_t n, const double *f);
+void tl_external_drop(tl_world *w, const uint8_t *keep);
 
 #endif

@@ -14,4 +14,8 @@
  * prepared. */
 tl_status tl_world_refresh_laws(tl_world *world);
 
+/* While tl_scene_run's step callback runs (on), tl_world_step and tl_world_load_state refuse
+ * with a message that says why. */
+void tl_world_mark_run_callback(tl_world *world, bool on);
+
 #endif

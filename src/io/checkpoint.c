@@ -445,6 +445,10 @@ static tl_status refuse(tl_world *w, const char *why) {
 
 tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!w || !data) return TL_ERROR_ARGUMENT;
+    if (w->in_run_callback)
+        return tl_world_fail(w, TL_ERROR_STATE,
+                             "load state: the world is being run by tl_scene_run; its step callback cannot load "
+                             "a state into it");
     tl_status s = tl_world_prepare(w); /* laws checked, layout known */
     if (s != TL_OK) return s;
     tl_rbuf b = {data, size, 0, false};

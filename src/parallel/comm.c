@@ -28,11 +28,12 @@ bool tl_comm_available(void) {
     return init && !fin;
 }
 
-tl_comm *tl_comm_world(tl_mem *mem) {
+/* a duplicate of `of` (the library's own traffic never mixes with the caller's) */
+static tl_comm *comm_dup(tl_mem *mem, MPI_Comm of) {
     if (!tl_comm_available()) return NULL;
     tl_comm *c = tl_mem_alloc(mem, sizeof *c);
     if (!c) return NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+    MPI_Comm_dup(of, &c->comm);
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     size_t n = (size_t)c->size;
@@ -47,6 +48,17 @@ tl_comm *tl_comm_world(tl_mem *mem) {
     c->dsp2 = c->cnt + 3 * n;
     c->calls = 0;
     return c;
+}
+
+tl_comm *tl_comm_world(tl_mem *mem) { return comm_dup(mem, MPI_COMM_WORLD); }
+
+tl_comm *tl_comm_of(tl_mem *mem, int fortran_handle) {
+    if (!tl_comm_available()) return NULL;
+    MPI_Comm of = MPI_Comm_f2c((MPI_Fint)fortran_handle);
+    if (of == MPI_COMM_NULL) return NULL;
+    int inter = 0;
+    MPI_Comm_test_inter(of, &inter);
+    return inter ? NULL : comm_dup(mem, of);
 }
 
 void tl_comm_free(tl_mem *mem, tl_comm *c) {
@@ -236,6 +248,10 @@ struct tl_comm {
 bool tl_comm_available(void) { return false; }
 tl_comm *tl_comm_world(tl_mem *mem) {
     (void)mem;
+    return NULL;
+}
+tl_comm *tl_comm_of(tl_mem *mem, int fortran_handle) {
+    (void)mem, (void)fortran_handle;
     return NULL;
 }
 void tl_comm_free(tl_mem *mem, tl_comm *c) {

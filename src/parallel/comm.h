@@ -26,6 +26,10 @@ bool tl_comm_available(void);
 /* A communicator over all ranks of the job (a duplicate of MPI_COMM_WORLD), or
  * NULL when MPI is not available. */
 tl_comm *tl_comm_world(tl_mem *mem);
+/* The same over a communicator of the caller's, given by its Fortran handle (MPI_Comm_c2f;
+ * mpi4py: comm.py2f()), duplicated; NULL when MPI is not available, or the handle is
+ * MPI_COMM_NULL or an intercommunicator. */
+tl_comm *tl_comm_of(tl_mem *mem, int fortran_handle);
 void tl_comm_free(tl_mem *mem, tl_comm *c);
 int tl_comm_rank(const tl_comm *c);
 int tl_comm_size(const tl_comm *c);

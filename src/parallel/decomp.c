@@ -55,7 +55,8 @@ void tl_decomp_free(tl_world *w) {
     w->dc = NULL;
 }
 
-tl_status tl_world_distribute(tl_world *w) {
+/* comm_f: the Fortran handle of the caller's communicator, or -1 for MPI_COMM_WORLD */
+static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (w->dc) return TL_OK;
     if (!tl_comm_available())
@@ -67,9 +68,14 @@ tl_status tl_world_distribute(tl_world *w) {
     if (!d) return no_memory(w, "decomposition");
     memset(d, 0, sizeof *d);
     tl_keymap_init(&d->vindex);
-    d->comm = tl_comm_world(&w->mem);
+    d->comm = given ? tl_comm_of(&w->mem, comm_f) : tl_comm_world(&w->mem);
     if (!d->comm) {
         tl_mem_free(&w->mem, d, sizeof *d);
+        if (given)
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "distribute: the communicator (Fortran handle %d) is MPI_COMM_NULL or an "
+                                 "intercommunicator (or memory ran out); give an intracommunicator",
+                                 comm_f);
         return no_memory(w, "decomposition");
     }
     d->rank = tl_comm_rank(d->comm);
@@ -91,6 +97,10 @@ tl_status tl_world_distribute(tl_world *w) {
     if (w->nb.builds > 0 && !w->neighbors_dirty) return tl_world_establish(w);
     return TL_OK;
 }
+
+tl_status tl_world_distribute(tl_world *w) { return distribute_over(w, false, -1); }
+
+tl_status tl_world_distribute_comm(tl_world *w, int comm_f) { return distribute_over(w, true, comm_f); }
 
 int tl_world_rank(const tl_world *w) { return w && w->dc ? w->dc->rank : 0; }
 int tl_world_ranks(const tl_world *w) { return w && w->dc ? w->dc->size : 1; }

@@ -911,6 +911,8 @@ static tl_status run_stages(run_state *r) {
                              ? fmin(0.25, 0.25 * r->opt.progress_interval)
                              : 0.25;
     int64_t cap = 1;
+    /* the step callback's steps: every step_every from where the run starts */
+    const int64_t every = r->opt.on_steps ? r->opt.step_every : 0, cb_base = r->done;
     for (size_t s = r->stage >= 0 ? (size_t)r->stage : 0; s < sc->nstages; s++) {
         r->stage = (int)s;
         const tl_stage_limits *lim = sc->stage_limits ? &sc->stage_limits[s] : NULL;
@@ -936,6 +938,10 @@ static tl_status run_stages(run_state *r) {
             if (r->ck.mode != SCHEDULE_NONE && r->ck.next < target) target = r->ck.next;
             if (check > 0) {
                 int64_t c = begin + ((r->done - begin) / check + 1) * check;
+                if (c < target) target = c;
+            }
+            if (every > 0) {
+                int64_t c = cb_base + ((r->done - cb_base) / every + 1) * every;
                 if (c < target) target = c;
             }
             for (size_t k = 0; k < sc->ninflows; k++) {
@@ -994,12 +1000,18 @@ static tl_status run_stages(run_state *r) {
             if (r->opt.progress && r->writer && now - r->progress_wall >= r->opt.progress_interval)
                 report_progress(r, now);
             int64_t stop = r->opt.interrupt && *r->opt.interrupt;
+            if (every > 0 && (r->done - cb_base) % every == 0) {
+                tl_world_mark_run_callback(r->world, true);
+                if (r->opt.on_steps(r->world, r->opt.on_steps_user)) stop = 2;
+                tl_world_mark_run_callback(r->world, false);
+            }
             if (r->dist) stop = tl_world_agree_i64(r->world, stop); /* mpirun signals every rank */
             if (stop) {
                 st = checkpoint_interrupted(r);
                 if (st != TL_OK) return st;
                 run->ended_by = TL_STAGE_INTERRUPTED;
-                fail(r, "interrupted at t = %.9g s (step %lld, stage '%s')", tl_world_time(r->world),
+                fail(r, "%s at t = %.9g s (step %lld, stage '%s')",
+                     stop == 2 ? "stopped by the step callback" : "interrupted", tl_world_time(r->world),
                      (long long)tl_world_step_count(r->world),
                      sc->stages[s].name ? sc->stages[s].name : "");
                 return TL_INTERRUPTED;
@@ -1032,6 +1044,11 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
     if (st != TL_OK) {
         fail(&r, "%s", tl_world_error(r.world));
         return st;
+    }
+    if (r.opt.on_steps && r.opt.step_every < 1) {
+        fail(&r, "run options: step_every must be >= 1 (steps between calls of on_steps), got %lld",
+             (long long)r.opt.step_every);
+        return TL_ERROR_ARGUMENT;
     }
     r.dist = tl_world_ranks(r.world) > 1;
     r.writer = tl_world_rank(r.world) == 0;

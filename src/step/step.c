@@ -312,8 +312,9 @@ tl_status tl_world_list_immovable(tl_world *w) {
 }
 
 /* in_place: a world being distributed after its lists were built (and nothing moved since):
- * the same lists on every rank's share, without counting a build */
-static tl_status world_rebuild_as(tl_world *w, bool in_place) {
+ * the same lists on every rank's share, without counting a build; keep (a serial world, or
+ * NULL): the particles whose keep[i] is 0 are removed first (tl_world_remove_particles) */
+static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *keep) {
     /* the touching records, by key, before indices change */
     if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
@@ -328,6 +329,8 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place) {
         s = tl_decomp_particles(w);
         if (s != TL_OK) return s;
     } else {
+        if (keep && tl_particles_compact(&w->mem, &w->p, keep) != 0)
+            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         s = remove_lost(w);
         if (s != TL_OK) return s;
         if (w->nbodies) {
@@ -370,9 +373,24 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place) {
     return tl_world_list_immovable(w);
 }
 
-static tl_status world_rebuild(tl_world *w) { return world_rebuild_as(w, false); }
+static tl_status world_rebuild(tl_world *w) { return world_rebuild_as(w, false, NULL); }
 
-tl_status tl_world_establish(tl_world *w) { return world_rebuild_as(w, true); }
+tl_status tl_world_establish(tl_world *w) { return world_rebuild_as(w, true, NULL); }
+
+tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
+    tl_status s = world_rebuild_as(w, false, keep);
+    if (s != TL_OK) return s;
+    /* the touching contacts as the next contact stage will find them: those the rebuild carried
+     * over (the removed particles' records stayed behind) */
+    size_t touching = 0;
+    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    for (int li = 0; li < 2; li++)
+        for (size_t k = 0; k < lists[li]->count; k++) touching += (lists[li]->state[k] & TL_PAIR_TOUCH) != 0;
+    w->sc.touching = w->sc.store[w->sc.cur].count;
+    w->touching = touching + w->sc.touching;
+    w->touch_step = -1; /* the query list is of the old lists */
+    return TL_OK;
+}
 
 static tl_status stage_neighbors(tl_world *w) {
     if (w->dc && w->dc->established) {
@@ -720,6 +738,10 @@ static tl_status step_chunk(tl_world *w, int64_t steps);
  * blow-up check runs (the same steps however the calls cut them). */
 tl_status tl_world_step(tl_world *w, int64_t steps) {
     if (!w) return TL_ERROR_ARGUMENT;
+    if (w->in_run_callback)
+        return tl_world_fail(w, TL_ERROR_STATE,
+                             "step: the world is being run by tl_scene_run, whose step callback may read and change "
+                             "it but not step it (return true from the callback to stop the run)");
     int64_t every = w->def.blowup_every;
     if (every <= 0 || steps <= 0) return step_chunk(w, steps); /* never (< 0), or only when asked (0) */
     int64_t done = 0;
