@@ -840,7 +840,6 @@ static void test_reorder_cuts_domains(void) {
     tl_world_destroy(w);
 }
 
-
 /* tl_world_remove_particles and tl_world_set_particles (the Python verbs' C side; the Python
  * tests do not run in the sanitizer builds): a removal takes the particles' contacts and books
  * what they carry, the total unchanged; every refusal changes nothing; the set values are
@@ -946,7 +945,52 @@ static void test_remove_and_set_many(void) {
     tl_world_destroy(b.w);
 }
 
+/* tl_world_check_particle says what tl_world_add_particle would, adding nothing;
+ * an orientation of non-finite numbers is refused, one of tiny or huge numbers
+ * is normalised as any other, all zero is no rotation */
+static void test_particle_checks(void) {
+    cloud c = make_cloud(3, 11, false);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = c.mat;
+    pd.radius = 1e-3;
+    pd.position = (tl_vec3){0.01, 0.01, 0.01};
+    ENSURE(tl_world_check_particle(c.w, &pd) == TL_OK);
+    ENSURE(tl_world_particle_count(c.w) == 3);
+    pd.orientation = (tl_quat){NAN, 0, 0, 0};
+    ENSURE(tl_world_check_particle(c.w, &pd) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(c.w), "orientation must be a quaternion [w, x, y, z] of finite numbers") != NULL);
+    ENSURE(tl_world_add_particle(c.w, &pd, NULL) == TL_ERROR_ARGUMENT);
+    pd.orientation = (tl_quat){1, 0, INFINITY, 0};
+    ENSURE(tl_world_add_particle(c.w, &pd, NULL) == TL_ERROR_ARGUMENT);
+    ENSURE(tl_world_particle_count(c.w) == 3);
+    pd.radius = 0.0;
+    pd.orientation = (tl_quat){1, 0, 0, 0};
+    ENSURE(tl_world_check_particle(c.w, &pd) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(c.w), "radius must be from") != NULL);
+    pd.radius = 1e-3;
+    pd.id = 2; /* make_cloud's second */
+    ENSURE(tl_world_check_particle(c.w, &pd) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(c.w), "id 2 is already used") != NULL);
+    pd.id = 0;
+    const tl_quat given[3] = {{1e200, 1e200, 0, 0}, {0, 1e-200, 0, 0}, {0, 0, 0, 0}};
+    const double want[3][4] = {{sqrt(0.5), sqrt(0.5), 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}};
+    for (int k = 0; k < 3; k++) {
+        pd.orientation = given[k];
+        uint32_t id = 0;
+        ENSURE(tl_world_add_particle(c.w, &pd, &id) == TL_OK);
+        tl_particle_state st;
+        ENSURE(tl_world_get_particle(c.w, id, &st) == TL_OK);
+        ENSURE_NEAR(st.orientation.w, want[k][0], 1e-15);
+        ENSURE_NEAR(st.orientation.x, want[k][1], 1e-15);
+        ENSURE_NEAR(st.orientation.y, want[k][2], 1e-15);
+        ENSURE_NEAR(st.orientation.z, want[k][3], 1e-15);
+    }
+    ENSURE(tl_world_particle_count(c.w) == 6);
+    tl_world_destroy(c.w);
+}
+
 int main(void) {
+    test_particle_checks();
     test_reorder_after_prepare();
     test_reorder_cuts_domains();
     test_blowup();

@@ -51,6 +51,10 @@ size_t tl_scene_names(const char *table, const char *const **names);
 tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err);
 tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
                                tl_scene_error *err);
+/* The scene in the first len bytes of text (which need not end with a NUL):
+ * a NUL byte among them is refused, with its line and column, as in a file. */
+tl_status tl_scene_load_text(const char *text, size_t len, const char *name, tl_scene **out,
+                             tl_scene_error *err);
 void tl_scene_destroy(tl_scene *scene);
 
 tl_world *tl_scene_world(tl_scene *scene);

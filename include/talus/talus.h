@@ -89,6 +89,11 @@ tl_status tl_world_shape_mesh(const tl_world *world, int index, const double **v
                               size_t *vertex_count, const uint32_t **triangles, size_t *triangle_count);
 
 tl_status tl_world_add_particle(tl_world *world, const tl_particle_def *def, uint32_t *out_id);
+/* Every check tl_world_add_particle makes, with the same status and message
+ * (tl_world_error), without adding the particle: a batch checked particle by
+ * particle is added all or nothing (Python's add_particles). A particle's
+ * orientation is refused when a component is not finite (all zero = no rotation). */
+tl_status tl_world_check_particle(tl_world *world, const tl_particle_def *def);
 tl_status tl_world_add_wall(tl_world *world, const tl_wall_def *def, int *out_index);
 
 /* Validates the world, derives the pair constants and the time step. Called

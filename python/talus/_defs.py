@@ -119,6 +119,61 @@ def tup3(v):
     return (v.x, v.y, v.z)
 
 
+def _numbers(value, what, want):
+    """value as a float64 NumPy array; refused unless it holds real numbers."""
+    try:
+        a = np.asarray(value)
+        if a.dtype.kind not in "iuf":
+            raise TypeError("of %s" % ("booleans" if a.dtype.kind == "b" else "type %s" % a.dtype))
+        return np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s must be %s of numbers, got %s" % (what, want, e)) from None
+
+
+def rows(value, cols, what, n=None):
+    """value as a contiguous (n, cols) float64 array. Any other shape is refused
+    (ValueError naming `what`): rows are never made by reshaping."""
+    shape = "(%s, %d)" % ("n" if n is None else n, cols)
+    a = _numbers(value, what, "an array %s" % shape)
+    if a.ndim == 1 and a.size == 0:
+        a = a.reshape(0, cols)
+    if a.ndim != 2 or a.shape[1] != cols or (n is not None and a.shape[0] != n):
+        raise ValueError("%s must be an array of shape %s, got shape %s" % (what, shape, a.shape))
+    return np.ascontiguousarray(a)
+
+
+def per_row(value, n, what):
+    """A number, or an (n,) array of them, as an (n,) float64 array."""
+    a = _numbers(value, what, "a number or an array (%d,)" % n)
+    if a.ndim == 0:
+        return np.full(n, float(a))
+    if a.shape != (n,):
+        raise ValueError("%s must be a number or an array of shape (%d,), got shape %s" % (what, n, a.shape))
+    return a
+
+
+def index_rows(value, what, vertices):
+    """Triangles as a contiguous (m, 3) uint32 array of vertex indices: whole
+    numbers from 0 to 2^32 - 1 (never wrapped), any other shape refused."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s must be an array (m, 3) of vertex indices: %s" % (what, e)) from None
+    if a.ndim == 1 and a.size == 0:
+        a = a.reshape(0, 3)
+    if a.dtype.kind not in "iuf" or a.ndim != 2 or a.shape[1] != 3:
+        raise ValueError("%s must be an array (m, 3) of vertex indices, got %s of shape %s"
+                         % (what, a.dtype, a.shape))
+    if a.size:
+        bad = ~np.isfinite(a) | (a != np.floor(a)) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+        bad |= (a < 0) | (a > 0xFFFFFFFF)
+        if bad.any():
+            r, c = (int(i) for i in np.argwhere(bad)[0])
+            raise ValueError("%s[%d, %d] = %r: vertex indices are whole numbers from 0 to %d (the %d vertices; "
+                             "at most 2^32 - 1)" % (what, r, c, a[r, c].item(), vertices - 1, vertices))
+    return np.ascontiguousarray(a, dtype=np.uint32)
+
+
 def set_fields(struct, values, fields, what, old=()):
     """Sets struct.<name> = convert(value) for the given keyword values."""
     for key, value in values.items():
@@ -599,8 +654,8 @@ def wall_def(kind, material, kw, keep):
     if "file" in kw:
         d.mesh_file = cstr(kw.pop("file"), keep)
     if "mesh_vertices" in kw or "mesh_triangles" in kw:
-        xyz = np.ascontiguousarray(kw.pop("mesh_vertices"), dtype=np.float64).reshape(-1, 3)
-        tri = np.ascontiguousarray(kw.pop("mesh_triangles"), dtype=np.uint32).reshape(-1, 3)
+        xyz = rows(kw.pop("mesh_vertices", ()), 3, "mesh_vertices")
+        tri = index_rows(kw.pop("mesh_triangles", ()), "mesh_triangles", len(xyz))
         keep += [xyz, tri]
         d.mesh_xyz = ffi.cast("const double *", ffi.from_buffer(xyz))
         d.mesh_vertex_count = len(xyz)
@@ -645,8 +700,10 @@ def _contact_rules(d, radius, depth, what):
 
 
 def _mesh_arrays(d, vertex_xyz, triangles, keep):
-    xyz = np.ascontiguousarray(vertex_xyz, dtype=np.float64).reshape(-1, 3)
-    tri = np.ascontiguousarray(triangles, dtype=np.uint32).reshape(-1, 3)
+    """A mesh given as arrays: (n, 3) vertices and (m, 3) vertex indices, any other shape,
+    and indices outside 0 .. 2^32 - 1, refused (nothing reshaped or wrapped)."""
+    xyz = rows(vertex_xyz, 3, "vertex_xyz")
+    tri = index_rows(triangles, "triangles", len(xyz))
     keep += [xyz, tri]
     d.source = lib.TL_MESH_ARRAYS
     d.vertex_xyz = ffi.cast("const double *", ffi.from_buffer(xyz))
@@ -755,6 +812,10 @@ def particle_def(material, kw, what="add_particle"):
             flags |= bit
     d.flags = flags
     set_fields(d, kw, PARTICLE_FIELDS, what)
+    q = d.orientation
+    if "orientation" in kw and q.w == 0.0 and q.x == 0.0 and q.y == 0.0 and q.z == 0.0:
+        raise ValueError("%s.orientation must not be zero: a quaternion [w, x, y, z] "
+                         "(normalised; [1, 0, 0, 0] = not turned), got %r" % (what, kw["orientation"]))
     return d
 
 

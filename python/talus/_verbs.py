@@ -1,7 +1,7 @@
 """The verbs of a World that change many particles at once, find rows by id,
-call Python back while it steps, and spread it over MPI ranks (mixed into
-talus.World; docs/python.md, "Changing many particles", "Callbacks while
-stepping", "MPI").
+and spread it over MPI ranks (mixed into talus.World), and the step callback
+of Scene.run (World.step's is in world.py, in its loop of chunks);
+docs/python.md, "Changing many particles", "Callbacks while stepping", "MPI".
 
 Every change here is all or nothing: the library checks every id and every
 value before it changes anything (tl_world_set_particles,
@@ -58,13 +58,13 @@ def _vectors(values, n, what):
     return np.ascontiguousarray(v)
 
 
-def _every(every):
+def check_every(every):
     if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
         raise ValueError("every must be an integer >= 1 (steps between the callback's calls), got %r" % (every,))
     return int(every)
 
 
-def _callable(callback):
+def check_callback(callback):
     if not callable(callback):
         raise TypeError("callback must be callable (it is called with the World), got %r" % (callback,))
     return callback
@@ -75,7 +75,7 @@ _GATHERED = ("id", "material", "shape", "radius", "mass", "position", "velocity"
 
 
 class WorldVerbs:
-    """Mixed into talus.World (which provides _w, _h, _check, _view, step)."""
+    """Mixed into talus.World (which provides _w, _hold, _change, _read, _check, _view, step)."""
 
     # ---- rows by id ----
 
@@ -102,13 +102,14 @@ class WorldVerbs:
             When an id names no particle (the message lists the first ones).
         """
         want, single = _ids(ids)
-        have = self._view("ids")
-        key = (self.generation, len(have))
-        cached = getattr(self, "_index_cache", None)
-        if cached is None or cached[0] != key:
-            order = np.argsort(have, kind="stable")
-            cached = (key, np.asarray(have)[order], order)
-            self._index_cache = cached
+        with self._hold():  # the ids and their generation of the same instant
+            have = self._view("ids")
+            key = (self.generation, len(have))
+            cached = getattr(self, "_index_cache", None)
+            if cached is None or cached[0] != key:
+                order = np.argsort(have, kind="stable")
+                cached = (key, np.asarray(have)[order], order)
+                self._index_cache = cached
         _, sorted_ids, order = cached
         pos = np.searchsorted(sorted_ids, want)
         pos_c = np.minimum(pos, max(len(sorted_ids) - 1, 0))
@@ -128,7 +129,7 @@ class WorldVerbs:
         vals = _vectors(values, len(idv), what)
         if len(idv) == 0:
             return
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_particles(self._w, field, ffi.cast("const uint32_t *", ffi.from_buffer(idv)),
                                                    len(idv), ffi.cast("const double *", ffi.from_buffer(vals))))
 
@@ -186,26 +187,9 @@ class WorldVerbs:
         idv, _ = _ids(ids)
         if len(idv) == 0:
             return
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_remove_particles(self._w, ffi.cast("const uint32_t *", ffi.from_buffer(idv)),
                                                       len(idv)))
-
-    # ---- a Python callback while stepping ----
-
-    def _step_calling(self, steps, callback, every):
-        """step(steps, callback=f, every=k): f(world) after every k-th step."""
-        _callable(callback)
-        every = _every(every)
-        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-            raise ValueError("steps must be an integer >= 0, got %r" % (steps,))
-        done = 0
-        while done < steps:
-            k = min(every, steps - done)
-            self.step(k)
-            done += k
-            if k == every and callback(self) is STOP:
-                break
-        return done
 
     # ---- MPI ----
 
@@ -230,17 +214,17 @@ class WorldVerbs:
         `set_positions` and the other many-particle verbs and
         `remove_particles` are refused once the world is prepared.
         """
-        with self._h.lock:
+        with self._change() as h:
             if comm is None:
-                st = lib.tl_world_distribute(self._w)
+                st = lib.tl_world_distribute(h.world)
             else:
                 py2f = getattr(comm, "py2f", None)
                 if py2f is None:
                     raise TypeError("comm must be an mpi4py communicator (e.g. mpi4py.MPI.COMM_WORLD), got %r"
                                     % (comm,))
-                st = lib.tl_world_distribute_comm(self._w, int(py2f()))
+                st = lib.tl_world_distribute_comm(h.world, int(py2f()))
+            msg = ffi.string(lib.tl_world_error(h.world)).decode() if st != lib.TL_OK else ""
         if st != lib.TL_OK:
-            msg = ffi.string(lib.tl_world_error(self._w)).decode()
             if "MPI_Init" in msg:
                 msg += " (from Python: `from mpi4py import MPI` starts MPI; run under mpirun)"
             raise TalusError(msg, status_name(st))
@@ -248,17 +232,17 @@ class WorldVerbs:
     @property
     def rank(self):
         """This process's rank in the world's communicator (0 when serial)."""
-        return lib.tl_world_rank(self._w)
+        return self._read(lib.tl_world_rank)
 
     @property
     def ranks(self):
         """The ranks the world is spread over (1 when serial)."""
-        return lib.tl_world_ranks(self._w)
+        return self._read(lib.tl_world_ranks)
 
     @property
     def particle_total(self):
         """The particles of all ranks (`particle_count` in a serial world)."""
-        return lib.tl_world_particle_total(self._w)
+        return self._read(lib.tl_world_particle_total)
 
     def gather_particles(self):
         """Every rank's particles on rank 0, in the serial run's storage
@@ -270,7 +254,7 @@ class WorldVerbs:
 
         out = ffi.new("tl_particle_state **")
         n = ffi.new("size_t *")
-        with self._h.lock:
+        with self._hold():
             self._check(lib.tl_world_gather_particles(self._w, out, n))
         dt = struct_dtype("tl_particle_state", list(_GATHERED))
         try:
@@ -292,8 +276,8 @@ def run_callback(world, callback, every, opt, keep):
     Scene.run once the outputs are committed."""
     if callback is None:
         return None
-    _callable(callback)
-    every = _every(every)
+    check_callback(callback)
+    every = check_every(every)
     state = {"stop": False, "error": None}
 
     def on_error(exc_type, exc_value, tb):

@@ -4,6 +4,10 @@ import json
 import math
 import os
 import re
+import signal
+import threading
+
+import numpy as np
 
 from . import _handle, _verbs
 from ._lib import TalusError, ffi, lib, status_name, text
@@ -30,8 +34,13 @@ def _dict_error(err, status):
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
+# the longest wall time between two calls of a run's progress callback, s (Ctrl-C is seen there)
+_CALLBACK_SECONDS = 0.2
+
 
 def _yaml_value(v, where):
+    if isinstance(v, (np.ndarray, np.generic)):  # a NumPy array or scalar: the lists, numbers it holds
+        return _yaml_value(v.tolist(), where)
     if isinstance(v, dict):
         parts = []
         for k, x in v.items():
@@ -52,12 +61,13 @@ def _yaml_value(v, where):
         if not math.isfinite(v):
             raise ValueError("scene value at %s is %r: the scene takes finite numbers" % (where, v))
         return repr(v)
-    if hasattr(v, "item") and hasattr(v, "dtype"):   # a NumPy scalar
-        return _yaml_value(v.item(), where)
-    if hasattr(v, "tolist"):                          # a NumPy array
-        return _yaml_value(v.tolist(), where)
     if isinstance(v, (str, os.PathLike)):
-        return json.dumps(os.fspath(v))               # a double-quoted YAML scalar
+        v = os.fspath(v)
+        if isinstance(v, bytes):
+            v = os.fsdecode(v)
+        if "\0" in v:
+            raise ValueError("scene value at %s holds a NUL character: a scene is UTF-8 text" % (where or "the top"))
+        return json.dumps(v)                          # a double-quoted YAML scalar
     raise TypeError("scene value at %s: %s is not a number, string, bool, list or dict"
                     % (where, type(v).__name__))
 
@@ -101,9 +111,9 @@ class Scene:
         out = ffi.new("tl_scene **")
         err = ffi.new("tl_scene_error *")
         if isinstance(source, dict):
-            text_ = scene_yaml(source)
+            text_ = scene_yaml(source).encode()
             label = os.path.join(directory or ".", name or "<dict>")
-            st = lib.tl_scene_load_string(text_.encode(), label.encode(), out, err)
+            st = lib.tl_scene_load_text(text_, len(text_), label.encode(), out, err)
         elif isinstance(source, (str, os.PathLike)):
             st = lib.tl_scene_load_file(os.fsencode(source), out, err)
         else:
@@ -115,12 +125,20 @@ class Scene:
 
     @classmethod
     def from_string(cls, yaml_text, name="<string>"):
-        """A scene from YAML text; `name` stands for its file in messages and
-        its directory is the one relative file names are taken from."""
+        """A scene from YAML text (str, or UTF-8 bytes); `name` stands for its
+        file in messages and its directory is the one relative file names are
+        taken from. A text is refused as its file would be: a NUL byte in it
+        too (TalusError with its line and column)."""
+        if isinstance(yaml_text, str):
+            data = yaml_text.encode("utf-8", "surrogateescape")
+        elif isinstance(yaml_text, (bytes, bytearray, memoryview)):
+            data = bytes(yaml_text)
+        else:
+            raise TypeError("from_string: the scene's YAML text as str or bytes, got %s" % type(yaml_text).__name__)
         self = cls.__new__(cls)
         out = ffi.new("tl_scene **")
         err = ffi.new("tl_scene_error *")
-        st = lib.tl_scene_load_string(yaml_text.encode(), str(name).encode(), out, err)
+        st = lib.tl_scene_load_text(data, len(data), str(name).encode(), out, err)
         if st != lib.TL_OK:
             raise _scene_error(err, st)
         self._h = _handle.Handle(lib.tl_scene_world(out[0]), out[0])
@@ -133,6 +151,13 @@ class Scene:
         if h is None or h.scene is None:
             raise TalusError("the scene is closed", "TL_ERROR_STATE")
         return h.scene
+
+    def _hold(self):
+        """The handle, for ``with self._hold() as h:`` (the world's lock held)."""
+        h = self._h
+        if h is None or h.scene is None:
+            raise TalusError("the scene is closed", "TL_ERROR_STATE")
+        return h
 
     def close(self):
         """Gives up this object's hold on the scene (freed when its World and
@@ -155,34 +180,39 @@ class Scene:
     @property
     def name(self):
         """The scene's file name (or the name given for a dict)."""
-        return text(lib.tl_scene_name(self._s))
+        with self._hold() as h:
+            return text(lib.tl_scene_name(h.scene))
 
     @property
     def title(self):
         """The scene's ``name:``."""
-        return text(lib.tl_scene_title(self._s))
+        with self._hold() as h:
+            return text(lib.tl_scene_title(h.scene))
 
     @property
     def duration(self):
         """All stages, s."""
-        return lib.tl_scene_duration(self._s)
+        with self._hold() as h:
+            return lib.tl_scene_duration(h.scene)
 
     @property
     def stages(self):
         """The stages as dicts: name, duration (s)."""
-        s = self._s
-        return [{"name": text(lib.tl_scene_stage_name(s, i)), "duration": lib.tl_scene_stage_duration(s, i)}
-                for i in range(lib.tl_scene_stage_count(s))]
+        with self._hold() as h:
+            s = h.scene
+            return [{"name": text(lib.tl_scene_stage_name(s, i)), "duration": lib.tl_scene_stage_duration(s, i)}
+                    for i in range(lib.tl_scene_stage_count(s))]
 
     @property
     def outputs(self):
         """The outputs as dicts: kind, file (relative to the output directory)."""
-        s = self._s
         kind, file = ffi.new("const char **"), ffi.new("const char **")
         out = []
-        for i in range(lib.tl_scene_output_count(s)):
-            if lib.tl_scene_output(s, i, kind, file) == lib.TL_OK:
-                out.append({"kind": text(kind[0]), "file": text(file[0])})
+        with self._hold() as h:
+            s = h.scene
+            for i in range(lib.tl_scene_output_count(s)):
+                if lib.tl_scene_output(s, i, kind, file) == lib.TL_OK:
+                    out.append({"kind": text(kind[0]), "file": text(file[0])})
         return out
 
     def run(self, output_dir=None, write_outputs=True, threads=0, resume=None, progress=None,
@@ -230,14 +260,31 @@ class Scene:
             With the library's message when the run fails.
         KeyboardInterrupt
             After Ctrl-C: the run stops after its current chunk of steps
-            with its outputs committed (as ``talus run`` does).
+            (within about a quarter of a second), with its outputs recorded
+            at that time and committed, as ``talus run`` does; the world
+            stays at that time.
+        Exception
+            One that `progress` or `callback` raised: the run stops in the
+            same way, and it is raised again after.
 
         Notes
         -----
         The GIL is released while the steps run; the progress callback takes
-        it back for its call.
+        it back for its call, about every 0.2 s whatever `progress_interval`
+        is (it calls `progress` when its interval is due): that is when
+        Ctrl-C is seen, and when another thread waiting to read the world has
+        it, in between two chunks. `progress` and `callback` run in the
+        run's thread with the world's lock held (its calls of the World take
+        it again); from them the world is read and changed, never stepped.
+        Another thread reads the world while it runs, and is refused a change
+        (TalusError). Ctrl-C reaches a run made in the main thread (the
+        only one Python's signal handlers run in); while it runs, SIGINT sets
+        the run's stop flag instead of raising KeyboardInterrupt (the
+        handler in place before is put back after, when it was Python's
+        default; another handler is left to act as it does).
         """
-        s = self._s
+        h = self._hold()
+        s = h.scene
         keep = []
         opt = ffi.new("tl_run_options *", lib.tl_run_options_default())
 
@@ -254,38 +301,68 @@ class Scene:
         opt.resume = cs(resume)
         flag = ffi.new("sig_atomic_t *")
         opt.interrupt = flag
-        opt.progress_interval = float(progress_interval)
-        interrupted = []
+        interval = float(progress_interval)
+        # the callback comes at least every _CALLBACK_SECONDS of wall time (chunks of a
+        # quarter of that): Ctrl-C is seen there
+        opt.progress_interval = min(interval, _CALLBACK_SECONDS) if interval >= 0 else _CALLBACK_SECONDS
+        raised = []       # exceptions of the callback (progress's, or a signal handler's)
+        interrupted = []  # SIGINTs seen
+        due = [interval]  # wall seconds at which progress is next called
 
-        @ffi.callback("void(const tl_progress *, void *)")
         def on_progress(p, user):
-            # the signal handlers of Python run here, in the calling thread
-            try:
-                if progress is not None:
-                    progress({"step": p.step, "steps_total": p.steps_total, "time": p.time,
-                              "time_total": p.time_total, "wall_seconds": p.wall_seconds,
-                              "steps_per_second": p.steps_per_second, "eta_seconds": p.eta_seconds,
-                              "stage": p.stage, "stage_name": text(p.stage_name), "contacts": p.contacts})
-            except KeyboardInterrupt:
-                interrupted.append(True)
-                flag[0] = 1
-            except BaseException as e:  # stop the run; raised after it
-                interrupted.append(e)
-                flag[0] = 1
+            if progress is not None and p.wall_seconds >= due[0]:
+                due[0] = p.wall_seconds + interval
+                progress({"step": p.step, "steps_total": p.steps_total, "time": p.time,
+                          "time_total": p.time_total, "wall_seconds": p.wall_seconds,
+                          "steps_per_second": p.steps_per_second, "eta_seconds": p.eta_seconds,
+                          "stage": p.stage, "stage_name": text(p.stage_name), "contacts": p.contacts})
+            h.lock.pause()  # a thread waiting to read the world has it now, between two chunks
 
-        opt.progress = on_progress
+        def on_error(exc_type, exc_value, tb):
+            # whatever the callback raised (from its first line on): stop the run, raise it after.
+            # No exception leaves a cffi callback.
+            flag[0] = 1
+            raised.append(exc_value if exc_value is not None else exc_type())
+
+        progress_cb = ffi.callback("void(const tl_progress *, void *)", on_progress, onerror=on_error)
+        opt.progress = progress_cb
+        # the step callback (callback=, every=): tl_run_options.on_steps, with its own onerror
         steps_cb = _verbs.run_callback(self._world, callback, every, opt, keep)
+
+        def on_sigint(signum, frame):
+            flag[0] = 1
+            interrupted.append(signum)
+
+        previous = None
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            previous = signal.signal(signal.SIGINT, on_sigint)
         summary = ffi.new("tl_run_summary *")
-        with self._h.lock:
-            st = lib.tl_scene_run(s, opt, summary)
-        if _verbs.run_callback_outcome(steps_cb, st, text(lib.tl_scene_run_error(s))):
+        try:
+            with h.lock:
+                if h.running is not None:
+                    raise _handle.running_error()
+                h.running = threading.get_ident()
+                try:
+                    st = lib.tl_scene_run(s, opt, summary)
+                    message = text(lib.tl_scene_run_error(s))
+                finally:
+                    h.running = None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if raised and not isinstance(raised[0], KeyboardInterrupt):
+            raise raised[0]
+        # the step callback's exception (KeyboardInterrupt too) is raised here; True when it
+        # returned talus.STOP (on MPI ranks: rank 0's did)
+        stopped = _verbs.run_callback_outcome(steps_cb, st, message)
+        if stopped and not interrupted and not raised:
             return _summary(summary)
-        if interrupted and interrupted[0] is not True:
-            raise interrupted[0]
-        if st == lib.TL_INTERRUPTED:
-            raise KeyboardInterrupt(text(lib.tl_scene_run_error(s)))
+        if st == lib.TL_INTERRUPTED or interrupted or raised:
+            raise KeyboardInterrupt(message if st == lib.TL_INTERRUPTED else
+                                    "interrupted as the run ended (it ran to its end, outputs committed)")
         if st != lib.TL_OK:
-            raise TalusError(text(lib.tl_scene_run_error(s)), status_name(st))
+            raise TalusError(message, status_name(st))
         return _summary(summary)
 
     def distribute(self, comm=None):
@@ -298,18 +375,20 @@ class Scene:
     def stage_results(self):
         """How each stage ended in the last run: dicts with name, ended_by,
         steps, time_begin, time_end, kinetic_energy."""
-        s = self._s
         r = ffi.new("tl_stage_result *")
         out = []
-        for i in range(lib.tl_scene_stage_count(s)):
-            if lib.tl_scene_stage_result(s, i, r) == lib.TL_OK:
-                out.append({"name": text(r.name), "ended_by": text(r.ended_by), "steps": r.steps,
-                            "time_begin": r.time_begin, "time_end": r.time_end,
-                            "kinetic_energy": r.kinetic_energy})
+        with self._hold() as h:
+            s = h.scene
+            for i in range(lib.tl_scene_stage_count(s)):
+                if lib.tl_scene_stage_result(s, i, r) == lib.TL_OK:
+                    out.append({"name": text(r.name), "ended_by": text(r.ended_by), "steps": r.steps,
+                                "time_begin": r.time_begin, "time_end": r.time_end,
+                                "kinetic_energy": r.kinetic_energy})
         return out
 
     def __repr__(self):
-        if self._h is None:
+        h = getattr(self, "_h", None)
+        if h is None or h.scene is None:
             return "<talus.Scene (closed)>"
         return "<talus.Scene %r: %d stages, %.6g s>" % (self.title, len(self.stages), self.duration)
 

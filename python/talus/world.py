@@ -1,9 +1,10 @@
 """talus.World: a simulation built and stepped from Python."""
 import os
+import time as _time
 
 import numpy as np
 
-from . import _defs, _structs
+from . import _defs, _handle, _structs, _verbs
 from ._handle import ArrayView, Handle, closed_error
 from ._lib import TalusError, check_world, ffi, lib, libc, status_name, text
 from ._verbs import WorldVerbs
@@ -23,6 +24,10 @@ _ARRAYS = {
     "torques": ("torque", 3, "<f8"),
     "orientations": ("orientation", 4, "<f8"),
 }
+
+# a call of `step` runs at most about this many seconds of steps in one call into
+# the library: Ctrl-C stops a long step(n) after it, and other threads read between
+_STEP_CHUNK_SECONDS = 0.05
 
 
 def _covers(entry, i, j):
@@ -84,8 +89,13 @@ class World(WorldVerbs):
     readable memory: it keeps the world alive after `close`, and after the
     arrays were replaced it reads a frozen copy.
 
-    A World is used by one thread at a time; `step` releases the GIL, so
-    other Python threads run while it steps.
+    Every call holds the world's lock, reads too: a thread reading while
+    another steps waits for the step's current chunk (about 0.05 s) and reads
+    between two steps, never halfway. `step` releases the GIL, so other Python
+    threads run while it steps; Ctrl-C stops a long `step` after its current
+    chunk (KeyboardInterrupt). A view handed out earlier is the engine's live
+    memory: read while another thread steps, it shows the step as it goes; hold
+    `locked()` for a consistent copy.
     """
 
     def __init__(self, **settings):
@@ -113,6 +123,7 @@ class World(WorldVerbs):
         self._arrays = ffi.new("tl_particle_arrays *")
         # the laws set with `any` and by pair, as a scene's entries: (level, a, b, keywords)
         self._laws = []
+        self._rate = 1e6  # particle-steps per second, as last measured: the size of a step chunk
 
     # ---- life ----
 
@@ -122,6 +133,39 @@ class World(WorldVerbs):
         if h is None or h.world is None:
             raise closed_error()
         return h.world
+
+    def _hold(self):
+        """The handle, for ``with self._hold() as h:`` (its lock held in the block)."""
+        h = self._h
+        if h is None or h.world is None:
+            raise closed_error()
+        return h
+
+    def _change(self):
+        """The handle, for ``with self._change() as h:``: its lock held in the
+        block, for a call that changes the world; refused while Scene.run runs
+        the world in another thread (the run's own callback may change it)."""
+        return _handle.Change(self._hold())
+
+    def locked(self):
+        """The world's lock, held in a ``with`` block: no other thread steps,
+        changes or reads the world inside it, so that copies of several views
+        (``np.array(w.positions)``, ...) and results read in it belong to the
+        same instant. Reentrant: calls of this World inside the block take it
+        again. Hold it briefly: a thread that steps waits for it."""
+        return self._hold().lock
+
+    def _read(self, fn):
+        """fn(world) with the lock held."""
+        h = self._h
+        if h is None or h.world is None:
+            raise closed_error()
+        lock = h.lock
+        lock.acquire()
+        try:
+            return fn(h.world)
+        finally:
+            lock.release()
 
     def close(self):
         """Gives up this object's hold on the world.
@@ -187,7 +231,7 @@ class World(WorldVerbs):
         keep = []
         d = _defs.material_def(name, properties, keep)
         idx = ffi.new("int *")
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_add_material(self._w, d, idx))
             m = idx[0]
             for other in range(lib.tl_world_material_count(self._w)):
@@ -207,17 +251,20 @@ class World(WorldVerbs):
         if isinstance(name, (int, np.integer)):
             return int(name)
         idx = ffi.new("int *")
-        if lib.tl_world_find_material(self._w, str(name).encode(), idx) != lib.TL_OK:
-            known = [text(lib.tl_world_material_name(self._w, i))
-                     for i in range(lib.tl_world_material_count(self._w))]
-            raise TalusError("unknown material %r (known: %s)" % (name, ", ".join(known)),
-                             "TL_ERROR_NOT_FOUND")
+        with self._hold() as h:
+            w = h.world
+            if lib.tl_world_find_material(w, str(name).encode(), idx) != lib.TL_OK:
+                known = [text(lib.tl_world_material_name(w, i)) for i in range(lib.tl_world_material_count(w))]
+                raise TalusError("unknown material %r (known: %s)" % (name, ", ".join(known)),
+                                 "TL_ERROR_NOT_FOUND")
         return idx[0]
 
     @property
     def materials(self):
         """The material names, by index."""
-        return [text(lib.tl_world_material_name(self._w, i)) for i in range(lib.tl_world_material_count(self._w))]
+        with self._hold() as h:
+            w = h.world
+            return [text(lib.tl_world_material_name(w, i)) for i in range(lib.tl_world_material_count(w))]
 
     def set_law(self, a, b, **law):
         """Sets the contact law between materials a and b, as a scene's law entry
@@ -275,7 +322,7 @@ class World(WorldVerbs):
             ia, ib = ib, ia   # one entry per pair, the specific material first
         level = (ia is not None) + (ib is not None)
         entry = (level, ia, ib, dict(law))
-        with self._h.lock:
+        with self._change():
             w = self._w
             n = lib.tl_world_material_count(w)
             pairs = [(i, j) for i in range(n) for j in range(i, n)
@@ -316,8 +363,9 @@ class World(WorldVerbs):
         """The law between two materials as used, with every coefficient
         (NaN: derived from the materials), as a dict."""
         d = ffi.new("tl_law_def *")
-        self._check(lib.tl_world_get_law(self._w, self.material(a), self.material(b), d))
-        return _defs.law_dict(d)
+        with self._hold() as h:
+            self._check(lib.tl_world_get_law(h.world, self.material(a), self.material(b), d))
+            return _defs.law_dict(d)
 
     # ---- shapes, particles, walls ----
 
@@ -348,7 +396,7 @@ class World(WorldVerbs):
         keep = []
         d = _defs.shape_def(kind, definition, keep)
         idx = ffi.new("int *")
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_add_shape(self._w, d, idx))
         return idx[0]
 
@@ -369,17 +417,19 @@ class World(WorldVerbs):
             body point b is the given point ``origin + rotation @ b``. A body whose
             ``orientation`` is q has its principal axes at q * frame.
         """
-        index = self._shape_index(shape)
         s = ffi.new("tl_shape_info *")
-        if lib.tl_world_get_shape(self._w, index, s) != lib.TL_OK:
-            raise TalusError("no shape %r" % (shape,), "TL_ERROR_NOT_FOUND")
+        with self._hold() as h:
+            index = self._shape_index(shape)
+            if lib.tl_world_get_shape(h.world, index, s) != lib.TL_OK:
+                raise TalusError("no shape %r" % (shape,), "TL_ERROR_NOT_FOUND")
+            name = text(s.name)
         kinds = {v: k for k, v in _defs.SHAPE_KINDS.items()}  # the scene's names
         q = np.array([s.frame.w, s.frame.x, s.frame.y, s.frame.z])
         w, x, y, z = q
         rotation = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                              [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                              [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-        return {"index": index, "name": text(s.name), "kind": kinds.get(s.kind, s.kind),
+        return {"index": index, "name": name, "kind": kinds.get(s.kind, s.kind),
                 "volume": s.volume, "radius": s.radius, "volume_radius": s.volume_radius,
                 "moments": np.array(_defs.tup3(s.inertia)), "semi_axes": np.array(_defs.tup3(s.semi_axes)),
                 "vertices": int(s.vertices), "facets": int(s.facets),
@@ -388,14 +438,15 @@ class World(WorldVerbs):
     @property
     def shape_count(self):
         """The largest shape index (shapes are numbered from 1; 0 is the sphere)."""
-        return lib.tl_world_shape_count(self._w)
+        return self._read(lib.tl_world_shape_count)
 
     def _shape_index(self, shape):
         if isinstance(shape, str):
             s = ffi.new("tl_shape_info *")
-            for k in range(1, lib.tl_world_shape_count(self._w) + 1):
-                if lib.tl_world_get_shape(self._w, k, s) == lib.TL_OK and text(s.name) == shape:
-                    return k
+            with self._hold() as h:
+                for k in range(1, lib.tl_world_shape_count(h.world) + 1):
+                    if lib.tl_world_get_shape(h.world, k, s) == lib.TL_OK and text(s.name) == shape:
+                        return k
             raise TalusError("no shape named %r" % shape, "TL_ERROR_NOT_FOUND")
         if isinstance(shape, bool) or not isinstance(shape, (int, np.integer)):
             raise TypeError("shape: an index (int) or a name (str), got %r" % (shape,))
@@ -426,7 +477,7 @@ class World(WorldVerbs):
         f = None if force is None else _defs.vec3(force, "external_force")
         d = self._particle_def(material, particle)
         out = ffi.new("uint32_t *")
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_add_particle(self._w, d, out))
             if f is not None:
                 self._check(lib.tl_world_set_particle_force(self._w, out[0], f))
@@ -438,7 +489,7 @@ class World(WorldVerbs):
         return _defs.particle_def(self.material(material), kw, what)
 
     def add_particles(self, positions, radius, material=0, velocities=None, **common):
-        """Adds many particles; returns their ids.
+        """Adds many particles, all or none; returns their ids.
 
         Parameters
         ----------
@@ -447,28 +498,68 @@ class World(WorldVerbs):
         material : str or int
         velocities : array_like (n, 3), optional
         **common
-            Other `add_particle` keywords, the same for all.
+            Other `add_particle` keywords, the same for all (not ``id``, when
+            n > 1; not ``position``, ``velocity`` beside ``velocities``).
+
+        Raises
+        ------
+        ValueError
+            An array of another shape (nothing is reshaped), or not of numbers.
+        TalusError
+            A particle the library refuses (its row and the library's
+            message): every particle is checked by the library's own rules
+            (`tl_world_check_particle`) before the first is added, so that a
+            refused batch adds none.
         """
-        x = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
-        r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (len(x),))
-        v = None if velocities is None else np.asarray(velocities, dtype=np.float64).reshape(-1, 3)
+        x = _defs.rows(positions, 3, "positions")
+        n = len(x)
+        r = _defs.per_row(radius, n, "radius")
+        v = None if velocities is None else _defs.rows(velocities, 3, "velocities", n)
+        if "position" in common:
+            raise TypeError("add_particles: the positions are given by `positions` (an (n, 3) array); "
+                            "`position` is add_particle's")
+        if v is not None and "velocity" in common:
+            raise TypeError("add_particles: give `velocities` (n, 3) or `velocity` (the same for all), not both")
+        if n > 1 and common.get("id", 0):
+            raise ValueError("add_particles: id=%r would give %d particles the same id (leave it out: each "
+                             "takes the next free one)" % (common["id"], n))
         if "external_force" in common:
             raise TypeError("add_particles: external_force is set per particle: add_particle(..., "
-                            "external_force=...) or set_particle_force")
+                            "external_force=...) or set_particle_force, or set_forces(ids, forces) for many")
         m = self.material(material)
         d = self._particle_def(m, common, "add_particles")
+        ids = np.empty(n, dtype=np.uint32)
+        if n == 0:
+            return ids
+        # n definitions: copies of d, with each row's radius, position, velocity
+        defs = ffi.new("tl_particle_def[]", n)
+        size = ffi.sizeof("tl_particle_def")
+        raw = np.frombuffer(ffi.buffer(defs), dtype=np.uint8).reshape(n, size)
+        raw[:] = np.frombuffer(ffi.buffer(d), dtype=np.uint8)
+        cols = np.ndarray((n,), dtype=np.dtype({
+            "names": ["radius", "position", "velocity"], "formats": [np.float64, (np.float64, 3), (np.float64, 3)],
+            "offsets": [ffi.offsetof("tl_particle_def", f) for f in ("radius", "position", "velocity")],
+            "itemsize": size}), buffer=ffi.buffer(defs))
+        cols["radius"] = r
+        cols["position"] = x
+        if v is not None:
+            cols["velocity"] = v
         out = ffi.new("uint32_t *")
-        ids = np.empty(len(x), dtype=np.uint32)
-        with self._h.lock:
-            w = self._w
-            for i in range(len(x)):
-                d.radius = r[i]
-                d.position = {"x": x[i, 0], "y": x[i, 1], "z": x[i, 2]}
-                if v is not None:
-                    d.velocity = {"x": v[i, 0], "y": v[i, 1], "z": v[i, 2]}
-                self._check(lib.tl_world_add_particle(w, d, out))
+        with self._change() as h:
+            w = h.world
+            for i in range(n):  # the library's checks first: a refused row adds nothing
+                st = lib.tl_world_check_particle(w, defs + i)
+                if st != lib.TL_OK:
+                    raise TalusError("add_particles: row %d of %d: %s (none was added)"
+                                     % (i, n, text(lib.tl_world_error(w))), status_name(st))
+            for i in range(n):
+                st = lib.tl_world_add_particle(w, defs + i, out)
+                if st != lib.TL_OK:  # only what the checks cannot foresee: memory
+                    added = "none was added" if i == 0 else "the %d rows before it were added: ids %d to %d" % (
+                        i, ids[0], ids[i - 1])
+                    raise TalusError("add_particles: row %d of %d: %s (%s)"
+                                     % (i, n, text(lib.tl_world_error(w)), added), status_name(st))
                 ids[i] = out[0]
-                d.id = 0
         return ids
 
     def add_wall(self, type="plane", material=0, **wall):
@@ -515,7 +606,7 @@ class World(WorldVerbs):
         keep = []
         d, servo = _defs.wall_def(type, self.material(material), wall, keep)
         idx = ffi.new("int *")
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_add_wall(self._w, d, idx))
             if servo is not None:
                 self._set_servo(idx[0], servo)
@@ -531,11 +622,12 @@ class World(WorldVerbs):
     def _wall_index(self, wall):
         if isinstance(wall, (int, np.integer)):
             return int(wall)
-        for i in range(lib.tl_world_wall_count(self._w)):
-            s = ffi.new("tl_wall_state *")
-            lib.tl_world_get_wall(self._w, i, s)
-            if text(s.name) == wall:
-                return i
+        s = ffi.new("tl_wall_state *")
+        with self._hold() as h:
+            for i in range(lib.tl_world_wall_count(h.world)):
+                lib.tl_world_get_wall(h.world, i, s)
+                if text(s.name) == wall:
+                    return i
         raise TalusError("no wall named %r" % (wall,), "TL_ERROR_NOT_FOUND")
 
     def wall(self, wall):
@@ -543,20 +635,22 @@ class World(WorldVerbs):
         velocity, angular_velocity, angle, force and torque of the particles
         on it, area, servo."""
         s = ffi.new("tl_wall_state *")
-        i = self._wall_index(wall)
-        if lib.tl_world_get_wall(self._w, i, s) != lib.TL_OK:
-            raise TalusError("no wall %d (the world has %d)" % (i, lib.tl_world_wall_count(self._w)),
-                             "TL_ERROR_NOT_FOUND")
-        return _defs.wall_dict(s)
+        with self._hold() as h:
+            i = self._wall_index(wall)
+            if lib.tl_world_get_wall(h.world, i, s) != lib.TL_OK:
+                raise TalusError("no wall %d (the world has %d)" % (i, lib.tl_world_wall_count(h.world)),
+                                 "TL_ERROR_NOT_FOUND")
+            return _defs.wall_dict(s)
 
     @property
     def walls(self):
         """Every wall's state (see `wall`)."""
-        return [self.wall(i) for i in range(lib.tl_world_wall_count(self._w))]
+        with self._hold() as h:
+            return [self.wall(i) for i in range(lib.tl_world_wall_count(h.world))]
 
     def set_wall_velocity(self, wall, velocity):
         """Sets a wall's translation velocity (m/s)."""
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_wall_velocity(self._w, self._wall_index(wall),
                                                        _defs.vec3(velocity, "velocity")))
 
@@ -568,7 +662,7 @@ class World(WorldVerbs):
         m = ffi.new("tl_motion_def *")
         if motion is not None and not (isinstance(motion, str) and motion == "none"):
             _defs.motion_def(motion, m)
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_wall_motion(self._w, self._wall_index(wall),
                                                      _defs.vec3(velocity, "velocity"), m))
 
@@ -608,95 +702,153 @@ class World(WorldVerbs):
             servo = {k: v for k, v in (("direction", direction), ("force", force), ("stress", stress),
                                        ("gain", gain), ("max_speed", max_speed)) if v is not None}
         servo = _defs.servo_mapping(servo, "set_wall_servo")
-        with self._h.lock:
+        with self._change():
             self._set_servo(self._wall_index(wall), servo)
 
     def set_particle_velocity(self, id, velocity, angular_velocity=(0.0, 0.0, 0.0)):
         """Sets a particle's velocity and angular velocity."""
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_particle_velocity(self._w, id, _defs.vec3(velocity, "velocity"),
                                                            _defs.vec3(angular_velocity, "angular_velocity")))
 
     def set_particle_force(self, id, force):
         """A constant external force on a particle (N; zero removes it)."""
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_particle_force(self._w, id, _defs.vec3(force, "force")))
 
     def particle(self, id):
         """The full state of one particle (by id) as a dict."""
         s = ffi.new("tl_particle_state *")
-        if lib.tl_world_get_particle(self._w, id, s) != lib.TL_OK:
-            raise TalusError("no particle with id %d" % id, "TL_ERROR_NOT_FOUND")
-        return _defs.particle_dict(s)
+        with self._hold() as h:
+            if lib.tl_world_get_particle(h.world, id, s) != lib.TL_OK:
+                raise TalusError("no particle with id %d" % id, "TL_ERROR_NOT_FOUND")
+            return _defs.particle_dict(s)
 
     # ---- stepping ----
 
     def prepare(self):
         """Validates the world and derives the time step (the first step does
         it too); call it to read `dt` or `timestep` before stepping."""
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_prepare(self._w))
 
     def step(self, steps=1, callback=None, every=1):
         """Advances the world by `steps` time steps.
 
-        The GIL is released during the call: other Python threads run.
+        The GIL is released during the call: other Python threads run. Many
+        steps are run in chunks of about 0.05 s each (one call into the
+        library; the same result, bit for bit, as one call of all of them):
+        between two chunks other threads have the world, and Ctrl-C stops the
+        steps there, raising KeyboardInterrupt with the world at the end of a
+        chunk (`step_count` says where). A world spread over MPI ranks
+        (`distribute`) is not cut by time, since every rank must step the
+        same chunks: each `step` call (or each `every` steps, with a
+        callback) is one call into the library.
 
         With a `callback`, ``callback(world)`` is called after every `every`
-        steps (steps every, 2 every, ...; none after a last shorter chunk);
-        returning `talus.STOP` stops there, an exception raised in it stops
-        and propagates. The steps are the same bits as one call. Returns the
-        steps taken then.
+        steps (steps every, 2 every, ...; none after a last shorter span),
+        with the world's lock held (its calls of this World take it again):
+        it reads and changes the world at that step. Returning `talus.STOP`
+        stops there, an exception raised in it stops and propagates. The
+        steps are the same bits as one call. Returns the steps taken then
+        (None without a callback).
 
         Raises
         ------
+        ValueError
+            `steps` not an integer >= 0, `every` not an integer >= 1.
         TalusError
             When the world cannot step (a missing law, an unresolved time
-            step, ...), with the library's message.
+            step, ...), with the library's message; while Scene.run runs the
+            world (from another thread, or from the run's own callbacks).
+        KeyboardInterrupt
+            Ctrl-C, after the current chunk.
         """
+        if type(steps) is not int and (isinstance(steps, bool) or not isinstance(steps, np.integer)):
+            raise ValueError("steps must be an integer >= 0, got %r" % (steps,))
+        n = int(steps)
+        if n < 0:
+            raise ValueError("steps must be an integer >= 0, got %r" % (steps,))
         if callback is not None:
-            return self._step_calling(steps, callback, every)
-        h = self._h
-        if h is None or h.world is None:
-            raise closed_error()
-        with h.lock:
-            st = lib.tl_world_step(h.world, steps)
-            if h.release_due:
-                h.release()
-        if st != lib.TL_OK:
-            self._fail(st, h)
+            _verbs.check_callback(callback)
+            every = _verbs.check_every(every)
+        h = self._hold()
+        lock = h.lock
+        if n <= 1 and callback is None:  # nothing to cut: the shortest way (a loop of step(1) costs little)
+            lock.acquire()
+            try:
+                if h.running is not None:
+                    _handle.refuse_step(h)
+                st = lib.tl_world_step(h.world, n)
+                if st != lib.TL_OK:
+                    self._fail(st, h)
+                if h.release_due:
+                    h.release()
+            finally:
+                lock.release()
+            return None
+        done = 0
+        due = every if callback is not None else None  # steps to the callback's next call
+        stop = False
+        while done < n and not stop:
+            elapsed = 0.0
+            with lock:
+                if h.running is not None:
+                    _handle.refuse_step(h)
+                w = h.world
+                count = max(lib.tl_world_particle_count(w), 1)
+                k = n - done if due is None else min(n - done, due)
+                if lib.tl_world_ranks(w) <= 1:  # ranks step the same chunks: not cut by their own clocks
+                    k = min(k, max(1, int(self._rate * _STEP_CHUNK_SECONDS / count)))
+                t0 = _time.perf_counter()
+                st = lib.tl_world_step(w, k)
+                elapsed = _time.perf_counter() - t0
+                if st != lib.TL_OK:
+                    self._fail(st, h)
+                if h.release_due:
+                    h.release()
+                done += k
+                if due is not None:
+                    due -= k
+                    if due == 0:
+                        due = every
+                        stop = callback(self) is _verbs.STOP  # the lock held: the world at this step
+            if elapsed > 0.0:
+                self._rate = k * count / elapsed
+        return done if callback is not None else None
 
     @property
     def threads(self):
         """Worker threads the steps use (set 0 for all available; results are
         the same bits for any count)."""
-        return lib.tl_world_threads(self._w)
+        return self._read(lib.tl_world_threads)
 
     @threads.setter
     def threads(self, n):
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_set_threads(self._w, int(n)))
 
     @property
     def time(self):
         """Simulated time, s."""
-        return lib.tl_world_time(self._w)
+        return self._read(lib.tl_world_time)
 
     @property
     def step_count(self):
         """Steps taken."""
-        return lib.tl_world_step_count(self._w)
+        return self._read(lib.tl_world_step_count)
 
     @property
     def dt(self):
         """The time step in use, s (0 before `prepare`)."""
-        return lib.tl_world_dt(self._w)
+        return self._read(lib.tl_world_dt)
 
     def timestep(self):
         """How the time step was chosen, as a dict (dt, dt_bound,
         contact_time, impact_speed, steps_per_contact, the bounding pair)."""
         t = ffi.new("tl_timestep_info *")
-        self._check(lib.tl_world_timestep(self._w, t))
+        with self._hold() as h:
+            self._check(lib.tl_world_timestep(h.world, t))
         return {"dt": t.dt, "dt_bound": t.dt_bound, "contact_time": t.contact_time,
                 "impact_speed": t.impact_speed, "impact_speed_estimated": bool(t.impact_speed_estimated),
                 "material_a": t.material_a, "material_b": t.material_b, "wall": bool(t.wall),
@@ -705,62 +857,63 @@ class World(WorldVerbs):
     @property
     def memory_bytes(self):
         """Bytes the world has allocated now."""
-        return lib.tl_world_bytes(self._w)
+        return self._read(lib.tl_world_bytes)
 
     @property
     def neighbor_builds(self):
-        return lib.tl_world_neighbor_builds(self._w)
+        return self._read(lib.tl_world_neighbor_builds)
+
+    @property
+    def contact_count(self):
+        """The touching contacts now (the length of `contacts()` read at the same instant)."""
+        return self._read(lib.tl_world_contact_count)
 
     # ---- particle arrays: views without copies ----
 
     def __len__(self):
-        return lib.tl_world_particle_count(self._w)
+        return self._read(lib.tl_world_particle_count)
 
     @property
     def particle_count(self):
-        return lib.tl_world_particle_count(self._w)
+        return self._read(lib.tl_world_particle_count)
 
     @property
     def particles_removed(self):
         """Particles removed so far because they left the domain."""
-        return lib.tl_world_particles_removed(self._w)
+        return self._read(lib.tl_world_particles_removed)
 
     @property
     def generation(self):
         """Changes whenever particles are added, removed, reordered or loaded."""
-        a = self._arrays
-        lib.tl_world_particle_arrays(self._w, a)
+        a = ffi.new("tl_particle_arrays *")
+        with self._hold() as h:
+            lib.tl_world_particle_arrays(h.world, a)
         return a.generation
 
     def _view(self, name):
-        h = self._h
-        if h is None or h.world is None:
-            raise closed_error()
-        a = self._arrays
-        lib.tl_world_particle_arrays(h.world, a)
-        n = a.count
-        key = (n, int(ffi.cast("uintptr_t", a.position)))
-        if key != self._cache_key:
-            self._cache = {}
-            self._cache_key = key
-            self._token = h.token(a.generation) if n else None
-            if h.release_due and h.lock.acquire(blocking=False):
-                try:
+        with self._hold() as h:
+            a = self._arrays
+            lib.tl_world_particle_arrays(h.world, a)
+            n = a.count
+            key = (n, int(ffi.cast("uintptr_t", a.position)))
+            if key != self._cache_key:
+                self._cache = {}
+                self._cache_key = key
+                self._token = h.token(a.generation) if n else None
+                if h.release_due:
                     h.release()
-                finally:
-                    h.lock.release()
-        arr = self._cache.get(name)
-        if arr is None:
-            field, cols, typestr = _ARRAYS[name]
-            shape = (n,) if cols is None else (n, cols)
-            if n == 0:
-                arr = np.zeros(shape, dtype=typestr)
-                arr.flags.writeable = False
-            else:
-                address = int(ffi.cast("uintptr_t", getattr(a, field)))
-                arr = np.asarray(ArrayView(h, self._token, address, shape, typestr))
-            self._cache[name] = arr
-        return arr
+            arr = self._cache.get(name)
+            if arr is None:
+                field, cols, typestr = _ARRAYS[name]
+                shape = (n,) if cols is None else (n, cols)
+                if n == 0:
+                    arr = np.zeros(shape, dtype=typestr)
+                    arr.flags.writeable = False
+                else:
+                    address = int(ffi.cast("uintptr_t", getattr(a, field)))
+                    arr = np.asarray(ArrayView(h, self._token, address, shape, typestr))
+                self._cache[name] = arr
+            return arr
 
     positions = _array_property("positions", "Positions (n, 3), m: a read-only view.")
     velocities = _array_property("velocities", "Velocities (n, 3), m/s: a read-only view.")
@@ -781,6 +934,10 @@ class World(WorldVerbs):
         A view of the engine's memory (`body_orientations`) where no body's shape has a
         frame apart from the shape as given (spheres, ellipsoids, meshes given in their
         principal axes); else a copy with those rows turned back, q = q_body conj(frame)."""
+        with self._hold():
+            return self._orientations()
+
+    def _orientations(self):
         qb = self._view("orientations")
         frames = self._shape_frames()
         if not frames or len(qb) == 0:
@@ -810,12 +967,13 @@ class World(WorldVerbs):
         """{shape index: frame quaternion} of the shapes whose frame is not the identity."""
         frames = {}
         info = ffi.new("tl_shape_info *")
-        for k in range(1, lib.tl_world_shape_count(self._w) + 1):
-            if lib.tl_world_get_shape(self._w, k, info) != lib.TL_OK:
-                continue
-            f = info.frame
-            if (f.w, f.x, f.y, f.z) != (1.0, 0.0, 0.0, 0.0):
-                frames[k] = (f.w, f.x, f.y, f.z)
+        with self._hold() as h:
+            for k in range(1, lib.tl_world_shape_count(h.world) + 1):
+                if lib.tl_world_get_shape(h.world, k, info) != lib.TL_OK:
+                    continue
+                f = info.frame
+                if (f.w, f.x, f.y, f.z) != (1.0, 0.0, 0.0, 0.0):
+                    frames[k] = (f.w, f.x, f.y, f.z)
         return frames
     radii = _array_property("radii", "Radii (n,), m (bounding radius of other shapes): a read-only view.")
     masses = _array_property("masses", "Masses (n,), kg: a read-only view.")
@@ -835,11 +993,12 @@ class World(WorldVerbs):
         ``normal_damping_force`` (N; NaN without energy tracking),
         ``tangential_force`` (3, N, on a), ``sliding``.
         """
-        w = self._w
-        n = lib.tl_world_contact_count(w)
-        buf = ffi.new("tl_contact_info[]", max(n, 1))
-        for i in range(n):
-            self._check(lib.tl_world_get_contact(w, i, buf + i))
+        with self._hold() as h:
+            w = h.world
+            n = lib.tl_world_contact_count(w)
+            buf = ffi.new("tl_contact_info[]", max(n, 1))
+            for i in range(n):
+                self._check(lib.tl_world_get_contact(w, i, buf + i))
         return _structs.read_array(buf, n, _structs.CONTACT, _structs.CONTACT_PACKED)
 
     def energy(self):
@@ -854,7 +1013,8 @@ class World(WorldVerbs):
         (conserved).
         """
         e = ffi.new("tl_energy *")
-        self._check(lib.tl_world_energy(self._w, e))
+        with self._hold() as h:
+            self._check(lib.tl_world_energy(h.world, e))
         return _structs.read_array(e, 1, _structs.ENERGY, _structs.ENERGY_PACKED)[0]
 
     @property
@@ -863,8 +1023,9 @@ class World(WorldVerbs):
 
     @log_collisions.setter
     def log_collisions(self, enable):
-        lib.tl_world_log_collisions(self._w, bool(enable))
-        self._log = bool(enable)
+        with self._change() as h:
+            lib.tl_world_log_collisions(h.world, bool(enable))
+            self._log = bool(enable)
 
     _log = False
 
@@ -873,11 +1034,13 @@ class World(WorldVerbs):
         structured array (id_a, id_b, with_wall, t_begin, t_end,
         normal_speed_in, normal_speed_out, restitution, max_overlap,
         max_normal_force); ``clear=True`` empties the log after reading."""
-        w = self._w
-        n = lib.tl_world_collision_count(w)
-        out = _structs.read_array(lib.tl_world_collisions(w), n, _structs.COLLISION, _structs.COLLISION_PACKED)
-        if clear:
-            lib.tl_world_clear_collisions(w)
+        with (self._change() if clear else self._hold()) as h:
+            w = h.world
+            n = lib.tl_world_collision_count(w)
+            out = _structs.read_array(lib.tl_world_collisions(w), n, _structs.COLLISION,
+                                      _structs.COLLISION_PACKED)
+            if clear:
+                lib.tl_world_clear_collisions(w)
         return out
 
     def estimate_pair(self, a, b, radius_a, mass_a, radius_b=None, mass_b=None, impact_speed=0.0):
@@ -885,7 +1048,7 @@ class World(WorldVerbs):
         wall when radius_b and mass_b are None): m_eff, r_eff, stiffness,
         damping, contact_time, max_overlap, ... as a dict."""
         o = ffi.new("tl_pair_estimate *")
-        with self._h.lock:
+        with self._hold():
             self._check(lib.tl_world_estimate_pair(self._w, self.material(a), self.material(b), float(radius_a),
                                                    float(mass_a), _defs.finite_or_inf(radius_b),
                                                    _defs.finite_or_inf(mass_b), float(impact_speed), o))
@@ -900,7 +1063,7 @@ class World(WorldVerbs):
         from the same definitions that loads them continues bit for bit."""
         data = ffi.new("void **")
         size = ffi.new("size_t *")
-        with self._h.lock:
+        with self._hold():
             self._check(lib.tl_world_save_state(self._w, data, size))
         try:
             return bytes(ffi.buffer(data[0], size[0]))
@@ -911,7 +1074,7 @@ class World(WorldVerbs):
         """Loads bytes from `save_state` (refused, leaving the world as it
         was, when they are truncated or of other definitions)."""
         buf = ffi.from_buffer(bytes(data))
-        with self._h.lock:
+        with self._change():
             self._check(lib.tl_world_load_state(self._w, buf, len(buf)))
 
     def save_checkpoint(self, path):
@@ -933,5 +1096,8 @@ class World(WorldVerbs):
     def __repr__(self):
         if self.closed:
             return "<talus.World (closed)>"
-        return "<talus.World: %d particles, %d walls, t = %.6g s, %d steps>" % (
-            self.particle_count, lib.tl_world_wall_count(self._w), self.time, self.step_count)
+        with self._hold() as h:
+            w = h.world
+            return "<talus.World: %d particles, %d walls, t = %.6g s, %d steps>" % (
+                lib.tl_world_particle_count(w), lib.tl_world_wall_count(w), lib.tl_world_time(w),
+                lib.tl_world_step_count(w))

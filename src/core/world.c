@@ -475,8 +475,9 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
     return tl_world_add_particle_as(w, d, false, out_id);
 }
 
-tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool body_frame, uint32_t *out_id) {
-    if (!w || !d) return TL_ERROR_ARGUMENT;
+/* Every check of tl_world_add_particle, before anything changes; *out_mass
+ * the mass it gets. */
+static tl_status particle_checks(tl_world *w, const tl_particle_def *d, double *out_mass) {
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
     const tl_material *m = &w->mat[d->material];
@@ -492,6 +493,12 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
     }
     if (!finite3(d->position) || !finite3(d->velocity) || !finite3(d->angular_velocity))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: position and velocities must be finite");
+    if (!isfinite(d->orientation.w) || !isfinite(d->orientation.x) || !isfinite(d->orientation.y) ||
+        !isfinite(d->orientation.z))
+        return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                             "particle: orientation must be a quaternion [w, x, y, z] of finite numbers "
+                             "(all zero = no rotation), got [%g, %g, %g, %g]", d->orientation.w,
+                             d->orientation.x, d->orientation.y, d->orientation.z);
     if (!(fabs(d->position.x) <= TL_MAX_COORDINATE) || !(fabs(d->position.y) <= TL_MAX_COORDINATE) ||
         !(fabs(d->position.z) <= TL_MAX_COORDINATE))
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
@@ -517,6 +524,24 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id must be below 2^31, got %u", id);
     if (tl_particles_index(&w->p, id) >= 0)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "particle: id %u is already used", id);
+    *out_mass = mass;
+    return TL_OK;
+}
+
+tl_status tl_world_check_particle(tl_world *w, const tl_particle_def *d) {
+    if (!w || !d) return TL_ERROR_ARGUMENT;
+    double mass;
+    return particle_checks(w, d, &mass);
+}
+
+tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool body_frame, uint32_t *out_id) {
+    if (!w || !d) return TL_ERROR_ARGUMENT;
+    double mass;
+    tl_status checked = particle_checks(w, d, &mass);
+    if (checked != TL_OK) return checked;
+    const tl_shape *shape = d->shape != TL_SPHERE ? &w->shapes[d->shape] : NULL;
+    unsigned flags = d->flags;
+    uint32_t id = d->id ? d->id : w->next_id;
     int64_t i = tl_particles_push(&w->mem, &w->p, id);
     if (i < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     w->blowup.passed = -1;
@@ -534,6 +559,9 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
         v3_set(p->w[i], d->angular_velocity.x, d->angular_velocity.y, d->angular_velocity.z);
     }
     double q[4] = {d->orientation.w, d->orientation.x, d->orientation.y, d->orientation.z};
+    double qmax = dmax(dmax(fabs(q[0]), fabs(q[1])), dmax(fabs(q[2]), fabs(q[3])));
+    if (qmax > 0.0 && (qmax < 1e-150 || qmax > 1e150)) /* its squares would under- or overflow */
+        for (int k = 0; k < 4; k++) q[k] /= qmax;
     if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 0.0)) q[0] = 1.0;
     q_normalize(q);
     if (!body_frame) tl_shape_body_attitude(shape, q, q);

@@ -1757,6 +1757,20 @@ tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **ou
     return load_text(text, strlen(text), name, out, err);
 }
 
+tl_status tl_scene_load_text(const char *text, size_t len, const char *name, tl_scene **out,
+                             tl_scene_error *err) {
+    tl_scene_error local;
+    if (!err) err = &local;
+    if (!name) name = "<string>";
+    error_begin(err, name);
+    if (out) *out = NULL;
+    if ((!text && len > 0) || !out) {
+        snprintf(err->message, sizeof err->message, "no scene text, or nowhere to put the scene");
+        return TL_ERROR_ARGUMENT;
+    }
+    return load_text(text ? text : "", len, name, out, err);
+}
+
 /* the whole file, NUL-terminated; 0 or an errno-style message. Only a
  * regular file of at most TL_YAML_MAX_BYTES is read (a directory, a device
  * such as /dev/zero or a pipe is refused before reading). */
