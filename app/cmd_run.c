@@ -10,12 +10,12 @@
 #include "commands.h"
 #include "progress.h"
 
-static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt) {
+static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt, const char *how) {
     char steps[32], wall[32], rate[32];
     app_format_count(s->steps, steps, sizeof steps);
     app_format_duration(s->wall_seconds, wall, sizeof wall);
     snprintf(rate, sizeof rate, "%.3g", s->particle_steps_per_second);
-    printf("done: %s\n", tl_scene_title(scene));
+    printf("%s: %s\n", how, tl_scene_title(scene));
     printf("  simulated    %.6g s in %s steps of %.4g s\n", s->simulated_time, steps, dt);
     printf("  wall time    %s (%s particle-steps/s)\n", wall, rate);
     printf("  particles    %zu", s->particles);
@@ -236,7 +236,7 @@ int cmd_run(int argc, char **argv) {
                     sum.checkpoint, path ? path : "", outdir ? " -o " : "", outdir ? outdir : "",
                     dir_len, slash ? sum.checkpoint : ".");
         }
-        if (!quiet) print_summary(scene, &sum, ts.dt);
+        if (!quiet) print_summary(scene, &sum, ts.dt, "interrupted");
         tl_scene_destroy(scene);
         if (err != stderr) fclose(err);
         return 130;
@@ -245,7 +245,7 @@ int cmd_run(int argc, char **argv) {
         fprintf(err, "talus: %s\ntalus: the outputs hold the records made before it", tl_scene_run_error(scene));
         if (sum.checkpoint[0]) fprintf(err, "; the last checkpoint before it: %s", sum.checkpoint);
         fprintf(err, "\n");
-        if (!quiet) print_summary(scene, &sum, ts.dt);
+        if (!quiet) print_summary(scene, &sum, ts.dt, "stopped by the blow-up check");
         tl_scene_destroy(scene);
         if (err != stderr) fclose(err);
         return 3;
@@ -258,7 +258,7 @@ int cmd_run(int argc, char **argv) {
         if (err != stderr) fclose(err);
         return 1;
     }
-    if (!quiet) print_summary(scene, &sum, ts.dt);
+    if (!quiet) print_summary(scene, &sum, ts.dt, "done");
     tl_scene_destroy(scene);
     if (err != stderr) fclose(err);
     return 0;

@@ -257,6 +257,52 @@ sed 's/ellipsoid: \[2.0e-9/ellipsoid: [1.0e-13/' tiny.yaml > tiny13.yaml
 timeout 10 "$TALUS" check tiny13.yaml > ../msg.txt 2>&1 && fail "a semi-axis of 1e-13 m was accepted"
 grep -qF "ellipsoid semi_axes must be 1e-12 to 1e12 m" ../msg.txt || fail "a semi-axis of 1e-13 m: $(tail -c 300 ../msg.txt)"
 COUNT=$((COUNT + 2))
+# a blow-up's summary says how far the stage got and what ended it (it said "1 steps ... ended by
+# duration" for a run stopped at step 2)
+cat > blowup.yaml <<'YAML'
+talus: 1
+gravity: [0, 0, -9.81]
+blowup: {every: 1, overlap: 0.001}
+materials:
+  glass: {density: 2500, youngs_modulus: 1.0e6, poisson_ratio: 0.25}
+laws:
+  - {between: [glass, glass], normal: hertz, damping: tsuji, e: 0.5}
+walls:
+  - {type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1]}
+particles:
+  - {material: glass, radius: 1.0e-3, position: [0, 0, 1.05e-3], velocity: [0, 0, -1]}
+stages:
+  - {name: fall, duration: 1.0e-3}
+YAML
+timeout 10 "$TALUS" run blowup.yaml -o blowup > ../msg.txt 2>&1
+RC=$?
+[ "$RC" -eq 3 ] || fail "blow-up run: exit $RC, not 3"
+grep -q "blow-up at step 2 " ../msg.txt || fail "blow-up run: not at step 2: $(tail -c 300 ../msg.txt)"
+grep -q "fall: 2 steps to t = .*, ended by failed" ../msg.txt || fail "blow-up run: the stage's summary: $(tail -c 300 ../msg.txt)"
+grep -q "^stopped by the blow-up check: " ../msg.txt || fail "blow-up run: the summary's heading: $(tail -c 300 ../msg.txt)"
+COUNT=$((COUNT + 1))
+# a plane spinning about its normal at 1e12 rad/s under a sliding sphere: the step resolves its
+# surface's speed (test_wall_motion checks the estimate) and the books, whose boundary work is
+# what the wall gives, close (here they closed to 1.4e-10 before the step counted the surface's
+# speed too; the issue's run, not reproduced here, reported 8e-6)
+cat > spin.yaml <<'YAML'
+talus: 1
+gravity: [0, 0, -9.81]
+materials:
+  glass: {density: 2500, youngs_modulus: 1.0e7, poisson_ratio: 0.25}
+laws:
+  - {between: [glass, glass], normal: hertz, damping: tsuji, tangential: mindlin, e: 0.5, mu: 0.5}
+walls:
+  - {type: plane, material: glass, point: [0, 0, 0], normal: [0, 0, 1], motion: {rotate: {axis: [0, 0, 1], point: [0, 0, 0], speed: 1.0e12}}}
+particles:
+  - {material: glass, radius: 1.0e-3, position: [0.01, 0, 1.0e-3]}
+stages:
+  - {duration: 1.0e-3}
+YAML
+timeout 20 "$TALUS" run spin.yaml -o spin > ../msg.txt 2>&1 || fail "spinning plane: $(tail -c 300 ../msg.txt)"
+err=$(sed -n 's/.*balance error \([^ ]*\) of.*/\1/p' ../msg.txt)
+awk -v e="$err" 'BEGIN { exit !(e != "" && e + 0 < 1e-6) }' || fail "spinning plane: balance error '$err': $(tail -c 300 ../msg.txt)"
+COUNT=$((COUNT + 1))
 cd ../hostile || exit 1
 
 [ "$COUNT" -ge 60 ] || fail "only $COUNT cases"

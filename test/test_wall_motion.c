@@ -299,7 +299,58 @@ static void scene_sequence(void) {
     ENSURE(system(cmd) == 0);
 }
 
+/* The automatic step's impact speed counts every way a surface can arrive (issue 42 items 8, 9):
+ * a body's spin (omega times its bounding radius), a turning wall's surface at the bodies
+ * (omega x (x - pivot)), and a servo's largest speed. No gravity: the speed alone (a body at rest
+ * in zero gravity gives none, and the step cannot be estimated). Before, each gave 0 here. */
+static double impact_speed_of(double spin, double wall_spin, double servo_max) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, 0};
+    tl_world *w;
+    ENSURE(tl_world_create(&wd, &w) == TL_OK);
+    int m = material(w, 2e9, 0.5, 0.5);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    wl.point = (tl_vec3){0, 0, 0};
+    wl.normal = (tl_vec3){0, 0, 1};
+    if (wall_spin > 0.0) {
+        wl.motion.kind = TL_MOTION_ROTATE;
+        wl.motion.axis = (tl_vec3){0, 0, 1}; /* about its own normal */
+        wl.motion.pivot = (tl_vec3){0, 0, 0};
+        wl.motion.angular_speed = wall_spin;
+    }
+    int wi;
+    ENSURE(tl_world_add_wall(w, &wl, &wi) == TL_OK);
+    if (servo_max > 0.0) {
+        tl_servo_def sv = {true, {0, 0, 1}, 1.0, 1.0, servo_max};
+        ENSURE(tl_world_set_wall_servo(w, wi, &sv) == TL_OK);
+    }
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = 1e-3;
+    pd.position = (tl_vec3){0.5, 0, 0.01};
+    pd.angular_velocity = (tl_vec3){0, spin, 0};
+    ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    tl_timestep_info ts;
+    ENSURE(tl_world_timestep(w, &ts) == TL_OK);
+    ENSURE(ts.impact_speed_estimated);
+    tl_world_destroy(w);
+    return ts.impact_speed;
+}
+
+static void impact_speeds(void) {
+    double spin = impact_speed_of(1000.0, 0, 0);
+    double plane = impact_speed_of(0, 100.0, 0), servo = impact_speed_of(0, 0, 3.0);
+    fprintf(stderr, "impact speed: spinning 1000 rad/s %.9g, on a plane turning at 100 rad/s %.9g, "
+                    "under a servo of 3 m/s %.9g (m/s)\n", spin, plane, servo);
+    ENSURE_REL(spin, 1000.0 * 1e-3, 1e-12);                 /* omega R */
+    ENSURE_REL(plane, 100.0 * 0.5 + 100.0 * 1e-3, 1e-12); /* omega (distance from the axis) + omega R */
+    ENSURE_REL(servo, 3.0, 1e-12);
+}
+
 int main(void) {
+    impact_speeds();
     scene_sequence();
     turning_plane();
     translating_box();

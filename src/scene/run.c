@@ -954,8 +954,18 @@ static tl_status run_stages(run_state *r) {
             }
             if (target <= r->done) target = r->done + 1;
             double w0 = wall_now();
+            const int64_t count0 = tl_world_step_count(r->world);
             tl_status st = tl_world_step(r->world, target - r->done);
             if (st != TL_OK) {
+                /* the stage's record says how far it got: the steps taken before the failing one */
+                int64_t taken = tl_world_step_count(r->world) - count0;
+                if (taken > 0) {
+                    r->particle_steps += (double)tl_world_particle_total(r->world) * (double)taken;
+                    r->done += taken;
+                }
+                run->steps = r->done - begin;
+                run->t_end = tl_world_time(r->world);
+                run->ended_by = TL_STAGE_FAILED;
                 fail(r, "stage '%s', t = %.9g s (step %lld): %s",
                      sc->stages[s].name ? sc->stages[s].name : "", tl_world_time(r->world),
                      (long long)tl_world_step_count(r->world), tl_world_error(r->world));

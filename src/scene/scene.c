@@ -2035,7 +2035,7 @@ double tl_scene_duration(const tl_scene *scene) {
 
 static const char *const stage_end_names[] = {"not run",      "duration",    "steps",
                                               "kinetic_energy_below", "max_duration",
-                                              "interrupted",  "wall_displacement"};
+                                              "interrupted",  "wall_displacement", "failed"};
 
 tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out) {
     if (!scene || !out || index < 0 || (size_t)index >= scene->nstages) return TL_ERROR_NOT_FOUND;

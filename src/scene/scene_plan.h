@@ -104,7 +104,8 @@ typedef enum tl_stage_end {
     TL_STAGE_BY_KINETIC_ENERGY,
     TL_STAGE_BY_MAX_DURATION,
     TL_STAGE_INTERRUPTED,
-    TL_STAGE_BY_WALL_DISPLACEMENT
+    TL_STAGE_BY_WALL_DISPLACEMENT,
+    TL_STAGE_FAILED        /* a step failed (a blow-up): the stage stopped there */
 } tl_stage_end;
 
 /* How a stage went in the last run. */

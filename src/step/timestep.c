@@ -30,11 +30,47 @@ static bool nbodies_any(const tl_world *w) { return w->nbodies > 0; }
 
 static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9); }
 
-double tl_timestep_impact_speed(const tl_world *w) {
+/* the fastest point of the bodies: centre speed plus spin times the bounding radius (a body
+ * spinning fast hits with its surface, not its centre) */
+static double body_speed_max(const tl_world *w) {
     const tl_particles *p = &w->p;
     double vmax = 0.0;
-    for (size_t i = 0; i < p->count; i++) vmax = dmax(vmax, v3_norm(p->v[i]));
-    for (size_t k = 0; k < w->walls.count; k++) vmax = dmax(vmax, v3_norm(w->walls.w[k].vel));
+    for (size_t i = 0; i < p->count; i++) {
+        const tl_shape *sh = tl_world_shape_of(w, i);
+        double r = sh ? sh->radius : p->radius[i];
+        vmax = dmax(vmax, v3_norm(p->v[i]) + v3_norm(p->w[i]) * r);
+    }
+    return vmax;
+}
+
+/* the fastest a wall's surface meets the bodies: its translation, or its servo's largest speed
+ * when that is more, plus, for a turning wall, omega x (x - pivot) at the bodies' positions
+ * (a plane spinning about its normal moves its surface under them) */
+static double wall_speed_max(const tl_world *w) {
+    const tl_particles *p = &w->p;
+    double vmax = 0.0;
+    for (size_t k = 0; k < w->walls.count; k++) {
+        const tl_wall *wl = &w->walls.w[k];
+        double v = v3_norm(wl->vel);
+        if (wl->servo.enabled && wl->servo.max_speed > 0.0) v = dmax(v, v3_norm(wl->vel) + wl->servo.max_speed);
+        double turn = 0.0;
+        if (v3_norm2(wl->omega) > 0.0)
+            for (size_t i = 0; i < p->count; i++) {
+                double d[3], u[3];
+                v3_sub(d, p->x[i], wl->pivot);
+                v3_cross(u, wl->omega, d);
+                const tl_shape *sh = tl_world_shape_of(w, i);
+                double r = sh ? sh->radius : p->radius[i];
+                turn = dmax(turn, v3_norm(u) + v3_norm(wl->omega) * r);
+            }
+        vmax = dmax(vmax, v + turn);
+    }
+    return vmax;
+}
+
+double tl_timestep_impact_speed(const tl_world *w) {
+    const tl_particles *p = &w->p;
+    double vmax = dmax(body_speed_max(w), wall_speed_max(w));
     double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
     double gn = v3_norm(g);
     if (gn <= 0.0) return vmax;
