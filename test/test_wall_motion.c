@@ -300,10 +300,11 @@ static void scene_sequence(void) {
 }
 
 /* The automatic step's impact speed counts every way a surface can arrive (issue 42 items 8, 9):
- * a body's spin (omega times its bounding radius), a turning wall's surface at the bodies
+ * a body's spin (what it adds to the normal speed of its surface: omega sqrt(a^2 - c^2) for an
+ * ellipsoid, none for a sphere), a turning wall's surface at the bodies
  * (omega x (x - pivot)), and a servo's largest speed. No gravity: the speed alone (a body at rest
  * in zero gravity gives none, and the step cannot be estimated). Before, each gave 0 here. */
-static double impact_speed_of(double spin, double wall_spin, double servo_max) {
+static double impact_speed_of(double spin, double wall_spin, double servo_max, bool ellipsoid) {
     tl_world_def wd = tl_world_default();
     wd.gravity = (tl_vec3){0, 0, 0};
     tl_world *w;
@@ -330,6 +331,14 @@ static double impact_speed_of(double spin, double wall_spin, double servo_max) {
     pd.radius = 1e-3;
     pd.position = (tl_vec3){0.5, 0, 0.01};
     pd.angular_velocity = (tl_vec3){0, spin, 0};
+    if (ellipsoid) { /* 2 x 1 x 1 mm: its spin moves its surface at up to omega sqrt(a^2 - c^2) */
+        tl_shape_def sd = tl_shape_default();
+        sd.kind = TL_SHAPE_ELLIPSOID;
+        sd.semi_axes = (tl_vec3){2e-3, 1e-3, 1e-3};
+        int shape;
+        ENSURE(tl_world_add_shape(w, &sd, &shape) == TL_OK);
+        pd.shape = shape;
+    }
     ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
     ENSURE(tl_world_prepare(w) == TL_OK);
     tl_timestep_info ts;
@@ -340,11 +349,12 @@ static double impact_speed_of(double spin, double wall_spin, double servo_max) {
 }
 
 static void impact_speeds(void) {
-    double spin = impact_speed_of(1000.0, 0, 0);
-    double plane = impact_speed_of(0, 100.0, 0), servo = impact_speed_of(0, 0, 3.0);
-    fprintf(stderr, "impact speed: spinning 1000 rad/s %.9g, on a plane turning at 100 rad/s %.9g, "
-                    "under a servo of 3 m/s %.9g (m/s)\n", spin, plane, servo);
-    ENSURE_REL(spin, 1000.0 * 1e-3, 1e-12);                 /* omega R */
+    double spin = impact_speed_of(1000.0, 0, 0, true), sphere = impact_speed_of(1000.0, 0, 1e-9, false);
+    double plane = impact_speed_of(0, 100.0, 0, false), servo = impact_speed_of(0, 0, 3.0, false);
+    fprintf(stderr, "impact speed: an ellipsoid spinning at 1000 rad/s %.9g, a sphere %.9g, on a plane turning at "
+                    "100 rad/s %.9g, under a servo of 3 m/s %.9g (m/s)\n", spin, sphere, plane, servo);
+    ENSURE_REL(spin, 1000.0 * sqrt(4e-6 - 1e-6), 1e-12);   /* omega sqrt(a^2 - c^2) */
+    ENSURE_REL(sphere, 1e-9, 1e-9);                           /* a sphere's spin approaches nothing */
     ENSURE_REL(plane, 100.0 * 0.5 + 100.0 * 1e-3, 1e-12); /* omega (distance from the axis) + omega R */
     ENSURE_REL(servo, 3.0, 1e-12);
 }

@@ -30,16 +30,29 @@ static bool nbodies_any(const tl_world *w) { return w->nbodies > 0; }
 
 static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9); }
 
-/* the fastest point of the bodies: centre speed plus spin times the bounding radius (a body
- * spinning fast hits with its surface, not its centre) */
+/* The largest normal speed a body's spin gives its surface, per rad/s: a body turning about its
+ * centroid moves its support point r (|r| = rho) across a plane of normal u at u . (omega x r),
+ * at most omega rho sin(angle(r, u)). A sphere: none (its surface slides, it does not approach).
+ * A convex body holding a ball of radius r_in about its centroid: rho cos >= r_in, so at most
+ * omega sqrt(R^2 - r_in^2) with R its bounding radius; an ellipsoid's r_in is its smallest
+ * semi-axis. A mesh: omega R (its contact point need not be a support point). */
+static double spin_reach(const tl_shape *sh) {
+    if (!sh) return 0.0;
+    if (sh->kind == TL_SHAPE_ELLIPSOID) {
+        double a = dmax(sh->semi[0], dmax(sh->semi[1], sh->semi[2]));
+        double c = dmin(sh->semi[0], dmin(sh->semi[1], sh->semi[2]));
+        return sqrt(dmax(a * a - c * c, 0.0));
+    }
+    return sh->radius;
+}
+
+/* the fastest a body's surface approaches another: its centre's speed plus what its spin adds
+ * (a fast-spinning ellipsoid or block hits with its corners) */
 static double body_speed_max(const tl_world *w) {
     const tl_particles *p = &w->p;
     double vmax = 0.0;
-    for (size_t i = 0; i < p->count; i++) {
-        const tl_shape *sh = tl_world_shape_of(w, i);
-        double r = sh ? sh->radius : p->radius[i];
-        vmax = dmax(vmax, v3_norm(p->v[i]) + v3_norm(p->w[i]) * r);
-    }
+    for (size_t i = 0; i < p->count; i++)
+        vmax = dmax(vmax, v3_norm(p->v[i]) + v3_norm(p->w[i]) * spin_reach(tl_world_shape_of(w, i)));
     return vmax;
 }
 
@@ -59,6 +72,7 @@ static double wall_speed_max(const tl_world *w) {
                 double d[3], u[3];
                 v3_sub(d, p->x[i], wl->pivot);
                 v3_cross(u, wl->omega, d);
+                /* the surface's speed at the body's centre, and across the body's size */
                 const tl_shape *sh = tl_world_shape_of(w, i);
                 double r = sh ? sh->radius : p->radius[i];
                 turn = dmax(turn, v3_norm(u) + v3_norm(wl->omega) * r);
