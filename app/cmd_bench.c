@@ -573,6 +573,10 @@ int cmd_bench(int argc, char **argv) {
                n ? (double)bytes / (double)n : 0.0);
         printf(", \"peak_rss_bytes\": %.0f, \"peak_rss_bytes_per_particle\": %.1f", rss, n ? rss / (double)n : 0.0);
         if (o.data) printf(", \"data_velocities\": %lld", di.velocities);
+        /* how OpenMP's waiting threads behave (main.c sets 1000 spins unless the user chose) */
+        const char *spin = getenv("GOMP_SPINCOUNT"), *policy = getenv("OMP_WAIT_POLICY");
+        printf(", \"gomp_spincount\": \"%s\", \"omp_wait_policy\": \"%s\"", spin ? spin : "",
+               policy ? policy : "");
         if (o.data)
             printf(", \"box\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]", di.lo[0], di.lo[1], di.lo[2],
                    di.hi[0], di.hi[1], di.hi[2]);

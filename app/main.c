@@ -1,7 +1,9 @@
 /* talus: runs DEM scenes and the tools around the contact laws. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -61,7 +63,21 @@ int app_wants_help(int argc, char **argv) {
     return 0;
 }
 
+/* OpenMP's waiting threads. libgomp lets a thread that waits at a barrier spin 300,000 times
+ * before it sleeps (GOMP_SPINCOUNT's default): on a busy machine the thread it waits for may not
+ * be running, and the spinning takes the core from it (a 2-thread run of a 100k bed took 2.7-3.5
+ * times its idle time beside two busy processes, where 1,000 spins took 2.0-2.1 times; idle, both
+ * are the same: docs/engine.md, "Threads on a busy machine"). libgomp reads its environment when
+ * it is loaded, before main: the command sets GOMP_SPINCOUNT=1000 and executes itself once more,
+ * unless the user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT set). */
+static void choose_omp_wait(char **argv) {
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    if (setenv("GOMP_SPINCOUNT", "1000", 1) != 0) return;
+    execv("/proc/self/exe", argv); /* returns only when it failed: go on as we are */
+}
+
 int main(int argc, char **argv) {
+    choose_omp_wait(argv);
     if (argc < 2) {
         usage(stderr);
         return 2;

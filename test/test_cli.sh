@@ -342,5 +342,11 @@ grep -q '\[30, [0-9]' ke_1.txt && cmp -s ke_1.txt ke_2.txt \
 [ $rc -eq 2 ] && grep -q -- "--warmup-threads needs a whole number" err.txt \
   || fail "bench --warmup-threads x: exit status $rc: $(cat err.txt)"
 
+# OpenMP's waiting threads spin 1,000 times unless the user chose (main.c, docs/engine.md)
+spin=$(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY "$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 0 --steps 2 --json 2> err.txt | tail -1)
+echo "$spin" | grep -q '"gomp_spincount": "1000"' || fail "GOMP_SPINCOUNT not set to 1000: $spin $(cat err.txt)"
+spin=$(env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=ACTIVE "$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 0 --steps 2 --json 2> err.txt | tail -1)
+echo "$spin" | grep -q '"gomp_spincount": "", "omp_wait_policy": "ACTIVE"' || fail "the user's OMP_WAIT_POLICY not kept: $spin"
+
 if [ $failures -eq 0 ]; then echo "test_cli: all checks passed"; fi
 exit $failures

@@ -38,6 +38,11 @@ def _library_path():
 
 
 LIBRARY = _library_path()
+# OpenMP's waiting threads spin 300,000 times before they sleep unless told otherwise, which on a
+# busy machine takes the cores from the threads they wait for (docs/engine.md, "Threads on a busy
+# machine"); libgomp reads this when it is loaded, with the library, unless the user chose
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["GOMP_SPINCOUNT"] = "1000"
 try:
     lib = ffi.dlopen(LIBRARY)
 except OSError as e:
