@@ -69,7 +69,7 @@ YAML
 }
 mkfifo data/fifo.stl 2> /dev/null || fail "mkfifo failed"
 mesh_scene gen-mesh-fifo.yaml "{file: data/fifo.stl}"
-echo "gen-mesh-fifo.yaml${TAB}data/fifo.stl: the mesh file is not a regular file (it is a FIFO)" >> ../gen.txt
+echo "gen-mesh-fifo.yaml${TAB}data/fifo.stl: not a regular file (it is a FIFO)" >> ../gen.txt
 printf 'solid x\n' > data/big.stl
 truncate -s 40000000 data/big.stl 2> /dev/null || dd if=/dev/null of=data/big.stl bs=1 seek=40000000 2> /dev/null
 mesh_scene gen-mesh-big.yaml "{file: data/big.stl}"

@@ -21,14 +21,12 @@
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_file.h"
 #include "mesh.h"
 
 bool tl_mesh_unit_scale(const char *unit, double *scale) {
@@ -136,58 +134,30 @@ static void mem_close(struct aiFileIO *io, struct aiFile *f) {
 static tl_status read_whole(const char *path, char **out, size_t *size, char *msg, size_t msg_size) {
     *out = NULL;
     *size = 0;
-    /* O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(msg, msg_size, "%s: cannot open the mesh file: %s", path, strerror(errno));
-        return TL_ERROR_IO;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const char *kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
-                           : S_ISDIR(st.st_mode) ? "a directory"
-                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                           : S_ISSOCK(st.st_mode)                       ? "a socket"
-                                                                        : "not a plain file";
-        snprintf(msg, msg_size, "%s: the mesh file is not a regular file (it is %s)", path, kind);
-        close(fd);
-        return TL_ERROR_ARGUMENT;
-    }
-    if (st.st_size <= 0 || (uint64_t)st.st_size > TL_MESH_FILE_MAX_BYTES) {
-        if (st.st_size <= 0) snprintf(msg, msg_size, "%s: the mesh file is empty", path);
+    int fd = -1;
+    uint64_t n = 0;
+    tl_status st = tl_file_open_regular(path, &fd, &n, msg, msg_size); /* a FIFO: refused, not waited on */
+    if (st != TL_OK) return st == TL_ERROR_NOT_FOUND ? TL_ERROR_IO : st;
+    if (n == 0 || n > TL_MESH_FILE_MAX_BYTES) {
+        if (n == 0) snprintf(msg, msg_size, "%s: the mesh file is empty", path);
         else
-            snprintf(msg, msg_size, "%s: the mesh file is %lld bytes, more than %llu (the limit on a mesh file: "
-                     "about 670,000 facets of binary STL)", path, (long long)st.st_size,
+            snprintf(msg, msg_size, "%s: the mesh file is %llu bytes, more than %llu (the limit on a mesh file: "
+                     "about 670,000 facets of binary STL)", path, (unsigned long long)n,
                      (unsigned long long)TL_MESH_FILE_MAX_BYTES);
         close(fd);
         return TL_ERROR_ARGUMENT;
     }
-    /* the descriptor back to blocking reads: a regular file */
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    if (!buf) {
-        close(fd);
-        snprintf(msg, msg_size, "%s: out of memory", path);
-        return TL_ERROR_MEMORY;
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
+    char *buf = malloc((size_t)n + 1);
+    bool ok = buf && tl_fd_read_exact(fd, buf, (size_t)n);
     close(fd);
-    if (got != n) {
+    if (!ok) {
+        snprintf(msg, msg_size, buf ? "%s: the mesh file could not be read whole" : "%s: out of memory", path);
         free(buf);
-        snprintf(msg, msg_size, "%s: the mesh file could not be read whole (%zu of %zu bytes)", path, got, n);
-        return TL_ERROR_IO;
+        return buf ? TL_ERROR_IO : TL_ERROR_MEMORY;
     }
     buf[n] = '\0';
     *out = buf;
-    *size = n;
+    *size = (size_t)n;
     return TL_OK;
 }
 

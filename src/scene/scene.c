@@ -1745,16 +1745,8 @@ static void error_begin(tl_scene_error *err, const char *file) {
 
 tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
                                tl_scene_error *err) {
-    tl_scene_error local;
-    if (!err) err = &local;
-    if (!name) name = "<string>";
-    error_begin(err, name);
-    if (out) *out = NULL;
-    if (!text || !out) {
-        snprintf(err->message, sizeof err->message, "no scene text, or nowhere to put the scene");
-        return TL_ERROR_ARGUMENT;
-    }
-    return load_text(text, strlen(text), name, out, err);
+    /* a missing text is refused as tl_scene_load_text refuses it (len 1 without text) */
+    return tl_scene_load_text(text, text ? strlen(text) : 1, name, out, err);
 }
 
 tl_status tl_scene_load_text(const char *text, size_t len, const char *name, tl_scene **out,
