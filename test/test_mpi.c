@@ -270,6 +270,12 @@ int main(int argc, char **argv) {
             fprintf(stderr, "rank %d, %s: the lanes %s\n", rank, cases[c].name, w->lanes_on ? "taken" : "not taken");
         MPI_Allreduce(MPI_IN_PLACE, &lanes_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= lanes_wrong;
+        /* the far candidates skipped by their gaps on every rank, as in a serial run (the
+         * blocks holding ghosts measured from the ghosts' refreshed state): the same bits */
+        int no_skip = w->gap_skipped == 0;
+        if (no_skip) fprintf(stderr, "rank %d, %s: no far candidate skipped by its gap\n", rank, cases[c].name);
+        MPI_Allreduce(MPI_IN_PLACE, &no_skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        failed |= no_skip;
         size_t n = 0, n1 = 0;
         uint64_t h = hash(w, &n);
         tl_world_destroy(w);

@@ -175,3 +175,26 @@ for n in 2 3; do
     done
 done
 echo "the direct shear box (stage actions, servo) on 2 and 3 ranks: walls.csv and energy.csv identical to the serial run's"
+# the blow-up check on ranks (one gather of every rank's tests; the energy first looked at with
+# plain sums and their rounding bounds, the exact sums only near the limit): the demo at a step
+# 14 times too long stops at the serial run's step with its message, by the overlap test and,
+# with that test off, by the energy test at a tight limit (an exact-path verdict after first
+# looks that passed)
+sed -e 's/^  dt: auto .*/  dt: 2.0e-4\n  allow_unresolved_contacts: true/' -e 's/{name: pour, duration: 0.3}/{name: pour, duration: 0.1}/' \
+    "$src/examples/default.yaml" > "$dir/blow.yaml"
+grep -q 'duration: 0.1}' "$dir/blow.yaml" && grep -q 'dt: 2.0e-4' "$dir/blow.yaml" || { echo "the demo scene's lines changed"; exit 1; }
+echo "neighbor: {domain_size: 500}" >> "$dir/blow.yaml"
+for test in overlap energy; do
+    [ $test = energy ] && echo "blowup: {overlap: 0, energy: 1.001}" >> "$dir/blow.yaml"
+    rc=0; "$talus" run "$dir/blow.yaml" -o "$dir/bl-serial" -q 2> "$dir/bl-serial.err" || rc=$?
+    [ $rc = 3 ] || { echo "blow-up ($test), serial: exit $rc, not 3"; cat "$dir/bl-serial.err"; exit 1; }
+    grep -q "blow-up at step .*$([ $test = energy ] && echo 'energy from nowhere' || echo 'of the smaller radius')" \
+        "$dir/bl-serial.err" || { echo "blow-up ($test), serial: not by that test"; cat "$dir/bl-serial.err"; exit 1; }
+    rc=0; "$mpiexec" --allow-run-as-root --oversubscribe -n 2 "$talus" run "$dir/blow.yaml" -o "$dir/bl2" -q \
+        > /dev/null 2> "$dir/bl2.err" || rc=$?
+    [ $rc != 0 ] || { echo "blow-up ($test), 2 ranks: exit 0"; exit 1; }
+    [ "$(head -n 1 "$dir/bl-serial.err")" = "$(grep -m 1 'blow-up at step' "$dir/bl2.err")" ] ||
+        { echo "blow-up ($test), 2 ranks: not the serial run's"; cat "$dir/bl-serial.err" "$dir/bl2.err"; exit 1; }
+    cmp "$dir/bl-serial/energy.csv" "$dir/bl2/energy.csv" || { echo "blow-up ($test), 2 ranks: energy.csv differs"; exit 1; }
+done
+echo "a blow-up on 2 ranks (overlap, energy): the serial run's step, message and energy.csv"

@@ -1189,7 +1189,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
      * with a relative 1e-5 to spare: the float sum of two of them, rounded, is still no less
      * than the exact sum of the two displacements) */
     s.gap = s.disp_blk = NULL;
-    if (w->disp_ok && !w->no_gap_skip && !w->dc && w->pp.count > 0) {
+    if (w->disp_ok && !w->no_gap_skip && w->pp.count > 0) {
         const size_t npp = w->pp.count;
         if (!w->gap_ready) {
             if (tl_mem_reserve(&w->mem, (void **)&w->gap, &w->cap_gap, npp, sizeof *w->gap) != 0)

@@ -813,6 +813,14 @@ tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const 
 void tl_decomp_max(const tl_world *w, double *v, size_t n) { tl_comm_max(w->dc->comm, v, n); }
 void tl_decomp_or(const tl_world *w, int *v, size_t n) { tl_comm_or(w->dc->comm, v, n); }
 
+void tl_decomp_gather_fixed(const tl_world *w, const void *mine, size_t bytes, void *all) {
+    tl_decomp *d = w->dc;
+    for (size_t r = 0; r < (size_t)d->size; r++) d->bytes_a[r] = bytes;
+    tl_comm_allgather_known(d->comm, mine, bytes, all, d->bytes_a);
+}
+
+void tl_decomp_abort(const tl_world *w, const char *why) { tl_comm_abort(w->dc->comm, why); }
+
 void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
     /* each 128-bit sum as four 32-bit limbs (the top one signed), added as 64-bit integers:
      * exact for up to 2^31 ranks; then put back together modulo 2^128 (exact, since the

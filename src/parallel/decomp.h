@@ -147,6 +147,11 @@ struct tl_rsum;
 void tl_decomp_max(const tl_world *w, double *v, size_t n);
 void tl_decomp_or(const tl_world *w, int *v, size_t n);
 void tl_decomp_merge(const tl_world *w, struct tl_rsum *s, size_t n);
+/* Every rank's bytes of one size, in rank order, into all (ranks x bytes): the same on every
+ * rank. Collective. */
+void tl_decomp_gather_fixed(const tl_world *w, const void *mine, size_t bytes, void *all);
+/* Stops every rank with a message (out of memory in a collective the others wait in). */
+void tl_decomp_abort(const tl_world *w, const char *why);
 /* A distributed world's state (collective): rank 0 gets the serial run's bytes (the owned
  * particles and the owned domains' candidate rows of every rank, put together); the others
  * get nothing. */

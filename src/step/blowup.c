@@ -150,29 +150,35 @@ static void plain_term(void *user, int which, double x) {
     else if (which != TL_TERM_ER && which != TL_TERM_ETW) plain_add(&t->kin, x);
 }
 
-/* The energy test's cheap first look, for a world on one process: the same terms as
- * tl_world_energy (kinetic, potential, the contacts' elastic energy when the ledger keeps it)
- * summed plainly, with their rounding bounds. When even the bounds leave the energy within the
- * limit, the exact sums (reproducible: every term converted to 128-bit limbs, which makes them
- * several times dearer) would too, and the test passes without them; a state near the limit
- * takes the exact path, which decides and reports. The outcome is the exact path's. The bodies'
- * terms are summed in blocks on the threads and the blocks' sums added after: the bound holds
- * for any order of the additions (a term takes part in at most n - 1 roundings). */
-static bool energy_surely_within(const tl_world *w) {
+/* The energy test's cheap first look: the same terms as tl_world_energy (kinetic, potential,
+ * the contacts' elastic energy when the ledger keeps it) summed plainly, with their rounding
+ * bounds. When even the bounds leave the energy within the limit, the exact sums
+ * (reproducible: every term converted to 128-bit limbs, which makes them several times dearer,
+ * and on ranks three more collectives) would too, and the test passes without them; a state
+ * near the limit takes the exact path, which decides and reports. The outcome is the exact
+ * path's. The bodies' terms (the owned ones on a rank) are summed in blocks on the threads and
+ * the blocks' sums added after, and on ranks the ranks' sums in rank order: the bound holds for
+ * any order of the additions (a term takes part in at most n - 1 roundings). */
+static plain_terms energy_look(const tl_world *w, size_t first, size_t count) {
     const int nt = w->nthreads;
-    const size_t n = w->p.count;
     plain_terms part[CHECK_BLOCKS];
     TL_FOR_STATIC(q, CHECK_BLOCKS, {
         part[q] = (plain_terms){{0.0, 0.0, 0}, {0.0, 0.0, 0}};
-        tl_world_body_terms(w, block_at(q, n), block_at(q + 1, n) - block_at(q, n), plain_term, &part[q]);
+        tl_world_body_terms(w, first + block_at(q, count), block_at(q + 1, count) - block_at(q, count), plain_term,
+                            &part[q]);
     })
     plain_terms t = {{0.0, 0.0, 0}, {0.0, 0.0, 0}};
     for (size_t q = 0; q < CHECK_BLOCKS; q++) {
         plain_merge(&t.kin, &part[q].kin);
         plain_merge(&t.pot, &part[q].pot);
     }
-    tl_world_record_terms(w, 0, n, plain_term, &t);
-    const plain_sum kin = t.kin, pot = t.pot;
+    tl_world_record_terms(w, first, count, plain_term, &t);
+    return t;
+}
+
+/* whether the first look's sums (of all ranks) leave the energy surely within the limit */
+static bool energy_surely_within(const tl_world *w, const plain_terms *t) {
+    const plain_sum kin = t->kin, pot = t->pot;
     double potential = pot.sum + (w->next ? tl_external_potential(w) : 0.0);
     double now_hi = kin.sum + plain_err(&kin);
     double shift_lo = fabs(potential - w->blowup.potential0) - plain_err(&pot);
@@ -182,6 +188,14 @@ static bool energy_surely_within(const tl_world *w) {
     /* a margin of 1e-12 for the roundings of these few sums and products themselves */
     return now_hi * (1.0 + 1e-12) <= w->def.blowup_energy * budget_lo * (1.0 - 1e-12);
 }
+
+/* What a rank's own tests found, gathered from every rank in one collective instead of one per
+ * test: a non-finite body, the deepest contact, the first look's sums. */
+typedef struct look {
+    int bad, looked;
+    double worst;
+    plain_terms t;
+} look;
 
 static const char *timestep_hint(const tl_world *w, char *buf, size_t size) {
     if (isfinite(w->ts.contact_time) && w->ts.contact_time > 0.0)
@@ -203,6 +217,23 @@ static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1])
 
 /* whether f is deeper than the deepest so far: a NaN counts as the deepest, the first one kept */
 static inline bool deeper(double f, double worst) { return worst == worst && !(f <= worst); }
+
+/* every rank's look combined in rank order into *all (the same on every rank) */
+static void looks_gathered(tl_world *w, const look *mine, look *all) {
+    const size_t P = (size_t)tl_world_ranks(w);
+    look *each = tl_mem_alloc(&w->mem, P * sizeof *each);
+    if (!each) tl_decomp_abort(w, "out of memory (blow-up check)");
+    tl_decomp_gather_fixed(w, mine, sizeof *mine, each);
+    *all = each[0];
+    for (size_t r = 1; r < P; r++) {
+        all->bad |= each[r].bad;
+        all->looked &= each[r].looked;
+        if (deeper(each[r].worst, all->worst)) all->worst = each[r].worst;
+        plain_merge(&all->t.kin, &each[r].t.kin);
+        plain_merge(&all->t.pot, &each[r].t.pot);
+    }
+    tl_mem_free(&w->mem, each, P * sizeof *each);
+}
 
 /* the deepest of the touching contacts k in [lo, hi) of one list, relative to the smaller
  * radius, when deeper than 0 (at: SIZE_MAX when none) */
@@ -269,17 +300,30 @@ tl_status tl_blowup_check(tl_world *w) {
     size_t first, count;
     tl_world_owned(w, &first, &count);
     const int nt = w->nthreads;
+    /* this rank's tests (of the whole world on one process) */
+    look mine;
+    memset(&mine, 0, sizeof mine); /* the padding too: the bytes go to the other ranks */
     size_t part[CHECK_BLOCKS];
     TL_FOR_STATIC(q, CHECK_BLOCKS,
                   part[q] = first_nonfinite(p, first + block_at(q, count), first + block_at(q + 1, count));)
     size_t at_bad = SIZE_MAX;
     for (size_t q = 0; q < CHECK_BLOCKS && at_bad == SIZE_MAX; q++) at_bad = part[q];
-    int bad = at_bad != SIZE_MAX;
-    int any = bad;
-    if (dist) tl_decomp_or(w, &any, 1);
-    if (any) {
+    mine.bad = at_bad != SIZE_MAX;
+    size_t at = 0;
+    bool at_wall = false;
+    double worst = 0.0;
+    if (w->def.blowup_overlap > 0.0) {
+        deepest(w, &worst, &at, &at_wall);
+        mine.worst = worst != worst ? INFINITY : worst; /* NaN counts as the worst */
+    }
+    /* the first look needs the reference, and on ranks no external potential (collective) */
+    mine.looked = w->def.blowup_energy > 0.0 && w->blowup.set && !mine.bad && !(dist && w->next);
+    if (mine.looked) mine.t = energy_look(w, first, count);
+    look all = mine;
+    if (dist) looks_gathered(w, &mine, &all);
+    if (all.bad) {
         size_t i = at_bad;
-        if (bad)
+        if (mine.bad)
             snprintf(what, sizeof what,
                      "particle %u has a non-finite state (position %g, %g, %g; velocity %g, %g, %g)", p->id[i],
                      p->x[i][0], p->x[i][1], p->x[i][2], p->v[i][0], p->v[i][1], p->v[i][2]);
@@ -287,13 +331,7 @@ tl_status tl_blowup_check(tl_world *w) {
         return fail(w, what);
     }
     if (w->def.blowup_overlap > 0.0) {
-        double worst;
-        size_t at;
-        bool at_wall;
-        deepest(w, &worst, &at, &at_wall);
-        double all = worst != worst ? INFINITY : worst; /* NaN counts as the worst */
-        if (dist) tl_decomp_max(w, &all, 1);
-        if (!(all <= w->def.blowup_overlap)) {
+        if (!(all.worst <= w->def.blowup_overlap)) {
             const tl_pairs *l = at_wall ? &w->pw : &w->pp;
             double d = l->count > at ? tl_pair_record(l, at)[w->lay.hist + TL_BK_DELTA] : NAN;
             if (!(worst <= w->def.blowup_overlap) && at_wall)
@@ -306,11 +344,11 @@ tl_status tl_blowup_check(tl_world *w) {
                          p->id[l->a[at]], p->id[l->b[at]], d, worst, w->def.blowup_overlap);
             else
                 snprintf(what, sizeof what, "two bodies on another rank overlap by %.3g of the smaller radius "
-                         "(the limit: %g)", all, w->def.blowup_overlap);
+                         "(the limit: %g)", all.worst, w->def.blowup_overlap);
             return fail(w, what);
         }
     }
-    if (w->def.blowup_energy > 0.0 && !(!dist && w->blowup.set && energy_surely_within(w))) {
+    if (w->def.blowup_energy > 0.0 && !(all.looked && energy_surely_within(w, &all.t))) {
         if (!w->blowup.set) tl_blowup_reference(w);
         double pot, now = kinetic_elastic(w, &pot);
         /* the potential change, and what rounding leaves unknown of it */

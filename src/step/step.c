@@ -146,11 +146,12 @@ static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
 }
 
 /* the blocks' displacements for the predict pass about to run, NULL where the contact stage
- * will not skip by them: bodies (their candidates are not measured there), ranks (the ghosts'
- * displacements are another rank's), no memory */
+ * will not skip by them: bodies (their candidates are not measured there), no memory. On ranks
+ * the blocks holding ghosts are measured again once the ghosts hold their owners' state
+ * (ghost_blocks) */
 static float *disp_blocks(tl_world *w) {
     w->disp_ok = false;
-    if (w->nbodies || w->dc) return NULL;
+    if (w->nbodies) return NULL;
     if (tl_mem_reserve(&w->mem, (void **)&w->disp_blk, &w->cap_disp_blk, disp_block_count(w->p.count) + 1,
                        sizeof *w->disp_blk) != 0)
         return NULL;
@@ -392,13 +393,46 @@ tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
     return TL_OK;
 }
 
+/* A distributed world's blocks of TL_DISP_BLOCK particles that hold ghosts, measured again
+ * from the ghosts' new state (the predict pass moved the ghosts by this rank's share of their
+ * forces; their owners by the whole): each block's largest displacement since the build, as
+ * the predict pass notes it. */
+static void ghost_blocks(tl_world *w) {
+    if (!w->disp_ok) return;
+    const tl_particles *p = &w->p;
+    const size_t n = p->count, nblk = disp_block_count(n);
+    const size_t own_lo = w->dc->own_lo, own_hi = w->dc->own_hi;
+    for (size_t b = 0; b < nblk; b++) {
+        const size_t lo = b * TL_DISP_BLOCK, hi = lo + TL_DISP_BLOCK < n ? lo + TL_DISP_BLOCK : n;
+        if (lo >= own_lo && hi <= own_hi) continue; /* no ghost in it */
+        double m = 0.0;
+        int acc = 0;
+        for (size_t i = lo; i < hi; i++) {
+            double d2 = 0.0;
+            for (int k = 0; k < 3; k++) {
+                double e = p->x[i][k] - p->x_ref[i][k];
+                d2 += e * e;
+            }
+            acc |= note_moved(d2, INFINITY, &m);
+        }
+        if (acc & 2) { /* not a number: nothing is skipped this step */
+            w->disp_ok = false;
+            return;
+        }
+        note_block(w->disp_blk, hi - 1, hi, &m);
+    }
+}
+
 static tl_status stage_neighbors(tl_world *w) {
     if (w->dc && w->dc->established) {
         /* a distributed world: rebuilt when a particle of any rank moved; else the ghosts
          * take their owners' new state */
         tl_decomp_moved(w);
-        if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls))
-            return tl_decomp_refresh(w);
+        if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) {
+            tl_status s = tl_decomp_refresh(w);
+            if (s == TL_OK) ghost_blocks(w);
+            return s;
+        }
         return world_rebuild(w);
     }
     if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) return TL_OK;
