@@ -413,6 +413,14 @@ static void copy_pairs(tl_pairs *to, size_t at, const tl_pairs *from, size_t fro
 
 size_t tl_neighbors_domain_count(const tl_neighbors *nb, size_t n) {
     size_t ndom = n / nb->domain_size;
+    /* at the default size, the count rounded up to a power of two: 2, 4, 8 ... threads or MPI
+     * ranks, which take whole domains, then share them evenly (10^5 spheres: 8 domains of 12,500,
+     * not 6; 5 x 10^4: 4, not 3, which gave one of 2 ranks twice the other's work) */
+    if (nb->domain_size == TL_DOMAIN_SIZE && ndom > 2) {
+        size_t p2 = 4;
+        while (p2 < ndom) p2 *= 2;
+        ndom = p2;
+    }
     if (ndom < 2 && n >= 2 * TL_DOMAIN_MIN) ndom = 2; /* two threads have work from 2 x 4096 on */
     if (ndom < 1) ndom = 1;
     if (ndom > 4096) ndom = 4096;

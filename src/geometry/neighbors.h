@@ -53,8 +53,9 @@ typedef struct tl_grid {
 
 /* The particles split into domains for the contact stage: consecutive
  * storage ranges of about TL_DOMAIN_SIZE particles (a function of the count
- * alone, never of the thread count; two domains from 2 TL_DOMAIN_MIN
- * particles on). A candidate whose two particles lie in one domain is
+ * alone, never of the thread or rank count; at the default size the count
+ * rounded up to a power of two; two domains from 2 TL_DOMAIN_MIN particles
+ * on). A candidate whose two particles lie in one domain is
  * internal to it; the others are cross candidates (about 7 % of a settled
  * bed's at 16384 particles a domain, 12 % at 4096). */
 #define TL_DOMAIN_SIZE 16384

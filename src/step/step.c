@@ -145,6 +145,29 @@ static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
     return at < n ? at : n;
 }
 
+/* The particles the correct and predict passes move: all of them, or on a rank its own (the
+ * ghosts take their owners' state at the next refresh or build, and nothing reads theirs
+ * before) */
+static inline void moving(const tl_world *w, size_t *lo, size_t *hi) {
+    if (w->dc && w->dc->established) {
+        *lo = w->dc->own_lo;
+        *hi = w->dc->own_hi;
+    } else {
+        *lo = 0;
+        *hi = w->p.count;
+    }
+}
+
+/* rows q of nblk over [lo, hi): whole blocks of TL_DISP_BLOCK particles of the storage (but for
+ * the first and last), the same whatever the thread count */
+static inline void rows_in(size_t q, size_t nblk, size_t lo, size_t hi, size_t n, size_t *a, size_t *b) {
+    *a = rows_at(q, nblk, n);
+    *b = rows_at(q + 1, nblk, n);
+    if (*a < lo) *a = lo;
+    if (*b > hi) *b = hi;
+    if (*b < *a) *b = *a;
+}
+
 /* the blocks' displacements for the predict pass about to run, NULL where the contact stage
  * will not skip by them: bodies (their candidates are not measured there), no memory. On ranks
  * the blocks holding ghosts are measured again once the ghosts hold their owners' state
@@ -189,6 +212,8 @@ static void stage_predict(tl_world *w) {
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
     const size_t n = p->count;
+    size_t lo, hi;
+    moving(w, &lo, &hi);
     int nt = w->nthreads;
     const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0; /* some particle moved more than skin/2 (bit 0), or is not finite (bit 1) */
@@ -197,13 +222,19 @@ static void stage_predict(tl_world *w) {
     if (w->nbodies) {
         /* spheres as below; the other bodies turn as rigid bodies (bodies.c) */
         const bool two = c2 != 0.0;
-        TL_FOR_STATIC_OR(i, n, acc |= p->shape[i]
-                                          ? tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two)
-                                          : predict_one(p, i, dt, c1, c2, g, two, two || keep_old, turn) > lim2;)
+        TL_FOR_STATIC_OR(k, hi - lo, {
+            const size_t i = lo + k;
+            acc |= p->shape[i] ? tl_body_predict(p, sh, i, dt, c1, c2, g, lim2, two)
+                               : predict_one(p, i, dt, c1, c2, g, two, two || keep_old, turn) > lim2;
+        })
     } else {
         /* a few row ranges per thread, each whole blocks, the same whatever the thread count */
         const size_t nblk = (size_t)nt * 4;
-        TL_FOR_STATIC_OR(q, nblk, acc |= predict_rows(w, rows_at(q, nblk, n), rows_at(q + 1, nblk, n), disp_blk);)
+        TL_FOR_STATIC_OR(q, nblk, {
+            size_t a, b;
+            rows_in(q, nblk, lo, hi, n, &a, &b);
+            acc |= predict_rows(w, a, b, disp_blk);
+        })
     }
     note_predicted(w, acc, disp_blk);
     tl_walls_advance(&w->walls, w->time + dt, dt);
@@ -468,17 +499,21 @@ static inline void correct_one(tl_particles *p, size_t i, double dt, double b1, 
 static void stage_correct(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt, b1 = 0.5 - w->c_pred[0], b2 = -w->c_pred[1];
-    const size_t n = p->count;
+    size_t lo, hi;
+    moving(w, &lo, &hi);
     int nt = w->nthreads;
     const tl_shape *sh = w->shapes;
     if (w->nbodies) {
         const bool two = b2 != 0.0;
-        TL_FOR_STATIC(i, n, if (p->shape[i]) tl_body_correct(p, sh, i, dt, b1, b2, two);
-                            else correct_one(p, i, dt, b1, b2, two);)
+        TL_FOR_STATIC(k, hi - lo, {
+            const size_t i = lo + k;
+            if (p->shape[i]) tl_body_correct(p, sh, i, dt, b1, b2, two);
+            else correct_one(p, i, dt, b1, b2, two);
+        })
     } else if (b2 != 0.0) {
-        TL_FOR_STATIC(i, n, correct_one(p, i, dt, b1, b2, true);)
+        TL_FOR_STATIC(k, hi - lo, correct_one(p, lo + k, dt, b1, b2, true);)
     } else {
-        TL_FOR_STATIC(i, n, correct_one(p, i, dt, b1, b2, false);)
+        TL_FOR_STATIC(k, hi - lo, correct_one(p, lo + k, dt, b1, b2, false);)
     }
 }
 
@@ -529,12 +564,18 @@ TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi,
 
 static void stage_correct_predict(tl_world *w) {
     const size_t n = w->p.count;
+    size_t lo, hi;
+    moving(w, &lo, &hi);
     int nt = w->nthreads;
     int acc = 0;
     float *disp_blk = disp_blocks(w);
     /* a few row ranges per thread, each whole blocks, the same whatever the thread count */
     const size_t nblk = (size_t)nt * 4;
-    TL_FOR_STATIC_OR(q, nblk, acc |= correct_predict_rows(w, rows_at(q, nblk, n), rows_at(q + 1, nblk, n), disp_blk);)
+    TL_FOR_STATIC_OR(q, nblk, {
+        size_t a, b;
+        rows_in(q, nblk, lo, hi, n, &a, &b);
+        acc |= correct_predict_rows(w, a, b, disp_blk);
+    })
     note_predicted(w, acc, disp_blk);
     tl_walls_advance(&w->walls, w->time + w->dt, w->dt);
 }
