@@ -365,7 +365,25 @@ static void test_build_time(void) {
     ENSURE(c1 > 0 && c10 > 0);
 }
 
+/* The domains' count: at the default size a power of two (whole domains shared evenly by 2, 4, 8
+ * threads or ranks), at a size the user chose the count it gives */
+static void test_domain_count(void) {
+    tl_neighbors nb;
+    tl_neighbors_init(&nb, 1e-3);
+    const size_t n[] = {1000, 8191, 8192, 20000, 49152, 50000, 100000, 1000000};
+    const size_t want[] = {1, 1, 2, 2, 4, 4, 8, 64};
+    for (size_t k = 0; k < sizeof n / sizeof *n; k++) {
+        size_t got = tl_neighbors_domain_count(&nb, n[k]);
+        if (got != want[k]) fprintf(stderr, "%zu particles: %zu domains, not %zu\n", n[k], got, want[k]);
+        ENSURE(got == want[k]);
+    }
+    nb.domain_size = 450; /* the user's: 1800 / 450 = 4, 1350 / 450 = 3 */
+    ENSURE(tl_neighbors_domain_count(&nb, 1800) == 4);
+    ENSURE(tl_neighbors_domain_count(&nb, 1350) == 3);
+}
+
 int main(void) {
+    test_domain_count();
     test_against_brute_force();
     test_build_time();
     return tl_test_report("test_neighbors");
