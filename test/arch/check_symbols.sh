@@ -1,0 +1,16 @@
+#!/bin/sh
+# The library's exported symbols are the committed list (test/arch/symbols.txt): a move inside the
+# house (issue 43) changes none; a change of the public API updates the list in the same commit:
+#   nm -D --defined-only build/libtalus.so | awk '{print $3}' | sort > test/arch/symbols.txt
+# Usage: check_symbols.sh LIBTALUS_SO SOURCE_DIR
+set -eu
+lib=$1
+src=$2
+got=$(mktemp)
+trap 'rm -f "$got"' EXIT
+nm -D --defined-only "$lib" | awk '{print $3}' | sort > "$got"
+if ! diff -u "$src/test/arch/symbols.txt" "$got"; then
+    echo "the exported symbols differ from test/arch/symbols.txt (- committed, + built)"
+    exit 1
+fi
+echo "$(wc -l < "$got") exported symbols, as committed"
