@@ -1,4 +1,4 @@
-/* The fused Hertz-Mindlin kernel (law->fused, src/contact/fused.h) against the
+/* The fused Hertz-Mindlin kernel (law->fused, src/laws/fused.h) against the
  * generic slot composition (tl_law_eval_slots, src/laws/law.h) on random
  * contacts: overlaps from 1e-9 to 1e-4 m, random rates, normals, tangential
  * velocities, displacements, radii, masses and histories, both Coulomb
@@ -59,11 +59,13 @@ static int make_law(const tl_law_def *def, const tl_material *a, const tl_materi
         fprintf(stderr, "assemble: %s\n", msg);
         return -1;
     }
+    tl_fused_attach(law);
     memset(pl, 0, sizeof *pl);
     if (tl_law_prepare(law, a, b, pl, msg, sizeof msg) != TL_OK) {
         fprintf(stderr, "prepare: %s\n", msg);
         return -1;
     }
+    tl_fused_prepare(law, pl);
     pl->split = 0.5;
     return 0;
 }

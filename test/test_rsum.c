@@ -1,4 +1,4 @@
-/* Reproducible sums (src/parallel/rsum.h): the same bits in any order and any
+/* Reproducible sums (src/core/rsum.h): the same bits in any order and any
  * grouping, and within an ulp of the exact sum. The exact sum is computed with
  * rational arithmetic on the terms' own fixed point (every double is an
  * integer times a power of two): terms of 1e-20 to 1e6, of both signs, with

@@ -2,6 +2,7 @@
  * The world's public face: creation, materials, laws, particles, walls,
  * preparation and queries. The time step itself is in step.c.
  */
+#include "fused.h"
 #include "parallel.h"
 #include "world.h"
 #include "decomp.h"
@@ -339,6 +340,7 @@ static tl_status prepare_pair(tl_world *w, int a, int b) {
     if (s != TL_OK)
         return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
                              msg);
+    tl_fused_prepare(&w->laws[li], pl);
     if (w->laws[li].contact_point == TL_CONTACT_POINT_SURFACE) {
         pl->split = 0.0;
         pl->split_b = 0.0;
@@ -406,6 +408,7 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     if (s != TL_OK)
         return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
                              msg);
+    tl_fused_attach(&law);
     if (law.hist_count > TL_MAX_HIST)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "law history of %d values exceeds %d",
                              law.hist_count, TL_MAX_HIST);

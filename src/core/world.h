@@ -17,7 +17,6 @@
 #include "talus/talus.h"
 #include "walls.h"
 
-#define TL_MAX_HIST 32 /* law history values per contact, all slots together */
 /* A particle's coordinates and radius are bounded (docs/scene.md, limits):
  * positions far from the others coarsen the cell grid, and beyond these the
  * energies (m g z) and the step's arithmetic lose their meaning. */

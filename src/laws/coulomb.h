@@ -4,7 +4,7 @@
 #ifndef TL_COULOMB_H
 #define TL_COULOMB_H
 
-#include "registry.h"
+#include "submodel.h"
 #include "vec.h"
 
 /* The shared spring + dashpot + Coulomb step on plain values. k: spring

@@ -24,7 +24,7 @@
  */
 #include <math.h>
 
-#include "registry.h"
+#include "submodel.h"
 #include "vec.h"
 
 static tl_status beta_prepare(const tl_prep *in, double *p) {

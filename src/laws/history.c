@@ -9,7 +9,7 @@
  *   pseudo  a single step, xi = vt dt = dxi (eq. 5); nothing is stored
  *   none    xi = 0: only the tangential dashpot acts
  */
-#include "registry.h"
+#include "submodel.h"
 #include "vec.h"
 
 static void none_force(const double *p, tl_contact *c, double *hist) {

@@ -1,13 +1,11 @@
 #include "law.h"
 
-#include "fused.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "names.h"
-#include "world.h"
 #include "talus/talus.h"
 
 static const char *default_name(tl_slot slot, const tl_law_def *def) {
@@ -226,9 +224,8 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
     out->rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
     out->twists = strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "none") != 0;
     out->spins = out->rolls || out->twists;
-    tl_fused_kind fk;
-    out->fused = tl_fused_find(out, &fk);
-    out->fused_kind = (int)fk;
+    out->fused = NULL; /* the fast path is the contact stage's to attach (fused.h) */
+    out->fused_kind = 0;
     return TL_OK;
 }
 
@@ -238,11 +235,11 @@ tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_mater
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_submodel *m = law->sub[s];
         if (!m->prepare) continue;
-        tl_prep in = {a, b, law->coeff[s], law, out->p[TL_SLOT_NORMAL], msg, msg_size};
+        tl_prep in = {a,   b, law->coeff[s], law, tl_law_coeff, law->coulomb_test, out->p[TL_SLOT_NORMAL],
+                      msg, msg_size};
         tl_status st = m->prepare(&in, out->p[s]);
         if (st != TL_OK) return st;
     }
-    tl_fused_prepare(law, out);
     return TL_OK;
 }
 

@@ -20,6 +20,8 @@
 
 #include "registry.h"
 
+#define TL_MAX_HIST 32 /* law history values per contact, all slots together */
+
 typedef struct tl_law tl_law;
 typedef struct tl_pair_law tl_pair_law;
 typedef void (*tl_fused_fn)(const tl_law *law, const tl_pair_law *pl, tl_contact *c, double *hist);

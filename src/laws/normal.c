@@ -27,7 +27,7 @@
  */
 #include <math.h>
 
-#include "registry.h"
+#include "submodel.h"
 #include "talus/talus.h"
 #include "vec.h"
 

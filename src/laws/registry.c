@@ -54,26 +54,6 @@ const char *tl_registry_suggest(tl_slot slot, const char *name) {
     return tl_closest_name(name, names, n);
 }
 
-int tl_submodel_coeff_index(const tl_submodel *s, const char *name) {
-    for (int i = 0; i < s->info.coeff_count; i++)
-        if (strcmp(s->info.coeffs[i].name, name) == 0) return i;
-    return -1;
-}
-
-double tl_damping_ratio(double e) {
-    if (isnan(e) || e >= 1.0) return 0.0;
-    double l = log(e);
-    return -l / sqrt(l * l + TL_PI * TL_PI);
-}
-
-int tl_prep_fail(const tl_prep *in, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(in->msg, in->msg_size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ---- public face ---- */
 
 int tl_registry_count(void) { return tl_registry_size(); }

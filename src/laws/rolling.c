@@ -29,7 +29,7 @@
  */
 #include <math.h>
 
-#include "registry.h"
+#include "submodel.h"
 #include "vec.h"
 
 enum { R_MU = 0, R_CK, R_ETA };

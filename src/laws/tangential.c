@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "coulomb.h"
-#include "law.h"
+#include "submodel.h"
 #include "vec.h"
 
 /* ---- none ---- */
@@ -65,7 +65,7 @@ static tl_status linear_prepare(const tl_prep *in, double *p) {
     p[1] = kt;
     p[2] = tl_damping_ratio(in->coeff[2]);
     p[3] = in->coeff[3];
-    p[4] = (double)in->law->coulomb_test;
+    p[4] = (double)in->coulomb_test;
     return TL_OK;
 }
 
@@ -90,11 +90,11 @@ static tl_status mindlin_prepare_factor(const tl_prep *in, double *p, double fac
         }
     }
     double et = in->coeff[1];
-    if (isnan(et)) et = tl_law_coeff(in->law, "e"); /* e_t defaults to the normal e */
+    if (isnan(et)) et = in->law_coeff(in->law, "e"); /* e_t defaults to the normal e */
     p[0] = in->coeff[0];
     p[1] = 8.0 * tl_material_g_star(in->a, in->b);
     p[2] = isnan(et) ? 0.0 : tl_damping_ratio(et);
-    p[3] = (double)in->law->coulomb_test;
+    p[3] = (double)in->coulomb_test;
     p[4] = factor;
     return TL_OK;
 }

@@ -34,7 +34,7 @@
  */
 #include <math.h>
 
-#include "law.h"
+#include "submodel.h"
 #include "vec.h"
 
 enum { T_K = 0, T_G, T_MU };

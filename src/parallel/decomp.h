@@ -142,7 +142,7 @@ tl_status tl_decomp_refresh(tl_world *w);
 tl_status tl_decomp_domain_sums(tl_world *w, const struct tl_block_sum **blocks, const double (**wall_part)[3],
                                 const double (**wall_tpart)[3], size_t *ndom);
 /* Sums over all ranks that do not depend on the rank count: n maxima in place, and n
- * reproducible partial sums merged exactly (parallel/rsum.h). Collective. */
+ * reproducible partial sums merged exactly (core/rsum.h). Collective. */
 struct tl_rsum;
 void tl_decomp_max(const tl_world *w, double *v, size_t n);
 void tl_decomp_or(const tl_world *w, int *v, size_t n);

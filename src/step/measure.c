@@ -13,7 +13,7 @@
 #include "energy_terms.h"
 
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
- * terms, each a reproducible sum (parallel/rsum.h): the same bits whatever the order of
+ * terms, each a reproducible sum (core/rsum.h): the same bits whatever the order of
  * the terms, so on any number of threads or ranks. */
 typedef struct energy_pass {
     bool add;                    /* false: the bounds; true: the sums */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fused.h"
 #include "vec.h"
 #include "world.h"
 
@@ -140,6 +141,7 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
         if (s != TL_OK)
             return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[ma].name,
                                  w->mat[mb].name, msg);
+        tl_fused_prepare(law, &pl);
     }
     if (!(ra > 0.0) || !(rb > 0.0) || !(mass_a > 0.0) || !(mass_b > 0.0))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "estimate: radii and masses must be > 0");

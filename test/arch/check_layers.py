@@ -80,7 +80,7 @@ def include_arrows(root, files):
     return arrows
 
 
-def objects(build):
+def objects(root, build):
     objs = {}
     for d, _, files in os.walk(os.path.join(build, "CMakeFiles")):
         for f in files:
@@ -88,7 +88,8 @@ def objects(build):
                 continue
             p = os.path.join(d, f)
             m = re.search(r"CMakeFiles/(talus_objects|talus)\.dir/(.*)\.c\.o$", p)
-            if m and m.group(2).split("/")[0] in SRC_DIRS:  # not a generated file (default_scene.c)
+            # not a generated file (default_scene.c), nor the object of a source moved away
+            if m and m.group(2).split("/")[0] in SRC_DIRS and os.path.exists(os.path.join(root, m.group(2) + ".c")):
                 objs[m.group(2)] = p
     return objs
 
@@ -164,7 +165,7 @@ def main():
     here = os.path.join(root, "test", "arch")
     fl = floors(os.path.join(here, "floors.txt"))
     files = sources(root)
-    objs = objects(build)
+    objs = objects(root, build)
     if not objs:
         print(f"check_layers: no object files under {build}/CMakeFiles (build first)")
         return 1

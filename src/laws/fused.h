@@ -22,6 +22,9 @@ typedef enum tl_fused_kind { TL_FUSED_NONE = 0, TL_FUSED_HERTZ_MINDLIN } tl_fuse
 
 /* The fused kernel for a law's composition, or NULL (kind TL_FUSED_NONE). */
 tl_fused_fn tl_fused_find(const tl_law *law, tl_fused_kind *kind);
+/* The law's fused kernel found and attached (law->fused, law->fused_kind), after
+ * tl_law_assemble; tl_fused_prepare below then fills a pair's constants after tl_law_prepare. */
+void tl_fused_attach(tl_law *law);
 /* Derives the fused kernel's constants of a prepared pair. */
 void tl_fused_prepare(const tl_law *law, tl_pair_law *pl);
 

@@ -33,6 +33,12 @@ tl_fused_fn tl_fused_find(const tl_law *law, tl_fused_kind *kind) {
     return NULL;
 }
 
+void tl_fused_attach(tl_law *law) {
+    tl_fused_kind fk;
+    law->fused = tl_fused_find(law, &fk);
+    law->fused_kind = (int)fk;
+}
+
 void tl_fused_prepare(const tl_law *law, tl_pair_law *pl) {
     memset(pl->fused, 0, sizeof pl->fused);
     if (law->fused_kind == TL_FUSED_HERTZ_MINDLIN) {
