@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "csv_columns.h"
 #include "outputs.h"
 #include "world.h"
 
@@ -16,78 +17,7 @@
 #define ENERGY_FMT "%.15g" /* J: a balance subtracts totals */
 #define VALUE_FMT "%.12g"  /* particles, contacts, collisions */
 
-/* ---- columns ---- */
-
-static const char *const energy_columns[] = {
-    "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-    "elastic_tangential", "elastic_rolling", "elastic_twisting", "dissipated_normal", "dissipated_plastic",
-    "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "dissipated_twisting",
-    "boundary_work",
-    "integration_residual", "curvature_work", "total", "balance_error", "contacts"};
-
-static const char *const contact_columns[] = {
-    "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
-    "pz", "fn", "fn_damping", "ftx", "fty", "ftz", "sliding"};
-
-static const char *const collision_columns[] = {
-    "id_a", "id_b", "with_wall", "t_begin", "t_end", "duration", "normal_speed_in",
-    "normal_speed_out", "restitution", "max_overlap", "max_normal_force"};
-
-static const char *const wall_columns[] = {"time", "step", "wall", "dx", "dy", "dz", "vx", "vy",
-                                           "vz",   "fx",   "fy",   "fz", "tx", "ty", "tz", "wx", "wy",
-                                           "wz",   "angle", "servo"};
-
-static const char *const repose_columns[] = {
-    "time", "step", "angle_surface", "angle_centroid", "surface_rms", "bins", "centroid_u",
-    "centroid_v", "mass", "torque_gravity", "particles"};
-
-/* particle fields in column order: the bit and its columns */
-typedef struct field_columns {
-    unsigned bit;
-    int count;
-    const char *names[4];
-} field_columns;
-
-static const field_columns particle_fields[] = {
-    {TL_FIELD_POSITION, 3, {"x", "y", "z"}},
-    {TL_FIELD_VELOCITY, 3, {"vx", "vy", "vz"}},
-    {TL_FIELD_ANGULAR_VELOCITY, 3, {"wx", "wy", "wz"}},
-    {TL_FIELD_FORCE, 3, {"fx", "fy", "fz"}},
-    {TL_FIELD_TORQUE, 3, {"tx", "ty", "tz"}},
-    {TL_FIELD_ORIENTATION, 4, {"qw", "qx", "qy", "qz"}},
-    {TL_FIELD_RADIUS, 1, {"radius"}},
-    {TL_FIELD_KINETIC_ENERGY, 1, {"kinetic_energy"}},
-};
-
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static size_t copy_names(const char *const *src, size_t n, const char **names, size_t max) {
-    size_t k = 0;
-    for (; k < n && k < max; k++) names[k] = src[k];
-    return k;
-}
-
-size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max) {
-    switch (spec->kind) {
-    case TL_OUTPUT_ENERGY: return copy_names(energy_columns, COUNT(energy_columns), names, max);
-    case TL_OUTPUT_CONTACTS: return copy_names(contact_columns, COUNT(contact_columns), names, max);
-    case TL_OUTPUT_COLLISIONS:
-        return copy_names(collision_columns, COUNT(collision_columns), names, max);
-    case TL_OUTPUT_WALLS: return copy_names(wall_columns, COUNT(wall_columns), names, max);
-    case TL_OUTPUT_REPOSE: return copy_names(repose_columns, COUNT(repose_columns), names, max);
-    case TL_OUTPUT_PARTICLES: {
-        static const char *const lead[] = {"time", "step", "id"};
-        size_t k = copy_names(lead, COUNT(lead), names, max);
-        for (size_t f = 0; f < COUNT(particle_fields); f++) {
-            if (!(spec->fields & particle_fields[f].bit)) continue;
-            for (int c = 0; c < particle_fields[f].count && k < max; c++)
-                names[k++] = particle_fields[f].names[c];
-        }
-        return k;
-    }
-    default: return 0;
-    }
-}
 
 /* ---- common ---- */
 

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv_columns.h"
 #include "outputs.h"
 
 /* energy columns drawn (1-based in the CSV) and their titles */

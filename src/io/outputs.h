@@ -19,7 +19,8 @@
  * checkpoint, then appending; vtk: the frames written by then).
  *
  * Kinds: energy, particles, contacts, collisions (output_csv.c), vtk
- * (output_vtk.c), plot (output_plot.c). See docs/outputs.md for the files.
+ * (output_vtk.c), plot (output_plot.c); the table of kinds is output_kinds.c,
+ * the CSV columns csv_columns.c. See docs/outputs.md for the files.
  */
 #ifndef TL_OUTPUTS_H
 #define TL_OUTPUTS_H
@@ -28,7 +29,8 @@
 #include <stddef.h>
 
 #include "io_file.h"
-#include "scene_plan.h"
+#include "output_spec.h"
+#include "talus/talus.h"
 
 typedef struct tl_output tl_output;
 
@@ -88,18 +90,13 @@ struct tl_output {
     uint64_t hashed, hash;   /* CSV: bytes of the file checksummed so far, their FNV-1a 64 */
 };
 
-/* The operations of an output kind (NULL for an unknown kind). */
+/* The operations of an output kind (NULL for an unknown kind). Each output
+ * file provides its own; output_kinds.c looks them up by kind. */
 const tl_output_ops *tl_csv_ops(tl_output_kind kind); /* energy, particles, contacts, collisions */
 const tl_output_ops *tl_vtk_ops(void);
 const tl_output_ops *tl_plot_ops(void);
 
-static inline const tl_output_ops *tl_output_ops_of(tl_output_kind kind) {
-    switch (kind) {
-    case TL_OUTPUT_VTK: return tl_vtk_ops();
-    case TL_OUTPUT_PLOT: return tl_plot_ops();
-    default: return tl_csv_ops(kind);
-    }
-}
+const tl_output_ops *tl_output_ops_of(tl_output_kind kind); /* output_kinds.c */
 
 /* The scale the energy balance error is measured against: the largest
  * magnitude any term of the balance has reached (the running maximum over the
@@ -121,12 +118,5 @@ static inline double tl_energy_scale_update(double scale, const tl_energy *e, co
     }
     return scale;
 }
-
-/* Column names of a CSV output as written in its header, in order (the
- * plot reads them); count in *n. NULL for a kind without CSV. The particles
- * columns depend on spec->fields, so the caller gives a buffer of at least
- * TL_CSV_MAX_COLUMNS names. */
-#define TL_CSV_MAX_COLUMNS 40
-size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max);
 
 #endif
