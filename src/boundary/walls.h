@@ -28,30 +28,9 @@
 #include <stdbool.h>
 
 #include "alloc.h"
+#include "face.h"
 #include "shape.h"
 #include "talus/types.h"
-
-typedef enum tl_face_kind {
-    TL_FACE_PLANE = 0,  /* infinite, one-sided */
-    TL_FACE_RECT,       /* finite, two-sided (rectangles and box faces) */
-    TL_FACE_MESH        /* a triangle mesh (the shape stage measures it, narrow.h) */
-} tl_face_kind;
-
-typedef struct tl_mesh tl_mesh; /* mesh.h */
-
-typedef struct tl_face {
-    int wall;
-    tl_face_kind kind;
-    double p[3];      /* a point on the face (rectangle: its centre), m; moves with the wall */
-    double n[3];      /* unit normal (towards the particles for one-sided faces) */
-    double u[3], v[3];/* rectangle: in-plane unit axes */
-    double hu, hv;    /* rectangle: half extents, m */
-    double p0[3], n0[3], u0[3], v0[3]; /* where it was when its wall's motion started */
-    /* mesh: the surface (as placed when the wall was made) and its pose now and when the
-     * motion started: world = R x + T */
-    tl_mesh *mesh;
-    double R[3][3], T[3], R0[3][3], T0[3];
-} tl_face;
 
 typedef struct tl_wall {
     char *name;
@@ -117,8 +96,5 @@ static inline void tl_wall_point_velocity(const tl_wall *wl, const double x[3], 
  * last contact stage (before the next step's drift). */
 void tl_walls_servo(tl_walls *w);
 
-/* Geometry of a sphere (centre x, radius R) against a face, from the sphere
- * towards the face (g->delta < 0: the gap). */
-void tl_face_geometry(const tl_face *f, const double x[3], double R, tl_geometry *g);
 
 #endif

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "vec.h"
-#include "walls.h"
+#include "face.h"
 
 /* M = R D^2 R^T and its inverse Mi = R D^-2 R^T of a body (a sphere: r^2 I); either may be NULL;
  * taken from the body when its caller worked them out (the same numbers) */

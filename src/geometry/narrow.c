@@ -11,7 +11,7 @@
 #include "mesh.h"
 #include "pcm.h"
 #include "vec.h"
-#include "walls.h"
+#include "face.h"
 
 void tl_narrow_scratch_init(tl_narrow_scratch *s, const tl_allocator *a) {
     memset(s, 0, sizeof *s);

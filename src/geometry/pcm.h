@@ -43,7 +43,7 @@
 #include "alloc.h"
 #include "mesh.h"
 #include "narrow.h"
-#include "walls.h"
+#include "face.h"
 
 /* How a patch's overlap delta is measured (docs/geometry.md compares them on
  * faceted spheres). */
