@@ -7,7 +7,9 @@
 #ifndef TL_ELLIPSOID_PAIR_H
 #define TL_ELLIPSOID_PAIR_H
 
-#include "narrow.h"
+#include "patch.h"
+
+struct tl_face; /* face.h */
 
 /* a and b: spheres (shape NULL) or ellipsoids. u_start: a unit direction to start from
  * (NULL: the line of centres); u_out (may be NULL): the direction found (a warm start for

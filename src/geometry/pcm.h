@@ -42,7 +42,7 @@
 
 #include "alloc.h"
 #include "mesh.h"
-#include "narrow.h"
+#include "patch.h"
 #include "face.h"
 
 /* How a patch's overlap delta is measured (docs/geometry.md compares them on

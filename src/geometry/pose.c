@@ -1,4 +1,4 @@
-#include "narrow.h"
+#include "patch.h"
 
 #include "rigid.h"
 #include "vec.h"
