@@ -566,7 +566,7 @@ static void test_bvh(void) {
             lo[k] = c[k] - h[k];
             hi[k] = c[k] + h[k];
         }
-        size_t n = tl_bvh_box(&m, lo, hi, out, m.nt);
+        size_t n = tl_bvh_box(TL_MESH_TRIS(&m), lo, hi, out, m.nt);
         size_t brute = 0;
         for (size_t f = 0; f < m.nt; f++) {
             bool meet = true;
@@ -580,7 +580,7 @@ static void test_bvh(void) {
         box_bad += n != brute;
         /* closest point */
         tl_mesh_point mp;
-        if (!tl_bvh_closest(&m, c, INFINITY, &mp)) closest_bad++;
+        if (!tl_bvh_closest(TL_MESH_TRIS(&m), c, INFINITY, &mp)) closest_bad++;
         double best = INFINITY;
         for (size_t f = 0; f < m.nt; f++) {
             double q[3], dd[3];
@@ -592,12 +592,12 @@ static void test_bvh(void) {
         }
         closest_bad += fabs(mp.dist - best) > 1e-15;
         /* the limit: nothing found beyond it */
-        closest_bad += tl_bvh_closest(&m, c, 0.999 * best, &mp);
+        closest_bad += tl_bvh_closest(TL_MESH_TRIS(&m), c, 0.999 * best, &mp);
         /* rays */
         double d[3];
         trng_dir(&r, d);
         tl_ray_hit hit;
-        bool got = tl_bvh_ray(&m, c, d, 0.0, 10.0, &hit);
+        bool got = tl_bvh_ray(TL_MESH_TRIS(&m), c, d, 0.0, 10.0, &hit);
         double tbest = INFINITY;
         for (size_t f = 0; f < m.nt; f++) {
             double tt;
@@ -611,7 +611,7 @@ static void test_bvh(void) {
             double tt;
             par ^= tl_tri_ray(c, d, m.v[m.tri[f][0]], m.v[m.tri[f][1]], m.v[m.tri[f][2]], 0.0, INFINITY, &tt);
         }
-        inside_bad += tl_bvh_inside(&m, c) != (bool)par;
+        inside_bad += tl_bvh_inside(TL_MESH_TRIS(&m), c) != (bool)par;
     }
     ENSURE(box_bad == 0);
     ENSURE(closest_bad == 0);
@@ -623,11 +623,11 @@ static void test_bvh(void) {
     tl_mesh_point mp;
     double p[3];
     v3_scale(p, m.c[5], 1.2);
-    ENSURE(tl_bvh_closest(&m, p, INFINITY, &mp));
+    ENSURE(tl_bvh_closest(TL_MESH_TRIS(&m), p, INFINITY, &mp));
     /* a point off a vertex along its pseudo-normal (inside its normal cone: a convex mesh) */
     v3_copy(p, m.v[m.tri[9][0]]);
     v3_axpy(p, 0.3, m.vn[m.tri[9][0]]);
-    ENSURE(tl_bvh_closest(&m, p, INFINITY, &mp) && mp.feature == TL_FEATURE_VERTEX &&
+    ENSURE(tl_bvh_closest(TL_MESH_TRIS(&m), p, INFINITY, &mp) && mp.feature == TL_FEATURE_VERTEX &&
            m.tri[mp.facet][mp.index] == m.tri[9][0]);
     tl_mesh_free(&m);
 
@@ -644,19 +644,19 @@ static void test_bvh(void) {
                 in[k] = v[k] + (v[k] > 0.5 ? -eps[e] : eps[e]);
                 outp[k] = v[k] + (v[k] > 0.5 ? eps[e] : -eps[e]);
             }
-            bad += !tl_bvh_inside(&m, in);
-            bad += tl_bvh_inside(&m, outp);
+            bad += !tl_bvh_inside(TL_MESH_TRIS(&m), in);
+            bad += tl_bvh_inside(TL_MESH_TRIS(&m), outp);
             /* along an edge and at a third, inside */
             double q[3] = {1.0 / 3.0, eps[e], eps[e]};
-            bad += !tl_bvh_inside(&m, q);
+            bad += !tl_bvh_inside(TL_MESH_TRIS(&m), q);
             double s[3] = {2.0 / 3.0, 1.0 / 3.0, 1.0 + eps[e]};
-            bad += tl_bvh_inside(&m, s);
+            bad += tl_bvh_inside(TL_MESH_TRIS(&m), s);
         }
     /* points whose rays pass exactly through vertices of the grid */
     double cen[3] = {0.5, 0.5, 0.5};
-    bad += !tl_bvh_inside(&m, cen);
+    bad += !tl_bvh_inside(TL_MESH_TRIS(&m), cen);
     double exact[3] = {1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0};
-    bad += !tl_bvh_inside(&m, exact);
+    bad += !tl_bvh_inside(TL_MESH_TRIS(&m), exact);
     ENSURE(bad == 0);
     tl_mesh_free(&m);
     ENSURE(mem.bytes == 0);

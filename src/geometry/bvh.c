@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "mesh.h"
 #include "vec.h"
 
 #define LEAF_SIZE 4
@@ -19,7 +18,7 @@ void tl_bvh_free(tl_mem *mem, tl_bvh *b) {
 }
 
 /* order of facets along an axis: centroid coordinate, then index (a total order) */
-static bool less(const tl_mesh *m, int axis, uint32_t a, uint32_t b) {
+static bool less(const tl_tris *m, int axis, uint32_t a, uint32_t b) {
     double ca = m->c[a][axis], cb = m->c[b][axis];
     return ca < cb || (ca == cb && a < b);
 }
@@ -27,7 +26,7 @@ static bool less(const tl_mesh *m, int axis, uint32_t a, uint32_t b) {
 /* rearranges idx[lo, hi) so that idx[k] is the k-th in order, the ones
  * before it not after it and the ones after it not before it (quickselect,
  * Lomuto's partition about the median of three) */
-static void select_kth(const tl_mesh *m, int axis, uint32_t *idx, size_t lo, size_t hi, size_t k) {
+static void select_kth(const tl_tris *m, int axis, uint32_t *idx, size_t lo, size_t hi, size_t k) {
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2, last = hi - 1, p;
         uint32_t a = idx[lo], b = idx[mid], c = idx[last];
@@ -51,7 +50,7 @@ static void select_kth(const tl_mesh *m, int axis, uint32_t *idx, size_t lo, siz
     }
 }
 
-static void facet_box(const tl_mesh *m, uint32_t f, double lo[3], double hi[3]) {
+static void facet_box(const tl_tris *m, uint32_t f, double lo[3], double hi[3]) {
     const uint32_t *t = m->tri[f];
     for (int k = 0; k < 3; k++) {
         double a = m->v[t[0]][k], b = m->v[t[1]][k], c = m->v[t[2]][k];
@@ -60,7 +59,7 @@ static void facet_box(const tl_mesh *m, uint32_t f, double lo[3], double hi[3]) 
     }
 }
 
-tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_mesh *m) {
+tl_status tl_bvh_build(tl_mem *mem, tl_bvh *b, const tl_tris *m) {
     tl_bvh_free(mem, b);
     if (m->nt == 0) return TL_OK;
     size_t cap = 2 * m->nt;
@@ -172,8 +171,8 @@ static bool boxes_meet(const double alo[3], const double ahi[3], const double bl
            blo[2] <= ahi[2];
 }
 
-size_t tl_bvh_box(const tl_mesh *m, const double lo[3], const double hi[3], uint32_t *out, size_t cap) {
-    const tl_bvh *b = &m->bvh;
+size_t tl_bvh_box(const tl_tris *m, const double lo[3], const double hi[3], uint32_t *out, size_t cap) {
+    const tl_bvh *b = m->bvh;
     if (b->nnodes == 0) return 0;
     size_t n = 0;
     uint32_t stack[TL_BVH_STACK];
@@ -209,7 +208,7 @@ static double box_dist2(const tl_bvh_node *nd, const double p[3]) {
     return s;
 }
 
-bool tl_bvh_try_facet(const tl_mesh *m, const double p[3], uint32_t f, double *best, bool found, tl_mesh_point *out) {
+bool tl_bvh_try_facet(const tl_tris *m, const double p[3], uint32_t f, double *best, bool found, tl_mesh_point *out) {
     const uint32_t *t = m->tri[f];
     double q[3], d[3];
     tl_feature feat;
@@ -231,8 +230,8 @@ bool tl_bvh_try_facet(const tl_mesh *m, const double p[3], uint32_t f, double *b
 
 /* the closest point among the facets within sqrt(best) of p; found: one was
  * given in out already (the hint) */
-static bool closest_search(const tl_mesh *m, const double p[3], double best, bool found, tl_mesh_point *out) {
-    const tl_bvh *b = &m->bvh;
+static bool closest_search(const tl_tris *m, const double p[3], double best, bool found, tl_mesh_point *out) {
+    const tl_bvh *b = m->bvh;
     uint32_t stack[TL_BVH_STACK];
     int sp = 0;
     stack[sp++] = 0;
@@ -259,12 +258,12 @@ static bool closest_search(const tl_mesh *m, const double p[3], double best, boo
     return found;
 }
 
-bool tl_bvh_closest(const tl_mesh *m, const double p[3], double max_dist, tl_mesh_point *out) {
-    if (m->bvh.nnodes == 0) return false;
+bool tl_bvh_closest(const tl_tris *m, const double p[3], double max_dist, tl_mesh_point *out) {
+    if (m->bvh->nnodes == 0) return false;
     return closest_search(m, p, max_dist * max_dist, false, out);
 }
 
-void tl_bvh_closest_hint(const tl_mesh *m, const double p[3], uint32_t hint, tl_mesh_point *out) {
+void tl_bvh_closest_hint(const tl_tris *m, const double p[3], uint32_t hint, tl_mesh_point *out) {
     const uint32_t *t = m->tri[hint];
     double d[3];
     tl_tri_closest(p, m->v[t[0]], m->v[t[1]], m->v[t[2]], out->q, &out->feature, &out->index, NULL);
@@ -293,8 +292,8 @@ static bool ray_box(const tl_bvh_node *nd, const double o[3], const double inv[3
     return true;
 }
 
-bool tl_bvh_ray(const tl_mesh *m, const double o[3], const double d[3], double tmin, double tmax, tl_ray_hit *hit) {
-    const tl_bvh *b = &m->bvh;
+bool tl_bvh_ray(const tl_tris *m, const double o[3], const double d[3], double tmin, double tmax, tl_ray_hit *hit) {
+    const tl_bvh *b = m->bvh;
     if (b->nnodes == 0) return false;
     double inv[3];
     for (int k = 0; k < 3; k++) inv[k] = 1.0 / d[k];
@@ -344,8 +343,8 @@ bool tl_bvh_ray(const tl_mesh *m, const double o[3], const double d[3], double t
 }
 
 /* the number of facets the ray o + t d, t > 0, crosses */
-static unsigned crossings(const tl_mesh *m, const double o[3], const double d[3]) {
-    const tl_bvh *b = &m->bvh;
+static unsigned crossings(const tl_tris *m, const double o[3], const double d[3]) {
+    const tl_bvh *b = m->bvh;
     double inv[3], te;
     for (int k = 0; k < 3; k++) inv[k] = 1.0 / d[k];
     unsigned n = 0;
@@ -369,8 +368,8 @@ static unsigned crossings(const tl_mesh *m, const double o[3], const double d[3]
     return n;
 }
 
-bool tl_bvh_inside(const tl_mesh *m, const double p[3]) {
-    if (m->bvh.nnodes == 0) return false;
+bool tl_bvh_inside(const tl_tris *m, const double p[3]) {
+    if (m->bvh->nnodes == 0) return false;
     for (int k = 0; k < 3; k++)
         if (p[k] < m->lo[k] || p[k] > m->hi[k]) return false;
     /* three directions far from the axes and from each other */

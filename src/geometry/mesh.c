@@ -663,7 +663,8 @@ tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t
         vertex_normals(m);
         if (!m->closed) m->volume = 0.0;
         m->r_volume = m->closed ? cbrt(3.0 * m->volume / (4.0 * TL_PI)) : 0.0;
-        if (tl_bvh_build(mem, &m->bvh, m) != TL_OK) st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
+        if (tl_bvh_build(mem, &m->bvh, TL_MESH_TRIS(m)) != TL_OK)
+            st = fail(msg, msg_size, TL_ERROR_MEMORY, "%s: out of memory", what);
     }
     if (st != TL_OK) tl_mesh_free(m);
     return st;
@@ -695,7 +696,7 @@ tl_status tl_mesh_transform(tl_mesh *m, const double R[3][3], const double t[3])
         facet_planes(m);
         support_table(m);
     }
-    return tl_bvh_build(m->mem, &m->bvh, m);
+    return tl_bvh_build(m->mem, &m->bvh, TL_MESH_TRIS(m));
 }
 
 void tl_mesh_feature_normal(const tl_mesh *m, uint32_t f, tl_feature feature, int index, double out[3]) {

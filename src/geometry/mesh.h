@@ -84,6 +84,12 @@ typedef struct tl_mesh_opts {
 void tl_mesh_init(tl_mesh *m);
 void tl_mesh_free(tl_mesh *m);
 
+/* The mesh's triangles as its hierarchy's queries read them (bvh.h): a pointer to a view made
+ * where it is used */
+#define TL_MESH_TRIS(m) \
+    (&(const tl_tris){(const double(*)[3])(m)->v, (const uint32_t(*)[3])(m)->tri, (const double(*)[3])(m)->c, \
+                      (m)->nt, (m)->lo, (m)->hi, &(m)->bvh})
+
 /* A mesh from vertex coordinates (3 nv values) and facets (3 nt indices).
  * `what` names the source in messages (a file name, "icosphere", ...). */
 tl_status tl_mesh_from_arrays(tl_mem *mem, tl_mesh *m, const double *xyz, size_t nv, const uint32_t *tri,

@@ -394,12 +394,12 @@ static double line_depth(const tl_mesh *o, const double p[3], const double u[3],
         if (facet) *facet = fc;
         return tc;
     }
-    if (tl_bvh_ray(o, p, u, 0.0, far, &h) && behind * v3_dot(u, o->n[h.facet]) > 0.0) {
+    if (tl_bvh_ray(TL_MESH_TRIS(o), p, u, 0.0, far, &h) && behind * v3_dot(u, o->n[h.facet]) > 0.0) {
         if (facet) *facet = h.facet;
         return h.t;
     }
     double back[3] = {-u[0], -u[1], -u[2]};
-    if (tl_bvh_ray(o, p, back, 0.0, far, &h) && behind * v3_dot(back, o->n[h.facet]) < 0.0) {
+    if (tl_bvh_ray(TL_MESH_TRIS(o), p, back, 0.0, far, &h) && behind * v3_dot(back, o->n[h.facet]) < 0.0) {
         if (facet) *facet = h.facet;
         return -h.t;
     }
@@ -586,7 +586,7 @@ static double finish_distance(const tl_mesh *o, const double p[3], const tl_mesh
 
 static double signed_distance(const tl_mesh *o, const double p[3], uint32_t *hint, double behind, vdist *out) {
     tl_mesh_point mp;
-    tl_bvh_closest_hint(o, p, *hint, &mp);
+    tl_bvh_closest_hint(TL_MESH_TRIS(o), p, *hint, &mp);
     *hint = mp.facet;
     return finish_distance(o, p, &mp, behind, out);
 }
@@ -599,7 +599,7 @@ static double behind_side(const tl_mesh *m, const tl_mesh *o, const frame *to_o)
     for (int k = 0; k < 3; k++) c[k] = 0.5 * (m->lo[k] + m->hi[k]);
     apply(to_o, c, p);
     tl_mesh_point mp;
-    tl_bvh_closest_hint(o, p, 0, &mp);
+    tl_bvh_closest_hint(TL_MESH_TRIS(o), p, 0, &mp);
     tl_mesh_feature_normal(o, mp.facet, mp.feature, mp.index, pn);
     v3_sub(d, p, mp.q);
     return v3_dot(d, pn) < 0.0 ? -1.0 : 1.0;
@@ -639,7 +639,7 @@ static bool cap_closest(const struct tl_pcm_work *w, int k, const tl_mesh *o, co
             if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
         double was = best;
-        found = tl_bvh_try_facet(o, p, cf[i], &best, found, out);
+        found = tl_bvh_try_facet(TL_MESH_TRIS(o), p, cf[i], &best, found, out);
         if (best != was) bestd = sqrt(best);
     }
     out->dist = bestd;
@@ -1278,10 +1278,10 @@ static int engulfed(const tl_mesh *a, const tl_pose *pa, const tl_mesh *b, const
         if (!outer->closed || !box_inside(in, outer, to_outer)) continue;
         double v0[3], c[3], zero[3] = {0.0, 0.0, 0.0};
         apply(to_outer, in->v[0], v0);
-        if (!tl_bvh_inside(outer, v0)) continue;
+        if (!tl_bvh_inside(TL_MESH_TRIS(outer), v0)) continue;
         apply(to_outer, zero, c);
         tl_mesh_point mp;
-        tl_bvh_closest_hint(outer, c, 0, &mp);
+        tl_bvh_closest_hint(TL_MESH_TRIS(outer), c, 0, &mp);
         double d[3], n[3], q[3];
         v3_sub(d, c, mp.q);
         if (mp.dist > 0.0) {
@@ -1901,10 +1901,10 @@ int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_p
     v3_sub(d, c, pb->x);
     rot_t(pb->R, d, cb);
     double lo[3] = {cb[0] - r, cb[1] - r, cb[2] - r}, hi[3] = {cb[0] + r, cb[1] + r, cb[2] + r};
-    size_t nc = tl_bvh_box(b, lo, hi, w->cand, w->capcand);
+    size_t nc = tl_bvh_box(TL_MESH_TRIS(b), lo, hi, w->cand, w->capcand);
     if (nc + 1 > w->capcand) {
         if (tl_mem_reserve(s->mem, (void **)&w->cand, &w->capcand, nc + 1, sizeof *w->cand) != 0) return -2;
-        nc = tl_bvh_box(b, lo, hi, w->cand, w->capcand);
+        nc = tl_bvh_box(TL_MESH_TRIS(b), lo, hi, w->cand, w->capcand);
     }
     if (tl_mem_reserve(s->mem, (void **)&w->rec, &w->caprec, nc + 1, sizeof *w->rec) != 0) return -2;
     uint32_t nr = 0;
@@ -1922,10 +1922,10 @@ int tl_pcm_sphere_mesh(const double c[3], double r, const tl_mesh *b, const tl_p
         w->slot[1][f] = nr;
         nr++;
     }
-    if (nr == 0 && b->closed && tl_bvh_inside(b, cb)) {
+    if (nr == 0 && b->closed && tl_bvh_inside(TL_MESH_TRIS(b), cb)) {
         /* the centre is deep inside: the nearest point wherever it is */
         tl_mesh_point mp;
-        if (tl_bvh_closest(b, cb, INFINITY, &mp)) {
+        if (tl_bvh_closest(TL_MESH_TRIS(b), cb, INFINITY, &mp)) {
             struct sm_rec *rc = &w->rec[0];
             rc->facet = mp.facet;
             rc->feature = mp.feature;
