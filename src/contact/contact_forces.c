@@ -59,6 +59,8 @@
 #include "parallel.h"
 #include "vec.h"
 #include "world.h"
+#include "external.h"
+#include "contact_stage.h"
 #include "decomp.h"
 #include "decomp_log.h"
 

@@ -15,6 +15,7 @@
 
 #include "vec.h"
 #include "world.h"
+#include "external.h"
 
 static bool finite3(tl_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 

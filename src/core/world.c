@@ -5,6 +5,10 @@
 #include "fused.h"
 #include "parallel.h"
 #include "world.h"
+#include "timestep.h"
+#include "stages.h"
+#include "contact_stage.h"
+#include "blowup.h"
 #include "decomp.h"
 
 #include <math.h>

@@ -231,80 +231,15 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *def, bool
  * the pair constants. */
 tl_status tl_world_check_laws(tl_world *w);
 
-/* ---- stages and their helpers (step.c, contact_forces.c, timestep.c, measure.c) ---- */
-
-/* The state's bytes of a world held whole (checkpoint.c; tl_world_save_state calls it, or for a
- * distributed world, rank 0 on the world its ranks' pieces make). */
-tl_status tl_world_save_serial(const tl_world *w, void **data, size_t *size);
-/* The same, with marks[4] (may be NULL): where the particles begin and end, and where the
- * lists (candidates and records, domains, the shape stage, the collision log) begin and end;
- * the bytes outside the marks are the frame, those of the world held whole (decomp_state.c). */
-tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, size_t marks[4]);
-/* A logged collision and a pending exit field by field (the bytes of the state and of its
- * pieces): TL_COLLISION_BYTES and TL_PENDING_BYTES each; a bool other than 0 or 1, or an id
- * beyond 32 bits, fails the read. */
-#define TL_COLLISION_BYTES (10 * 8)
-#define TL_PENDING_BYTES (12 * 8)
-struct tl_wbuf;
-struct tl_rbuf;
-void tl_collision_put(struct tl_wbuf *b, const tl_collision *c);
-void tl_collision_get(struct tl_rbuf *b, tl_collision *c);
-void tl_pending_put(struct tl_wbuf *b, const tl_pending_exit *e);
-void tl_pending_get(struct tl_rbuf *b, tl_pending_exit *e);
-/* A world distributed after its lists were built: each rank takes its share of them
- * (step.c; parallel/decomp.c calls it). */
-tl_status tl_world_establish(tl_world *w);
-/* A serial world between steps (prepared, its lists built): removes the particles whose keep[i]
- * is 0 and rebuilds the lists now, the contact records carried over by key as at any rebuild
- * (those of the removed particles stay behind); the touching counts follow (step.c). */
-tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep);
-/* Stages 2-3 of the step: neighbors, body forces, contact forces. */
-tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
-/* Evaluates every candidate pair: forces, torques, records, energy.
- * accumulate = false for the initial evaluation before the first step. */
-tl_status tl_contact_forces(tl_world *w, bool accumulate);
-/* Frees the thread buffers of the contact stage. */
-void tl_contact_buffers_free(tl_world *w);
 /* The record layout the world's laws and options need. */
 tl_rec_layout tl_world_layout(const tl_world *w);
 /* Brings the records to the layout the world needs now (after a law or an
  * option changed); TL_OK or TL_ERROR_MEMORY. */
 tl_status tl_world_update_layout(tl_world *w);
-/* Lists the particles moved regardless of forces (for the boundary work). */
-tl_status tl_world_list_immovable(tl_world *w);
 /* The thread count to use for def.threads. */
 int tl_world_thread_count(int requested);
 /* The forces at t = 0 (body forces, then the contact stage without
  * accumulation); the first predictor step takes a_-1 = a_0. */
 tl_status tl_world_initial_forces(tl_world *w);
-/* The terms of the energy sums (step/energy_terms.h: tl_world_energy_terms). */
-enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_ETW, TL_TERM_COUNT };
-/* The live contact records (touching particle pairs, particle-wall pairs, other shapes' patches)
- * whose first body is one of the count from first (step/measure.c). */
-void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),
-                          void *user);
-
-/* Blow-up detection (step/blowup.c): the energy reference, and the check. */
-void tl_blowup_reference(tl_world *w);
-tl_status tl_blowup_check(tl_world *w);
-/* Computes the step bound and the step to use (fills w->ts, w->dt). */
-tl_status tl_timestep_compute(tl_world *w);
-/* The characteristic impact speed of the scene (0 when none). */
-double tl_timestep_impact_speed(const tl_world *w);
-/* Finishes the collisions of this step's pending exits. */
-void tl_measure_finish_exits(tl_world *w);
-/* Which list a pending exit was noted from (its `list`), from the bodies and faces it names. */
-uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e);
-/* Records a finished collision in the log, with its key (see coll_key). */
-tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key);
-
-/* external.c: the constant external forces */
-const double *tl_external_force_of(const tl_world *w, uint32_t id); /* NULL: none */
-void tl_external_apply(tl_world *w);          /* adds them to the particles' forces */
-double tl_external_potential(const tl_world *w); /* sum of -F.x, J */
-/* Sets the forces of n particles (3 values each; ids checked, each once; a zero force removes
- * one), all or nothing; and drops those of the particles whose keep[i] is 0 (a removal). */
-tl_status tl_external_set_many(tl_world *w, const uint32_t *ids, size_t n, const double *f);
-void tl_external_drop(tl_world *w, const uint8_t *keep);
 
 #endif

@@ -29,6 +29,8 @@
 #include "rigid.h"
 #include "vec.h"
 #include "world.h"
+#include "stages.h"
+#include "external.h"
 
 static const char *field_name(tl_particle_set f) {
     switch (f) {

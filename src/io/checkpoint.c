@@ -23,6 +23,10 @@
 
 #include "bytes.h"
 #include "world.h"
+#include "stages.h"
+#include "measure.h"
+#include "checkpoint.h"
+#include "blowup.h"
 #include "decomp.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */

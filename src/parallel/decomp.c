@@ -11,6 +11,8 @@
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
+#include "stages.h"
+#include "external.h"
 
 /* a monotonic clock, for the costs tl_world_parallel_stats reports */
 static double now(void) {

@@ -7,6 +7,7 @@
 #include "decomp.h"
 #include "decomp_log.h"
 #include "world.h"
+#include "checkpoint.h"
 
 bool tl_decomp_log_on(const tl_world *w) {
     return w->log_collisions && tl_decomp_on(w->dc) && w->dc->established;

@@ -35,6 +35,7 @@
 #include "decomp_log.h"
 #include "decomp_shapes.h"
 #include "world.h"
+#include "checkpoint.h"
 
 #define PIECE_MAGIC 0x31435053554c4154ULL /* "TALUSPC1" */
 #define PIECE_FORMAT 1u

@@ -40,6 +40,9 @@
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
+#include "measure.h"
+#include "external.h"
+#include "blowup.h"
 
 static double kinetic_elastic(const tl_world *w, double *potential) {
     tl_energy e;

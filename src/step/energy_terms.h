@@ -8,6 +8,7 @@
 #include "contacts.h"
 #include "vec.h"
 #include "world.h"
+#include "measure.h"
 
 /* the elastic terms of one record (its energy group) */
 typedef struct terms_walk {

@@ -9,6 +9,8 @@
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
+#include "measure.h"
+#include "external.h"
 #include "decomp_log.h"
 #include "energy_terms.h"
 

@@ -72,6 +72,12 @@
 #include "reorder.h"
 #include "vec.h"
 #include "world.h"
+#include "timestep.h"
+#include "stages.h"
+#include "measure.h"
+#include "external.h"
+#include "contact_stage.h"
+#include "blowup.h"
 
 /* ---- 1. predict ---- */
 

@@ -26,6 +26,7 @@
 #include "fused.h"
 #include "vec.h"
 #include "world.h"
+#include "timestep.h"
 
 static bool nbodies_any(const tl_world *w) { return w->nbodies > 0; }
 

@@ -1,0 +1,21 @@
+/*
+ * The step's stages as the rest of the engine reaches them (step.c).
+ */
+#ifndef TL_STAGES_H
+#define TL_STAGES_H
+
+#include "world.h"
+
+/* A world distributed after its lists were built: each rank takes its share of them
+ * (step.c; parallel/decomp.c calls it). */
+tl_status tl_world_establish(tl_world *w);
+/* A serial world between steps (prepared, its lists built): removes the particles whose keep[i]
+ * is 0 and rebuilds the lists now, the contact records carried over by key as at any rebuild
+ * (those of the removed particles stay behind); the touching counts follow (step.c). */
+tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep);
+/* Stages 2-3 of the step: neighbors, body forces, contact forces. */
+tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
+/* Lists the particles moved regardless of forces (for the boundary work). */
+tl_status tl_world_list_immovable(tl_world *w);
+
+#endif
