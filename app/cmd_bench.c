@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "load_scene.h"
 #include "options.h"
 
 static const app_cli CLI = {"talus bench", "talus bench --help lists the options"};

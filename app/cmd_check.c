@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "load_scene.h"
+#include "options.h"
 #include "progress.h"
 
 typedef struct material_summary {

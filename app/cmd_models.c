@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 
 static void range_text(const tl_coeff_info *c, char *buf, size_t size) {
     char lo[48] = "", hi[48] = "";

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "load_scene.h"
+#include "options.h"
 #include "progress.h"
 
 static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt, const char *how) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "options.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -30,37 +31,6 @@ static void usage(FILE *f) {
             "\n"
             "Outputs go to out/<scene name>/ unless -o is given. See README.md and docs/.\n",
             tl_version());
-}
-
-tl_scene *app_load_scene(const char *path) {
-    tl_scene *scene = NULL;
-    tl_scene_error err;
-    tl_status s;
-    if (path) {
-        s = tl_scene_load_file(path, &scene, &err);
-    } else {
-        char *text = malloc(talus_default_scene_size + 1);
-        if (!text) return NULL;
-        memcpy(text, talus_default_scene, talus_default_scene_size);
-        text[talus_default_scene_size] = '\0';
-        s = tl_scene_load_string(text, "<built-in default scene>", &scene, &err);
-        free(text);
-    }
-    if (s != TL_OK) {
-        char buf[2048];
-        tl_scene_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "talus: %s\n", buf);
-        return NULL;
-    }
-    return scene;
-}
-
-int app_wants_help(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) return 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
-    }
-    return 0;
 }
 
 /* OpenMP's waiting threads. libgomp lets a thread that waits at a barrier spin 300,000 times

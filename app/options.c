@@ -18,6 +18,16 @@ int app_usage_error(const app_cli *cli, const char *fmt, ...) {
     return 2;
 }
 
+/* ---- help ---- */
+
+int app_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+    }
+    return 0;
+}
+
 /* ---- arguments ---- */
 
 void app_arg_split(const char *arg, app_arg *a) {

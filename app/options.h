@@ -2,7 +2,8 @@
  * values, numbers and vectors, materials as [NAME=]KEY:VALUE,..., law names checked against
  * the registry, and --coef NAME=VALUE. Every function that refuses a value prints why on stderr, as
  * the command named by its app_cli, and returns the exit status of a usage error (2);
- * it returns 0 when the value is taken. */
+ * it returns 0 when the value is taken. Also --help, which every command looks for
+ * (app_wants_help). */
 #ifndef TALUS_APP_OPTIONS_H
 #define TALUS_APP_OPTIONS_H
 
@@ -24,6 +25,11 @@ int app_usage_error(const app_cli *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- help ---- */
+
+/* --help or -h anywhere among a subcommand's arguments (before a lone "--"). */
+int app_wants_help(int argc, char **argv);
 
 /* ---- arguments ---- */
 

@@ -21,9 +21,11 @@
 
 #include "bytes.h"
 #include "law.h"
+#include "loader.h"
 #include "rng.h"
 #include "scene_particles.h"
 #include "scene_plan.h"
+#include "scene_shapes.h"
 #include "yaml_doc.h"
 
 #define MAX_MATERIALS TL_LOAD_MAX_MATERIALS
@@ -49,18 +51,6 @@ static const char *const top_keys[] = {"talus",     "name",      "units",       
                                        "materials", "laws",      "particles",    "walls",
                                        "stages",    "outputs",   "checkpoint", "shapes",
                                        "allow_initial_overlaps", "allow_outside_paths", "blowup"};
-
-int tl_load_out_of_memory(loader *L) {
-    L->status = TL_ERROR_MEMORY;
-    return tl_yfail(&L->doc, NULL, "out of memory");
-}
-
-char *tl_load_copy_string(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c) memcpy(c, s, n);
-    return c;
-}
 
 /* ---- header: talus, units, name, seed ---- */
 
@@ -323,22 +313,6 @@ static int create_world(loader *L) {
 }
 
 /* ---- materials ---- */
-
-int tl_load_material(loader *L, const tl_yval *v, bool allow_any, int *out) {
-    const char *name;
-    if (tl_ystring(&L->doc, v, allow_any ? "a material name or any" : "a material name", &name))
-        return -1;
-    if (allow_any && strcmp(name, "any") == 0) {
-        *out = -1;
-        return 0;
-    }
-    if (tl_world_find_material(L->world, name, out) == TL_OK) return 0;
-    const char *names[MAX_MATERIALS];
-    size_t n = 0;
-    for (int i = 0; i < tl_world_material_count(L->world) && n < MAX_MATERIALS; i++)
-        names[n++] = tl_world_material_name(L->world, i);
-    return tl_yunknown_name(&L->doc, v, "material", name, names, n);
-}
 
 static const char *const material_keys[] = {"density", "youngs_modulus", "poisson_ratio",
                                             "k_n",     "k_t",            "yield_stress"};

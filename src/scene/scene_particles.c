@@ -4,8 +4,6 @@
  * fills place their spheres at load (insert.c); inflows are kept in the
  * scene and inserted while it runs (run.c).
  */
-#define _XOPEN_SOURCE 700 /* realpath */
-
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -19,8 +17,10 @@
 #include <unistd.h>
 
 #include "insert.h"
+#include "loader.h"
 #include "names.h"
 #include "scene_particles.h"
+#include "scene_shapes.h"
 #include "world.h"
 
 #define MAX_LATTICE_PARTICLES 100000000.0
@@ -674,59 +674,6 @@ static int read_inflow(loader *L, const tl_yval *e, size_t index) {
                                        "their mass from it",
                         tl_world_material_name(L->world, f.material));
     return push_inflow(L, &f, &mat);
-}
-
-/* ---- paths of files the scene names ---- */
-
-/* whether a relative path climbs above its start ("a/../../b") */
-static bool climbs_out(const char *name) {
-    long depth = 0;
-    const char *p = name;
-    while (*p) {
-        const char *end = strchr(p, '/');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == 2 && p[0] == '.' && p[1] == '.') {
-            if (--depth < 0) return true;
-        } else if (n > 0 && !(n == 1 && p[0] == '.')) {
-            depth++;
-        }
-        p += n;
-        while (*p == '/') p++;
-    }
-    return false;
-}
-
-/* whether an existing file's real path lies outside the real folder (links) */
-static bool links_out(const char *dir, const char *path) {
-    char *rd = realpath(dir, NULL), *rp = realpath(path, NULL);
-    bool out = false;
-    if (rd && rp) {
-        size_t n = strlen(rd);
-        out = !(strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/')));
-    }
-    free(rd);
-    free(rp);
-    return out;
-}
-
-int tl_load_path(loader *L, const tl_yval *at, const char *name, char **out, bool *outside) {
-    *out = NULL;
-    size_t need = strlen(L->dir) + strlen(name) + 2;
-    char *path = malloc(need);
-    if (!path) return tl_load_out_of_memory(L);
-    if (name[0] == '/' || strcmp(L->dir, ".") == 0) snprintf(path, need, "%s", name);
-    else snprintf(path, need, "%s/%s", L->dir, name);
-    bool away = name[0] == '/' || climbs_out(name) || links_out(L->dir, path);
-    if (away && !L->allow_outside) {
-        free(path);
-        return tl_yfail(&L->doc, at, "the file lies outside the scene's folder (%s); files a "
-                                     "scene names must lie in its folder or below, unless the "
-                                     "scene sets allow_outside_paths: true",
-                        name[0] == '/' ? "an absolute path" : "the path leaves it");
-    }
-    if (outside) *outside = away;
-    *out = path;
-    return 0;
 }
 
 /* ---- files: CSV and LAMMPS data ---- */

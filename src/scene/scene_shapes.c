@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_particles.h"
+#include "loader.h"
+#include "scene_shapes.h"
 
 typedef tl_loader loader;
 
