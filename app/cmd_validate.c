@@ -14,27 +14,6 @@
 #include "commands.h"
 #include "validate.h"
 
-tl_material_def validate_material(const char *name, double density, double E, double nu,
-                                  double yield) {
-    tl_material_def m = tl_material_default();
-    m.name = name;
-    m.density = density;
-    m.youngs_modulus = E;
-    m.poisson_ratio = nu;
-    m.yield_stress = yield;
-    return m;
-}
-
-tl_scene *validate_scene(report *r, const char *text, const char *path, const char *label) {
-    tl_scene *sc = NULL;
-    tl_scene_error err;
-    if (tl_scene_load_string(text, path, &sc, &err) == TL_OK) return sc;
-    char buf[2048];
-    tl_scene_error_format(&err, buf, sizeof buf);
-    report_text(r, "\n%s: the scene was refused: %s\n", label, buf);
-    return NULL;
-}
-
 /* a holds b, letters compared without case */
 static bool holds(const char *a, const char *b) {
     size_t n = strlen(b);
