@@ -128,21 +128,12 @@ typedef struct tl_shape_contacts {
     size_t touching;           /* live patches after the last stage */
 } tl_shape_contacts;
 
-struct tl_world;
-
 void tl_shape_contacts_init(tl_shape_contacts *sc);
 void tl_shape_contacts_free(tl_mem *mem, tl_shape_contacts *sc);
-/* The stage (accumulate as tl_contact_forces). TL_OK or an error set on the world. */
-tl_status tl_shape_stage(struct tl_world *w, bool accumulate);
-/* Before a neighbor rebuild (while the candidates' particle indices are still
- * valid): notes the live candidates by the keys of their ids. */
-int tl_shape_contacts_stash(struct tl_world *w);
-/* After it: gives the new candidates the records of their pairs. */
-int tl_shape_contacts_give(struct tl_world *w);
-/* Between the two, on several ranks: the m live records (and their states) of the pair `key`
- * that another rank sent with a migrating particle, noted as the stash's; a pair already noted
- * keeps its own. 0 on success. */
-int tl_shape_contacts_adopt(struct tl_world *w, uint64_t key, size_t m, const double *rec, const uint8_t *state);
+/* Room for n patches in a store (its contents kept), and for n candidates in both stores'
+ * per-candidate arrays; 0, or -1 out of memory. */
+int tl_patch_store_reserve(tl_mem *mem, tl_patch_store *s, int stride, size_t n);
+int tl_shape_contacts_reserve_cand(tl_mem *mem, tl_shape_contacts *sc, size_t n);
 /* Changes the records' layout (a law or an option changed). */
 int tl_shape_contacts_relayout(tl_mem *mem, tl_shape_contacts *sc, const tl_rec_layout *from,
                                const tl_rec_layout *to);

@@ -6,6 +6,7 @@
 #include "decomp.h"
 #include "decomp_shapes.h"
 #include "world.h"
+#include "shape_stage.h"
 
 #define GATHERED (TL_SS_COUNT + 1) /* a slot and its face */
 

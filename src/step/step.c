@@ -72,6 +72,7 @@
 #include "reorder.h"
 #include "vec.h"
 #include "world.h"
+#include "shape_stage.h"
 #include "timestep.h"
 #include "stages.h"
 #include "measure.h"

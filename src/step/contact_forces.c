@@ -59,6 +59,7 @@
 #include "parallel.h"
 #include "vec.h"
 #include "world.h"
+#include "shape_stage.h"
 #include "external.h"
 #include "contact_stage.h"
 #include "decomp.h"
