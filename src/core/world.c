@@ -5,10 +5,6 @@
 #include "fused.h"
 #include "parallel.h"
 #include "world.h"
-#include "timestep.h"
-#include "stages.h"
-#include "contact_stage.h"
-#include "blowup.h"
 #include "decomp.h"
 
 #include <math.h>
@@ -201,6 +197,35 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     return s;
 }
 
+/* The contact stage's working arrays the world holds between steps (step/contact_forces.c
+ * fills them; they mean nothing from one step to the next): freed with the world. */
+static void scratch_free(tl_world *w) {
+    tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
+    tl_mem_free(&w->mem, w->out_m, w->cap_out_m * sizeof *w->out_m);
+    tl_mem_free(&w->mem, w->out_pair, w->cap_out_pair * sizeof *w->out_pair);
+    w->out_pair = NULL;
+    tl_mem_free(&w->mem, w->gap, w->cap_gap * sizeof *w->gap);
+    w->gap = NULL;
+    w->cap_gap = 0;
+    w->gap_ready = false;
+    tl_mem_free(&w->mem, w->disp_blk, w->cap_disp_blk * sizeof *w->disp_blk);
+    w->disp_blk = NULL;
+    w->cap_disp_blk = 0;
+    w->disp_ok = false;
+    tl_mem_free(&w->mem, w->drift, w->cap_drift * sizeof *w->drift);
+    w->drift = NULL;
+    w->cap_drift = 0;
+    tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
+    tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
+    tl_mem_free(&w->mem, w->wall_tpart, w->cap_wall_tpart * sizeof *w->wall_tpart);
+    w->out = NULL;
+    w->out_m = NULL;
+    w->blocks = NULL;
+    w->wall_part = NULL;
+    w->wall_tpart = NULL;
+    w->cap_out = w->cap_out_m = w->cap_out_pair = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
+}
+
 void tl_world_destroy(tl_world *w) {
     if (!w) return;
     tl_mem *m = &w->mem;
@@ -217,7 +242,7 @@ void tl_world_destroy(tl_world *w) {
     tl_pairs_free(m, &w->pw);
     tl_stash_free(m, &w->stash);
     tl_shape_contacts_free(m, &w->sc);
-    tl_contact_buffers_free(w);
+    scratch_free(w);
     tl_decomp_free(w);
     tl_mem_free(m, w->pc_rec, w->cap_pc_rec * sizeof *w->pc_rec);
     tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
@@ -667,118 +692,6 @@ tl_status tl_world_check_laws(tl_world *w) {
             if (s == TL_OK && a != b) s = prepare_pair(w, (int)b, (int)a);
             if (s != TL_OK) return s;
         }
-    }
-    return TL_OK;
-}
-
-/* Impossible initial geometry (unless def.allow_initial_overlaps): a particle
- * outside the domain on an axis that is not periodic. */
-static tl_status initial_domain(tl_world *w) {
-    if (!w->def.has_domain || w->def.allow_initial_overlaps) return TL_OK;
-    const double lo[3] = {w->def.domain_min.x, w->def.domain_min.y, w->def.domain_min.z};
-    const double hi[3] = {w->def.domain_max.x, w->def.domain_max.y, w->def.domain_max.z};
-    for (size_t i = 0; i < w->p.count; i++)
-        for (int k = 0; k < 3; k++) {
-            if (w->def.periodic[k]) continue;
-            double x = w->p.x[i][k];
-            if (!(x >= lo[k] && x <= hi[k]))
-                return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                     "initial geometry: particle %u lies outside the domain (%c = %g m, "
-                                     "the domain spans %g to %g m); it would be removed at the first "
-                                     "step (allow_initial_overlaps: true accepts it)",
-                                     w->p.id[i], "xyz"[k], x, lo[k], hi[k]);
-        }
-    return TL_OK;
-}
-
-/* ... and, once the contacts of t = 0 are known, two bodies overlapping by more
- * than half the smaller radius (coincident centres among them), or a body
- * overlapping a wall by more than half its radius (its centre behind a plane):
- * the first step would fling them apart with energy from nowhere. */
-static tl_status initial_overlaps(tl_world *w) {
-    if (w->def.allow_initial_overlaps) return TL_OK;
-    size_t n = tl_world_contact_count(w);
-    for (size_t k = 0; k < n; k++) {
-        tl_contact_info c;
-        if (tl_world_get_contact(w, k, &c) != TL_OK) continue;
-        int64_t ia = tl_particles_index(&w->p, c.id_a);
-        if (ia < 0) continue;
-        double ra = w->p.radius[ia], r = ra, rb = 0.0;
-        if (!c.with_wall) {
-            int64_t ib = tl_particles_index(&w->p, c.id_b);
-            if (ib < 0) continue;
-            rb = w->p.radius[ib];
-            r = dmin(ra, rb);
-            if (w->p.inv_mass[ia] == 0.0 && w->p.inv_mass[ib] == 0.0) continue; /* two fixed bodies */
-        }
-        if (!(c.overlap > 0.5 * r)) continue;
-        if (c.with_wall) {
-            const tl_wall *wl = &w->walls.w[c.id_b];
-            return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "initial geometry: particle %u overlaps wall %d%s%s%s by %.4g m, more "
-                                 "than half its radius (%.4g m)%s; move it, or set "
-                                 "allow_initial_overlaps: true",
-                                 c.id_a, (int)c.id_b, wl->name ? " ('" : "", wl->name ? wl->name : "",
-                                 wl->name ? "')" : "", c.overlap, ra,
-                                 c.overlap > ra ? ": its centre is behind the wall's face" : "");
-        }
-        return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                             "initial geometry: particles %u and %u overlap by %.4g m, more than half "
-                             "the smaller radius (%.4g m)%s; move them apart, or set "
-                             "allow_initial_overlaps: true",
-                             c.id_a, c.id_b, c.overlap, r,
-                             ra + rb - c.overlap < 1e-9 * r ? " (their centres coincide)" : "");
-    }
-    return TL_OK;
-}
-
-tl_status tl_world_prepare(tl_world *w) {
-    if (!w) return TL_ERROR_ARGUMENT;
-    if (w->prepared) return TL_OK;
-    tl_status s = tl_world_check_laws(w);
-    if (s != TL_OK) return s;
-    w->lay = tl_world_layout(w);
-    tl_pairs_free(&w->mem, &w->pp);
-    tl_pairs_free(&w->mem, &w->pw);
-    tl_pairs_init(&w->pp, w->lay.stride);
-    tl_pairs_init(&w->pw, w->lay.stride);
-    tl_shape_contacts_free(&w->mem, &w->sc);
-    w->sc.stride = w->lay.stride + TL_BP_COUNT;
-    w->nthreads = tl_world_thread_count(w->def.threads);
-    if (w->def.skin > 0.0) {
-        w->nb.skin = w->def.skin;
-    } else {
-        double rmin = INFINITY;
-        for (size_t i = 0; i < w->p.count; i++) rmin = dmin(rmin, w->p.radius[i]);
-        w->nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
-    }
-    s = initial_domain(w);
-    if (s != TL_OK) return s;
-    s = tl_timestep_compute(w);
-    if (s != TL_OK) return s;
-    w->prepared = true;
-    s = tl_world_initial_forces(w);
-    if (s == TL_OK) s = initial_overlaps(w);
-    if (s != TL_OK) w->prepared = false;
-    else tl_blowup_reference(w);
-    return s;
-}
-
-tl_status tl_world_initial_forces(tl_world *w) {
-    /* the forces at t = 0 (needed by the first predictor step) */
-    tl_particles *p = &w->p;
-    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    for (size_t i = 0; i < p->count; i++) {
-        if (p->inv_mass[i] > 0.0) v3_scale(p->f[i], g, p->mass[i]);
-        else v3_zero(p->f[i]);
-        v3_zero(p->t[i]);
-    }
-    tl_status s = tl_world_compute_forces(w, false);
-    if (s != TL_OK) return s;
-    /* the predictor of the first step takes a_-1 = a_0 */
-    for (size_t i = 0; i < w->p.count; i++) {
-        v3_copy(w->p.f_old[i], w->p.f[i]);
-        v3_copy(w->p.t_old[i], w->p.t[i]);
     }
     return TL_OK;
 }

@@ -238,8 +238,5 @@ tl_rec_layout tl_world_layout(const tl_world *w);
 tl_status tl_world_update_layout(tl_world *w);
 /* The thread count to use for def.threads. */
 int tl_world_thread_count(int requested);
-/* The forces at t = 0 (body forces, then the contact stage without
- * accumulation); the first predictor step takes a_-1 = a_0. */
-tl_status tl_world_initial_forces(tl_world *w);
 
 #endif

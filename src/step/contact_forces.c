@@ -855,33 +855,6 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
     return TL_OK;
 }
 
-void tl_contact_buffers_free(tl_world *w) {
-    tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
-    tl_mem_free(&w->mem, w->out_m, w->cap_out_m * sizeof *w->out_m);
-    tl_mem_free(&w->mem, w->out_pair, w->cap_out_pair * sizeof *w->out_pair);
-    w->out_pair = NULL;
-    tl_mem_free(&w->mem, w->gap, w->cap_gap * sizeof *w->gap);
-    w->gap = NULL;
-    w->cap_gap = 0;
-    w->gap_ready = false;
-    tl_mem_free(&w->mem, w->disp_blk, w->cap_disp_blk * sizeof *w->disp_blk);
-    w->disp_blk = NULL;
-    w->cap_disp_blk = 0;
-    w->disp_ok = false;
-    tl_mem_free(&w->mem, w->drift, w->cap_drift * sizeof *w->drift);
-    w->drift = NULL;
-    w->cap_drift = 0;
-    tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
-    tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
-    tl_mem_free(&w->mem, w->wall_tpart, w->cap_wall_tpart * sizeof *w->wall_tpart);
-    w->out = NULL;
-    w->out_m = NULL;
-    w->blocks = NULL;
-    w->wall_part = NULL;
-    w->wall_tpart = NULL;
-    w->cap_out = w->cap_out_m = w->cap_out_pair = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
-}
-
 /* The batch of n <= s->lanes_law.width touching candidates k (lslot: a cross candidate's slot, else
  * SIZE_MAX) in the lanes (four of them when n <= 4), then their forces applied lane by lane in
  * list order, as steady_body would; a lane the lanes left (no longer touching) takes the scalar

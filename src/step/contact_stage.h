@@ -9,7 +9,5 @@
 /* Evaluates every candidate pair: forces, torques, records, energy.
  * accumulate = false for the initial evaluation before the first step. */
 tl_status tl_contact_forces(tl_world *w, bool accumulate);
-/* Frees the thread buffers of the contact stage. */
-void tl_contact_buffers_free(tl_world *w);
 
 #endif

@@ -18,4 +18,8 @@ tl_status tl_world_compute_forces(tl_world *w, bool accumulate);
 /* Lists the particles moved regardless of forces (for the boundary work). */
 tl_status tl_world_list_immovable(tl_world *w);
 
+/* The forces at t = 0 (body forces, then the contact stage without
+ * accumulation); the first predictor step takes a_-1 = a_0 (prepare.c). */
+tl_status tl_world_initial_forces(tl_world *w);
+
 #endif
