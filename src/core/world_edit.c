@@ -1,7 +1,8 @@
 /*
  * Changing many particles at once, between steps: one field of a set of
  * particles (positions, velocities, angular velocities, constant external
- * forces) and the removal of particles.
+ * forces); the removal of particles, which rebuilds the lists, is the step's
+ * (step/remove.c) and shares the checks below (world_edit.h).
  *
  * Both are all or nothing: every id and every value is checked before
  * anything changes, so a refused call leaves the world as it was.
@@ -25,11 +26,10 @@
 
 #include "contacts.h"
 #include "decomp.h"
-#include "energy_terms.h"
 #include "rigid.h"
 #include "vec.h"
 #include "world.h"
-#include "stages.h"
+#include "world_edit.h"
 #include "external.h"
 
 static const char *field_name(tl_particle_set f) {
@@ -44,7 +44,7 @@ static const char *field_name(tl_particle_set f) {
 
 /* A world spread over ranks keeps its particles apart: these calls are serial (or before the
  * world is prepared, when every rank makes the same calls). */
-static tl_status refuse_distributed(tl_world *w, const char *what) {
+tl_status tl_edit_refuse_distributed(tl_world *w, const char *what) {
     if (w->dc && (w->dc->established || w->prepared))
         return tl_world_fail(w, TL_ERROR_STATE,
                              "%s: not available on a world spread over MPI ranks (tl_world_distribute) once it "
@@ -55,8 +55,8 @@ static tl_status refuse_distributed(tl_world *w, const char *what) {
 
 /* Each id's storage index into idx (n of them), every id known and given once; mark has
  * room for the store (zeroed here). */
-static tl_status find_all(tl_world *w, const char *what, const uint32_t *ids, size_t n, size_t *idx,
-                          uint8_t *mark) {
+tl_status tl_edit_find_all(tl_world *w, const char *what, const uint32_t *ids, size_t n, size_t *idx,
+                           uint8_t *mark) {
     memset(mark, 0, w->p.count);
     for (size_t k = 0; k < n; k++) {
         int64_t i = tl_particles_index(&w->p, ids[k]);
@@ -108,7 +108,7 @@ static tl_status check_value(tl_world *w, tl_particle_set f, const uint32_t *ids
 }
 
 /* The rotational kinetic energy of particle i as the ledger counts it. */
-static double spin_energy(const tl_particles *p, size_t i) {
+double tl_edit_spin_energy(const tl_particles *p, size_t i) {
     return p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
 }
 
@@ -123,7 +123,7 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
                              (int)f);
     if (n == 0) return TL_OK;
     if (!ids || !values) return tl_world_fail(w, TL_ERROR_ARGUMENT, "set %s: ids and values are needed", field_name(f));
-    tl_status s = refuse_distributed(w, field_name(f));
+    tl_status s = tl_edit_refuse_distributed(w, field_name(f));
     if (s != TL_OK) return s;
     size_t *idx = malloc(n * sizeof *idx);
     uint8_t *mark = malloc(w->p.count ? w->p.count : 1);
@@ -132,7 +132,7 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
         free(mark);
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     }
-    s = find_all(w, field_name(f), ids, n, idx, mark);
+    s = tl_edit_find_all(w, field_name(f), ids, n, idx, mark);
     for (size_t k = 0; s == TL_OK && k < n; k++) s = check_value(w, f, ids, k, idx[k], values + 3 * k);
     free(mark);
     if (s == TL_OK && f == TL_SET_EXTERNAL_FORCE) s = tl_external_set_many(w, ids, n, values);
@@ -154,7 +154,7 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
             const double after = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
             if (after > before) w->blowup.added += after - before; /* given by hand */
         } else {
-            const double before = spin_energy(p, i);
+            const double before = tl_edit_spin_energy(p, i);
             v3_set(p->w[i], v[0], v[1], v[2]);
             const tl_shape *sh = tl_world_shape_of(w, i);
             if (sh) { /* a body turns by its angular momentum */
@@ -162,7 +162,7 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
                 tl_shape_moments(sh, p->mass[i], I);
                 rigid_momentum(p->q[i], I, p->w[i], p->am[i]);
             }
-            const double after = spin_energy(p, i);
+            const double after = tl_edit_spin_energy(p, i);
             if (after > before) w->blowup.added += after - before;
         }
     }
@@ -170,97 +170,4 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
     w->blowup.passed = -1; /* a changed state is checked afresh */
     if (f == TL_SET_POSITION) w->touch_step = -1;
     return TL_OK;
-}
-
-/* ---- removal ---- */
-
-/* The elastic energy of one record (its energy group). */
-static double record_elastic(const tl_world *w, const double *rec) {
-    const double *be = rec + w->lay.energy;
-    return be[TL_BE_E_N] + be[TL_BE_E_T] + be[TL_BE_E_R] + be[TL_BE_E_TW];
-}
-
-/* The elastic energy held by the touching contacts of the particles whose keep[i] is 0. */
-static double leaving_elastic(const tl_world *w, const uint8_t *keep) {
-    if (!w->prepared || !tl_world_records_hold_energy(w)) return 0.0;
-    double e = 0.0;
-    const tl_pairs *pp = &w->pp, *pw = &w->pw;
-    for (size_t k = 0; k < pp->count; k++)
-        if ((pp->state[k] & TL_PAIR_TOUCH) && (!keep[pp->a[k]] || !keep[pp->b[k]]))
-            e += record_elastic(w, tl_pair_record(pp, k));
-    for (size_t k = 0; k < pw->count; k++)
-        if ((pw->state[k] & TL_PAIR_TOUCH) && !keep[pw->a[k]]) e += record_elastic(w, tl_pair_record(pw, k));
-    const tl_shape_contacts *sc = &w->sc;
-    const tl_patch_store *st = &sc->store[sc->cur];
-    for (size_t k = 0; k < sc->cand.count && sc->live[sc->cur]; k++) {
-        if (keep[sc->cand.a[k]] && (sc->cand.wall[k] || keep[sc->cand.b[k]])) continue;
-        const size_t first = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
-        for (size_t r = first; r < first + m && r < st->count; r++)
-            e += record_elastic(w, st->rec + r * (size_t)sc->stride);
-    }
-    return e;
-}
-
-tl_status tl_world_remove_particles(tl_world *w, const uint32_t *ids, size_t n) {
-    if (!w) return TL_ERROR_ARGUMENT;
-    if (n == 0) return TL_OK;
-    if (!ids) return tl_world_fail(w, TL_ERROR_ARGUMENT, "remove particles: ids are needed");
-    tl_status s = refuse_distributed(w, "remove particles");
-    if (s != TL_OK) return s;
-    tl_particles *p = &w->p;
-    size_t *idx = malloc(n * sizeof *idx);
-    uint8_t *keep = malloc(p->count ? p->count : 1);
-    if (!idx || !keep) {
-        free(idx);
-        free(keep);
-        return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    }
-    s = find_all(w, "remove particles", ids, n, idx, keep);
-    if (s != TL_OK) {
-        free(idx);
-        free(keep);
-        return s;
-    }
-    for (size_t i = 0; i < p->count; i++) keep[i] = !keep[i]; /* find_all marked the removed */
-    /* what leaves: the bodies' kinetic and potential energy, as the ledger counts them
-     * (tl_world_body_terms, tl_external_potential), and their contacts' elastic energy */
-    const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    double out = leaving_elastic(w, keep);
-    for (size_t k = 0; k < n; k++) {
-        const size_t i = idx[k];
-        if (p->inv_mass[i] > 0.0) {
-            out += 0.5 * p->mass[i] * v3_norm2(p->v[i]) - p->mass[i] * v3_dot(g, p->x[i]);
-            const double *fe = tl_external_force_of(w, p->id[i]);
-            if (fe) out -= v3_dot(fe, p->x[i]);
-        }
-        if (p->inv_inertia[i] > 0.0) out += spin_energy(p, i);
-    }
-    free(idx);
-    w->ledger.boundary_work -= out;
-    /* nothing of theirs is left to find them by id: their external forces, the contacts of
-     * theirs that ended in the last step and wait for the collision log */
-    tl_external_drop(w, keep);
-    size_t m = 0;
-    for (size_t k = 0; k < w->npend; k++) {
-        const tl_pending_exit *e = &w->pend[k];
-        int64_t a = tl_particles_index(p, e->a), b = e->wall ? 0 : tl_particles_index(p, e->b);
-        if ((a >= 0 && !keep[a]) || (b >= 0 && !e->wall && !keep[b])) continue;
-        w->pend[m++] = *e;
-    }
-    w->npend = m;
-    if (w->prepared) {
-        s = tl_world_rebuild_keeping(w, keep);
-    } else if (tl_particles_compact(&w->mem, p, keep) != 0) {
-        /* not prepared: no contact yet (the lists are made when it is) */
-        s = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    } else {
-        size_t nb = 0;
-        for (size_t i = 0; i < p->count; i++) nb += p->shape[i] != 0;
-        w->nbodies = nb;
-        w->neighbors_dirty = true;
-        w->touch_step = -1;
-    }
-    free(keep);
-    w->blowup.passed = -1;
-    return s;
 }
