@@ -286,8 +286,8 @@ int main(int argc, char **argv) {
             size_t ssize = 0;
             size_t pending = 0, logged = 0;
             if (ws && tl_world_step(ws, half) == TL_OK && tl_world_save_state(ws, &sstate, &ssize) == TL_OK) {
-                pending = ws->npend;
-                logged = ws->ncoll;
+                pending = ws->log.npend;
+                logged = ws->log.n;
                 if (tl_world_step(ws, cases[c].steps - half) == TL_OK) h1 = hash(ws, &n1);
             }
             printf("  the collision log: %zu collisions logged, %zu pending, at the checkpoint; %zu at the end\n",

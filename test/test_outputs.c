@@ -768,7 +768,7 @@ static void test_failure_mid_run(const char *root, bool io) {
     ENSURE(parts == 0);
     ENSURE(!exists(dir, "energy.csv") && !exists(dir, "vtk/particles.pvd"));
     ENSURE(!exists(dir, "plots/energy.png.gp"));
-    ENSURE(sc->world->log_collisions == false);
+    ENSURE(sc->world->log.on == false);
     free_scene(sc);
     free(dir);
 }

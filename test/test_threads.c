@@ -7,7 +7,7 @@
  * the collision log. Both integrators, with and without the energy ledger
  * (without it steady contacts take the lean path), reordering at every
  * build, the collision log, and a thread count changed between calls. The
- * lean path must also equal the general path (w->no_fast_path) bit for bit.
+ * lean path must also equal the general path (w->knobs.no_fast_path) bit for bit.
  * With fewer cores than threads OpenMP oversubscribes; the results must not
  * change. Reaches into src/ (world.h) for the no_fast_path switch. */
 #define _DEFAULT_SOURCE
@@ -194,10 +194,10 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         o.status = TL_ERROR_ARGUMENT;
         return o;
     }
-    w->no_fast_path = no_fast_path;
-    w->no_lanes = lanes == LANES_OFF;
-    w->lanes_width = lanes == LANES_FOUR ? 4 : 0;
-    w->no_gap_skip = lanes == GAPS_OFF;
+    w->knobs.no_fast_path = no_fast_path;
+    w->knobs.no_lanes = lanes == LANES_OFF;
+    w->knobs.lanes_width = lanes == LANES_FOUR ? 4 : 0;
+    w->knobs.no_gap_skip = lanes == GAPS_OFF;
     if (c->domain) w->nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";

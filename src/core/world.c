@@ -153,7 +153,7 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     w->nthreads = tl_world_thread_count(def->threads);
     tl_rng_seed(&w->rng, def->seed);
     w->next_id = 1;
-    w->touch_step = -1;
+    w->touch.step = -1;
     *out = w;
     /* validate after creation so that the message is retrievable */
     tl_status s = TL_OK;
@@ -244,16 +244,16 @@ void tl_world_destroy(tl_world *w) {
     tl_shape_contacts_free(m, &w->sc);
     scratch_free(w);
     tl_decomp_free(w);
-    tl_mem_free(m, w->pc_rec, w->cap_pc_rec * sizeof *w->pc_rec);
+    tl_mem_free(m, w->pc.rec, w->pc.cap_rec * sizeof *w->pc.rec);
     tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
-    tl_mem_free(m, w->pc_state, w->cap_pc_state * sizeof *w->pc_state);
+    tl_mem_free(m, w->pc.state, w->pc.cap_state * sizeof *w->pc.state);
     tl_domains_free(m, &w->dom);
     tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
-    tl_mem_free(m, w->coll, w->capcoll * sizeof *w->coll);
-    tl_mem_free(m, w->coll_key, w->capkey * sizeof *w->coll_key);
-    tl_mem_free(m, w->pend, w->cappend * sizeof *w->pend);
-    tl_mem_free(m, w->touch_ref, w->captouch * sizeof *w->touch_ref);
-    tl_mem_free(m, w->touch_cand, w->cap_touch_cand * sizeof *w->touch_cand);
+    tl_mem_free(m, w->log.coll, w->log.cap * sizeof *w->log.coll);
+    tl_mem_free(m, w->log.key, w->log.cap_key * sizeof *w->log.key);
+    tl_mem_free(m, w->log.pend, w->log.cap_pend * sizeof *w->log.pend);
+    tl_mem_free(m, w->touch.ref, w->touch.cap * sizeof *w->touch.ref);
+    tl_mem_free(m, w->touch.cand, w->touch.cap_cand * sizeof *w->touch.cand);
     tl_mem mem = w->mem;
     tl_mem_free(&mem, w, sizeof *w);
 }
@@ -878,10 +878,10 @@ tl_status tl_world_set_wall_motion(tl_world *w, int i, tl_vec3 v, const tl_motio
 
 /* ---- collision log ---- */
 
-void tl_world_log_collisions(tl_world *w, bool enable) { w->log_collisions = enable; }
-size_t tl_world_collision_count(const tl_world *w) { return w->ncoll; }
-const tl_collision *tl_world_collisions(const tl_world *w) { return w->coll; }
-void tl_world_clear_collisions(tl_world *w) { w->ncoll = 0; }
+void tl_world_log_collisions(tl_world *w, bool enable) { w->log.on = enable; }
+size_t tl_world_collision_count(const tl_world *w) { return w->log.n; }
+const tl_collision *tl_world_collisions(const tl_world *w) { return w->log.coll; }
+void tl_world_clear_collisions(tl_world *w) { w->log.n = 0; }
 
 tl_status tl_world_set_threads(tl_world *w, int threads) {
     if (!w) return TL_ERROR_ARGUMENT;
@@ -905,7 +905,7 @@ int tl_world_thread_count(int requested) {
 
 tl_rec_layout tl_world_layout(const tl_world *w) {
     int hist = 0;
-    bool impact = w->log_collisions;
+    bool impact = w->log.on;
     for (size_t i = 0; i < w->nlaws; i++) {
         const tl_law *law = &w->laws[i];
         if (law->hist_count > hist) hist = law->hist_count;

@@ -85,6 +85,46 @@ typedef struct tl_blowup_ref {
     bool set;
 } tl_blowup_ref;
 
+/* The world's parts: each a struct one module owns and writes (docs/architecture.md). */
+
+/* The collision log (step/measure.c; merged over ranks by parallel/decomp_log.c). */
+typedef struct tl_collision_log {
+    bool on;               /* collisions are logged */
+    tl_collision *coll;
+    size_t n, cap;
+    uint64_t *key;         /* per logged collision: 4 x the step it separated in + the list it was
+                            * noted from: the order in which ranks' logs merge (parallel/decomp_log.c) */
+    size_t cap_key;
+    tl_pending_exit *pend; /* contacts that ended and wait a step for their outgoing velocities */
+    size_t npend, cap_pend;
+} tl_collision_log;
+
+/* The touching contacts in query order, rebuilt on demand (step/measure.c). */
+typedef struct tl_touch_index {
+    int64_t step;          /* the step the list was built at, -1 = never */
+    uint32_t *ref;         /* candidate index, high bit set for particle-wall */
+    size_t n, cap;
+    size_t n_spheres;      /* the first ones: sphere contacts; then the shape stage's patches */
+    uint32_t *cand;        /* each patch's candidate */
+    size_t cap_cand;
+} tl_touch_index;
+
+/* The predictor-corrector's copy of the records before its trial stage (step/step.c): no
+ * meaning between steps. */
+typedef struct tl_pc_scratch {
+    double *rec;
+    uint8_t *state;
+    size_t cap_rec, cap_state;
+} tl_pc_scratch;
+
+/* Tests only: switches that send the contacts through the general paths. */
+typedef struct tl_debug_knobs {
+    bool no_fast_path;     /* every contact through the general path */
+    bool no_lanes;         /* steady contacts one at a time (no steady_lanes.h) */
+    bool no_gap_skip;      /* every far candidate through the distance test */
+    unsigned lanes_width;  /* 4 keeps the lanes at four where the CPU has eight (0: the widest) */
+} tl_debug_knobs;
+
 struct tl_world {
     tl_world_def def;
     tl_blowup_ref blowup;
@@ -157,44 +197,26 @@ struct tl_world {
     double c_pred[2];     /* force-stage velocity v_n + dt (c0 a_n + c1 a_n-1), see step.c */
     int pc_phase;         /* predictor-corrector: 1 in the trial contact stage, 2 in the
                            * committing one, 0 otherwise (step.c) */
-    double *pc_rec;       /* predictor-corrector: the records before the trial stage (step.c) */
-    uint8_t *pc_state;
-    size_t cap_pc_rec, cap_pc_state;
+    tl_pc_scratch pc;     /* predictor-corrector: the records before the trial stage (step.c) */
     tl_timestep_info ts;
     struct tl_decomp *dc;  /* the ranks of a distributed run (parallel/decomp.h), NULL: serial */
     tl_energy_ledger ledger;
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 
-    bool log_collisions;
+    tl_collision_log log;  /* the collision log (measure.c) */
     bool in_run_callback;  /* tl_scene_run's step callback is running: no step, no state loaded */
-    bool no_fast_path;     /* tests: every contact through the general path */
-    bool no_lanes;         /* tests: steady contacts one at a time (no steady_lanes.h) */
-    bool no_gap_skip;      /* tests: every far candidate through the distance test */
+    tl_debug_knobs knobs;  /* tests only */
     bool mono_seen, mono_same; /* the particles were found all of particle 0's radius, inverse
                                 * mass and material (mono_same) at generation mono_generation */
     uint64_t mono_generation;
     bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
-    unsigned lanes_width;  /* tests: 4 keeps the lanes at four where the CPU has eight (0: the widest) */
     unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
-    tl_collision *coll;
-    size_t ncoll, capcoll;
-    uint64_t *coll_key;    /* per logged collision: 4 x the step it separated in + the list it was
-                            * noted from: the order in which ranks' logs merge (parallel/decomp_log.c) */
-    size_t capkey;
-    tl_pending_exit *pend;
-    size_t npend, cappend;
 
     uint32_t next_id;
     size_t removed;
     tl_rng rng;
 
-    /* touching contacts in query order, rebuilt on demand */
-    int64_t touch_step;   /* the step the list was built at, -1 = never */
-    uint32_t *touch_ref;  /* candidate index, high bit set for particle-wall */
-    size_t ntouch, captouch;
-    size_t ntouch_spheres; /* the first ones: sphere contacts; then the shape stage's patches */
-    uint32_t *touch_cand; /* each patch's candidate */
-    size_t cap_touch_cand;
+    tl_touch_index touch;  /* touching contacts in query order (measure.c) */
 };
 
 /* Sets the world's error message and returns status. */

@@ -168,6 +168,6 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
     }
     free(idx);
     w->blowup.passed = -1; /* a changed state is checked afresh */
-    if (f == TL_SET_POSITION) w->touch_step = -1;
+    if (f == TL_SET_POSITION) w->touch.step = -1;
     return TL_OK;
 }

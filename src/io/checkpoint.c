@@ -266,7 +266,7 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     tl_wbuf_u64(&b, w->removed);
     tl_wbuf_u64(&b, w->touching);
     uint64_t flags = (uint64_t)w->neighbors_dirty | (uint64_t)w->moved << 1 |
-                     (uint64_t)w->log_collisions << 2;
+                     (uint64_t)w->log.on << 2;
     tl_wbuf_u64(&b, flags);
     tl_wbuf_u64(&b, (uint64_t)w->builds_since_reorder);
     tl_wbuf_u64(&b, (uint64_t)w->nb.builds);
@@ -332,10 +332,10 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     tl_wbuf_put(&b, ps->state, ps->count);
     tl_wbuf_u64(&b, sc->touching);
     /* the collision log */
-    tl_wbuf_u64(&b, w->ncoll);
-    for (size_t k = 0; k < w->ncoll; k++) tl_collision_put(&b, &w->coll[k]);
-    tl_wbuf_u64(&b, w->npend);
-    for (size_t k = 0; k < w->npend; k++) tl_pending_put(&b, &w->pend[k]);
+    tl_wbuf_u64(&b, w->log.n);
+    for (size_t k = 0; k < w->log.n; k++) tl_collision_put(&b, &w->log.coll[k]);
+    tl_wbuf_u64(&b, w->log.npend);
+    for (size_t k = 0; k < w->log.npend; k++) tl_pending_put(&b, &w->log.pend[k]);
     mk[3] = b.size;
     /* the constant external forces */
     tl_wbuf_u64(&b, w->next);
@@ -637,16 +637,16 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     for (size_t i = 0; i < w->p.count; i++) w->nbodies += w->p.shape[i] != 0;
     tl_domains_free(&w->mem, &w->dom);
     w->dom = L.dom;
-    tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
-    w->coll = L.coll;
-    w->ncoll = w->capcoll = L.ncoll;
-    tl_mem_free(&w->mem, w->coll_key, w->capkey * sizeof *w->coll_key);
-    w->coll_key = L.coll_key;
-    w->capkey = L.ncoll;
-    tl_mem_free(&w->mem, w->pend, w->cappend * sizeof *w->pend);
-    w->pend = L.pend;
-    w->npend = w->cappend = L.npend;
-    for (size_t k = 0; k < w->npend; k++) w->pend[k].list = tl_measure_pending_list(w, &w->pend[k]);
+    tl_mem_free(&w->mem, w->log.coll, w->log.cap * sizeof *w->log.coll);
+    w->log.coll = L.coll;
+    w->log.n = w->log.cap = L.ncoll;
+    tl_mem_free(&w->mem, w->log.key, w->log.cap_key * sizeof *w->log.key);
+    w->log.key = L.coll_key;
+    w->log.cap_key = L.ncoll;
+    tl_mem_free(&w->mem, w->log.pend, w->log.cap_pend * sizeof *w->log.pend);
+    w->log.pend = L.pend;
+    w->log.npend = w->log.cap_pend = L.npend;
+    for (size_t k = 0; k < w->log.npend; k++) w->log.pend[k].list = tl_measure_pending_list(w, &w->log.pend[k]);
     tl_mem_free(&w->mem, w->ext, w->cap_ext * sizeof *w->ext);
     w->ext = L.ext;
     w->next = w->cap_ext = L.next;
@@ -687,7 +687,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     w->moved = (flags & 2u) != 0;
     w->gap_ready = false; /* the far candidates' gaps: noted again from the loaded x_ref */
     w->disp_ok = false;
-    w->log_collisions = (flags & 4u) != 0;
+    w->log.on = (flags & 4u) != 0;
     w->builds_since_reorder = since_reorder;
     w->nb.builds = builds;
     w->nb.skin = skin;
@@ -696,7 +696,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
         int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};
         for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
     }
-    w->touch_step = -1;
+    w->touch.step = -1;
     /* a distributed world: every rank loaded the whole; each keeps its share (collective) */
     tl_status st = w->dc ? tl_decomp_loaded(w) : TL_OK;
     if (st == TL_OK) st = tl_world_list_immovable(w);

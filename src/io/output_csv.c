@@ -279,7 +279,7 @@ static tl_status collisions_open(tl_output *o) {
     tl_status s = csv_open(o);
     if (s != TL_OK) return s;
     tl_world *w = o->ctx->world;
-    o->log_was_enabled = o->resume ? o->resume->log_was_enabled : w->log_collisions;
+    o->log_was_enabled = o->resume ? o->resume->log_was_enabled : w->log.on;
     tl_world_clear_collisions(w);
     tl_world_log_collisions(w, true);
     return TL_OK;

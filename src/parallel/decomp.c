@@ -988,7 +988,7 @@ tl_status tl_world_view(tl_world *w, tl_view view) {
     unsigned char *pack = NULL;
     size_t cap_pack = 0;
     tl_contact_info first_ci; /* the first query builds this rank's list of touching contacts */
-    size_t local = tl_world_get_contact(w, 0, &first_ci) == TL_OK ? w->ntouch : 0;
+    size_t local = tl_world_get_contact(w, 0, &first_ci) == TL_OK ? w->touch.n : 0;
     if (tl_mem_reserve(&w->mem, (void **)&pack, &cap_pack, local * cb + 1, 1) != 0) ok = 0;
     for (size_t k = 0; ok && k < local; k++) {
         tl_contact_info ci;

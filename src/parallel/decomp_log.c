@@ -10,7 +10,7 @@
 #include "checkpoint.h"
 
 bool tl_decomp_log_on(const tl_world *w) {
-    return w->log_collisions && tl_decomp_on(w->dc) && w->dc->established;
+    return w->log.on && tl_decomp_on(w->dc) && w->dc->established;
 }
 
 bool tl_decomp_log_local(const tl_world *w, int64_t i) {
@@ -55,8 +55,8 @@ const double (*tl_decomp_log_fetch(tl_world *w))[7] {
     tl_decomp *d = w->dc;
     tl_mem *m = &w->mem;
     size_t n = 0;
-    for (size_t k = 0; k < w->npend; k++) { /* as tl_measure_finish_exits reads them */
-        const tl_pending_exit *e = &w->pend[k];
+    for (size_t k = 0; k < w->log.npend; k++) { /* as tl_measure_finish_exits reads them */
+        const tl_pending_exit *e = &w->log.pend[k];
         if (e->step + 1 >= w->steps) continue;
         ask(w, e->a, &n);
         if (!e->wall) ask(w, e->b, &n);
@@ -116,14 +116,14 @@ size_t tl_decomp_log_entry_bytes(int which) {
 }
 
 void tl_decomp_log_pack(const tl_world *w, int which, tl_wbuf *b) {
-    const size_t n = which ? w->npend : w->ncoll;
+    const size_t n = which ? w->log.npend : w->log.n;
     for (size_t k = 0; k < n; k++) {
         if (which) {
-            tl_wbuf_u64(b, pending_key(&w->pend[k]));
-            tl_pending_put(b, &w->pend[k]);
+            tl_wbuf_u64(b, pending_key(&w->log.pend[k]));
+            tl_pending_put(b, &w->log.pend[k]);
         } else {
-            tl_wbuf_u64(b, w->coll_key[k]);
-            tl_collision_put(b, &w->coll[k]);
+            tl_wbuf_u64(b, w->log.key[k]);
+            tl_collision_put(b, &w->log.coll[k]);
         }
     }
 }
@@ -195,25 +195,25 @@ tl_status tl_world_collect_collisions(tl_world *w) {
     void *out = NULL;
     tl_status st = merge0(w, 0, &out, &k, &n);
     if (st != TL_OK) return st;
-    w->ncoll = 0;
+    w->log.n = 0;
     if (d->rank != 0) return TL_OK;
-    tl_mem_free(&w->mem, w->coll, w->capcoll * sizeof *w->coll);
-    tl_mem_free(&w->mem, w->coll_key, w->capkey * sizeof *w->coll_key);
-    w->coll = out;
-    w->coll_key = k;
-    w->capcoll = w->capkey = tl_decomp_log_cap(n);
-    w->ncoll = n;
+    tl_mem_free(&w->mem, w->log.coll, w->log.cap * sizeof *w->log.coll);
+    tl_mem_free(&w->mem, w->log.key, w->log.cap_key * sizeof *w->log.key);
+    w->log.coll = out;
+    w->log.key = k;
+    w->log.cap = w->log.cap_key = tl_decomp_log_cap(n);
+    w->log.n = n;
     return TL_OK;
 }
 
 void tl_decomp_log_loaded(tl_world *w) {
     tl_decomp *d = w->dc;
     size_t keep = 0;
-    for (size_t k = 0; k < w->npend; k++) {
-        int64_t i = tl_particles_index(&w->p, w->pend[k].a); /* the whole store: i is global */
+    for (size_t k = 0; k < w->log.npend; k++) {
+        int64_t i = tl_particles_index(&w->p, w->log.pend[k].a); /* the whole store: i is global */
         bool mine = i < 0 ? d->rank == 0 : ((uint64_t)i >= d->g_lo && (uint64_t)i < d->g_hi);
-        if (mine) w->pend[keep++] = w->pend[k];
+        if (mine) w->log.pend[keep++] = w->log.pend[k];
     }
-    w->npend = keep;
-    if (d->rank != 0) w->ncoll = 0;
+    w->log.npend = keep;
+    if (d->rank != 0) w->log.n = 0;
 }

@@ -147,7 +147,7 @@ tl_status tl_world_save_frame(const tl_world *w, void **data, size_t *size) {
     empty.dom.count = empty.dom.ncross = 0;
     empty.sc.cand.count = 0;
     empty.sc.store[empty.sc.cur].count = 0;
-    empty.ncoll = empty.npend = 0;
+    empty.log.n = empty.log.npend = 0;
     empty.dc = NULL;
     void *all = NULL;
     size_t n = 0, mk[4];
@@ -332,10 +332,10 @@ tl_status tl_world_join_state(tl_world *w, const void *frame, size_t frame_size,
         shadow.pw = L[1];
         shadow.dom = D;
         shadow.sc = GS;
-        shadow.coll = GC;
-        shadow.ncoll = ngc;
-        shadow.pend = GE;
-        shadow.npend = nge;
+        shadow.log.coll = GC;
+        shadow.log.n = ngc;
+        shadow.log.pend = GE;
+        shadow.log.npend = nge;
         shadow.dc = NULL;
         if (tl_world_save_marked(&shadow, &joined, &nj, mk) != TL_OK)
             st = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (joining a checkpoint)");

@@ -444,7 +444,7 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
         bs->next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
     }
-    if (s->w->log_collisions && lay->impact >= 0) {
+    if (s->w->log.on && lay->impact >= 0) {
         /* the collision log reads the record after the stage */
         next |= TL_PAIR_EXIT;
         bs->exits++;
@@ -837,9 +837,9 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
         const double *bk = rec + s->lay->hist, *bm = rec + s->lay->impact;
         double dprev = bk[TL_BK_DELTA];
         double psi = dprev > 0.0 ? dprev / (dprev - g.delta) : 0.5;
-        if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
+        if (tl_mem_reserve(&w->mem, (void **)&w->log.pend, &w->log.cap_pend, w->log.npend + 1, sizeof *w->log.pend) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        tl_pending_exit *e = &w->pend[w->npend++];
+        tl_pending_exit *e = &w->log.pend[w->log.npend++];
         e->a = w->p.id[i];
         e->b = wall ? b.index : w->p.id[b.index];
         e->wall = wall;
@@ -1094,7 +1094,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
     s.b1 = w->c_pred[0] - 0.5;
     s.b2 = w->c_pred[1];
-    s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->no_fast_path;
+    s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->knobs.no_fast_path;
     s.mono_r = s.mono_im = NAN; /* matches nothing */
     s.mono_reff = s.mono_meff = s.mono_sr = s.mono_A = NAN;
     if (w->p.count > 0 && w->p.inv_mass_law[0] > 0.0) {
@@ -1132,9 +1132,9 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
             s.mono_pl = tl_world_pair(w, m0, m0);
         }
     }
-    s.lanes = s.lean && s.all_mono && s.half_is_v && !w->no_lanes &&
+    s.lanes = s.lean && s.all_mono && s.half_is_v && !w->knobs.no_lanes &&
               tl_lanes_law_make(&s.lanes_law, s.mono_law, s.mono_pl, s.mono_r, s.mono_sr, s.mono_A, s.dt,
-                                w->lay.hist, w->pp.stride, w->lanes_width);
+                                w->lay.hist, w->pp.stride, w->knobs.lanes_width);
     w->lanes_on = s.lanes;
     w->lanes_width_on = s.lanes ? s.lanes_law.width : 0;
     const tl_domains *dm = &w->dom;
@@ -1165,7 +1165,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
      * with a relative 1e-5 to spare: the float sum of two of them, rounded, is still no less
      * than the exact sum of the two displacements) */
     s.gap = s.disp_blk = NULL;
-    if (w->disp_ok && !w->no_gap_skip && w->pp.count > 0) {
+    if (w->disp_ok && !w->knobs.no_gap_skip && w->pp.count > 0) {
         const size_t npp = w->pp.count;
         if (!w->gap_ready) {
             if (tl_mem_reserve(&w->mem, (void **)&w->gap, &w->cap_gap, npp, sizeof *w->gap) != 0)
@@ -1225,7 +1225,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     /* 4. constant external forces, in id order */
     if (w->next) tl_external_apply(w);
-    if (exits && w->log_collisions && w->lay.impact >= 0) {
+    if (exits && w->log.on && w->lay.impact >= 0) {
         size_t lo[2], hi[2];
         tl_decomp_log_rows(w, lo, hi);
         tl_status st = log_exits(w, &w->pp, false, &s, lo[0], hi[0]);

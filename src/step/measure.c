@@ -126,37 +126,37 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
 /* ---- touching contacts ---- */
 
 static int build_touch_list(tl_world *w) {
-    if (w->touch_step == w->steps && w->prepared) return 0;
-    w->ntouch = 0;
+    if (w->touch.step == w->steps && w->prepared) return 0;
+    w->touch.n = 0;
     size_t need = w->touching;
-    if (tl_mem_reserve(&w->mem, (void **)&w->touch_ref, &w->captouch, need + 1, sizeof *w->touch_ref) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->touch.ref, &w->touch.cap, need + 1, sizeof *w->touch.ref) != 0)
         return -1;
     for (size_t k = 0; k < w->pp.count; k++)
-        if ((w->pp.state[k] & TL_PAIR_TOUCH) && w->ntouch < w->captouch)
-            w->touch_ref[w->ntouch++] = (uint32_t)k;
+        if ((w->pp.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
+            w->touch.ref[w->touch.n++] = (uint32_t)k;
     for (size_t k = 0; k < w->pw.count; k++)
-        if ((w->pw.state[k] & TL_PAIR_TOUCH) && w->ntouch < w->captouch)
-            w->touch_ref[w->ntouch++] = (uint32_t)k | 0x80000000u;
+        if ((w->pw.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
+            w->touch.ref[w->touch.n++] = (uint32_t)k | 0x80000000u;
     /* then the shape stage's patches, in record order, each with its candidate */
     const tl_shape_contacts *sc = &w->sc;
-    w->ntouch_spheres = w->ntouch;
+    w->touch.n_spheres = w->touch.n;
     if (sc->touching) {
-        if (tl_mem_reserve(&w->mem, (void **)&w->touch_cand, &w->cap_touch_cand, sc->touching + 1,
-                           sizeof *w->touch_cand) != 0)
+        if (tl_mem_reserve(&w->mem, (void **)&w->touch.cand, &w->touch.cap_cand, sc->touching + 1,
+                           sizeof *w->touch.cand) != 0)
             return -1;
         size_t r = 0;
         for (size_t k = 0; k < sc->cand.count && r < sc->touching; k++)
-            for (size_t m = 0; m < sc->live[sc->cur][k] && r < sc->touching; m++) w->touch_cand[r++] = (uint32_t)k;
-        w->ntouch += r;
+            for (size_t m = 0; m < sc->live[sc->cur][k] && r < sc->touching; m++) w->touch.cand[r++] = (uint32_t)k;
+        w->touch.n += r;
     }
-    w->touch_step = w->steps;
+    w->touch.step = w->steps;
     return 0;
 }
 
 /* A patch of the shape stage as a contact. */
 static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
     const tl_shape_contacts *sc = &w->sc;
-    size_t k = w->touch_cand[r];
+    size_t k = w->touch.cand[r];
     const double *rec = sc->store[sc->cur].rec + r * (size_t)sc->stride;
     const double *bk = rec + w->lay.hist, *bp = rec + w->lay.stride;
     const tl_particles *p = &w->p;
@@ -190,12 +190,12 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     }
     tl_world *w = (tl_world *)cw; /* the query list is a cache */
     if (build_touch_list(w) != 0) return TL_ERROR_MEMORY;
-    if (index >= w->ntouch) return TL_ERROR_NOT_FOUND;
-    if (index >= w->ntouch_spheres) {
-        shape_contact(w, index - w->ntouch_spheres, o);
+    if (index >= w->touch.n) return TL_ERROR_NOT_FOUND;
+    if (index >= w->touch.n_spheres) {
+        shape_contact(w, index - w->touch.n_spheres, o);
         return TL_OK;
     }
-    uint32_t ref = w->touch_ref[index];
+    uint32_t ref = w->touch.ref[index];
     bool wall = (ref & 0x80000000u) != 0;
     size_t k = ref & 0x7fffffffu;
     const tl_pairs *cl = wall ? &w->pw : &w->pp;
@@ -236,11 +236,11 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
 /* ---- collisions ---- */
 
 tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key) {
-    if (tl_mem_reserve(&w->mem, (void **)&w->coll, &w->capcoll, w->ncoll + 1, sizeof *w->coll) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->coll_key, &w->capkey, w->ncoll + 1, sizeof *w->coll_key) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->log.coll, &w->log.cap, w->log.n + 1, sizeof *w->log.coll) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->log.key, &w->log.cap_key, w->log.n + 1, sizeof *w->log.key) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
-    w->coll_key[w->ncoll] = key;
-    w->coll[w->ncoll++] = *c;
+    w->log.key[w->log.n] = key;
+    w->log.coll[w->log.n++] = *c;
     return TL_OK;
 }
 
@@ -280,10 +280,10 @@ void tl_measure_finish_exits(tl_world *w) {
     const double(*got)[7] = tl_decomp_log_on(w) ? tl_decomp_log_fetch(w) : NULL;
     size_t next = 0;
     size_t keep = 0;
-    for (size_t k = 0; k < w->npend; k++) {
-        const tl_pending_exit *e = &w->pend[k];
+    for (size_t k = 0; k < w->log.npend; k++) {
+        const tl_pending_exit *e = &w->log.pend[k];
         if (e->step + 1 >= w->steps) { /* separated in this step: finish after the next */
-            w->pend[keep++] = *e;
+            w->log.pend[keep++] = *e;
             continue;
         }
         double va[3], fa[3], ima, vb[3], fb[3] = {0, 0, 0}, imb = 0.0;
@@ -313,5 +313,5 @@ void tl_measure_finish_exits(tl_world *w) {
         c.max_normal_force = e->max_fn;
         (void)tl_measure_log(w, &c, 4 * (uint64_t)e->step + e->list);
     }
-    w->npend = keep;
+    w->log.npend = keep;
 }

@@ -91,13 +91,13 @@ tl_status tl_world_remove_particles(tl_world *w, const uint32_t *ids, size_t n) 
      * theirs that ended in the last step and wait for the collision log */
     tl_external_drop(w, keep);
     size_t m = 0;
-    for (size_t k = 0; k < w->npend; k++) {
-        const tl_pending_exit *e = &w->pend[k];
+    for (size_t k = 0; k < w->log.npend; k++) {
+        const tl_pending_exit *e = &w->log.pend[k];
         int64_t a = tl_particles_index(p, e->a), b = e->wall ? 0 : tl_particles_index(p, e->b);
         if ((a >= 0 && !keep[a]) || (b >= 0 && !e->wall && !keep[b])) continue;
-        w->pend[m++] = *e;
+        w->log.pend[m++] = *e;
     }
-    w->npend = m;
+    w->log.npend = m;
     if (w->prepared) {
         s = tl_world_rebuild_keeping(w, keep);
     } else if (tl_particles_compact(&w->mem, p, keep) != 0) {
@@ -108,7 +108,7 @@ tl_status tl_world_remove_particles(tl_world *w, const uint32_t *ids, size_t n) 
         for (size_t i = 0; i < p->count; i++) nb += p->shape[i] != 0;
         w->nbodies = nb;
         w->neighbors_dirty = true;
-        w->touch_step = -1;
+        w->touch.step = -1;
     }
     free(keep);
     w->blowup.passed = -1;

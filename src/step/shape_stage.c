@@ -623,7 +623,7 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
                         0.0, 0.0);
     }
-    if (s->w->log_collisions && lay->impact >= 0) {
+    if (s->w->log.on && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;
         return TL_PAIR_EXIT;
     }
@@ -953,11 +953,11 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
                 if (!(os->state[f + o] & TL_PAIR_EXIT)) continue;
                 os->state[f + o] &= (uint8_t)~TL_PAIR_EXIT;
                 if (!tl_decomp_own_shape(w, k)) continue; /* the rank of the domain that found it logs it */
-                if (tl_mem_reserve(&w->mem, (void **)&w->pend, &w->cappend, w->npend + 1, sizeof *w->pend) != 0)
+                if (tl_mem_reserve(&w->mem, (void **)&w->log.pend, &w->log.cap_pend, w->log.npend + 1, sizeof *w->log.pend) != 0)
                     return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
                 const double *rec = os->rec + (f + o) * st;
                 const double *bm = rec + w->lay.impact, *bp = rec + s.pb;
-                tl_pending_exit *e = &w->pend[w->npend++];
+                tl_pending_exit *e = &w->log.pend[w->log.npend++];
                 e->a = p->id[i];
                 e->b = sc->cand.wall[k] ? j : p->id[j];
                 e->wall = sc->cand.wall[k] != 0;

@@ -427,7 +427,7 @@ tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
         for (size_t k = 0; k < lists[li]->count; k++) touching += (lists[li]->state[k] & TL_PAIR_TOUCH) != 0;
     w->sc.touching = w->sc.store[w->sc.cur].count;
     w->touching = touching + w->sc.touching;
-    w->touch_step = -1; /* the query list is of the old lists */
+    w->touch.step = -1; /* the query list is of the old lists */
     return TL_OK;
 }
 
@@ -637,7 +637,7 @@ static void stage_finish(tl_world *w) {
     tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
      * the last force's second half-kick lands then */
-    if (w->npend || tl_decomp_log_on(w)) tl_measure_finish_exits(w); /* on ranks: collective */
+    if (w->log.npend || tl_decomp_log_on(w)) tl_measure_finish_exits(w); /* on ranks: collective */
 }
 
 /* ---- the predictor-corrector step (Heun) ---- */
@@ -715,8 +715,8 @@ static tl_status pc_snapshot_reserve(tl_world *w) {
     size_t nrec = pc_list_values(&w->pp) + pc_list_values(&w->pw);
     size_t nst = w->pp.count + w->pw.count;
     size_t nwall = 4 * 3 * w->walls.count;
-    if (tl_mem_reserve(&w->mem, (void **)&w->pc_rec, &w->cap_pc_rec, nrec + nwall + 1, sizeof *w->pc_rec) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->pc_state, &w->cap_pc_state, nst + 1, sizeof *w->pc_state) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->pc.rec, &w->pc.cap_rec, nrec + nwall + 1, sizeof *w->pc.rec) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->pc.state, &w->pc.cap_state, nst + 1, sizeof *w->pc.state) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (predictor-corrector)");
     return TL_OK;
 }
@@ -746,10 +746,10 @@ typedef struct pc_saved {
 
 static void pc_save(tl_world *w, pc_saved *sv) {
     int nt = w->nthreads;
-    double *rec = w->pc_rec;
-    pc_copy_list(&w->pp, rec, w->pc_state, true, nt);
+    double *rec = w->pc.rec;
+    pc_copy_list(&w->pp, rec, w->pc.state, true, nt);
     rec += pc_list_values(&w->pp);
-    pc_copy_list(&w->pw, rec, w->pc_state + w->pp.count, true, nt);
+    pc_copy_list(&w->pw, rec, w->pc.state + w->pp.count, true, nt);
     rec += pc_list_values(&w->pw);
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(rec + 12 * k, w->walls.w[k].force);
@@ -760,17 +760,17 @@ static void pc_save(tl_world *w, pc_saved *sv) {
     sv->ledger = w->ledger;
     sv->ledger_next = w->ledger_next;
     sv->touching = w->touching;
-    sv->npend = w->npend;
+    sv->npend = w->log.npend;
     sv->shape_store = w->sc.cur;
     sv->shape_touching = w->sc.touching;
 }
 
 static void pc_restore(tl_world *w, const pc_saved *sv) {
     int nt = w->nthreads;
-    double *rec = w->pc_rec;
-    pc_copy_list(&w->pp, rec, w->pc_state, false, nt);
+    double *rec = w->pc.rec;
+    pc_copy_list(&w->pp, rec, w->pc.state, false, nt);
     rec += pc_list_values(&w->pp);
-    pc_copy_list(&w->pw, rec, w->pc_state + w->pp.count, false, nt);
+    pc_copy_list(&w->pw, rec, w->pc.state + w->pp.count, false, nt);
     rec += pc_list_values(&w->pw);
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(w->walls.w[k].force, rec + 12 * k);
@@ -781,7 +781,7 @@ static void pc_restore(tl_world *w, const pc_saved *sv) {
     w->ledger = sv->ledger;
     w->ledger_next = sv->ledger_next;
     w->touching = sv->touching;
-    w->npend = sv->npend;
+    w->log.npend = sv->npend;
     w->sc.cur = sv->shape_store;
     w->sc.touching = sv->shape_touching;
 }
@@ -873,7 +873,7 @@ static tl_status step_chunk(tl_world *w, int64_t steps) {
         if (!predicted) stage_predict(w);
         s = tl_world_compute_forces(w, true);
         if (s != TL_OK) return s;
-        if (n + 1 < steps && w->npend == 0 && !tl_decomp_log_on(w)) {
+        if (n + 1 < steps && w->log.npend == 0 && !tl_decomp_log_on(w)) {
             /* finish reads only immovable bodies and walls, which correct leaves alone */
             stage_finish(w);
             stage_correct_predict(w);
