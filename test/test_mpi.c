@@ -265,14 +265,14 @@ int main(int argc, char **argv) {
         MPI_Reduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
         /* the lanes taken exactly where they should be, on every rank */
-        int lanes_wrong = w->lanes_on != (cases[c].lean && tl_lanes_available());
+        int lanes_wrong = w->scratch.lanes_on != (cases[c].lean && tl_lanes_available());
         if (lanes_wrong)
-            fprintf(stderr, "rank %d, %s: the lanes %s\n", rank, cases[c].name, w->lanes_on ? "taken" : "not taken");
+            fprintf(stderr, "rank %d, %s: the lanes %s\n", rank, cases[c].name, w->scratch.lanes_on ? "taken" : "not taken");
         MPI_Allreduce(MPI_IN_PLACE, &lanes_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= lanes_wrong;
         /* the far candidates skipped by their gaps on every rank, as in a serial run (the
          * blocks holding ghosts measured from the ghosts' refreshed state): the same bits */
-        int no_skip = w->gap_skipped == 0;
+        int no_skip = w->far.skipped == 0;
         if (no_skip) fprintf(stderr, "rank %d, %s: no far candidate skipped by its gap\n", rank, cases[c].name);
         MPI_Allreduce(MPI_IN_PLACE, &no_skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= no_skip;

@@ -265,9 +265,9 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     o.collisions = tl_world_collision_count(w);
     o.removed = tl_world_particles_removed(w);
     o.dt = tl_world_dt(w);
-    o.lanes = w->lanes_on;
-    o.lanes_width = w->lanes_width_on;
-    o.skipped = w->gap_skipped;
+    o.lanes = w->scratch.lanes_on;
+    o.lanes_width = w->scratch.lanes_width_on;
+    o.skipped = w->far.skipped;
     tl_world_destroy(w);
     return o;
 }

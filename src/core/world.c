@@ -200,30 +200,30 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
 /* The contact stage's working arrays the world holds between steps (step/contact_forces.c
  * fills them; they mean nothing from one step to the next): freed with the world. */
 static void scratch_free(tl_world *w) {
-    tl_mem_free(&w->mem, w->out, w->cap_out * sizeof *w->out);
-    tl_mem_free(&w->mem, w->out_m, w->cap_out_m * sizeof *w->out_m);
-    tl_mem_free(&w->mem, w->out_pair, w->cap_out_pair * sizeof *w->out_pair);
-    w->out_pair = NULL;
-    tl_mem_free(&w->mem, w->gap, w->cap_gap * sizeof *w->gap);
-    w->gap = NULL;
-    w->cap_gap = 0;
-    w->gap_ready = false;
-    tl_mem_free(&w->mem, w->disp_blk, w->cap_disp_blk * sizeof *w->disp_blk);
-    w->disp_blk = NULL;
-    w->cap_disp_blk = 0;
-    w->disp_ok = false;
-    tl_mem_free(&w->mem, w->drift, w->cap_drift * sizeof *w->drift);
-    w->drift = NULL;
-    w->cap_drift = 0;
-    tl_mem_free(&w->mem, w->blocks, w->cap_blocks * sizeof *w->blocks);
-    tl_mem_free(&w->mem, w->wall_part, w->cap_wall_part * sizeof *w->wall_part);
-    tl_mem_free(&w->mem, w->wall_tpart, w->cap_wall_tpart * sizeof *w->wall_tpart);
-    w->out = NULL;
-    w->out_m = NULL;
-    w->blocks = NULL;
-    w->wall_part = NULL;
-    w->wall_tpart = NULL;
-    w->cap_out = w->cap_out_m = w->cap_out_pair = w->cap_blocks = w->cap_wall_part = w->cap_wall_tpart = 0;
+    tl_mem_free(&w->mem, w->scratch.out, w->scratch.cap_out * sizeof *w->scratch.out);
+    tl_mem_free(&w->mem, w->scratch.out_m, w->scratch.cap_out_m * sizeof *w->scratch.out_m);
+    tl_mem_free(&w->mem, w->scratch.out_pair, w->scratch.cap_out_pair * sizeof *w->scratch.out_pair);
+    w->scratch.out_pair = NULL;
+    tl_mem_free(&w->mem, w->far.gap, w->far.cap_gap * sizeof *w->far.gap);
+    w->far.gap = NULL;
+    w->far.cap_gap = 0;
+    w->far.gap_ready = false;
+    tl_mem_free(&w->mem, w->far.disp_blk, w->far.cap_disp_blk * sizeof *w->far.disp_blk);
+    w->far.disp_blk = NULL;
+    w->far.cap_disp_blk = 0;
+    w->far.disp_ok = false;
+    tl_mem_free(&w->mem, w->scratch.drift, w->scratch.cap_drift * sizeof *w->scratch.drift);
+    w->scratch.drift = NULL;
+    w->scratch.cap_drift = 0;
+    tl_mem_free(&w->mem, w->scratch.blocks, w->scratch.cap_blocks * sizeof *w->scratch.blocks);
+    tl_mem_free(&w->mem, w->scratch.wall_part, w->scratch.cap_wall_part * sizeof *w->scratch.wall_part);
+    tl_mem_free(&w->mem, w->scratch.wall_tpart, w->scratch.cap_wall_tpart * sizeof *w->scratch.wall_tpart);
+    w->scratch.out = NULL;
+    w->scratch.out_m = NULL;
+    w->scratch.blocks = NULL;
+    w->scratch.wall_part = NULL;
+    w->scratch.wall_tpart = NULL;
+    w->scratch.cap_out = w->scratch.cap_out_m = w->scratch.cap_out_pair = w->scratch.cap_blocks = w->scratch.cap_wall_part = w->scratch.cap_wall_tpart = 0;
 }
 
 void tl_world_destroy(tl_world *w) {

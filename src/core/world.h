@@ -125,6 +125,45 @@ typedef struct tl_debug_knobs {
     unsigned lanes_width;  /* 4 keeps the lanes at four where the CPU has eight (0: the widest) */
 } tl_debug_knobs;
 
+/* The contact stage's working arrays (step/contact_forces.c): no meaning between steps but
+ * what the last stage ran (the lanes) and what it found of the particles (one size, mass and
+ * material), kept to be looked at again only when the particles change. */
+typedef struct tl_contact_scratch {
+    double *out;           /* TL_OUT values per cross candidate (threads > 1) */
+    double *out_m;         /* 3 per cross candidate: its rolling and twisting torque (TL_PAIR_TORQUE) */
+    tl_cross_pair *out_pair; /* per cross candidate: its bodies and state after this stage */
+    double (*drift)[6];    /* per particle, the drift velocity and spin of this contact stage
+                            * when they are not v and w (contact_forces.c, drift_velocity) */
+    size_t cap_drift;
+    double (*wall_part)[3];/* each domain's share of each wall's reaction */
+    double (*wall_tpart)[3];/* and of its torque about the origin */
+    size_t cap_out, cap_out_m, cap_out_pair, cap_wall_part, cap_wall_tpart;
+    tl_block_sum *blocks;
+    size_t cap_blocks;
+    bool mono_seen, mono_same; /* the particles were found all of particle 0's radius, inverse
+                                * mass and material (mono_same) at generation mono_generation */
+    uint64_t mono_generation;
+    bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
+    unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
+} tl_contact_scratch;
+
+/* The far candidates skipped by their gap (step/contact_forces.c, "Far candidates"): the predict
+ * stage notes how far each block of particles moved, the contact stage skips a candidate whose
+ * gap at the build exceeds its two blocks' displacements. */
+typedef struct tl_far_skip {
+    float *disp_blk;       /* per block of TL_DISP_BLOCK particles (storage order): the largest
+                            * displacement since the last build as the last predict stage saw
+                            * it, rounded up, with a relative 1e-5 to spare (m) */
+    size_t cap_disp_blk;
+    bool disp_ok;          /* disp_blk holds this step's predict (set by the predict stage,
+                            * consumed by the contact stage) */
+    float *gap;            /* per candidate of pp: its gap at the last build, less a margin,
+                            * rounded down (m) */
+    size_t cap_gap;
+    bool gap_ready;        /* gap holds the gaps of the present lists */
+    uint64_t skipped;      /* far candidates skipped by their gap, all contact stages together */
+} tl_far_skip;
+
 struct tl_world {
     tl_world_def def;
     tl_blowup_ref blowup;
@@ -160,18 +199,7 @@ struct tl_world {
     size_t touching;       /* touching contacts after the last contact stage */
     bool neighbors_dirty;  /* particles were added or removed */
     bool moved;            /* the predict stage saw a particle move more than skin/2 */
-    /* the far candidates skipped by their gap (contact_forces.c, "Far candidates") */
-    float *disp_blk;       /* per block of TL_DISP_BLOCK particles (storage order): the largest
-                            * displacement since the last build as the last predict stage saw
-                            * it, rounded up, with a relative 1e-5 to spare (m) */
-    size_t cap_disp_blk;
-    bool disp_ok;          /* disp_blk holds this step's predict (set by the predict stage,
-                            * consumed by the contact stage) */
-    float *gap;            /* per candidate of pp: its gap at the last build, less a margin,
-                            * rounded down (m) */
-    size_t cap_gap;
-    bool gap_ready;        /* gap holds the gaps of the present lists */
-    uint64_t gap_skipped;  /* far candidates skipped by their gap, all contact stages together */
+    tl_far_skip far;       /* the far candidates skipped by their gap (step.c, contact_forces.c) */
     int64_t builds_since_reorder;
     uint32_t *immovable;   /* particles moved regardless of forces (boundary work) */
     size_t nimmovable, capimmovable;
@@ -179,17 +207,7 @@ struct tl_world {
     /* threads */
     int nthreads;          /* in use: def.threads, or all available for 0 */
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
-    double *out;           /* TL_OUT values per cross candidate (threads > 1) */
-    double *out_m;         /* 3 per cross candidate: its rolling and twisting torque (TL_PAIR_TORQUE) */
-    tl_cross_pair *out_pair; /* per cross candidate: its bodies and state after this stage */
-    double (*drift)[6];    /* per particle, the drift velocity and spin of this contact stage
-                            * when they are not v and w (contact_forces.c, drift_velocity) */
-    size_t cap_drift;
-    double (*wall_part)[3];/* each domain's share of each wall's reaction */
-    double (*wall_tpart)[3];/* and of its torque about the origin */
-    size_t cap_out, cap_out_m, cap_out_pair, cap_wall_part, cap_wall_tpart;
-    tl_block_sum *blocks;
-    size_t cap_blocks;
+    tl_contact_scratch scratch; /* the contact stage's working arrays (contact_forces.c) */
 
     bool prepared;
     double time, dt;
@@ -206,11 +224,6 @@ struct tl_world {
     tl_collision_log log;  /* the collision log (measure.c) */
     bool in_run_callback;  /* tl_scene_run's step callback is running: no step, no state loaded */
     tl_debug_knobs knobs;  /* tests only */
-    bool mono_seen, mono_same; /* the particles were found all of particle 0's radius, inverse
-                                * mass and material (mono_same) at generation mono_generation */
-    uint64_t mono_generation;
-    bool lanes_on;         /* the last contact stage ran steady contacts in the lanes */
-    unsigned lanes_width_on; /* how many lanes the last contact stage ran (0: none) */
 
     uint32_t next_id;
     size_t removed;

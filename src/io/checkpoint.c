@@ -685,8 +685,8 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     w->touching = (size_t)touching;
     w->neighbors_dirty = (flags & 1u) != 0;
     w->moved = (flags & 2u) != 0;
-    w->gap_ready = false; /* the far candidates' gaps: noted again from the loaded x_ref */
-    w->disp_ok = false;
+    w->far.gap_ready = false; /* the far candidates' gaps: noted again from the loaded x_ref */
+    w->far.disp_ok = false;
     w->log.on = (flags & 4u) != 0;
     w->builds_since_reorder = since_reorder;
     w->nb.builds = builds;

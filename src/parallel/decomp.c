@@ -783,11 +783,11 @@ tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const 
         tl_comm_abort(d->comm, "out of memory (domain sums)"); /* the others wait in the gather */
     unsigned char *o = d->buf2;
     for (size_t q = 0; q < mine; q++) {
-        memcpy(o, &w->blocks[fo + q], sizeof(tl_block_sum));
+        memcpy(o, &w->scratch.blocks[fo + q], sizeof(tl_block_sum));
         o += sizeof(tl_block_sum);
-        memcpy(o, w->wall_part + (fo + q) * nw, nw * 3 * sizeof(double));
+        memcpy(o, w->scratch.wall_part + (fo + q) * nw, nw * 3 * sizeof(double));
         o += nw * 3 * sizeof(double);
-        memcpy(o, w->wall_tpart + (fo + q) * nw, nw * 3 * sizeof(double));
+        memcpy(o, w->scratch.wall_tpart + (fo + q) * nw, nw * 3 * sizeof(double));
         o += nw * 3 * sizeof(double);
     }
     for (size_t r = 0; r < P; r++) d->bytes_a[r] = ((r + 1) * d->ndom / P - r * d->ndom / P) * unit;

@@ -66,7 +66,7 @@
 #include "decomp_log.h"
 
 /* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
- * rolling torque, when it has one, in a slot of its own: w->out_m) */
+ * rolling torque, when it has one, in a slot of its own: w->scratch.out_m) */
 enum { OUT_F = 0, OUT_C = 3, OUT_LA = 6, OUT_LB = 7 };
 
 /* what stays the same for every candidate of one contact stage */
@@ -310,7 +310,7 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
 static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
     const tl_domains *dm = &w->dom;
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
-    const tl_cross_pair *xp = w->out_pair;
+    const tl_cross_pair *xp = w->scratch.out_pair;
     const size_t n = dm->ncross;
     for (size_t e = 0; e < n; e++) {
         /* the bodies lie anywhere: their force and torque lines asked for ahead */
@@ -330,7 +330,7 @@ static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
         const uint32_t i = xp[e].a, j = xp[e].b;
         const bool in_a = i >= lo && i < hi, in_b = j >= lo && j < hi;
         if (!in_a && !in_b) continue;
-        const double *o = w->out + e * TL_OUT, *m = st & TL_PAIR_TORQUE ? w->out_m + e * 3 : NULL;
+        const double *o = w->scratch.out + e * TL_OUT, *m = st & TL_PAIR_TORQUE ? w->scratch.out_m + e * 3 : NULL;
         double tq[3];
         if (in_a) {
             v3_add(f[i], f[i], o + OUT_F);
@@ -882,7 +882,7 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANE
         if (m >> l & 1u) {
             done++;
             if (lslot[l] != SIZE_MAX) {
-                double *so = w->out + lslot[l] * TL_OUT;
+                double *so = w->scratch.out + lslot[l] * TL_OUT;
                 for (int q = 0; q < 3; q++) {
                     so[OUT_F + q] = o.fa[q][l];
                     so[OUT_C + q] = o.cn[q][l];
@@ -901,7 +901,7 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANE
         sink slot;
         const sink *so = out;
         if (lslot[l] != SIZE_MAX) {
-            slot = (sink){NULL, NULL, w->out + lslot[l] * TL_OUT, w->out_m + lslot[l] * 3};
+            slot = (sink){NULL, NULL, w->scratch.out + lslot[l] * TL_OUT, w->scratch.out_m + lslot[l] * 3};
             so = &slot;
         }
         if (steady_leapfrog(s, so, pp, k)) done++;
@@ -933,7 +933,7 @@ static void note_gaps(const tl_world *w, size_t lo, size_t hi) {
             f = (float)g;
             if ((double)f > g) f = nextafterf(f, 0.0f);
         }
-        w->gap[k] = f;
+        w->far.gap[k] = f;
     }
 }
 
@@ -954,7 +954,7 @@ static void note_gaps(const tl_world *w, size_t lo, size_t hi) {
 TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
     const tl_domains *dm = &w->dom;
-    sink out = {w->wall_part + d * w->walls.count, w->wall_tpart + d * w->walls.count, NULL, NULL};
+    sink out = {w->scratch.wall_part + d * w->walls.count, w->scratch.wall_tpart + d * w->walls.count, NULL, NULL};
     const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
     tl_pairs *pp = &w->pp, *pw = &w->pw;
     const uint32_t *A = pp->a, *B = pp->b;
@@ -1040,7 +1040,7 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
             }
             sink slot, *o = &out;
             if (cross) {
-                slot = (sink){NULL, NULL, w->out + slot_k * TL_OUT, w->out_m + slot_k * 3};
+                slot = (sink){NULL, NULL, w->scratch.out + slot_k * TL_OUT, w->scratch.out_m + slot_k * 3};
                 o = &slot;
             }
             if (lean && (st & TL_PAIR_TOUCH) &&
@@ -1055,7 +1055,7 @@ TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs)
     /* the domain's cross candidates, their bodies and state now, for add_cross_range */
     for (size_t e = dm->cross_start[d]; e < dm->cross_start[d + 1]; e++) {
         const uint32_t k = dm->cross[e];
-        w->out_pair[e] = (tl_cross_pair){A[k], B[k], state[k]};
+        w->scratch.out_pair[e] = (tl_cross_pair){A[k], B[k], state[k]};
     }
     for (size_t k = dm->pw_start[d]; k < dm->pw_start[d + 1]; k++) interact(s, &out, pw, k, true, bs);
 }
@@ -1116,16 +1116,16 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         const int m0 = w->p.material[0];
         const tl_law *law0 = &w->laws[w->law_of[(size_t)m0 * w->law_dim + (size_t)m0]];
         bool same = law0->fused_kind == TL_FUSED_HERTZ_MINDLIN;
-        if (same && !(w->mono_seen && w->mono_generation == w->p.generation)) {
+        if (same && !(w->scratch.mono_seen && w->scratch.mono_generation == w->p.generation)) {
             int acc = 0; /* some particle differs */
             const size_t np = w->p.count, nblk = (size_t)nt * 4;
             TL_FOR_STATIC_OR(q, nblk, acc |= differs_from(&w->p, q * np / nblk, (q + 1) * np / nblk, s.mono_r,
                                                           s.mono_im, m0);)
-            w->mono_seen = true;
-            w->mono_generation = w->p.generation;
-            w->mono_same = acc == 0;
+            w->scratch.mono_seen = true;
+            w->scratch.mono_generation = w->p.generation;
+            w->scratch.mono_same = acc == 0;
         }
-        same = same && w->mono_same;
+        same = same && w->scratch.mono_same;
         if (same) {
             s.all_mono = true;
             s.mono_law = law0;
@@ -1135,52 +1135,52 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     s.lanes = s.lean && s.all_mono && s.half_is_v && !w->knobs.no_lanes &&
               tl_lanes_law_make(&s.lanes_law, s.mono_law, s.mono_pl, s.mono_r, s.mono_sr, s.mono_A, s.dt,
                                 w->lay.hist, w->pp.stride, w->knobs.lanes_width);
-    w->lanes_on = s.lanes;
-    w->lanes_width_on = s.lanes ? s.lanes_law.width : 0;
+    w->scratch.lanes_on = s.lanes;
+    w->scratch.lanes_width_on = s.lanes ? s.lanes_law.width : 0;
     const tl_domains *dm = &w->dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
     s.drift = NULL;
     if (!s.half_is_v) {
         size_t np = w->p.count;
-        if (tl_mem_reserve(&w->mem, (void **)&w->drift, &w->cap_drift, np + 1, sizeof *w->drift) != 0)
+        if (tl_mem_reserve(&w->mem, (void **)&w->scratch.drift, &w->scratch.cap_drift, np + 1, sizeof *w->scratch.drift) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
         const size_t nblk = (size_t)nt * 4;
-        TL_FOR_STATIC(q, nblk, drift_rows(&w->p, s.dt, s.b1, s.b2, q * np / nblk, (q + 1) * np / nblk, w->drift);)
-        s.drift = (const double(*)[6])w->drift;
+        TL_FOR_STATIC(q, nblk, drift_rows(&w->p, s.dt, s.b1, s.b2, q * np / nblk, (q + 1) * np / nblk, w->scratch.drift);)
+        s.drift = (const double(*)[6])w->scratch.drift;
     }
-    if (tl_mem_reserve(&w->mem, (void **)&w->blocks, &w->cap_blocks, ndom + 1, sizeof *w->blocks) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->wall_part, &w->cap_wall_part, ndom * nwall + 1,
-                       sizeof *w->wall_part) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->wall_tpart, &w->cap_wall_tpart, ndom * nwall + 1,
-                       sizeof *w->wall_tpart) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out, &w->cap_out, ncross * TL_OUT + 1, sizeof *w->out) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out_m, &w->cap_out_m, ncross * 3 + 1, sizeof *w->out_m) != 0 ||
-        tl_mem_reserve(&w->mem, (void **)&w->out_pair, &w->cap_out_pair, ncross + 1, sizeof *w->out_pair) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->scratch.blocks, &w->scratch.cap_blocks, ndom + 1, sizeof *w->scratch.blocks) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->scratch.wall_part, &w->scratch.cap_wall_part, ndom * nwall + 1,
+                       sizeof *w->scratch.wall_part) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->scratch.wall_tpart, &w->scratch.cap_wall_tpart, ndom * nwall + 1,
+                       sizeof *w->scratch.wall_tpart) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->scratch.out, &w->scratch.cap_out, ncross * TL_OUT + 1, sizeof *w->scratch.out) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->scratch.out_m, &w->scratch.cap_out_m, ncross * 3 + 1, sizeof *w->scratch.out_m) != 0 ||
+        tl_mem_reserve(&w->mem, (void **)&w->scratch.out_pair, &w->scratch.cap_out_pair, ncross + 1, sizeof *w->scratch.out_pair) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
-    memset(w->blocks, 0, ndom * sizeof *w->blocks);
-    memset(w->wall_part, 0, ndom * nwall * sizeof *w->wall_part);
-    memset(w->wall_tpart, 0, ndom * nwall * sizeof *w->wall_tpart);
+    memset(w->scratch.blocks, 0, ndom * sizeof *w->scratch.blocks);
+    memset(w->scratch.wall_part, 0, ndom * nwall * sizeof *w->scratch.wall_part);
+    memset(w->scratch.wall_tpart, 0, ndom * nwall * sizeof *w->scratch.wall_tpart);
     /* the far candidates: skipped by their gap when the predict stage just measured how far
      * every particle has moved since the build, block by block (each block's displacement kept
      * with a relative 1e-5 to spare: the float sum of two of them, rounded, is still no less
      * than the exact sum of the two displacements) */
     s.gap = s.disp_blk = NULL;
-    if (w->disp_ok && !w->knobs.no_gap_skip && w->pp.count > 0) {
+    if (w->far.disp_ok && !w->knobs.no_gap_skip && w->pp.count > 0) {
         const size_t npp = w->pp.count;
-        if (!w->gap_ready) {
-            if (tl_mem_reserve(&w->mem, (void **)&w->gap, &w->cap_gap, npp, sizeof *w->gap) != 0)
+        if (!w->far.gap_ready) {
+            if (tl_mem_reserve(&w->mem, (void **)&w->far.gap, &w->far.cap_gap, npp, sizeof *w->far.gap) != 0)
                 return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
             const size_t nblk = (size_t)nt * 4;
             TL_FOR_STATIC(q, nblk, note_gaps(w, q * npp / nblk, (q + 1) * npp / nblk);)
-            w->gap_ready = true;
+            w->far.gap_ready = true;
         }
-        s.gap = w->gap;
-        s.disp_blk = w->disp_blk;
+        s.gap = w->far.gap;
+        s.disp_blk = w->far.disp_blk;
     }
-    w->disp_ok = false;
+    w->far.disp_ok = false;
 
     /* 1. the domains, any of them on any thread */
-    TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->blocks[d]);)
+    TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->scratch.blocks[d]);)
 
     /* 2. the cross candidates' forces, in list order, each thread for its range of particles */
     if (ncross) {
@@ -1189,8 +1189,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
 
     /* 3. sums in a fixed order (of all ranks' domains in a distributed world) */
-    const tl_block_sum *blocks = w->blocks;
-    const double(*wall_part)[3] = (const double(*)[3])w->wall_part, (*wall_tpart)[3] = (const double(*)[3])w->wall_tpart;
+    const tl_block_sum *blocks = w->scratch.blocks;
+    const double(*wall_part)[3] = (const double(*)[3])w->scratch.wall_part, (*wall_tpart)[3] = (const double(*)[3])w->scratch.wall_tpart;
     size_t nsum = ndom;
     if (w->dc && w->dc->established) {
         tl_status st = tl_decomp_domain_sums(w, &blocks, &wall_part, &wall_tpart, &nsum);
@@ -1214,7 +1214,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
         skipped += blocks[bi].skipped;
     }
     w->touching = touching;
-    w->gap_skipped += skipped;
+    w->far.skipped += skipped;
     /* the contacts of other shapes (shape_contacts.c) */
     /* (on ranks whenever there are mesh walls or bodies: its sums are collective) */
     if (w->sc.cand.count || w->sc.touching ||

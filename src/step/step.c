@@ -180,12 +180,12 @@ static inline void rows_in(size_t q, size_t nblk, size_t lo, size_t hi, size_t n
  * the blocks holding ghosts are measured again once the ghosts hold their owners' state
  * (ghost_blocks) */
 static float *disp_blocks(tl_world *w) {
-    w->disp_ok = false;
+    w->far.disp_ok = false;
     if (w->nbodies) return NULL;
-    if (tl_mem_reserve(&w->mem, (void **)&w->disp_blk, &w->cap_disp_blk, disp_block_count(w->p.count) + 1,
-                       sizeof *w->disp_blk) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->far.disp_blk, &w->far.cap_disp_blk, disp_block_count(w->p.count) + 1,
+                       sizeof *w->far.disp_blk) != 0)
         return NULL;
-    return w->disp_blk;
+    return w->far.disp_blk;
 }
 
 /* rows [lo, hi) of the predict pass (spheres alone) */
@@ -210,7 +210,7 @@ TL_ISA_CLONES static int predict_rows(tl_world *w, size_t lo, size_t hi, float *
  * consumed by that stage) */
 static void note_predicted(tl_world *w, int acc, const float *disp_blk) {
     w->moved = (acc & 1) != 0;
-    w->disp_ok = disp_blk && !(acc & 2);
+    w->far.disp_ok = disp_blk && !(acc & 2);
 }
 
 static void stage_predict(tl_world *w) {
@@ -404,10 +404,10 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *kee
     w->moved = false;
     /* the far candidates' gaps are of the last lists (contact_forces.c); every particle is at
      * its x_ref now, so the blocks' displacements are zero */
-    w->gap_ready = false;
+    w->far.gap_ready = false;
     float *disp_blk = disp_blocks(w);
     if (disp_blk) memset(disp_blk, 0, disp_block_count(w->p.count) * sizeof *disp_blk);
-    w->disp_ok = disp_blk != NULL;
+    w->far.disp_ok = disp_blk != NULL;
     if (in_place) w->nb.builds--;
     return tl_world_list_immovable(w);
 }
@@ -436,7 +436,7 @@ tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
  * forces; their owners by the whole): each block's largest displacement since the build, as
  * the predict pass notes it. */
 static void ghost_blocks(tl_world *w) {
-    if (!w->disp_ok) return;
+    if (!w->far.disp_ok) return;
     const tl_particles *p = &w->p;
     const size_t n = p->count, nblk = disp_block_count(n);
     const size_t own_lo = w->dc->own_lo, own_hi = w->dc->own_hi;
@@ -454,10 +454,10 @@ static void ghost_blocks(tl_world *w) {
             acc |= note_moved(d2, INFINITY, &m);
         }
         if (acc & 2) { /* not a number: nothing is skipped this step */
-            w->disp_ok = false;
+            w->far.disp_ok = false;
             return;
         }
-        note_block(w->disp_blk, hi - 1, hi, &m);
+        note_block(w->far.disp_blk, hi - 1, hi, &m);
     }
 }
 
