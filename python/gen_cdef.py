@@ -8,7 +8,8 @@ cffi's parser reads once the preprocessor is taken out: comments, include
 guards and includes are dropped, the ``extern "C"`` blocks (inside
 ``#ifdef __cplusplus``) are skipped, and of the macros only integer constants
 (``#define TL_LAW_MAX_COEFFS 24``) are kept, which cffi turns into constants.
-``sig_atomic_t`` (scene.h, from <signal.h>) is declared as glibc has it.
+``sig_atomic_t`` (scene.h, from <signal.h>) is declared as glibc has it, and
+the export mark ``TL_API`` (types.h) is taken off each declaration.
 The build runs this on every change of the headers, so the module never
 declares anything the library does not have.
 """
@@ -47,7 +48,7 @@ def declarations(path):
             continue
         if any(skip) or not s:
             continue
-        out.append(line.rstrip())
+        out.append(re.sub(r"\bTL_API\s+", "", line.rstrip()))
     if skip:
         raise SystemExit("%s: unbalanced #if/#endif" % path)
     return "\n".join(out)

@@ -260,7 +260,7 @@ int main(int argc, char **argv) {
         /* the run was spread: each rank owned a share, held ghosts and took in migrants */
         size_t first, own;
         tl_world_owned(w, &first, &own);
-        unsigned long long mine[3] = {own, tl_world_particle_count(w) - own, w->dc->arrived}, all[3],
+        unsigned long long mine[3] = {own, tl_world_particle_count(w) - own, w->ranks.dc->arrived}, all[3],
                            least = own;
         MPI_Reduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);

@@ -118,15 +118,15 @@ typedef struct tl_impact_indicators {
     double energy_out_paper;         /* 1/2 m |VC_out|^2 as eq. 23 prints it, J */
 } tl_impact_indicators;
 
-void tl_impact_measure(const tl_impact_input *in, tl_impact_indicators *out);
+TL_API void tl_impact_measure(const tl_impact_input *in, tl_impact_indicators *out);
 /* kappa = [sum (1 - nu)/G] / [sum (1 - nu/2)/G] over the two materials (Li et al. 2022 eq. 3;
  * compliances, docs/readings.md li-kappa). NAN when a Young's modulus is missing. */
-double tl_kappa(const tl_material_def *a, const tl_material_def *b);
+TL_API double tl_kappa(const tl_material_def *a, const tl_material_def *b);
 
-tl_collide_def tl_collide_default(void);
+TL_API tl_collide_def tl_collide_default(void);
 /* Runs the collision. On failure writes a message into err. */
-tl_status tl_collide(const tl_collide_def *def, tl_collide_result *out, char *err, size_t err_size);
-void tl_collide_result_free(tl_collide_result *r);
+TL_API tl_status tl_collide(const tl_collide_def *def, tl_collide_result *out, char *err, size_t err_size);
+TL_API void tl_collide_result_free(tl_collide_result *r);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@ typedef struct tl_scene_error {
 } tl_scene_error;
 
 /* Formats "file:line:column: key: message" into buf. */
-void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size);
+TL_API void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size);
 
 /* The scene format's own names, in the loader's order, for bindings that speak
  * its vocabulary (the Python package takes its keywords and choices from here):
@@ -46,25 +46,25 @@ void tl_scene_error_format(const tl_scene_error *err, char *buf, size_t size);
  * "shape.mesh", "shape.units", "shape.contact_radius" (tl_mesh_radius order),
  * "shape.contact_depth" (tl_mesh_depth order). Sets *names (when not NULL) to
  * a static array and returns its count; 0 and NULL for an unknown table. */
-size_t tl_scene_names(const char *table, const char *const **names);
+TL_API size_t tl_scene_names(const char *table, const char *const **names);
 
-tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err);
-tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
+TL_API tl_status tl_scene_load_file(const char *path, tl_scene **out, tl_scene_error *err);
+TL_API tl_status tl_scene_load_string(const char *text, const char *name, tl_scene **out,
                                tl_scene_error *err);
 /* The scene in the first len bytes of text (which need not end with a NUL):
  * a NUL byte among them is refused, with its line and column, as in a file. */
-tl_status tl_scene_load_text(const char *text, size_t len, const char *name, tl_scene **out,
+TL_API tl_status tl_scene_load_text(const char *text, size_t len, const char *name, tl_scene **out,
                              tl_scene_error *err);
-void tl_scene_destroy(tl_scene *scene);
+TL_API void tl_scene_destroy(tl_scene *scene);
 
-tl_world *tl_scene_world(tl_scene *scene);
-const char *tl_scene_name(const tl_scene *scene);
-const char *tl_scene_title(const tl_scene *scene); /* the scene's `name:` */
-int tl_scene_stage_count(const tl_scene *scene);
-const char *tl_scene_stage_name(const tl_scene *scene, int index);
-double tl_scene_stage_duration(const tl_scene *scene, int index);
-double tl_scene_duration(const tl_scene *scene); /* all stages, s */
-int tl_scene_output_count(const tl_scene *scene);
+TL_API tl_world *tl_scene_world(tl_scene *scene);
+TL_API const char *tl_scene_name(const tl_scene *scene);
+TL_API const char *tl_scene_title(const tl_scene *scene); /* the scene's `name:` */
+TL_API int tl_scene_stage_count(const tl_scene *scene);
+TL_API const char *tl_scene_stage_name(const tl_scene *scene, int index);
+TL_API double tl_scene_stage_duration(const tl_scene *scene, int index);
+TL_API double tl_scene_duration(const tl_scene *scene); /* all stages, s */
+TL_API int tl_scene_output_count(const tl_scene *scene);
 /* How stage i ended in the last run (tl_scene_run). */
 typedef struct tl_stage_result {
     const char *name;
@@ -76,11 +76,11 @@ typedef struct tl_stage_result {
     double time_begin, time_end; /* world time, s */
     double kinetic_energy;       /* J at the last check of its condition; NAN when none */
 } tl_stage_result;
-tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out);
+TL_API tl_status tl_scene_stage_result(const tl_scene *scene, int index, tl_stage_result *out);
 
 /* Describe output i: its kind ("energy", "particles", "contacts", "vtk",
  * "collisions", "plot") and its file name relative to the output directory. */
-tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file);
+TL_API tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file);
 
 /* ---- running ---- */
 
@@ -127,7 +127,7 @@ typedef struct tl_run_options {
     int64_t step_every; /* >= 1 with on_steps */
 } tl_run_options;
 
-tl_run_options tl_run_options_default(void);
+TL_API tl_run_options tl_run_options_default(void);
 
 typedef struct tl_run_summary {
     int64_t steps;
@@ -160,10 +160,10 @@ typedef struct tl_run_summary {
 
 /* Runs every stage, writing the scene's outputs. On failure nothing that was
  * being written is left under its final name. */
-tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_summary *summary);
+TL_API tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_summary *summary);
 
 /* The message of the last tl_scene_run failure. */
-const char *tl_scene_run_error(const tl_scene *scene);
+TL_API const char *tl_scene_run_error(const tl_scene *scene);
 
 #ifdef __cplusplus
 }

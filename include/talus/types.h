@@ -8,6 +8,15 @@
 #ifndef TALUS_TYPES_H
 #define TALUS_TYPES_H
 
+/* The library's public functions: exported from libtalus.so, where everything else is hidden
+ * (built with -fvisibility=hidden; test/arch/symbols.txt lists them). */
+#if defined(__GNUC__)
+#define TL_API __attribute__((visibility("default")))
+#endif
+#ifndef TL_API
+#define TL_API
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

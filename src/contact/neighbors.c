@@ -713,3 +713,39 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
     if (shapes && extract_shapes(mem, p, w, pw, dom->pw_start, ndom, true, nb->all_to_shapes, shapes) != 0) return -1;
     return 0;
 }
+
+/* ---- the domains of a state read back (parallel/decomp.c, decomp_state.c) ---- */
+
+int tl_domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
+    memset(D, 0, sizeof *D);
+    D->cap = nd + 1;
+    D->start = tl_mem_alloc(m, D->cap * sizeof *D->start);
+    D->pp_start = tl_mem_alloc(m, D->cap * sizeof *D->pp_start);
+    D->pw_start = tl_mem_alloc(m, D->cap * sizeof *D->pw_start);
+    D->cross_start = tl_mem_alloc(m, D->cap * sizeof *D->cross_start);
+    D->cap_cross = ncross + 1;
+    D->cross = tl_mem_alloc(m, D->cap_cross * sizeof *D->cross);
+    D->count = nd;
+    return D->start && D->pp_start && D->pw_start && D->cross_start && D->cross ? 0 : -1;
+}
+
+/* the cross candidates of each domain (a particle outside it), as tl_neighbors_build finds them */
+void tl_domains_cross(tl_domains *D, const tl_pairs *pp) {
+    D->ncross = 0;
+    for (size_t q = 0; q < D->count; q++) {
+        D->cross_start[q] = D->ncross;
+        for (size_t k = D->pp_start[q]; k < D->pp_start[q + 1]; k++)
+            if (pp->a[k] < D->start[q] || pp->a[k] >= D->start[q + 1] || pp->b[k] < D->start[q] ||
+                pp->b[k] >= D->start[q + 1])
+                D->cross[D->ncross++] = (uint32_t)k;
+    }
+    D->cross_start[D->count] = D->ncross;
+}
+
+size_t tl_domains_count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd) {
+    size_t n = 0;
+    for (size_t q = 0; q < nd; q++)
+        for (size_t k = pp_start[q]; k < pp_start[q + 1]; k++)
+            n += pp->a[k] < start[q] || pp->a[k] >= start[q + 1] || pp->b[k] < start[q] || pp->b[k] >= start[q + 1];
+    return n;
+}

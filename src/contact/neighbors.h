@@ -141,6 +141,12 @@ int tl_neighbors_build(tl_mem *mem, tl_neighbors *nb, tl_particles *p, const tl_
                        const tl_periodic *per, tl_pairs *pp, tl_pairs *pw, tl_domains *dom,
                        tl_shape_list *shapes, int threads, const tl_nb_frame *frame);
 void tl_domains_free(tl_mem *mem, tl_domains *d);
+/* The domains of a serial state from its counts (a checkpoint read on ranks): room for nd domains
+ * and ncross cross candidates (-1: out of memory), the cross candidates of the candidate list pp
+ * by the domains' bounds, and their count beforehand. */
+int tl_domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross);
+void tl_domains_cross(tl_domains *D, const tl_pairs *pp);
+size_t tl_domains_count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd);
 
 /* The image code of shift (sx, sy, sz), each in {-1, 0, 1}. */
 static inline uint8_t tl_image_code(int sx, int sy, int sz) {

@@ -11,6 +11,7 @@
 #include "materials.h"
 #include "neighbors.h"
 #include "particles.h"
+#include "ranks.h"
 #include "rng.h"
 #include "shape.h"
 #include "shape_contacts.h"
@@ -217,7 +218,7 @@ struct tl_world {
                            * committing one, 0 otherwise (step.c) */
     tl_pc_scratch pc;     /* predictor-corrector: the records before the trial stage (step.c) */
     tl_timestep_info ts;
-    struct tl_decomp *dc;  /* the ranks of a distributed run (parallel/decomp.h), NULL: serial */
+    tl_ranks ranks;        /* the ranks of a distributed run (ranks.h; parallel/ writes it), ops NULL: serial */
     tl_energy_ledger ledger;
     tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
 

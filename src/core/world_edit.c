@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "contacts.h"
-#include "decomp.h"
 #include "rigid.h"
 #include "vec.h"
 #include "world.h"
@@ -45,7 +44,7 @@ static const char *field_name(tl_particle_set f) {
 /* A world spread over ranks keeps its particles apart: these calls are serial (or before the
  * world is prepared, when every rank makes the same calls). */
 tl_status tl_edit_refuse_distributed(tl_world *w, const char *what) {
-    if (w->dc && (w->dc->established || w->prepared))
+    if (w->ranks.ops && (w->ranks.established || w->prepared))
         return tl_world_fail(w, TL_ERROR_STATE,
                              "%s: not available on a world spread over MPI ranks (tl_world_distribute) once it "
                              "is prepared; make the change before the first step, on every rank alike",

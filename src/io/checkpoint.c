@@ -27,7 +27,6 @@
 #include "measure.h"
 #include "checkpoint.h"
 #include "blowup.h"
-#include "decomp.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
 #define FORMAT 11u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
@@ -237,7 +236,7 @@ tl_status tl_world_save_state(const tl_world *w, void **data, size_t *size) {
     *size = 0;
     if (!w->prepared) return TL_ERROR_STATE;
     /* a distributed world: the serial state, put together on rank 0 (collective) */
-    if (w->dc && w->dc->established && w->dc->size > 1) return tl_decomp_save_state(w, data, size);
+    if (w->ranks.established && w->ranks.size > 1) return w->ranks.ops->save_state(w, data, size);
     return tl_world_save_serial(w, data, size);
 }
 
@@ -698,7 +697,7 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     }
     w->touch.step = -1;
     /* a distributed world: every rank loaded the whole; each keeps its share (collective) */
-    tl_status st = w->dc ? tl_decomp_loaded(w) : TL_OK;
+    tl_status st = w->ranks.ops ? w->ranks.ops->loaded(w) : TL_OK;
     if (st == TL_OK) st = tl_world_list_immovable(w);
     if (st == TL_OK) tl_blowup_reference(w); /* the blow-up check's energy: from the loaded state */
     return st;

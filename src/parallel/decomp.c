@@ -1,6 +1,7 @@
 #include "decomp.h"
 #include "decomp_log.h"
 #include "decomp_shapes.h"
+#include "decomp_state.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,10 +27,10 @@ static tl_status no_memory(tl_world *w, const char *what) {
 }
 
 void tl_decomp_free(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (!d) return;
     tl_mem *m = &w->mem;
-    size_t P = (size_t)d->size;
+    size_t P = (size_t)d->face->size;
     tl_mem_free(m, d->gidx, d->cap_gidx * sizeof *d->gidx);
     tl_mem_free(m, d->ldom, d->cap_ldom * sizeof *d->ldom);
     tl_mem_free(m, d->wall_reach, d->cap_reach * sizeof *d->wall_reach);
@@ -40,11 +41,11 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->blocks, d->cap_blocks * sizeof *d->blocks);
     tl_mem_free(m, d->wall_part, d->cap_wall_part * sizeof *d->wall_part);
     tl_mem_free(m, d->wall_tpart, d->cap_wall_tpart * sizeof *d->wall_tpart);
-    tl_mem_free(m, d->vp, d->cap_vp * sizeof *d->vp);
-    tl_mem_free(m, d->vc, d->cap_vc * sizeof *d->vc);
-    tl_mem_free(m, d->vhist, d->cap_vhist * sizeof *d->vhist);
+    tl_mem_free(m, d->face->vp, d->face->cap_vp * sizeof *d->face->vp);
+    tl_mem_free(m, d->face->vc, d->face->cap_vc * sizeof *d->face->vc);
+    tl_mem_free(m, d->face->vhist, d->face->cap_vhist * sizeof *d->face->vhist);
     tl_mem_free(m, d->terms, d->cap_terms * sizeof *d->terms);
-    tl_keymap_free(m, &d->vindex);
+    tl_keymap_free(m, &d->face->vindex);
     tl_mem_free(m, d->log_ids, d->cap_log_ids * sizeof *d->log_ids);
     tl_mem_free(m, d->log_got, d->cap_log_got * sizeof *d->log_got);
     tl_mem_free(m, d->log_ans, d->cap_log_ans * sizeof *d->log_ans);
@@ -54,13 +55,41 @@ void tl_decomp_free(tl_world *w) {
     tl_mem_free(m, d->shape_ord, d->cap_shape_ord * sizeof *d->shape_ord);
     tl_comm_free(m, d->comm);
     tl_mem_free(m, d, sizeof *d);
-    w->dc = NULL;
+    memset(&w->ranks, 0, sizeof w->ranks); /* serial again: no port, no face */
 }
+
+/* The ranks port's implementation (core/ranks.h): what the engine's stages call of a distributed
+ * world. */
+static const tl_ranks_ops decomp_ops = {
+    .free = tl_decomp_free,
+    .appended = tl_decomp_appended,
+    .save_state = tl_decomp_save_state,
+    .loaded = tl_decomp_loaded,
+    .max = tl_decomp_max,
+    .or_ = tl_decomp_or,
+    .merge = tl_decomp_merge,
+    .gather_fixed = tl_decomp_gather_fixed,
+    .abort = tl_decomp_abort,
+    .domain_sums = tl_decomp_domain_sums,
+    .shape_sums = tl_decomp_shape_sums,
+    .own_shape = tl_decomp_own_shape,
+    .external_potential = tl_decomp_external_potential,
+    .term = tl_decomp_term,
+    .terms_subtract = tl_decomp_terms_subtract,
+    .note_immovable = tl_decomp_note_immovable,
+    .establish = tl_decomp_establish,
+    .particles = tl_decomp_particles,
+    .ghosts = tl_decomp_ghosts,
+    .moved = tl_decomp_moved,
+    .refresh = tl_decomp_refresh,
+    .log_rows = tl_decomp_log_rows,
+    .log_fetch = tl_decomp_log_fetch,
+};
 
 /* comm_f: the Fortran handle of the caller's communicator, or -1 for MPI_COMM_WORLD */
 static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     if (!w) return TL_ERROR_ARGUMENT;
-    if (w->dc) return TL_OK;
+    if (w->ranks.dc) return TL_OK;
     if (!tl_comm_available())
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "a distributed world needs MPI: this build has none, or MPI_Init was not called");
@@ -69,7 +98,8 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     tl_decomp *d = tl_mem_alloc(&w->mem, sizeof *d);
     if (!d) return no_memory(w, "decomposition");
     memset(d, 0, sizeof *d);
-    tl_keymap_init(&d->vindex);
+    d->face = &w->ranks;
+    tl_keymap_init(&d->face->vindex);
     d->comm = given ? tl_comm_of(&w->mem, comm_f) : tl_comm_world(&w->mem);
     if (!d->comm) {
         tl_mem_free(&w->mem, d, sizeof *d);
@@ -80,13 +110,14 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
                                  comm_f);
         return no_memory(w, "decomposition");
     }
-    d->rank = tl_comm_rank(d->comm);
-    d->size = tl_comm_size(d->comm);
-    size_t P = (size_t)d->size;
+    w->ranks.rank = tl_comm_rank(d->comm);
+    w->ranks.size = tl_comm_size(d->comm);
+    size_t P = (size_t)d->face->size;
     d->send_n = tl_mem_alloc(&w->mem, 5 * P * sizeof *d->send_n);
     if (!d->send_n) {
         tl_comm_free(&w->mem, d->comm);
         tl_mem_free(&w->mem, d, sizeof *d);
+        memset(&w->ranks, 0, sizeof w->ranks);
         return no_memory(w, "decomposition");
     }
     memset(d->send_n, 0, 5 * P * sizeof *d->send_n);
@@ -94,7 +125,8 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     d->recv_at = d->send_n + 2 * P;
     d->bytes_a = d->send_n + 3 * P;
     d->bytes_b = d->send_n + 4 * P;
-    w->dc = d;
+    w->ranks.dc = d;
+    w->ranks.ops = &decomp_ops;
     /* lists built already (the initial forces): each rank takes its share of them now */
     if (w->nb.builds > 0 && !w->neighbors_dirty) return tl_world_establish(w);
     return TL_OK;
@@ -103,23 +135,6 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
 tl_status tl_world_distribute(tl_world *w) { return distribute_over(w, false, -1); }
 
 tl_status tl_world_distribute_comm(tl_world *w, int comm_f) { return distribute_over(w, true, comm_f); }
-
-int tl_world_rank(const tl_world *w) { return w && w->dc ? w->dc->rank : 0; }
-int tl_world_ranks(const tl_world *w) { return w && w->dc ? w->dc->size : 1; }
-
-void tl_world_owned(const tl_world *w, size_t *first, size_t *count) {
-    if (!w) {
-        *first = *count = 0;
-        return;
-    }
-    if (tl_decomp_on(w->dc) && w->dc->established) {
-        *first = w->dc->own_lo;
-        *count = w->dc->own_hi - w->dc->own_lo;
-        return;
-    }
-    *first = 0;
-    *count = w->p.count;
-}
 
 tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
@@ -137,21 +152,21 @@ static uint64_t dom_start(const tl_decomp *d, size_t dd) {
 }
 
 static void partition(tl_world *w, uint64_t n) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     d->nglobal = n;
     d->ndom = n ? tl_neighbors_domain_count(&w->nb, (size_t)n) : 0;
-    d->dom_lo = (size_t)d->rank * d->ndom / (size_t)d->size;
-    d->dom_hi = ((size_t)d->rank + 1) * d->ndom / (size_t)d->size;
+    d->dom_lo = (size_t)d->face->rank * d->ndom / (size_t)d->face->size;
+    d->dom_hi = ((size_t)d->face->rank + 1) * d->ndom / (size_t)d->face->size;
     d->g_lo = dom_start(d, d->dom_lo);
     d->g_hi = dom_start(d, d->dom_hi);
 }
 
 /* the rank owning global index g */
 static int owner_of(const tl_decomp *d, uint64_t g) {
-    int lo = 0, hi = d->size - 1;
+    int lo = 0, hi = d->face->size - 1;
     while (lo < hi) { /* the last rank whose first index is <= g */
         int mid = (lo + hi + 1) / 2;
-        size_t dm = (size_t)mid * d->ndom / (size_t)d->size;
+        size_t dm = (size_t)mid * d->ndom / (size_t)d->face->size;
         if (dom_start(d, dm) <= g) lo = mid;
         else hi = mid - 1;
     }
@@ -160,12 +175,12 @@ static int owner_of(const tl_decomp *d, uint64_t g) {
 }
 
 static int reserve_gidx(tl_world *w, size_t n) {
-    return tl_mem_reserve(&w->mem, (void **)&w->dc->gidx, &w->dc->cap_gidx, n + 1, sizeof *w->dc->gidx);
+    return tl_mem_reserve(&w->mem, (void **)&w->ranks.dc->gidx, &w->ranks.dc->cap_gidx, n + 1, sizeof *w->ranks.dc->gidx);
 }
 
 /* Keeps the particles with keep[i] (and their global indices), in order. */
 static tl_status compact(tl_world *w, const uint8_t *keep) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     size_t n = 0;
     for (size_t i = 0; i < w->p.count; i++)
         if (keep[i]) d->gidx[n++] = d->gidx[i];
@@ -174,13 +189,13 @@ static tl_status compact(tl_world *w, const uint8_t *keep) {
 }
 
 static uint8_t *scratch_keep(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, w->p.count + 1, 1) != 0) return NULL;
     return d->buf2;
 }
 
 tl_status tl_decomp_establish(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_status s = tl_decomp_supported(w);
     if (s != TL_OK) return s;
     size_t n = w->p.count;
@@ -192,18 +207,18 @@ tl_status tl_decomp_establish(tl_world *w) {
     for (size_t i = 0; i < n; i++) keep[i] = i >= d->g_lo && i < d->g_hi;
     s = compact(w, keep);
     if (s != TL_OK) return s;
-    d->own_lo = 0;
-    d->own_hi = w->p.count;
-    d->established = true;
+    d->face->own_lo = 0;
+    d->face->own_hi = w->p.count;
+    d->face->established = true;
     return TL_OK;
 }
 
 void tl_decomp_moved(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     const tl_particles *p = &w->p;
     const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
     int acc = 0;
-    for (size_t i = d->own_lo; i < d->own_hi && !acc; i++) {
+    for (size_t i = d->face->own_lo; i < d->face->own_hi && !acc; i++) {
         double d2 = 0.0; /* as the predict stage adds it */
         for (int k = 0; k < 3; k++) {
             double e = p->x[i][k] - p->x_ref[i][k];
@@ -218,7 +233,7 @@ void tl_decomp_moved(tl_world *w) {
 /* Every rank's terms, added one by one in global order to *acc (sign +1 or -1): the serial
  * loop's sum, term for term. */
 static tl_status ordered_sum(tl_world *w, const double *terms, size_t n, double *acc, double sign) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     void *out = d->buf;
     size_t got = tl_comm_allgather(d->comm, &w->mem, terms, n * sizeof *terms, &out, &d->cap_buf, NULL);
     d->buf = out;
@@ -265,7 +280,7 @@ static tl_status remove_lost(tl_world *w) {
         }
     }
     uint64_t all = lost;
-    tl_comm_sum_u64(w->dc->comm, &all, 1);
+    tl_comm_sum_u64(w->ranks.dc->comm, &all, 1);
     tl_status s = TL_OK;
     if (all) s = ordered_sum(w, terms.v, terms.n, &w->ledger.boundary_work, -1.0);
     tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
@@ -315,7 +330,7 @@ static tl_status wrap_periodic(tl_world *w) {
  * of all particles; newg[i] receives the new global index of owned particle i. Returns 1 when
  * the order changed hands (a reordering build), 0 when it is not due, -1 on failure. */
 static int reorder(tl_world *w, uint64_t g0, uint64_t n, uint64_t *newg) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_particles *p = &w->p;
     if (!tl_reorder_due(w, n)) return 0;
     double lo[4];
@@ -351,9 +366,9 @@ static size_t record_bytes(const tl_stash *s) { return 2 * sizeof(uint64_t) + (s
 
 /* Sends each migrating particle's records (those of its touching pairs) to its new rank. */
 static tl_status send_records(tl_world *w, const int *dest) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_stash *st = &w->stash;
-    const size_t P = (size_t)d->size, rb = record_bytes(st);
+    const size_t P = (size_t)d->face->size, rb = record_bytes(st);
     const tl_keymap *maps[2] = {&st->pp, &st->pw};
     size_t *cnt = d->bytes_a;
     memset(cnt, 0, P * sizeof *cnt);
@@ -387,7 +402,7 @@ static tl_status send_records(tl_world *w, const int *dest) {
                 int sent_to = -1;
                 for (int q = 0; q < nid; q++) {
                     int64_t i = tl_particles_index(&w->p, ids[q]);
-                    if (i < 0 || dest[i] == d->rank || dest[i] == sent_to) continue;
+                    if (i < 0 || dest[i] == d->face->rank || dest[i] == sent_to) continue;
                     size_t r = (size_t)dest[i];
                     sent_to = dest[i];
                     if (pass == 0) {
@@ -424,7 +439,7 @@ static tl_status send_records(tl_world *w, const int *dest) {
 /* Puts the stored particles in the order of their global indices, which must be
  * base .. base + count - 1. */
 static tl_status sort_by_gidx(tl_world *w, uint64_t base) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     size_t n = w->p.count;
     uint32_t *ord = tl_mem_alloc(&w->mem, (n + 1) * sizeof *ord);
     if (!ord) return no_memory(w, "migration");
@@ -438,7 +453,7 @@ static tl_status sort_by_gidx(tl_world *w, uint64_t base) {
     int r = ok ? tl_particles_permute(&w->mem, &w->p, ord) : 0;
     tl_mem_free(&w->mem, ord, (n + 1) * sizeof *ord);
     if (!ok) return tl_world_fail(w, TL_ERROR_STATE, "rank %d: its particles are not the global range it owns",
-                                  d->rank);
+                                  d->face->rank);
     if (r != 0) return no_memory(w, "migration");
     for (size_t k = 0; k < n; k++) d->gidx[k] = base + k;
     return TL_OK;
@@ -449,20 +464,20 @@ static tl_status particles(tl_world *w);
 tl_status tl_decomp_particles(tl_world *w) {
     double t0 = now();
     tl_status s = particles(w);
-    w->dc->cost.rebuild_s += now() - t0;
-    w->dc->cost.rebuilds++;
+    w->ranks.dc->cost.rebuild_s += now() - t0;
+    w->ranks.dc->cost.rebuilds++;
     return s;
 }
 
 static tl_status particles(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_particles *p = &w->p;
     tl_status s = tl_decomp_supported(w);
     if (s != TL_OK) return s;
     /* the ghosts go */
     uint8_t *keep = scratch_keep(w);
     if (!keep) return no_memory(w, "migration");
-    for (size_t i = 0; i < p->count; i++) keep[i] = i >= d->own_lo && i < d->own_hi;
+    for (size_t i = 0; i < p->count; i++) keep[i] = i >= d->face->own_lo && i < d->face->own_hi;
     s = compact(w, keep);
     if (s == TL_OK) s = remove_lost(w);
     if (s == TL_OK) {
@@ -479,7 +494,7 @@ static tl_status particles(tl_world *w) {
     if (reorder(w, g0, n, d->gidx) < 0) return no_memory(w, "reordering");
     partition(w, n);
     /* the migration: particles (with their global index) and their records */
-    const size_t P = (size_t)d->size, pb = tl_particles_bytes_each() + sizeof(uint64_t);
+    const size_t P = (size_t)d->face->size, pb = tl_particles_bytes_each() + sizeof(uint64_t);
     int *dest = tl_mem_alloc(&w->mem, (p->count + 1) * sizeof *dest);
     if (!dest) return no_memory(w, "migration");
     for (size_t i = 0; i < p->count; i++) dest[i] = owner_of(d, d->gidx[i]);
@@ -489,7 +504,7 @@ static tl_status particles(tl_world *w) {
     size_t *cnt = d->bytes_a, *at = d->bytes_b;
     memset(cnt, 0, P * sizeof *cnt);
     for (size_t i = 0; i < p->count; i++)
-        if (dest[i] != d->rank) cnt[dest[i]] += pb;
+        if (dest[i] != d->face->rank) cnt[dest[i]] += pb;
     size_t total = 0;
     for (size_t r = 0; r < P; r++) {
         at[r] = total;
@@ -502,7 +517,7 @@ static tl_status particles(tl_world *w) {
         return s;
     }
     for (size_t i = 0; i < p->count; i++) {
-        if (dest[i] == d->rank) continue;
+        if (dest[i] == d->face->rank) continue;
         unsigned char *o = d->buf2 + at[dest[i]];
         memcpy(o, &d->gidx[i], sizeof(uint64_t));
         tl_particles_pack(p, i, o + sizeof(uint64_t));
@@ -516,7 +531,7 @@ static tl_status particles(tl_world *w) {
         tl_mem_free(&w->mem, dest, (p->count + 1) * sizeof *dest);
         return no_memory(w, "migration");
     }
-    for (size_t i = 0; i < p->count; i++) keep[i] = dest[i] == d->rank;
+    for (size_t i = 0; i < p->count; i++) keep[i] = dest[i] == d->face->rank;
     tl_mem_free(&w->mem, dest, (p->count + 1) * sizeof *dest);
     s = compact(w, keep);
     if (s != TL_OK) return s;
@@ -532,10 +547,10 @@ static tl_status particles(tl_world *w) {
     s = sort_by_gidx(w, d->g_lo);
     if (s != TL_OK) return s;
     if (p->count != d->g_hi - d->g_lo)
-        return tl_world_fail(w, TL_ERROR_STATE, "rank %d holds %zu particles for its %llu", d->rank, p->count,
+        return tl_world_fail(w, TL_ERROR_STATE, "rank %d holds %zu particles for its %llu", d->face->rank, p->count,
                              (unsigned long long)(d->g_hi - d->g_lo));
-    d->own_lo = 0;
-    d->own_hi = p->count;
+    d->face->own_lo = 0;
+    d->face->own_hi = p->count;
     return TL_OK;
 }
 
@@ -556,15 +571,15 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame);
 tl_status tl_decomp_ghosts(tl_world *w, const tl_nb_frame **frame) {
     double t0 = now();
     tl_status s = ghosts(w, frame);
-    w->dc->cost.rebuild_s += now() - t0;
+    w->ranks.dc->cost.rebuild_s += now() - t0;
     return s;
 }
 
 static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_particles *p = &w->p;
     tl_nb_frame *f = &d->frame;
-    const size_t P = (size_t)d->size, nown = p->count;
+    const size_t P = (size_t)d->face->size, nown = p->count;
     memset(f, 0, sizeof *f);
     /* the extent, the classes and the walls' reach over all particles */
     double ext[7] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 0.0}; /* lo, -hi, rmax */
@@ -645,7 +660,7 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     d->nsend = 0;
     for (size_t r = 0; r < P; r++) {
         d->send_n[r] = 0;
-        if ((int)r == d->rank) continue;
+        if ((int)r == d->face->rank) continue;
         size_t b0 = r * d->ndom / P, b1 = (r + 1) * d->ndom / P;
         for (size_t i = 0; i < nown; i++) {
             bool near = false;
@@ -685,7 +700,7 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     size_t nbelow = 0, nghost = got / pb;
     for (size_t r = 0; r < P; r++) {
         d->recv_n[r] = at[r] / pb;
-        if ((int)r < d->rank) nbelow += d->recv_n[r];
+        if ((int)r < d->face->rank) nbelow += d->recv_n[r];
     }
     if (reserve_gidx(w, nown + nghost) != 0) return no_memory(w, "ghosts");
     for (size_t e = 0; e < nghost; e++) {
@@ -710,11 +725,11 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     tl_mem_free(&w->mem, ord, (p->count + 1) * sizeof *ord);
     if (rr != 0) return no_memory(w, "ghosts");
     for (size_t e = 0; e < d->nsend; e++) d->send_idx[e] += (uint32_t)nbelow;
-    d->own_lo = nbelow;
-    d->own_hi = nbelow + nown;
+    d->face->own_lo = nbelow;
+    d->face->own_hi = nbelow + nown;
     size_t pos = 0;
     for (size_t r = 0; r < P; r++) {
-        if ((int)r == d->rank) pos = d->own_hi;
+        if ((int)r == d->face->rank) pos = d->face->own_hi;
         d->recv_at[r] = pos;
         pos += d->recv_n[r];
     }
@@ -725,21 +740,21 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     if (nbelow) d->ldom[nl++] = 0;
     d->first_owned = nl;
     for (size_t dd = 0; dd < mine; dd++) d->ldom[nl++] = (uint32_t)(nbelow + dom_start(d, d->dom_lo + dd) - d->g_lo);
-    if (p->count > d->own_hi) d->ldom[nl++] = (uint32_t)d->own_hi;
+    if (p->count > d->face->own_hi) d->ldom[nl++] = (uint32_t)d->face->own_hi;
     d->ldom[nl] = (uint32_t)p->count;
     f->ndom = nl;
     f->dom_start = d->ldom;
-    f->own_lo = d->own_lo;
-    f->own_hi = d->own_hi;
+    f->own_lo = d->face->own_lo;
+    f->own_hi = d->face->own_hi;
     *frame = f;
     tl_decomp_count_bodies(w); /* owned and ghosts: the stages' paths and the shape list */
     return TL_OK;
 }
 
 tl_status tl_decomp_refresh(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_particles *p = &w->p;
-    const size_t P = (size_t)d->size, pb = tl_particles_bytes_each();
+    const size_t P = (size_t)d->face->size, pb = tl_particles_bytes_each();
     size_t nrecv = 0;
     for (size_t r = 0; r < P; r++) {
         d->bytes_a[r] = d->send_n[r] * pb;
@@ -769,12 +784,12 @@ tl_status tl_decomp_refresh(tl_world *w) {
 
 tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const double (**wall_part)[3],
                                 const double (**wall_tpart)[3], size_t *ndom) {
-    tl_decomp *d = w->dc;
-    const size_t P = (size_t)d->size, mine = d->dom_hi - d->dom_lo, nw = w->walls.count, fo = d->first_owned;
+    tl_decomp *d = w->ranks.dc;
+    const size_t P = (size_t)d->face->size, mine = d->dom_hi - d->dom_lo, nw = w->walls.count, fo = d->first_owned;
     /* per domain: its block, then its shares of the walls' forces and torques */
     const size_t unit = sizeof(tl_block_sum) + 2 * nw * 3 * sizeof(double);
     if (mine && w->dom.count < fo + mine)
-        return tl_world_fail(w, TL_ERROR_STATE, "rank %d: %zu domains for its %zu", d->rank, w->dom.count, mine);
+        return tl_world_fail(w, TL_ERROR_STATE, "rank %d: %zu domains for its %zu", d->face->rank, w->dom.count, mine);
     if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, mine * unit + 1, 1) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&d->buf, &d->cap_buf, d->ndom * unit + 1, 1) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&d->blocks, &d->cap_blocks, d->ndom + 1, sizeof *d->blocks) != 0 ||
@@ -812,16 +827,16 @@ tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const 
     return TL_OK;
 }
 
-void tl_decomp_max(const tl_world *w, double *v, size_t n) { tl_comm_max(w->dc->comm, v, n); }
-void tl_decomp_or(const tl_world *w, int *v, size_t n) { tl_comm_or(w->dc->comm, v, n); }
+void tl_decomp_max(const tl_world *w, double *v, size_t n) { tl_comm_max(w->ranks.dc->comm, v, n); }
+void tl_decomp_or(const tl_world *w, int *v, size_t n) { tl_comm_or(w->ranks.dc->comm, v, n); }
 
 void tl_decomp_gather_fixed(const tl_world *w, const void *mine, size_t bytes, void *all) {
-    tl_decomp *d = w->dc;
-    for (size_t r = 0; r < (size_t)d->size; r++) d->bytes_a[r] = bytes;
+    tl_decomp *d = w->ranks.dc;
+    for (size_t r = 0; r < (size_t)d->face->size; r++) d->bytes_a[r] = bytes;
     tl_comm_allgather_known(d->comm, mine, bytes, all, d->bytes_a);
 }
 
-void tl_decomp_abort(const tl_world *w, const char *why) { tl_comm_abort(w->dc->comm, why); }
+void tl_decomp_abort(const tl_world *w, const char *why) { tl_comm_abort(w->ranks.dc->comm, why); }
 
 void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
     /* each 128-bit sum as four 32-bit limbs (the top one signed), added as 64-bit integers:
@@ -835,7 +850,7 @@ void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
             for (int q = 0; q < 3; q++) limb[4 * k + (size_t)q] = (int64_t)(uint32_t)(u >> (32 * q));
             limb[4 * k + 3] = (int64_t)(s[b + k].acc >> 96);
         }
-        tl_comm_sum_i64(w->dc->comm, limb, 4 * m);
+        tl_comm_sum_i64(w->ranks.dc->comm, limb, 4 * m);
         for (size_t k = 0; k < m; k++) {
             tl_u128 t = 0;
             for (int q = 0; q < 4; q++) t += (tl_u128)(tl_i128)limb[4 * k + (size_t)q] << (32 * q);
@@ -848,7 +863,7 @@ void tl_decomp_merge(const tl_world *w, tl_rsum *s, size_t n) {
  * tl_external_potential does, each term from the rank that owns the particle */
 double tl_decomp_external_potential(const tl_world *cw) {
     tl_world *w = (tl_world *)cw; /* the exchange buffers are caches */
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     size_t first, count;
     tl_world_owned(w, &first, &count);
     double *t = tl_mem_alloc(&w->mem, (2 * w->next + 1) * sizeof *t);
@@ -888,19 +903,19 @@ double tl_decomp_external_potential(const tl_world *cw) {
 
 void tl_decomp_note_immovable(tl_world *w) {
     int any = w->nimmovable > 0;
-    tl_comm_or(w->dc->comm, &any, 1);
-    w->dc->any_immovable = any != 0;
+    tl_comm_or(w->ranks.dc->comm, &any, 1);
+    w->ranks.any_immovable = any != 0;
 }
 
 void tl_decomp_term(tl_world *w, double t) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (tl_mem_reserve(&w->mem, (void **)&d->terms, &d->cap_terms, d->nterms + 1, sizeof *d->terms) != 0)
         tl_comm_abort(d->comm, "out of memory (boundary work)"); /* the others wait in the gather */
     d->terms[d->nterms++] = t;
 }
 
 void tl_decomp_terms_subtract(tl_world *w, double *acc) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (ordered_sum(w, d->terms, d->nterms, acc, -1.0) != TL_OK)
         tl_comm_abort(d->comm, "out of memory (boundary work)");
     d->nterms = 0;
@@ -921,7 +936,7 @@ tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t
             return s;
         }
     }
-    if (!tl_decomp_on(w->dc)) {
+    if (!tl_ranks_on(&w->ranks)) {
         *out = malloc((count + 1) * sizeof **out);
         if (!*out) {
             tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
@@ -932,13 +947,13 @@ tl_status tl_world_gather_particles(tl_world *w, tl_particle_state **out, size_t
         tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
         return TL_OK;
     }
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     void *buf = d->buf;
     size_t got = tl_comm_allgather(d->comm, &w->mem, mine, count * sizeof *mine, &buf, &d->cap_buf, NULL);
     d->buf = buf;
     tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
     if (got == SIZE_MAX) return no_memory(w, "gather");
-    if (d->rank != 0) return TL_OK;
+    if (d->face->rank != 0) return TL_OK;
     *out = malloc(got + 1);
     if (!*out) return no_memory(w, "gather");
     memcpy(*out, d->buf, got);
@@ -952,12 +967,12 @@ static tl_status gather_all(tl_world *w);
 
 tl_status tl_world_view(tl_world *w, tl_view view) {
     if (!w) return TL_ERROR_ARGUMENT;
-    tl_decomp *d = w->dc;
-    if (!tl_decomp_on(d) || !d->established) return TL_OK;
-    d->view = d->view_all = false;
+    tl_decomp *d = w->ranks.dc;
+    if (!tl_ranks_spread(&w->ranks)) return TL_OK;
+    d->face->view = d->face->view_all = false;
     if (view == TL_VIEW_OFF) return TL_OK;
     if (view == TL_VIEW_ALL) return gather_all(w);
-    tl_world_energy(w, &d->venergy); /* collective */
+    tl_world_energy(w, &d->face->venergy); /* collective */
     /* the owned particles, in global order */
     size_t first, count;
     tl_world_owned(w, &first, &count);
@@ -969,16 +984,16 @@ tl_status tl_world_view(tl_world *w, tl_view view) {
     d->buf = out;
     if (mine) tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
     if (got == SIZE_MAX) return no_memory(w, "record view");
-    if (d->rank == 0) {
-        d->nvp = got / sizeof *d->vp;
-        if (tl_mem_reserve(&w->mem, (void **)&d->vp, &d->cap_vp, d->nvp + 1, sizeof *d->vp) != 0 ||
-            tl_keymap_reserve(&w->mem, &d->vindex, d->nvp) != 0)
+    if (d->face->rank == 0) {
+        d->face->nvp = got / sizeof *d->face->vp;
+        if (tl_mem_reserve(&w->mem, (void **)&d->face->vp, &d->face->cap_vp, d->face->nvp + 1, sizeof *d->face->vp) != 0 ||
+            tl_keymap_reserve(&w->mem, &d->face->vindex, d->face->nvp) != 0)
             ok = 0;
         else {
-            memcpy(d->vp, d->buf, got);
-            tl_keymap_clear(&d->vindex);
-            for (size_t i = 0; i < d->nvp && ok; i++)
-                ok = tl_keymap_put(&w->mem, &d->vindex, d->vp[i].id, (int32_t)i) == 0;
+            memcpy(d->face->vp, d->buf, got);
+            tl_keymap_clear(&d->face->vindex);
+            for (size_t i = 0; i < d->face->nvp && ok; i++)
+                ok = tl_keymap_put(&w->mem, &d->face->vindex, d->face->vp[i].id, (int32_t)i) == 0;
         }
     }
     /* the touching contacts, each once: on the rank owning its first particle */
@@ -1006,27 +1021,27 @@ tl_status tl_world_view(tl_world *w, tl_view view) {
     d->buf = out;
     tl_mem_free(&w->mem, pack, cap_pack);
     int fine = ok && got != SIZE_MAX;
-    if (fine && d->rank == 0) {
-        d->nvc = got / cb;
-        if (tl_mem_reserve(&w->mem, (void **)&d->vc, &d->cap_vc, d->nvc + 1, sizeof *d->vc) != 0 ||
-            tl_mem_reserve(&w->mem, (void **)&d->vhist, &d->cap_vhist, d->nvc * (size_t)nh + 1, sizeof *d->vhist) != 0)
+    if (fine && d->face->rank == 0) {
+        d->face->nvc = got / cb;
+        if (tl_mem_reserve(&w->mem, (void **)&d->face->vc, &d->face->cap_vc, d->face->nvc + 1, sizeof *d->face->vc) != 0 ||
+            tl_mem_reserve(&w->mem, (void **)&d->face->vhist, &d->face->cap_vhist, d->face->nvc * (size_t)nh + 1, sizeof *d->face->vhist) != 0)
             fine = 0;
-        for (size_t k = 0; fine && k < d->nvc; k++) {
-            memcpy(&d->vc[k], d->buf + k * cb, sizeof *d->vc);
-            memcpy(d->vhist + k * (size_t)nh, d->buf + k * cb + sizeof *d->vc, (size_t)nh * sizeof(double));
-            d->vc[k].history = d->vhist + k * (size_t)nh;
+        for (size_t k = 0; fine && k < d->face->nvc; k++) {
+            memcpy(&d->face->vc[k], d->buf + k * cb, sizeof *d->face->vc);
+            memcpy(d->face->vhist + k * (size_t)nh, d->buf + k * cb + sizeof *d->face->vc, (size_t)nh * sizeof(double));
+            d->face->vc[k].history = d->face->vhist + k * (size_t)nh;
         }
     }
     int bad = !fine;
     tl_comm_or(d->comm, &bad, 1);
     if (bad) return no_memory(w, "record view");
-    d->view = true;
+    d->face->view = true;
     return TL_OK;
 }
 
 /* every rank's owned particles, in global order, on every rank */
 static tl_status gather_all(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     size_t first, count;
     tl_world_owned(w, &first, &count);
     tl_particle_state *mine = tl_mem_alloc(&w->mem, (count + 1) * sizeof *mine);
@@ -1038,56 +1053,56 @@ static tl_status gather_all(tl_world *w) {
     if (mine) tl_mem_free(&w->mem, mine, (count + 1) * sizeof *mine);
     int bad = !ok || got == SIZE_MAX;
     if (!bad) {
-        d->nvp = got / sizeof *d->vp;
-        bad = tl_mem_reserve(&w->mem, (void **)&d->vp, &d->cap_vp, d->nvp + 1, sizeof *d->vp) != 0 ||
-              tl_keymap_reserve(&w->mem, &d->vindex, d->nvp) != 0;
+        d->face->nvp = got / sizeof *d->face->vp;
+        bad = tl_mem_reserve(&w->mem, (void **)&d->face->vp, &d->face->cap_vp, d->face->nvp + 1, sizeof *d->face->vp) != 0 ||
+              tl_keymap_reserve(&w->mem, &d->face->vindex, d->face->nvp) != 0;
     }
     if (!bad) {
-        memcpy(d->vp, d->buf, got);
-        tl_keymap_clear(&d->vindex);
-        for (size_t i = 0; i < d->nvp && !bad; i++) bad = tl_keymap_put(&w->mem, &d->vindex, d->vp[i].id, (int32_t)i) != 0;
+        memcpy(d->face->vp, d->buf, got);
+        tl_keymap_clear(&d->face->vindex);
+        for (size_t i = 0; i < d->face->nvp && !bad; i++) bad = tl_keymap_put(&w->mem, &d->face->vindex, d->face->vp[i].id, (int32_t)i) != 0;
     }
     tl_comm_or(d->comm, &bad, 1);
     if (bad) return no_memory(w, "view of all particles");
-    d->view_all = true;
+    d->face->view_all = true;
     return TL_OK;
 }
 
 tl_status tl_decomp_appended(tl_world *w, size_t i) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (reserve_gidx(w, w->p.count) != 0) return no_memory(w, "insertion");
     d->gidx[i] = d->nglobal++;
     /* the last rank's store ends with its own particles (no ghost comes after them) */
-    if (d->rank == d->size - 1) {
-        if (i != d->own_hi) return tl_world_fail(w, TL_ERROR_STATE, "rank %d: an insertion at %zu after %zu", d->rank, i, d->own_hi);
-        d->own_hi = i + 1;
+    if (d->face->rank == d->face->size - 1) {
+        if (i != d->face->own_hi) return tl_world_fail(w, TL_ERROR_STATE, "rank %d: an insertion at %zu after %zu", d->face->rank, i, d->face->own_hi);
+        d->face->own_hi = i + 1;
     }
     return TL_OK;
 }
 
 size_t tl_world_particle_total(const tl_world *w) {
     if (!w) return 0;
-    if (tl_decomp_on(w->dc) && w->dc->established) return (size_t)w->dc->nglobal;
+    if (tl_ranks_on(&w->ranks) && w->ranks.established) return (size_t)w->ranks.dc->nglobal;
     return w->p.count;
 }
 
 tl_status tl_world_agree(tl_world *w, tl_status s) {
-    if (!w || !tl_decomp_on(w->dc)) return s;
+    if (!w || !tl_ranks_on(&w->ranks)) return s;
     int st[2] = {(int)s, s != TL_OK};
     int any = st[1];
-    tl_comm_or(w->dc->comm, &any, 1);
+    tl_comm_or(w->ranks.dc->comm, &any, 1);
     if (!any) return TL_OK;
-    tl_comm_bcast0(w->dc->comm, st, sizeof st); /* rank 0's status when it failed */
+    tl_comm_bcast0(w->ranks.dc->comm, st, sizeof st); /* rank 0's status when it failed */
     if (s != TL_OK) return s;
     return tl_world_fail(w, st[1] ? (tl_status)st[0] : TL_ERROR_STATE, "another rank failed");
 }
 
 tl_status tl_world_agree_message(tl_world *w, tl_status s, char *msg, size_t size) {
-    if (!w || !tl_decomp_on(w->dc)) return s;
-    const tl_comm *c = w->dc->comm;
-    double first = s != TL_OK ? (double)w->dc->rank : (double)w->dc->size;
+    if (!w || !tl_ranks_on(&w->ranks)) return s;
+    const tl_comm *c = w->ranks.dc->comm;
+    double first = s != TL_OK ? (double)w->ranks.rank : (double)w->ranks.size;
     tl_comm_min(c, &first, 1);
-    if (first >= (double)w->dc->size) return TL_OK;
+    if (first >= (double)w->ranks.size) return TL_OK;
     int root = (int)first;
     struct {
         int status;
@@ -1095,7 +1110,7 @@ tl_status tl_world_agree_message(tl_world *w, tl_status s, char *msg, size_t siz
     } m;
     memset(&m, 0, sizeof m);
     m.status = (int)s;
-    if (w->dc->rank == root) {
+    if (w->ranks.rank == root) {
         const char *text = msg ? msg : w->error;
         size_t len = strnlen(text, sizeof m.text - 1);
         memcpy(m.text, text, len);
@@ -1112,18 +1127,18 @@ tl_status tl_world_parallel_stats(tl_world *w, tl_parallel_stats *s) {
     memset(s, 0, sizeof *s);
     s->ranks = tl_world_ranks(w);
     s->particle_bytes = tl_particles_bytes_each();
-    if (!tl_decomp_on(w->dc) || !w->dc->established) {
+    if (!tl_ranks_on(&w->ranks) || !w->ranks.established) {
         s->owned_total = s->owned_max = w->p.count;
         return TL_OK;
     }
-    const tl_decomp *d = w->dc;
+    const tl_decomp *d = w->ranks.dc;
     const tl_decomp_cost *c = &d->cost;
-    uint64_t owned = d->own_hi - d->own_lo, ghosts = w->p.count - owned, partners = 0, needed = 0;
-    for (int r = 0; r < d->size; r++) partners += d->send_n[r] > 0;
+    uint64_t owned = d->face->own_hi - d->face->own_lo, ghosts = w->p.count - owned, partners = 0, needed = 0;
+    for (int r = 0; r < d->face->size; r++) partners += d->send_n[r] > 0;
     /* the ghosts some owned particle has as a candidate partner (the rest came with coarse boxes) */
     uint8_t *mark = calloc(w->p.count + 1, 1);
     if (!mark) tl_comm_abort(d->comm, "out of memory (statistics)"); /* the others wait in the sum */
-#define OWN(i) ((i) >= d->own_lo && (i) < d->own_hi)
+#define OWN(i) ((i) >= d->face->own_lo && (i) < d->face->own_hi)
     for (size_t k = 0; k < w->pp.count; k++) {
         uint32_t a = w->pp.a[k], b = w->pp.b[k];
         if (OWN(a) && !OWN(b)) mark[b] = 1;
@@ -1158,20 +1173,20 @@ tl_status tl_world_parallel_stats(tl_world *w, tl_parallel_stats *s) {
 }
 
 void tl_world_allgather_u64(tl_world *w, const uint64_t *v, size_t n, uint64_t *out) {
-    if (!w || !tl_decomp_on(w->dc)) {
+    if (!w || !tl_ranks_on(&w->ranks)) {
         if (n) memcpy(out, v, n * sizeof *v);
         return;
     }
-    const tl_comm *c = w->dc->comm;
-    size_t *cnt = malloc((size_t)w->dc->size * sizeof *cnt);
+    const tl_comm *c = w->ranks.dc->comm;
+    size_t *cnt = malloc((size_t)w->ranks.size * sizeof *cnt);
     if (!cnt) tl_comm_abort(c, "out of memory (gathering values)"); /* the others wait in it */
-    for (int r = 0; r < w->dc->size; r++) cnt[r] = n * sizeof *v;
+    for (int r = 0; r < w->ranks.size; r++) cnt[r] = n * sizeof *v;
     tl_comm_allgather_known(c, v, n * sizeof *v, out, cnt);
     free(cnt);
 }
 
 int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
-    if (w && tl_decomp_on(w->dc)) tl_comm_bcast0(w->dc->comm, &v, sizeof v);
+    if (w && tl_ranks_on(&w->ranks)) tl_comm_bcast0(w->ranks.dc->comm, &v, sizeof v);
     return v;
 }
 
@@ -1180,45 +1195,11 @@ int64_t tl_world_agree_i64(tl_world *w, int64_t v) {
  * it, every rank reads the whole and keeps its share of the lists: the rows of its domains,
  * and the candidates of the others' rows that involve one of its particles. */
 
-int tl_decomp_domains_alloc(tl_mem *m, tl_domains *D, size_t nd, size_t ncross) {
-    memset(D, 0, sizeof *D);
-    D->cap = nd + 1;
-    D->start = tl_mem_alloc(m, D->cap * sizeof *D->start);
-    D->pp_start = tl_mem_alloc(m, D->cap * sizeof *D->pp_start);
-    D->pw_start = tl_mem_alloc(m, D->cap * sizeof *D->pw_start);
-    D->cross_start = tl_mem_alloc(m, D->cap * sizeof *D->cross_start);
-    D->cap_cross = ncross + 1;
-    D->cross = tl_mem_alloc(m, D->cap_cross * sizeof *D->cross);
-    D->count = nd;
-    return D->start && D->pp_start && D->pw_start && D->cross_start && D->cross ? 0 : -1;
-}
-
-/* the cross candidates of each domain (a particle outside it), as tl_neighbors_build finds them */
-void tl_decomp_domains_cross(tl_domains *D, const tl_pairs *pp) {
-    D->ncross = 0;
-    for (size_t q = 0; q < D->count; q++) {
-        D->cross_start[q] = D->ncross;
-        for (size_t k = D->pp_start[q]; k < D->pp_start[q + 1]; k++)
-            if (pp->a[k] < D->start[q] || pp->a[k] >= D->start[q + 1] || pp->b[k] < D->start[q] ||
-                pp->b[k] >= D->start[q + 1])
-                D->cross[D->ncross++] = (uint32_t)k;
-    }
-    D->cross_start[D->count] = D->ncross;
-}
-
-size_t tl_decomp_count_cross(const tl_pairs *pp, const size_t *pp_start, const uint32_t *start, size_t nd) {
-    size_t n = 0;
-    for (size_t q = 0; q < nd; q++)
-        for (size_t k = pp_start[q]; k < pp_start[q + 1]; k++)
-            n += pp->a[k] < start[q] || pp->a[k] >= start[q + 1] || pp->b[k] < start[q] || pp->b[k] >= start[q + 1];
-    return n;
-}
-
 tl_status tl_decomp_loaded(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_particles *p = &w->p;
     tl_mem *m = &w->mem;
-    const size_t n = p->count, P = (size_t)d->size;
+    const size_t n = p->count, P = (size_t)d->face->size;
     partition(w, n);
     tl_decomp_log_loaded(w); /* the pending exits of this rank's rows; the log to rank 0 */
     if (w->dom.count != d->ndom && n)
@@ -1266,7 +1247,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
         lstart[0] = 0;
         lpp[0] = lpw[0] = 0;
         L[0].count = L[1].count = 0;
-        bad = tl_decomp_domains_alloc(m, &D, 0, 0) != 0;
+        bad = tl_domains_alloc(m, &D, 0, 0) != 0;
         if (!bad) {
             D.start[0] = 0;
             D.pp_start[0] = D.pw_start[0] = D.cross_start[0] = 0;
@@ -1321,13 +1302,13 @@ tl_status tl_decomp_loaded(tl_world *w) {
         const size_t at = nl ? lpp[nl] : 0, atw = nl ? lpw[nl] : 0;
         L[0].count = at;
         L[1].count = atw;
-        size_t nc = tl_decomp_count_cross(&L[0], lpp, lstart, nl);
-        bad = tl_decomp_domains_alloc(m, &D, nl, nc) != 0;
+        size_t nc = tl_domains_count_cross(&L[0], lpp, lstart, nl);
+        bad = tl_domains_alloc(m, &D, nl, nc) != 0;
         if (!bad) {
             memcpy(D.start, lstart, (nl + 1) * sizeof *lstart);
             memcpy(D.pp_start, lpp, (nl + 1) * sizeof *lpp);
             memcpy(D.pw_start, lpw, (nl + 1) * sizeof *lpw);
-            tl_decomp_domains_cross(&D, &L[0]);
+            tl_domains_cross(&D, &L[0]);
         }
     }
 #undef OWN
@@ -1349,8 +1330,8 @@ tl_status tl_decomp_loaded(tl_world *w) {
     w->pp = L[0];
     w->pw = L[1];
     w->dom = D;
-    d->own_lo = own_lo;
-    d->own_hi = own_hi;
+    d->face->own_lo = own_lo;
+    d->face->own_hi = own_hi;
     d->first_owned = below > 0;
     /* the refresh plan: the ghosts come in blocks per owner, each asked of it in global order */
     memset(d->recv_n, 0, P * sizeof *d->recv_n);
@@ -1380,8 +1361,8 @@ tl_status tl_decomp_loaded(tl_world *w) {
             d->send_idx[e] = (uint32_t)(own_lo + (g - d->g_lo));
         }
     }
-    d->established = true;
-    d->view = d->view_all = false;
+    d->face->established = true;
+    d->face->view = d->face->view_all = false;
     tl_decomp_count_bodies(w);
     return TL_OK;
 }

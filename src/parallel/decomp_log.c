@@ -4,27 +4,21 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "decomp.h"
+#include "decomp_types.h"
 #include "decomp_log.h"
 #include "world.h"
 #include "checkpoint.h"
 
-bool tl_decomp_log_on(const tl_world *w) {
-    return w->log.on && tl_decomp_on(w->dc) && w->dc->established;
-}
+bool tl_decomp_log_on(const tl_world *w) { return w->log.on && tl_ranks_spread(&w->ranks); }
 
-bool tl_decomp_log_local(const tl_world *w, int64_t i) {
-    if (i < 0) return false;
-    if (!tl_decomp_on(w->dc) || !w->dc->established) return true;
-    return (size_t)i >= w->dc->own_lo && (size_t)i < w->dc->own_hi;
-}
+bool tl_decomp_log_local(const tl_world *w, int64_t i) { return tl_ranks_local(&w->ranks, i); }
 
 void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]) {
     lo[0] = lo[1] = 0;
     hi[0] = w->pp.count;
     hi[1] = w->pw.count;
-    if (!tl_decomp_on(w->dc) || !w->dc->established) return;
-    const tl_decomp *d = w->dc;
+    if (!tl_ranks_on(&w->ranks) || !w->ranks.established) return;
+    const tl_decomp *d = w->ranks.dc;
     const size_t mine = d->dom_hi - d->dom_lo, fo = d->first_owned;
     if (!mine || w->dom.count < fo + mine) {
         hi[0] = hi[1] = 0;
@@ -39,7 +33,7 @@ void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]) {
 /* ---- the ends of the exits due now ---- */
 
 static void ask(tl_world *w, uint32_t id, size_t *n) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     if (tl_decomp_log_local(w, tl_particles_index(&w->p, id))) return;
     if (tl_mem_reserve(&w->mem, (void **)&d->log_ids, &d->cap_log_ids, *n + 1, sizeof *d->log_ids) != 0)
         tl_comm_abort(d->comm, "out of memory (collision log)"); /* the others wait in the exchange */
@@ -52,7 +46,7 @@ static int by_id(const void *x, const void *y) {
 }
 
 const double (*tl_decomp_log_fetch(tl_world *w))[7] {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_mem *m = &w->mem;
     size_t n = 0;
     for (size_t k = 0; k < w->log.npend; k++) { /* as tl_measure_finish_exits reads them */
@@ -69,7 +63,7 @@ const double (*tl_decomp_log_fetch(tl_world *w))[7] {
     size_t na = 0;
     for (size_t q = 0; q < total / sizeof *asked; q++) {
         int64_t i = tl_particles_index(&w->p, asked[q]);
-        if (i < 0 || (size_t)i < d->own_lo || (size_t)i >= d->own_hi) continue;
+        if (i < 0 || (size_t)i < d->face->own_lo || (size_t)i >= d->face->own_hi) continue;
         if (tl_mem_reserve(m, (void **)&d->log_ans, &d->cap_log_ans, 8 * (na + 1), sizeof *d->log_ans) != 0)
             tl_comm_abort(d->comm, "out of memory (collision log)");
         double *o = d->log_ans + 8 * na++;
@@ -171,7 +165,7 @@ tl_status tl_decomp_log_join(tl_world *w, int which, const unsigned char *in, si
  * in rank order: *out (tl_mem, tl_decomp_log_cap(n_out) entries) and *keys_out (may be NULL)
  * there */
 static tl_status merge0(tl_world *w, int which, void **out, uint64_t **keys_out, size_t *n_out) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_wbuf b = {0};
     tl_decomp_log_pack(w, which, &b);
     int bad = b.failed;
@@ -183,20 +177,20 @@ static tl_status merge0(tl_world *w, int which, void **out, uint64_t **keys_out,
     if (keys_out) *keys_out = NULL;
     *n_out = 0;
     if (bad) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (collision log)");
-    if (d->rank != 0) return TL_OK;
+    if (d->face->rank != 0) return TL_OK;
     return tl_decomp_log_join(w, which, d->log_buf, got, out, keys_out, n_out);
 }
 
 tl_status tl_world_collect_collisions(tl_world *w) {
-    if (!w || !tl_decomp_on(w->dc) || !w->dc->established) return TL_OK;
+    if (!w || !tl_ranks_on(&w->ranks) || !w->ranks.established) return TL_OK;
     uint64_t *k;
     size_t n;
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     void *out = NULL;
     tl_status st = merge0(w, 0, &out, &k, &n);
     if (st != TL_OK) return st;
     w->log.n = 0;
-    if (d->rank != 0) return TL_OK;
+    if (d->face->rank != 0) return TL_OK;
     tl_mem_free(&w->mem, w->log.coll, w->log.cap * sizeof *w->log.coll);
     tl_mem_free(&w->mem, w->log.key, w->log.cap_key * sizeof *w->log.key);
     w->log.coll = out;
@@ -207,13 +201,13 @@ tl_status tl_world_collect_collisions(tl_world *w) {
 }
 
 void tl_decomp_log_loaded(tl_world *w) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     size_t keep = 0;
     for (size_t k = 0; k < w->log.npend; k++) {
         int64_t i = tl_particles_index(&w->p, w->log.pend[k].a); /* the whole store: i is global */
-        bool mine = i < 0 ? d->rank == 0 : ((uint64_t)i >= d->g_lo && (uint64_t)i < d->g_hi);
+        bool mine = i < 0 ? d->face->rank == 0 : ((uint64_t)i >= d->g_lo && (uint64_t)i < d->g_hi);
         if (mine) w->log.pend[keep++] = w->log.pend[k];
     }
     w->log.npend = keep;
-    if (d->rank != 0) w->log.n = 0;
+    if (d->face->rank != 0) w->log.n = 0;
 }

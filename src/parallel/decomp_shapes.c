@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "decomp.h"
+#include "decomp_types.h"
 #include "decomp_shapes.h"
 #include "world.h"
 #include "shape_stage.h"
@@ -11,8 +11,8 @@
 #define GATHERED (TL_SS_COUNT + 1) /* a slot and its face */
 
 bool tl_decomp_own_shape(const tl_world *w, size_t k) {
-    const tl_decomp *d = w->dc;
-    if (!tl_decomp_on(d) || !d->established) return true;
+    const tl_decomp *d = w->ranks.dc;
+    if (!tl_ranks_spread(&w->ranks)) return true;
     const size_t dm = w->sc.cand.dom[k];
     return dm >= d->first_owned && dm < d->first_owned + (d->dom_hi - d->dom_lo);
 }
@@ -24,7 +24,7 @@ void tl_decomp_count_bodies(tl_world *w) {
 }
 
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_mem *m = &w->mem;
     /* the send and order buffers are kept between steps (grown, never shrunk) */
     if (tl_mem_reserve(m, (void **)&d->shape_send, &d->cap_shape_send, n * GATHERED + 1, sizeof *d->shape_send) != 0)
@@ -65,11 +65,11 @@ static size_t entry_bytes(size_t live, size_t stride) {
 }
 
 tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     tl_mem *m = &w->mem;
     tl_shape_contacts *sc = &w->sc;
     const tl_keymap *map = &sc->stash;
-    const size_t P = (size_t)d->size, st = (size_t)sc->stride;
+    const size_t P = (size_t)d->face->size, st = (size_t)sc->stride;
     const tl_patch_store *s = &sc->store[sc->cur];
     size_t *cnt = tl_mem_calloc(m, 2 * P, sizeof *cnt), *at = cnt ? cnt + P : NULL;
     unsigned char *send = NULL;
@@ -99,7 +99,7 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
             int sent_to = -1;
             for (int q = 0; q < nid; q++) {
                 int64_t i = tl_particles_index(&w->p, ids[q]);
-                if (i < 0 || dest[i] == d->rank || dest[i] == sent_to) continue;
+                if (i < 0 || dest[i] == d->face->rank || dest[i] == sent_to) continue;
                 size_t r = (size_t)dest[i], eb = entry_bytes(live, st);
                 sent_to = dest[i];
                 if (pass == 0) {
@@ -134,7 +134,7 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
         memcpy(&live, in + o + 8, sizeof live);
         size_t eb = entry_bytes((size_t)live, st);
         if (live > 255 || o + eb > got) {
-            status = tl_world_fail(w, TL_ERROR_STATE, "rank %d: a garbled patch record arrived", d->rank);
+            status = tl_world_fail(w, TL_ERROR_STATE, "rank %d: a garbled patch record arrived", d->face->rank);
             break;
         }
         /* aligned copies of the values */
@@ -151,8 +151,8 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
 /* ---- checkpoints ---- */
 
 void tl_decomp_shapes_pack(const tl_world *w, int which, tl_wbuf *b) {
-    const tl_decomp *d = w->dc;
-    const bool dist = tl_decomp_on(d) && d->established;
+    const tl_decomp *d = w->ranks.dc;
+    const bool dist = tl_ranks_spread(&w->ranks);
     const tl_shape_contacts *sc = &w->sc;
     const tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride;
@@ -242,7 +242,7 @@ tl_status tl_decomp_shapes_join(tl_world *w, const unsigned char *cand, size_t n
 }
 
 tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc, bool has_below) {
-    const tl_decomp *d = w->dc;
+    const tl_decomp *d = w->ranks.dc;
     tl_shape_contacts *sc = &w->sc;
     tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride;

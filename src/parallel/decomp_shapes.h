@@ -19,12 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ranks.h"
 #include "shape_contacts.h"
 #include "talus/talus.h"
 
-/* Adds the sums of the whole from n slots (stride values each) in order: face[k] the face of
- * candidate k (-1: none), or, with face NULL, the face stored after each slot (gathered). */
-typedef void (*tl_shape_sum_fn)(tl_world *w, const double *slots, size_t n, size_t stride, const int32_t *face);
 /* Collective: every rank's slots (TL_SS_COUNT values) and faces of its own rows (a pair
  * between two ranks is on both lists: the rank whose domain found it has it as its own), in the
  * serial order, to `add`. */

@@ -31,7 +31,8 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "decomp.h"
+#include "decomp_types.h"
+#include "decomp_state.h"
 #include "decomp_log.h"
 #include "decomp_shapes.h"
 #include "world.h"
@@ -43,9 +44,9 @@
 
 enum { B_PARTICLES, B_COUNTS, B_PAIRS, B_WALL_PAIRS, B_LOG, B_PENDING, B_SHAPES, B_SHAPE_RECS, NBLOCKS };
 
-static bool distributed(const tl_world *w) { return tl_decomp_on(w->dc) && w->dc->established; }
+static bool distributed(const tl_world *w) { return tl_ranks_on(&w->ranks) && w->ranks.established; }
 
-static uint64_t global_index(const tl_world *w, uint32_t i) { return distributed(w) ? w->dc->gidx[i] : i; }
+static uint64_t global_index(const tl_world *w, uint32_t i) { return distributed(w) ? w->ranks.dc->gidx[i] : i; }
 
 static size_t block_begin(tl_wbuf *b) {
     size_t at = b->size;
@@ -78,7 +79,7 @@ tl_status tl_world_save_piece(const tl_world *w, void **data, size_t *size) {
     *size = 0;
     if (!w->prepared) return TL_ERROR_STATE;
     const bool dist = distributed(w);
-    const tl_decomp *d = w->dc;
+    const tl_decomp *d = w->ranks.dc;
     const size_t pb = tl_particles_bytes_each();
     size_t first, count;
     tl_world_owned(w, &first, &count);
@@ -148,7 +149,7 @@ tl_status tl_world_save_frame(const tl_world *w, void **data, size_t *size) {
     empty.sc.cand.count = 0;
     empty.sc.store[empty.sc.cur].count = 0;
     empty.log.n = empty.log.npend = 0;
-    empty.dc = NULL;
+    memset(&empty.ranks, 0, sizeof empty.ranks);
     void *all = NULL;
     size_t n = 0, mk[4];
     tl_status st = tl_world_save_marked(&empty, &all, &n, mk);
@@ -251,14 +252,14 @@ static bool make_domains(tl_world *w, tl_domains *D, const tl_pairs *pp, const u
         ok = pps[q] <= pp->count && sum_pw <= npw;
     }
     ok = ok && pps[nd] == pp->count && sum_pw == npw;
-    size_t nc = ok ? tl_decomp_count_cross(pp, pps, starts, nd) : 0;
-    ok = ok && tl_decomp_domains_alloc(m, D, nd, nc) == 0;
+    size_t nc = ok ? tl_domains_count_cross(pp, pps, starts, nd) : 0;
+    ok = ok && tl_domains_alloc(m, D, nd, nc) == 0;
     for (size_t q = 0; ok && q <= nd; q++) {
         D->start[q] = starts[q];
         D->pp_start[q] = pps[q];
         D->pw_start[q] = q ? D->pw_start[q - 1] + (size_t)c[2 * (q - 1) + 1] : 0;
     }
-    if (ok) tl_decomp_domains_cross(D, pp);
+    if (ok) tl_domains_cross(D, pp);
     if (starts) tl_mem_free(m, starts, (nd + 1) * sizeof *starts);
     if (pps) tl_mem_free(m, pps, (nd + 1) * sizeof *pps);
     return ok;
@@ -336,7 +337,7 @@ tl_status tl_world_join_state(tl_world *w, const void *frame, size_t frame_size,
         shadow.log.n = ngc;
         shadow.log.pend = GE;
         shadow.log.npend = nge;
-        shadow.dc = NULL;
+        memset(&shadow.ranks, 0, sizeof shadow.ranks);
         if (tl_world_save_marked(&shadow, &joined, &nj, mk) != TL_OK)
             st = tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (joining a checkpoint)");
     }
@@ -375,13 +376,13 @@ tl_status tl_world_join_state(tl_world *w, const void *frame, size_t frame_size,
 
 tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
     tl_world *w = (tl_world *)cw; /* the exchange buffers are caches */
-    tl_decomp *d = w->dc;
+    tl_decomp *d = w->ranks.dc;
     void *piece = NULL;
     size_t ps = 0;
     tl_status st = tl_world_save_piece(w, &piece, &ps);
     uint64_t len = st == TL_OK ? ps : 0;
     /* every piece's length, then the pieces: rank 0 sees each whole */
-    const size_t P = (size_t)d->size;
+    const size_t P = (size_t)d->face->size;
     uint64_t *lens = tl_mem_alloc(&w->mem, P * sizeof *lens);
     int bad = st != TL_OK || !lens;
     tl_comm_or(d->comm, &bad, 1);
@@ -390,12 +391,13 @@ tl_status tl_decomp_save_state(const tl_world *cw, void **data, size_t *size) {
         if (lens) tl_mem_free(&w->mem, lens, P * sizeof *lens);
         return st != TL_OK ? st : tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (checkpoint)");
     }
-    tl_world_allgather_u64(w, &len, 1, lens);
+    for (size_t r = 0; r < P; r++) d->bytes_a[r] = sizeof len; /* every rank's length, to all */
+    tl_comm_allgather_known(d->comm, &len, sizeof len, lens, d->bytes_a);
     void *gathered = d->buf;
     size_t got = tl_comm_gather0(d->comm, &w->mem, piece, ps, &gathered, &d->cap_buf);
     d->buf = gathered;
     free(piece);
-    if (d->rank == 0 && got != SIZE_MAX) {
+    if (d->face->rank == 0 && got != SIZE_MAX) {
         const void **pv = malloc(P * sizeof *pv);
         size_t *sz = malloc(P * sizeof *sz);
         void *frame = NULL;

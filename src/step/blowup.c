@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decomp.h"
 #include "energy_terms.h"
 #include "parallel.h"
 #include "rsum.h"
@@ -72,16 +71,16 @@ static void held_record(const double *rec, void *user) {
 /* the energy the contacts' springs hold, bounded from above, for a world without a ledger
  * (collective in a distributed world; the same bits on any number of ranks) */
 static double held_elastic_bound(const tl_world *w) {
-    const bool dist = w->dc && w->dc->established;
+    const bool dist = w->ranks.established;
     size_t first, count;
     tl_world_owned(w, &first, &count);
     held_pass h = {w->lay.hist, false, 0.0, {0}};
     tl_world_each_record(w, first, count, held_record, &h);
-    if (dist) tl_decomp_max(w, &h.bound, 1);
+    if (dist) w->ranks.ops->max(w, &h.bound, 1);
     tl_rsum_begin(&h.sum, tl_rsum_exponent(h.bound));
     h.add = true;
     tl_world_each_record(w, first, count, held_record, &h);
-    if (dist) tl_decomp_merge(w, &h.sum, 1);
+    if (dist) w->ranks.ops->merge(w, &h.sum, 1);
     return tl_rsum_value(&h.sum);
 }
 
@@ -98,9 +97,9 @@ static double potential_magnitude(const tl_world *w) {
     tl_world_owned(w, &first, &count);
     double m = 0.0;
     tl_world_body_terms(w, first, count, magnitude_term, &m);
-    if (w->dc && w->dc->established) {
-        tl_decomp_max(w, &m, 1);
-        m *= (double)tl_world_ranks(w);
+    if (w->ranks.established) {
+        w->ranks.ops->max(w, &m, 1);
+        m *= (double)w->ranks.size;
     }
     return m;
 }
@@ -223,10 +222,10 @@ static inline bool deeper(double f, double worst) { return worst == worst && !(f
 
 /* every rank's look combined in rank order into *all (the same on every rank) */
 static void looks_gathered(tl_world *w, const look *mine, look *all) {
-    const size_t P = (size_t)tl_world_ranks(w);
+    const size_t P = (size_t)w->ranks.size;
     look *each = tl_mem_alloc(&w->mem, P * sizeof *each);
-    if (!each) tl_decomp_abort(w, "out of memory (blow-up check)");
-    tl_decomp_gather_fixed(w, mine, sizeof *mine, each);
+    if (!each) w->ranks.ops->abort(w, "out of memory (blow-up check)");
+    w->ranks.ops->gather_fixed(w, mine, sizeof *mine, each);
     *all = each[0];
     for (size_t r = 1; r < P; r++) {
         all->bad |= each[r].bad;
@@ -299,7 +298,7 @@ tl_status tl_world_check_blowup(tl_world *w) {
 tl_status tl_blowup_check(tl_world *w) {
     const tl_particles *p = &w->p;
     char what[512];
-    const bool dist = w->dc && w->dc->established; /* the tests over all ranks: collective */
+    const bool dist = w->ranks.established; /* the tests over all ranks: collective */
     size_t first, count;
     tl_world_owned(w, &first, &count);
     const int nt = w->nthreads;

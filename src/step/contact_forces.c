@@ -62,8 +62,6 @@
 #include "shape_stage.h"
 #include "external.h"
 #include "contact_stage.h"
-#include "decomp.h"
-#include "decomp_log.h"
 
 /* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
  * rolling torque, when it has one, in a slot of its own: w->scratch.out_m) */
@@ -1192,8 +1190,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     const tl_block_sum *blocks = w->scratch.blocks;
     const double(*wall_part)[3] = (const double(*)[3])w->scratch.wall_part, (*wall_tpart)[3] = (const double(*)[3])w->scratch.wall_tpart;
     size_t nsum = ndom;
-    if (w->dc && w->dc->established) {
-        tl_status st = tl_decomp_domain_sums(w, &blocks, &wall_part, &wall_tpart, &nsum);
+    if (w->ranks.established) {
+        tl_status st = w->ranks.ops->domain_sums(w, &blocks, &wall_part, &wall_tpart, &nsum);
         if (st != TL_OK) return st;
     }
     for (size_t k = 0; k < nwall; k++) {
@@ -1218,7 +1216,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     /* the contacts of other shapes (shape_contacts.c) */
     /* (on ranks whenever there are mesh walls or bodies: its sums are collective) */
     if (w->sc.cand.count || w->sc.touching ||
-        ((w->walls.nmesh || w->nshapes > 1) && w->dc && w->dc->established)) {
+        ((w->walls.nmesh || w->nshapes > 1) && w->ranks.established)) {
         tl_status st = tl_shape_stage(w, accumulate);
         if (st != TL_OK) return st;
         w->touching += w->sc.touching;
@@ -1226,8 +1224,8 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     /* 4. constant external forces, in id order */
     if (w->next) tl_external_apply(w);
     if (exits && w->log.on && w->lay.impact >= 0) {
-        size_t lo[2], hi[2];
-        tl_decomp_log_rows(w, lo, hi);
+        size_t lo[2] = {0, 0}, hi[2] = {w->pp.count, w->pw.count}; /* serially: every row */
+        if (tl_ranks_spread(&w->ranks)) w->ranks.ops->log_rows(w, lo, hi); /* on ranks: this rank's */
         tl_status st = log_exits(w, &w->pp, false, &s, lo[0], hi[0]);
         if (st == TL_OK) st = log_exits(w, &w->pw, true, &s, lo[1], hi[1]);
         if (st != TL_OK) return st;

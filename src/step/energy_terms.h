@@ -8,7 +8,10 @@
 #include "contacts.h"
 #include "vec.h"
 #include "world.h"
-#include "measure.h"
+#include "world_records.h"
+
+/* The terms of the energy sums */
+enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_ETW, TL_TERM_COUNT };
 
 /* the elastic terms of one record (its energy group) */
 typedef struct terms_walk {

@@ -5,13 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "decomp.h"
 #include "rsum.h"
 #include "vec.h"
 #include "world.h"
 #include "measure.h"
 #include "external.h"
-#include "decomp_log.h"
 #include "energy_terms.h"
 
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
@@ -33,29 +31,6 @@ static inline void term(energy_pass *ps, int c, double x) {
     else ps->bound[c] = fmax(ps->bound[c], fabs(x));
 }
 
-/* Visits the live contact records whose first body is one of the count bodies from first (a
- * pair between two ranks is held by both: the owner of its first body counts it): the touching
- * particle pairs, the particle-wall pairs, then the patches of the other shapes' contacts. */
-void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),
-                          void *user) {
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
-    for (int li = 0; li < 2; li++) {
-        const tl_pairs *l = lists[li];
-        for (size_t k = 0; k < l->count; k++) {
-            if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
-            if (l->a[k] < first || l->a[k] >= first + count) continue;
-            fn(tl_pair_record(l, k), user);
-        }
-    }
-    const tl_shape_contacts *sc = &w->sc;
-    const tl_patch_store *st = &sc->store[sc->cur];
-    for (size_t k = 0; k < sc->cand.count; k++) {
-        if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;
-        const size_t f = sc->first[sc->cur][k], m = sc->live[sc->cur][k];
-        for (size_t r = f; r < f + m && r < st->count; r++) fn(st->rec + r * (size_t)sc->stride, user);
-    }
-}
-
 static void pass_term(void *user, int which, double x) { term(user, which, x); }
 
 static void energy_terms(const tl_world *w, energy_pass *ps) {
@@ -65,23 +40,23 @@ static void energy_terms(const tl_world *w, energy_pass *ps) {
 }
 
 tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
-    if (tl_decomp_viewing(w->dc)) { /* rank 0 writing a record: the energy of all, taken with it */
-        *e = w->dc->venergy;
+    if (tl_ranks_viewing(&w->ranks)) { /* rank 0 writing a record: the energy of all, taken with it */
+        *e = w->ranks.venergy;
         return TL_OK;
     }
     memset(e, 0, sizeof *e);
     energy_pass ps;
     memset(&ps, 0, sizeof ps);
     energy_terms(w, &ps);
-    const bool dist = w->dc && w->dc->established;
+    const bool dist = w->ranks.established;
     if (dist) { /* collective: every rank calls it */
-        tl_decomp_max(w, ps.bound, TL_TERM_COUNT);
-        tl_decomp_or(w, ps.bad, TL_TERM_COUNT);
+        w->ranks.ops->max(w, ps.bound, TL_TERM_COUNT);
+        w->ranks.ops->or_(w, ps.bad, TL_TERM_COUNT);
     }
     for (int c = 0; c < TL_TERM_COUNT; c++) tl_rsum_begin(&ps.sum[c], tl_rsum_exponent(ps.bound[c]));
     ps.add = true;
     energy_terms(w, &ps);
-    if (dist) tl_decomp_merge(w, ps.sum, TL_TERM_COUNT);
+    if (dist) w->ranks.ops->merge(w, ps.sum, TL_TERM_COUNT);
     double v[TL_TERM_COUNT];
     for (int c = 0; c < TL_TERM_COUNT; c++) {
         v[c] = tl_rsum_value(&ps.sum[c]);
@@ -92,7 +67,7 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->kinetic_translational = v[TL_TERM_KT];
     e->kinetic_rotational = v[TL_TERM_KR];
     e->potential = v[TL_TERM_POT];
-    if (w->next) e->potential += dist ? tl_decomp_external_potential(w) : tl_external_potential(w);
+    if (w->next) e->potential += dist ? w->ranks.ops->external_potential(w) : tl_external_potential(w);
     if (w->lay.energy >= 0 && w->def.track_energy) {
         e->elastic_normal = v[TL_TERM_EN];
         e->elastic_tangential = v[TL_TERM_ET];
@@ -178,14 +153,14 @@ static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
 }
 
 size_t tl_world_contact_count(const tl_world *w) {
-    if (tl_decomp_viewing(w->dc)) return w->dc->nvc;
+    if (tl_ranks_viewing(&w->ranks)) return w->ranks.nvc;
     return w->prepared ? w->touching : 0;
 }
 
 tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info *o) {
-    if (tl_decomp_viewing(cw->dc)) {
-        if (index >= cw->dc->nvc) return TL_ERROR_NOT_FOUND;
-        *o = cw->dc->vc[index];
+    if (tl_ranks_viewing(&cw->ranks)) {
+        if (index >= cw->ranks.nvc) return TL_ERROR_NOT_FOUND;
+        *o = cw->ranks.vc[index];
         return TL_OK;
     }
     tl_world *w = (tl_world *)cw; /* the query list is a cache */
@@ -260,7 +235,7 @@ uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e) {
 static bool motion_of(const tl_world *w, uint32_t id, const double (*got)[7], size_t *next, double v[3],
                       double f[3], double *im) {
     int64_t i = tl_particles_index(&w->p, id);
-    if (tl_decomp_log_local(w, i)) {
+    if (tl_ranks_local(&w->ranks, i)) {
         v3_copy(v, w->p.v[i]);
         v3_copy(f, w->p.f[i]);
         *im = w->p.inv_mass[i];
@@ -277,7 +252,7 @@ static bool motion_of(const tl_world *w, uint32_t id, const double (*got)[7], si
 
 void tl_measure_finish_exits(tl_world *w) {
     /* on ranks (collective): the ends' velocities and forces from the ranks that own them */
-    const double(*got)[7] = tl_decomp_log_on(w) ? tl_decomp_log_fetch(w) : NULL;
+    const double(*got)[7] = (w->log.on && tl_ranks_spread(&w->ranks)) ? w->ranks.ops->log_fetch(w) : NULL;
     size_t next = 0;
     size_t keep = 0;
     for (size_t k = 0; k < w->log.npend; k++) {

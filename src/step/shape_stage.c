@@ -11,9 +11,7 @@
 #include "rigid.h"
 #include "vec.h"
 #include "world.h"
-#include "decomp.h"
 #include "ellipsoid_pair.h"
-#include "decomp_shapes.h"
 
 static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) {
     return c->wall[k] ? tl_key_pw(ids[c->a[k]], c->b[k]) : tl_key_pp(ids[c->a[k]], ids[c->b[k]]);
@@ -855,12 +853,12 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
 tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     tl_shape_contacts *sc = &w->sc;
     const size_t n = sc->cand.count;
-    const bool dist = tl_decomp_on(w->dc) && w->dc->established;
+    const bool dist = tl_ranks_spread(&w->ranks);
     sc->touching = 0;
     if (n == 0) {
         sc->store[sc->cur].count = 0;
         /* on ranks the others' sums still come (collective) */
-        return dist ? tl_decomp_shape_sums(w, NULL, NULL, 0, add_global_parts) : TL_OK;
+        return dist ? w->ranks.ops->shape_sums(w, NULL, NULL, 0, add_global_parts) : TL_OK;
     }
     sstage s;
     s.w = w;
@@ -938,7 +936,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
         }
     }
     if (dist) {
-        tl_status gs = tl_decomp_shape_sums(w, sc->slot, sc->face, n, add_global_parts);
+        tl_status gs = w->ranks.ops->shape_sums(w, sc->slot, sc->face, n, add_global_parts);
         if (gs != TL_OK) return gs;
     } else {
         add_global_parts(w, sc->slot, n, TL_SS_COUNT, sc->face);
@@ -952,7 +950,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
             for (size_t o = 0; o < m; o++) {
                 if (!(os->state[f + o] & TL_PAIR_EXIT)) continue;
                 os->state[f + o] &= (uint8_t)~TL_PAIR_EXIT;
-                if (!tl_decomp_own_shape(w, k)) continue; /* the rank of the domain that found it logs it */
+                if (dist && !w->ranks.ops->own_shape(w, k)) continue; /* on ranks: the rank of the domain that found it logs it */
                 if (tl_mem_reserve(&w->mem, (void **)&w->log.pend, &w->log.cap_pend, w->log.npend + 1, sizeof *w->log.pend) != 0)
                     return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
                 const double *rec = os->rec + (f + o) * st;

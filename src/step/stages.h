@@ -22,4 +22,13 @@ tl_status tl_world_list_immovable(tl_world *w);
  * accumulation); the first predictor step takes a_-1 = a_0 (prepare.c). */
 tl_status tl_world_initial_forces(tl_world *w);
 
+/* The stages of one step (step.c, in the order advance.c runs them): 1 predict; 4 correct; 4 + 1
+ * correct and the next step's predict in one pass; 5 finish; and the predictor-corrector's whole
+ * step. Stages 2 and 3 are tl_world_compute_forces. */
+void tl_stage_predict(tl_world *w);
+void tl_stage_correct(tl_world *w);
+void tl_stage_correct_predict(tl_world *w);
+void tl_stage_finish(tl_world *w);
+tl_status tl_stage_pc_step(tl_world *w);
+
 #endif

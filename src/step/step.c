@@ -21,9 +21,12 @@
  *                 that ended, time advances
  *
  * Between two steps of one call, correct and the next predict run as one
- * pass over the particles (stage_correct_predict: the same operations,
+ * pass over the particles (tl_stage_correct_predict: the same operations,
  * the arrays read once), with finish before it (finish reads only walls and
  * immovable bodies, which correct leaves alone).
+ *
+ * A call of tl_world_step runs these stages in this order (advance.c); the
+ * stages themselves are here.
  *
  * Every stage runs on the world's threads; none of them adds numbers in an
  * order that depends on the thread count.
@@ -67,8 +70,6 @@
 #include "bodies.h"
 #include "isa.h"
 #include "parallel.h"
-#include "decomp.h"
-#include "decomp_log.h"
 #include "reorder.h"
 #include "vec.h"
 #include "world.h"
@@ -156,9 +157,9 @@ static inline size_t rows_at(size_t q, size_t nblk, size_t n) {
  * ghosts take their owners' state at the next refresh or build, and nothing reads theirs
  * before) */
 static inline void moving(const tl_world *w, size_t *lo, size_t *hi) {
-    if (w->dc && w->dc->established) {
-        *lo = w->dc->own_lo;
-        *hi = w->dc->own_hi;
+    if (w->ranks.established) {
+        *lo = w->ranks.own_lo;
+        *hi = w->ranks.own_hi;
     } else {
         *lo = 0;
         *hi = w->p.count;
@@ -213,7 +214,7 @@ static void note_predicted(tl_world *w, int acc, const float *disp_blk) {
     w->far.disp_ok = disp_blk && !(acc & 2);
 }
 
-static void stage_predict(tl_world *w) {
+void tl_stage_predict(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
@@ -346,7 +347,7 @@ tl_status tl_world_list_immovable(tl_world *w) {
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         w->immovable[w->nimmovable++] = (uint32_t)i;
     }
-    if (w->dc && w->dc->established) tl_decomp_note_immovable(w);
+    if (w->ranks.established) w->ranks.ops->note_immovable(w);
     return TL_OK;
 }
 
@@ -360,12 +361,12 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *kee
     tl_status s;
     const tl_nb_frame *frame = NULL;
     if (in_place) {
-        s = tl_decomp_establish(w);
+        s = w->ranks.ops->establish(w);
         if (s != TL_OK) return s;
-    } else if (w->dc && w->dc->established) {
+    } else if (w->ranks.established) {
         /* a distributed world: the same removal, wrap and reordering over all ranks, and the
          * migration (parallel/decomp.c) */
-        s = tl_decomp_particles(w);
+        s = w->ranks.ops->particles(w);
         if (s != TL_OK) return s;
     } else {
         if (keep && tl_particles_compact(&w->mem, &w->p, keep) != 0)
@@ -382,10 +383,10 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *kee
         s = reorder(w);
         if (s != TL_OK) return s;
         /* the first build of a distributed world: every rank did the above alike */
-        if (w->dc) s = tl_decomp_establish(w);
+        if (w->ranks.ops) s = w->ranks.ops->establish(w);
         if (s != TL_OK) return s;
     }
-    if (w->dc) s = tl_decomp_ghosts(w, &frame);
+    if (w->ranks.ops) s = w->ranks.ops->ghosts(w, &frame);
     if (s != TL_OK) return s;
     s = check_periods(w, frame);
     if (s != TL_OK) return s;
@@ -439,7 +440,7 @@ static void ghost_blocks(tl_world *w) {
     if (!w->far.disp_ok) return;
     const tl_particles *p = &w->p;
     const size_t n = p->count, nblk = disp_block_count(n);
-    const size_t own_lo = w->dc->own_lo, own_hi = w->dc->own_hi;
+    const size_t own_lo = w->ranks.own_lo, own_hi = w->ranks.own_hi;
     for (size_t b = 0; b < nblk; b++) {
         const size_t lo = b * TL_DISP_BLOCK, hi = lo + TL_DISP_BLOCK < n ? lo + TL_DISP_BLOCK : n;
         if (lo >= own_lo && hi <= own_hi) continue; /* no ghost in it */
@@ -462,12 +463,12 @@ static void ghost_blocks(tl_world *w) {
 }
 
 static tl_status stage_neighbors(tl_world *w) {
-    if (w->dc && w->dc->established) {
+    if (w->ranks.established) {
         /* a distributed world: rebuilt when a particle of any rank moved; else the ghosts
          * take their owners' new state */
-        tl_decomp_moved(w);
+        w->ranks.ops->moved(w);
         if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) {
-            tl_status s = tl_decomp_refresh(w);
+            tl_status s = w->ranks.ops->refresh(w);
             if (s == TL_OK) ghost_blocks(w);
             return s;
         }
@@ -503,7 +504,7 @@ static inline void correct_one(tl_particles *p, size_t i, double dt, double b1, 
     }
 }
 
-static void stage_correct(tl_world *w) {
+void tl_stage_correct(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt, b1 = 0.5 - w->c_pred[0], b2 = -w->c_pred[1];
     size_t lo, hi;
@@ -525,8 +526,8 @@ static void stage_correct(tl_world *w) {
 }
 
 /* ---- 4 + 1. correct, then the next step's predict, in one pass ----
- * The same operations on each particle as stage_correct followed by
- * stage_predict, reading and writing the particle arrays once instead of
+ * The same operations on each particle as tl_stage_correct followed by
+ * tl_stage_predict, reading and writing the particle arrays once instead of
  * twice. Used between two steps of one tl_world_step call when nothing in
  * between needs the corrected velocities of every particle (no collision
  * waits to be measured). */
@@ -569,7 +570,7 @@ TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi,
     return acc;
 }
 
-static void stage_correct_predict(tl_world *w) {
+void tl_stage_correct_predict(tl_world *w) {
     const size_t n = w->p.count;
     size_t lo, hi;
     moving(w, &lo, &hi);
@@ -589,31 +590,31 @@ static void stage_correct_predict(tl_world *w) {
 
 /* ---- 5. finish ---- */
 
-static void stage_finish(tl_world *w) {
+void tl_stage_finish(tl_world *w) {
     tl_particles *p = &w->p;
     const double dt = w->dt;
     /* work done on the particles by bodies that move regardless of forces (a distributed
      * world: every rank's terms, added one by one in global order) */
     double work = 0.0;
-    const bool gather = w->dc && w->dc->established && w->dc->any_immovable;
+    const bool gather = w->ranks.established && w->ranks.any_immovable;
     for (size_t m = 0; m < w->nimmovable; m++) {
         size_t i = w->immovable[m];
         if (p->inv_mass[i] == 0.0) {
             double f[3];
             v3_add(f, p->f[i], p->f_old[i]);
             double t = 0.5 * dt * v3_dot(f, p->v[i]);
-            if (gather) tl_decomp_term(w, t);
+            if (gather) w->ranks.ops->term(w, t);
             else work -= t;
         }
         if (p->inv_inertia[i] == 0.0) {
             double t[3];
             v3_add(t, p->t[i], p->t_old[i]);
             double e = 0.5 * dt * v3_dot(t, p->w[i]);
-            if (gather) tl_decomp_term(w, e);
+            if (gather) w->ranks.ops->term(w, e);
             else work -= e;
         }
     }
-    if (gather) tl_decomp_terms_subtract(w, &work);
+    if (gather) w->ranks.ops->terms_subtract(w, &work);
     for (size_t k = 0; k < w->walls.count; k++) {
         const tl_wall *wl = &w->walls.w[k];
         double f[3];
@@ -637,7 +638,7 @@ static void stage_finish(tl_world *w) {
     tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
      * the last force's second half-kick lands then */
-    if (w->log.npend || tl_decomp_log_on(w)) tl_measure_finish_exits(w); /* on ranks: collective */
+    if (w->log.npend || (w->log.on && tl_ranks_spread(&w->ranks))) tl_measure_finish_exits(w); /* on ranks: collective */
 }
 
 /* ---- the predictor-corrector step (Heun) ---- */
@@ -786,7 +787,7 @@ static void pc_restore(tl_world *w, const pc_saved *sv) {
     w->sc.touching = sv->shape_touching;
 }
 
-static tl_status pc_step(tl_world *w) {
+tl_status tl_stage_pc_step(tl_world *w) {
     pc_pass(w, false);
     tl_status s = stage_neighbors(w);
     if (s != TL_OK) return s;
@@ -810,79 +811,7 @@ static tl_status pc_step(tl_world *w) {
     s = tl_world_compute_forces(w, true);
     w->pc_phase = 0;
     if (s != TL_OK) return s;
-    stage_finish(w);
+    tl_stage_finish(w);
     return TL_OK;
 }
 
-static tl_status step_chunk(tl_world *w, int64_t steps);
-
-/* Steps in chunks that end on the multiples of def.blowup_every, where the
- * blow-up check runs (the same steps however the calls cut them). */
-tl_status tl_world_step(tl_world *w, int64_t steps) {
-    if (!w) return TL_ERROR_ARGUMENT;
-    if (w->in_run_callback)
-        return tl_world_fail(w, TL_ERROR_STATE,
-                             "step: the world is being run by tl_scene_run, whose step callback may read and change "
-                             "it but not step it (return true from the callback to stop the run)");
-    int64_t every = w->def.blowup_every;
-    if (every <= 0 || steps <= 0) return step_chunk(w, steps); /* never (< 0), or only when asked (0) */
-    int64_t done = 0;
-    while (done < steps) {
-        int64_t to_check = every - w->steps % every;
-        int64_t n = steps - done < to_check ? steps - done : to_check;
-        tl_status s = step_chunk(w, n);
-        if (s != TL_OK) return s;
-        done += n;
-        if (w->steps % every == 0) {
-            s = tl_blowup_check(w);
-            if (s != TL_OK) return s;
-        }
-    }
-    return TL_OK;
-}
-
-static tl_status step_chunk(tl_world *w, int64_t steps) {
-    if (!w) return TL_ERROR_ARGUMENT;
-    if (steps < 0) return tl_world_fail(w, TL_ERROR_ARGUMENT, "step count must be >= 0");
-    tl_status s = tl_world_prepare(w);
-    if (s != TL_OK) return s;
-    s = tl_world_update_layout(w);
-    if (s != TL_OK) return s;
-    w->nthreads = tl_world_thread_count(w->def.threads);
-    if (w->neighbors_dirty) {
-        /* particles or walls were added since the last step: their laws must exist */
-        s = tl_world_check_laws(w);
-        if (s != TL_OK) return s;
-        if (w->steps == 0 && steps > 0) {
-            /* added after preparation but before the first step: the run starts
-             * as if they had been there (step bound and forces at t = 0) */
-            s = tl_timestep_compute(w);
-            if (s == TL_OK) s = tl_world_initial_forces(w);
-            if (s != TL_OK) return s;
-        }
-    }
-    if (w->def.integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) {
-        for (int64_t n = 0; n < steps; n++) {
-            s = pc_step(w);
-            if (s != TL_OK) return s;
-        }
-        return TL_OK;
-    }
-    bool predicted = false;
-    for (int64_t n = 0; n < steps; n++) {
-        if (!predicted) stage_predict(w);
-        s = tl_world_compute_forces(w, true);
-        if (s != TL_OK) return s;
-        if (n + 1 < steps && w->log.npend == 0 && !tl_decomp_log_on(w)) {
-            /* finish reads only immovable bodies and walls, which correct leaves alone */
-            stage_finish(w);
-            stage_correct_predict(w);
-            predicted = true;
-        } else {
-            stage_correct(w);
-            stage_finish(w);
-            predicted = false;
-        }
-    }
-    return TL_OK;
-}

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The library's exported symbols are the committed list (test/arch/symbols.txt): a move inside the
-# house (issue 43) changes none; a change of the public API updates the list in the same commit:
+# The library's exported symbols are the committed list (test/arch/symbols.txt): the public API's
+# functions only (TL_API, include/talus/types.h; everything else is built hidden), so a move inside
+# the house (issue 43) changes none; a change of the public API updates the list in the same commit:
 #   nm -D --defined-only build/libtalus.so | awk '{print $3}' | sort > test/arch/symbols.txt
 # Usage: check_symbols.sh LIBTALUS_SO SOURCE_DIR
 set -eu

@@ -1,14 +1,12 @@
 /*
- * The world's public face: creation, materials, laws, particles, walls,
- * preparation and queries. The time step itself is in step.c.
+ * The world's public face (talus.h): creation and destruction, materials and laws, particles
+ * and walls, and the queries of their state. The data is world.h's; the time step is step/.
  */
 #include "fused.h"
 #include "parallel.h"
 #include "world.h"
-#include "decomp.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,18 +103,6 @@ tl_wall_def tl_wall_default(void) {
     d.axis.x = 1.0;
     return d;
 }
-
-/* ---- errors ---- */
-
-tl_status tl_world_fail(tl_world *w, tl_status status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-const char *tl_world_error(const tl_world *w) { return w ? w->error : "no world"; }
 
 size_t tl_world_bytes(const tl_world *w) { return w->mem.bytes; }
 
@@ -243,7 +229,7 @@ void tl_world_destroy(tl_world *w) {
     tl_stash_free(m, &w->stash);
     tl_shape_contacts_free(m, &w->sc);
     scratch_free(w);
-    tl_decomp_free(w);
+    if (w->ranks.ops) w->ranks.ops->free(w);
     tl_mem_free(m, w->pc.rec, w->pc.cap_rec * sizeof *w->pc.rec);
     tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
     tl_mem_free(m, w->pc.state, w->pc.cap_state * sizeof *w->pc.state);
@@ -625,8 +611,8 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
         v3_scale(p->f[i], g, mass);
         v3_copy(p->f_old[i], p->f[i]);
     }
-    if (w->dc && w->dc->established) { /* every rank adds it alike; the last one keeps it */
-        tl_status s = tl_decomp_appended(w, (size_t)i);
+    if (w->ranks.established) { /* every rank adds it alike; the last one keeps it */
+        tl_status s = w->ranks.ops->appended(w, (size_t)i);
         if (s != TL_OK) return s;
     }
     if (out_id) *out_id = id;
@@ -710,14 +696,31 @@ tl_status tl_world_timestep(const tl_world *w, tl_timestep_info *out) {
     return TL_OK;
 }
 
+int tl_world_rank(const tl_world *w) { return w && w->ranks.ops ? w->ranks.rank : 0; }
+int tl_world_ranks(const tl_world *w) { return w && w->ranks.ops ? w->ranks.size : 1; }
+
+void tl_world_owned(const tl_world *w, size_t *first, size_t *count) {
+    if (!w) {
+        *first = *count = 0;
+        return;
+    }
+    if (tl_ranks_spread(&w->ranks)) {
+        *first = w->ranks.own_lo;
+        *count = w->ranks.own_hi - w->ranks.own_lo;
+        return;
+    }
+    *first = 0;
+    *count = w->p.count;
+}
+
 size_t tl_world_particle_count(const tl_world *w) {
-    return tl_decomp_viewing_particles(w->dc) ? w->dc->nvp : w->p.count;
+    return tl_ranks_viewing_particles(&w->ranks) ? w->ranks.nvp : w->p.count;
 }
 
 tl_status tl_world_particle_at(const tl_world *w, size_t i, tl_particle_state *o) {
-    if (tl_decomp_viewing_particles(w->dc)) {
-        if (i >= w->dc->nvp) return TL_ERROR_NOT_FOUND;
-        *o = w->dc->vp[i];
+    if (tl_ranks_viewing_particles(&w->ranks)) {
+        if (i >= w->ranks.nvp) return TL_ERROR_NOT_FOUND;
+        *o = w->ranks.vp[i];
         return TL_OK;
     }
     const tl_particles *p = &w->p;
@@ -759,10 +762,10 @@ double tl_particle_rotational_energy(const tl_particle_state *p) {
 }
 
 tl_status tl_world_get_particle(const tl_world *w, uint32_t id, tl_particle_state *o) {
-    if (tl_decomp_viewing_particles(w->dc)) {
-        int32_t k = tl_keymap_get(&w->dc->vindex, id);
+    if (tl_ranks_viewing_particles(&w->ranks)) {
+        int32_t k = tl_keymap_get(&w->ranks.vindex, id);
         if (k < 0) return TL_ERROR_NOT_FOUND;
-        *o = w->dc->vp[k];
+        *o = w->ranks.vp[k];
         return TL_OK;
     }
     int64_t i = tl_particles_index(&w->p, id);
