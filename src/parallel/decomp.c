@@ -58,7 +58,7 @@ void tl_decomp_free(tl_world *w) {
     memset(&w->ranks, 0, sizeof w->ranks); /* serial again: no port, no face */
 }
 
-/* The ranks port's implementation (core/ranks.h): what the engine's stages call of a distributed
+/* The ranks port's implementation (world/ranks.h): what the engine's stages call of a distributed
  * world. */
 static const tl_ranks_ops decomp_ops = {
     .free = tl_decomp_free,

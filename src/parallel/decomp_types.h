@@ -1,7 +1,7 @@
 /*
  * The state of a world's distribution over MPI ranks (docs/parallel.md): what decomp.c and its
  * parts (decomp_log.c, decomp_shapes.c, decomp_state.c) keep between steps. The engine reads
- * only its face (core/ranks.h: w->ranks).
+ * only its face (world/ranks.h: w->ranks).
  */
 #ifndef TL_DECOMP_TYPES_H
 #define TL_DECOMP_TYPES_H
@@ -28,7 +28,7 @@ typedef struct tl_decomp_cost {
 } tl_decomp_cost;
 
 typedef struct tl_decomp {
-    tl_ranks *face;         /* the distribution as the engine sees it (core/ranks.h: w->ranks) */
+    tl_ranks *face;         /* the distribution as the engine sees it (world/ranks.h: w->ranks) */
     tl_comm *comm;
     tl_decomp_cost cost;
     uint64_t *gidx;         /* per stored particle: its index in the global storage order */

@@ -2,7 +2,7 @@
  * Preparing a world for its first step (tl_world_prepare): the laws checked and the records'
  * layout fixed, the skin and the step chosen, the forces of t = 0 computed, and the initial
  * geometry checked (a particle outside the domain, bodies overlapping beyond half a radius).
- * The world's own files (core/world*.c) never call it: the step and the public calls above do.
+ * The world's own files (world/) never call it: the step and the public calls above do.
  */
 #include <math.h>
 

@@ -87,7 +87,7 @@ def objects(root, build):
             if not f.endswith(".c.o"):
                 continue
             p = os.path.join(d, f)
-            m = re.search(r"CMakeFiles/(talus_objects|talus)\.dir/(.*)\.c\.o$", p)
+            m = re.search(r"CMakeFiles/(talus_[a-z]+|talus)\.dir/(.*)\.c\.o$", p)
             # not a generated file (default_scene.c), nor the object of a source moved away
             if m and m.group(2).split("/")[0] in SRC_DIRS and os.path.exists(os.path.join(root, m.group(2) + ".c")):
                 objs[m.group(2)] = p
