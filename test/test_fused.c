@@ -381,10 +381,10 @@ static void test_selection(void) {
     tl_law_def got;
     ENSURE_OK(tl_world_get_law(w, m, m, &got));
     ENSURE(strcmp(got.normal, "hertz") == 0 && strcmp(got.tangential, "mindlin") == 0);
-    ENSURE(w->laws[w->law_of[(size_t)m * w->law_dim + (size_t)m]].fused_kind == TL_FUSED_HERTZ_MINDLIN);
+    ENSURE(w->cat.laws[w->cat.law_of[(size_t)m * w->cat.law_dim + (size_t)m]].fused_kind == TL_FUSED_HERTZ_MINDLIN);
     def.history = "pseudo";
     ENSURE_OK(tl_world_set_law(w, m, m, &def));
-    ENSURE(w->laws[w->law_of[(size_t)m * w->law_dim + (size_t)m]].fused == NULL);
+    ENSURE(w->cat.laws[w->cat.law_of[(size_t)m * w->cat.law_dim + (size_t)m]].fused == NULL);
     tl_world_destroy(w);
 }
 

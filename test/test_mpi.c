@@ -64,7 +64,7 @@ static tl_world *make(const config *c, int threads) {
     }
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    w->nb.domain_size = c->domain;
+    w->broad.nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";
     md.density = 2500;
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
         failed |= lanes_wrong;
         /* the far candidates skipped by their gaps on every rank, as in a serial run (the
          * blocks holding ghosts measured from the ghosts' refreshed state): the same bits */
-        int no_skip = w->far.skipped == 0;
+        int no_skip = w->broad.far.skipped == 0;
         if (no_skip) fprintf(stderr, "rank %d, %s: no far candidate skipped by its gap\n", rank, cases[c].name);
         MPI_Allreduce(MPI_IN_PLACE, &no_skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= no_skip;

@@ -8,7 +8,7 @@
  * candidates are checked against tl_face_geometry.
  * Also prints the build time for a radius ratio of 10 against 1 (no
  * assertion on timing).
- * Reaches into src/ (world.h: the lists w->pp, w->pw, the grids, the faces). */
+ * Reaches into src/ (world.h: the lists w->contacts.pp, w->contacts.pw, the grids, the faces). */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -137,13 +137,13 @@ static void check_scene(const scene *sc, const char *name) {
         return;
     }
     const tl_particles *p = &w->p;
-    const tl_pairs *pp = &w->pp;
+    const tl_pairs *pp = &w->contacts.pp;
     const size_t n = p->count;
-    const double skin = w->nb.skin;
+    const double skin = w->broad.nb.skin;
     ENSURE(n == (size_t)(sc->n + sc->giants));
     ENSURE(tl_world_neighbor_builds(w) == 1);
-    chunks_seen += w->nb.chunks;
-    spills_seen += w->nb.spills;
+    chunks_seen += w->broad.nb.chunks;
+    spills_seen += w->broad.nb.spills;
 
     /* the listed pairs: valid, within the cut-off in their image, nearest image, once */
     uint64_t *keys = malloc((pp->count + 1) * sizeof *keys);
@@ -164,8 +164,8 @@ static void check_scene(const scene *sc, const char *name) {
         double d[3], dn[3];
         for (int q = 0; q < 3; q++) {
             if (!w->per.on[q] && sh[q] != 0) bad_shift++;
-            d[q] = p->x[j][q] + w->nb.shift[code][q] - p->x[i][q];
-            if (w->nb.shift[code][q] != (w->per.on[q] ? sh[q] * w->per.len[q] : 0.0)) bad_shift++;
+            d[q] = p->x[j][q] + w->broad.nb.shift[code][q] - p->x[i][q];
+            if (w->broad.nb.shift[code][q] != (w->per.on[q] ? sh[q] * w->per.len[q] : 0.0)) bad_shift++;
         }
         nearest(w, p->x[i], p->x[j], dn);
         double dist = v3_norm(d), cut = p->radius[i] + p->radius[j] + skin;
@@ -198,7 +198,7 @@ static void check_scene(const scene *sc, const char *name) {
     fprintf(stderr,
             "%-22s %5zu particles, %d classes, skin %.3g: %zu candidates, %zu by brute force "
             "(%zu at the cut-off); missing %zu, twice %zu, beyond %zu, not nearest %zu\n",
-            name, n, w->nb.nlevels, skin, pp->count, within, ambiguous, missing, twice, beyond,
+            name, n, w->broad.nb.nlevels, skin, pp->count, within, ambiguous, missing, twice, beyond,
             not_nearest);
     ENSURE(within > n); /* the test means something */
     ENSURE(bad_index == 0);
@@ -209,7 +209,7 @@ static void check_scene(const scene *sc, const char *name) {
     ENSURE(beyond == 0);
     ENSURE(not_nearest == 0);
     ENSURE(pp->count >= within && pp->count <= within + ambiguous);
-    if (sc->giants) ENSURE(w->nb.nlevels >= 3);
+    if (sc->giants) ENSURE(w->broad.nb.nlevels >= 3);
     /* positions were wrapped into the periodic axes at the build */
     size_t outside = 0;
     for (size_t i = 0; i < n; i++)
@@ -220,14 +220,14 @@ static void check_scene(const scene *sc, const char *name) {
     free(keys);
 
     /* the same lists, in the same order, from a build on 4 threads */
-    size_t npp = pp->count, npw = w->pw.count;
+    size_t npp = pp->count, npw = w->contacts.pw.count;
     uint32_t *a0 = malloc((npp + 1) * sizeof *a0), *b0 = malloc((npp + 1) * sizeof *b0);
     uint8_t *i0 = malloc(npp + 1);
     memcpy(a0, pp->a, npp * sizeof *a0);
     memcpy(b0, pp->b, npp * sizeof *b0);
     memcpy(i0, pp->img, npp);
-    ENSURE(tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 4, NULL) == 0);
-    ENSURE(pp->count == npp && w->pw.count == npw);
+    ENSURE(tl_neighbors_build(&w->mem, &w->broad.nb, &w->p, &w->walls, &w->per, &w->contacts.pp, &w->contacts.pw, &w->broad.dom, NULL, 4, NULL) == 0);
+    ENSURE(pp->count == npp && w->contacts.pw.count == npw);
     ENSURE(pp->count == npp && memcmp(a0, pp->a, npp * sizeof *a0) == 0 &&
            memcmp(b0, pp->b, npp * sizeof *b0) == 0 && memcmp(i0, pp->img, npp) == 0);
     free(a0);
@@ -235,7 +235,7 @@ static void check_scene(const scene *sc, const char *name) {
     free(i0);
 
     /* particle-face candidates: tl_face_geometry says near and gap below the skin */
-    const tl_pairs *pw = &w->pw;
+    const tl_pairs *pw = &w->contacts.pw;
     const tl_walls *wl = &w->walls;
     if (wl->nfaces > 0) {
         size_t nf = wl->nfaces;
@@ -341,12 +341,12 @@ static double time_build(double ratio, size_t *candidates, int *levels) {
     if (tl_world_prepare(w) == TL_OK) {
         for (int r = 0; r < 3; r++) {
             double t0 = now();
-            tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, NULL, 1, NULL);
+            tl_neighbors_build(&w->mem, &w->broad.nb, &w->p, &w->walls, &w->per, &w->contacts.pp, &w->contacts.pw, &w->broad.dom, NULL, 1, NULL);
             best = fmin(best, now() - t0);
         }
     }
-    *candidates = w->pp.count;
-    *levels = w->nb.nlevels;
+    *candidates = w->contacts.pp.count;
+    *levels = w->broad.nb.nlevels;
     tl_world_destroy(w);
     return best;
 }

@@ -198,7 +198,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     w->knobs.no_lanes = lanes == LANES_OFF;
     w->knobs.lanes_width = lanes == LANES_FOUR ? 4 : 0;
     w->knobs.no_gap_skip = lanes == GAPS_OFF;
-    if (c->domain) w->nb.domain_size = c->domain;
+    if (c->domain) w->broad.nb.domain_size = c->domain;
     tl_material_def md = tl_material_default();
     md.name = "glass";
     md.density = 2500;
@@ -267,7 +267,7 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     o.dt = tl_world_dt(w);
     o.lanes = w->scratch.lanes_on;
     o.lanes_width = w->scratch.lanes_width_on;
-    o.skipped = w->far.skipped;
+    o.skipped = w->broad.far.skipped;
     tl_world_destroy(w);
     return o;
 }

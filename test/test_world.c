@@ -794,7 +794,7 @@ static void test_reorder_cuts_domains(void) {
     wd.periodic[0] = wd.periodic[1] = true;
     tl_world *w;
     ENSURE_OK(tl_world_create(&wd, &w));
-    w->nb.domain_size = N / NDOM;
+    w->broad.nb.domain_size = N / NDOM;
     int m = tl_test_material_law(w, "m", 1000, 1e6, NAN, 0.5, 0.5);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
@@ -814,7 +814,7 @@ static void test_reorder_cuts_domains(void) {
         ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
     }
     ENSURE_OK(tl_world_step(w, 1));
-    ENSURE(w->dom.count == NDOM);
+    ENSURE(w->broad.dom.count == NDOM);
     double lo[NDOM], hi[NDOM];
     for (int d = 0; d < NDOM; d++) {
         lo[d] = INFINITY;
@@ -834,9 +834,9 @@ static void test_reorder_cuts_domains(void) {
     }
     /* the pairs within reach across a face: one per column of 16 x 10 beads (each bead's neighbor
      * in x), four faces with the wrap; cut ties add at most one more column's pairs per face */
-    printf("reorder: cross candidates %zu (four faces: %d)\n", w->dom.ncross, 4 * NY * NZ);
-    ENSURE(w->dom.ncross >= (size_t)(4 * NY * NZ));
-    ENSURE(w->dom.ncross <= (size_t)(3 * 4 * NY * NZ));
+    printf("reorder: cross candidates %zu (four faces: %d)\n", w->broad.dom.ncross, 4 * NY * NZ);
+    ENSURE(w->broad.dom.ncross >= (size_t)(4 * NY * NZ));
+    ENSURE(w->broad.dom.ncross <= (size_t)(3 * 4 * NY * NZ));
     tl_world_destroy(w);
 }
 

@@ -39,12 +39,12 @@
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {
     uint64_t h = TL_FNV_START;
-    uint64_t v[8] = {w->nmat, w->nlaws, w->walls.count, w->walls.nfaces, (uint64_t)w->def.integrator,
+    uint64_t v[8] = {w->cat.nmat, w->cat.nlaws, w->walls.count, w->walls.nfaces, (uint64_t)w->def.integrator,
                      (uint64_t)(w->per.on[0] | w->per.on[1] << 1 | w->per.on[2] << 2),
                      (uint64_t)w->def.has_domain, 0};
     h = tl_fnv1a(v, sizeof v, h);
-    for (size_t i = 0; i < w->nlaws; i++) {
-        const tl_law *law = &w->laws[i];
+    for (size_t i = 0; i < w->cat.nlaws; i++) {
+        const tl_law *law = &w->cat.laws[i];
         for (int s = 0; s < TL_SLOT_COUNT; s++) {
             const char *name = law->sub[s]->info.name;
             h = tl_fnv1a(name, strlen(name), h);
@@ -54,8 +54,8 @@ static uint64_t fingerprint(const tl_world *w) {
     for (int k = 0; k < 3; k++)
         if (w->per.on[k]) h = tl_fnv1a(&w->per.len[k], sizeof w->per.len[k], h);
     /* the shapes: kind, size, mass properties and the contact readings of a mesh */
-    for (size_t k = 1; k < w->nshapes; k++) {
-        const tl_shape *s = &w->shapes[k];
+    for (size_t k = 1; k < w->shapes.count; k++) {
+        const tl_shape *s = &w->shapes.of[k];
         double sv[8] = {(double)s->kind,        s->radius,      s->volume,
                         s->inertia[0],          s->inertia[1],  s->inertia[2],
                         (double)s->mesh_radius, (double)s->mesh_depth};
@@ -254,23 +254,23 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     tl_wbuf_put(&b, sizes, sizeof sizes);
     tl_wbuf_u64(&b, fingerprint(w));
     /* scalars */
-    tl_wbuf_f64(&b, w->time);
-    tl_wbuf_u64(&b, (uint64_t)w->steps);
-    tl_wbuf_f64(&b, w->dt);
-    put_timestep(&b, &w->ts);
-    tl_wbuf_put(&b, &w->ledger, sizeof w->ledger);
-    tl_wbuf_put(&b, &w->ledger_next, sizeof w->ledger_next);
+    tl_wbuf_f64(&b, w->clock.time);
+    tl_wbuf_u64(&b, (uint64_t)w->clock.steps);
+    tl_wbuf_f64(&b, w->clock.dt);
+    put_timestep(&b, &w->clock.ts);
+    tl_wbuf_put(&b, &w->books.ledger, sizeof w->books.ledger);
+    tl_wbuf_put(&b, &w->books.next, sizeof w->books.next);
     tl_wbuf_put(&b, &w->rng, sizeof w->rng);
     tl_wbuf_u64(&b, w->next_id);
     tl_wbuf_u64(&b, w->removed);
-    tl_wbuf_u64(&b, w->touching);
-    uint64_t flags = (uint64_t)w->neighbors_dirty | (uint64_t)w->moved << 1 |
+    tl_wbuf_u64(&b, w->contacts.touching);
+    uint64_t flags = (uint64_t)w->broad.dirty | (uint64_t)w->broad.moved << 1 |
                      (uint64_t)w->log.on << 2;
     tl_wbuf_u64(&b, flags);
-    tl_wbuf_u64(&b, (uint64_t)w->builds_since_reorder);
-    tl_wbuf_u64(&b, (uint64_t)w->nb.builds);
-    tl_wbuf_f64(&b, w->nb.skin);
-    int64_t lay[4] = {w->lay.hist, w->lay.energy, w->lay.impact, w->lay.stride};
+    tl_wbuf_u64(&b, (uint64_t)w->broad.builds_since_reorder);
+    tl_wbuf_u64(&b, (uint64_t)w->broad.nb.builds);
+    tl_wbuf_f64(&b, w->broad.nb.skin);
+    int64_t lay[4] = {w->contacts.lay.hist, w->contacts.lay.energy, w->contacts.lay.impact, w->contacts.lay.stride};
     tl_wbuf_put(&b, lay, sizeof lay);
     /* particles */
     mk[0] = b.size;
@@ -284,11 +284,11 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
         tl_wbuf_put(&b, wl->force, sizeof wl->force);
         tl_wbuf_put(&b, wl->force_prev, sizeof wl->force_prev);
         double ref[3] = {0.0, 0.0, 0.0};
-        if (k < w->nb.cap_walls) memcpy(ref, w->nb.wall_ref[k], sizeof ref);
+        if (k < w->broad.nb.cap_walls) memcpy(ref, w->broad.nb.wall_ref[k], sizeof ref);
         tl_wbuf_put(&b, ref, sizeof ref);
         put_servo(&b, &wl->servo);
-        write_wall_motion(&b, wl, k < w->nb.cap_walls ? w->nb.wall_angle_ref[k] : 0.0,
-                          k < w->nb.cap_walls ? w->nb.wall_reach[k] : 0.0);
+        write_wall_motion(&b, wl, k < w->broad.nb.cap_walls ? w->broad.nb.wall_angle_ref[k] : 0.0,
+                          k < w->broad.nb.cap_walls ? w->broad.nb.wall_reach[k] : 0.0);
     }
     for (size_t f = 0; f < w->walls.nfaces; f++) {
         const tl_face *fc = &w->walls.f[f];
@@ -302,10 +302,10 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     }
     /* the candidate lists and their records */
     mk[2] = b.size;
-    write_pairs(&b, &w->pp);
-    write_pairs(&b, &w->pw);
+    write_pairs(&b, &w->contacts.pp);
+    write_pairs(&b, &w->contacts.pw);
     /* the domains of the contact stage (set at the last build, with the lists) */
-    const tl_domains *dm = &w->dom;
+    const tl_domains *dm = &w->broad.dom;
     tl_wbuf_u64(&b, dm->count);
     tl_wbuf_u64(&b, dm->ncross);
     if (dm->count) {
@@ -316,7 +316,7 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     }
     tl_wbuf_put(&b, dm->cross, dm->ncross * sizeof *dm->cross);
     /* the shape stage: candidates, their live patches' records */
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     const tl_patch_store *ps = &sc->store[sc->cur];
     tl_wbuf_u64(&b, sc->cand.count);
     tl_wbuf_u64(&b, ps->count);
@@ -337,8 +337,8 @@ tl_status tl_world_save_marked(const tl_world *w, void **data, size_t *size, siz
     for (size_t k = 0; k < w->log.npend; k++) tl_pending_put(&b, &w->log.pend[k]);
     mk[3] = b.size;
     /* the constant external forces */
-    tl_wbuf_u64(&b, w->next);
-    tl_wbuf_put(&b, w->ext, w->next * sizeof *w->ext);
+    tl_wbuf_u64(&b, w->ext.count);
+    tl_wbuf_put(&b, w->ext.list, w->ext.count * sizeof *w->ext.list);
     tl_wbuf_u64(&b, MAGIC); /* end mark */
     if (b.failed) {
         free(b.data);
@@ -593,8 +593,8 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     if (!why) {
         size_t n = L.p.count;
         for (size_t i = 0; i < n && !why; i++) {
-            if (L.p.material[i] < 0 || (size_t)L.p.material[i] >= w->nmat) why = "a particle's material is unknown";
-            if (L.p.shape[i] < 0 || (L.p.shape[i] > 0 && (size_t)L.p.shape[i] >= w->nshapes))
+            if (L.p.material[i] < 0 || (size_t)L.p.material[i] >= w->cat.nmat) why = "a particle's material is unknown";
+            if (L.p.shape[i] < 0 || (L.p.shape[i] > 0 && (size_t)L.p.shape[i] >= w->shapes.count))
                 why = "a particle's shape is unknown";
         }
         for (size_t k = 0; k < L.pp.count && !why; k++)
@@ -612,8 +612,8 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     }
     /* the neighbor build reference of the walls, and room to keep the particle
      * arrays that views may still read (tl_world_particle_arrays) */
-    if (nw > w->nb.cap_walls || w->p.exported) {
-        if ((nw > w->nb.cap_walls && tl_neighbors_reserve_walls(&w->mem, &w->nb, nw) != 0) ||
+    if (nw > w->broad.nb.cap_walls || w->p.exported) {
+        if ((nw > w->broad.nb.cap_walls && tl_neighbors_reserve_walls(&w->mem, &w->broad.nb, nw) != 0) ||
             tl_particles_reserve_replace(&w->mem, &w->p) != 0) {
             loaded_free(w, &L);
             tl_mem_free(&w->mem, wall_data, (nw ? nw : 1) * sizeof *wall_data);
@@ -626,16 +626,16 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
 
     /* ---- everything read and checked: swap in ---- */
     tl_particles_replace(&w->mem, &w->p, &L.p);
-    tl_pairs_free(&w->mem, &w->pp);
-    tl_pairs_free(&w->mem, &w->pw);
-    w->pp = L.pp;
-    w->pw = L.pw;
-    tl_shape_contacts_free(&w->mem, &w->sc);
-    w->sc = L.sc;
-    w->nbodies = 0;
-    for (size_t i = 0; i < w->p.count; i++) w->nbodies += w->p.shape[i] != 0;
-    tl_domains_free(&w->mem, &w->dom);
-    w->dom = L.dom;
+    tl_pairs_free(&w->mem, &w->contacts.pp);
+    tl_pairs_free(&w->mem, &w->contacts.pw);
+    w->contacts.pp = L.pp;
+    w->contacts.pw = L.pw;
+    tl_shape_contacts_free(&w->mem, &w->contacts.sc);
+    w->contacts.sc = L.sc;
+    w->shapes.nbodies = 0;
+    for (size_t i = 0; i < w->p.count; i++) w->shapes.nbodies += w->p.shape[i] != 0;
+    tl_domains_free(&w->mem, &w->broad.dom);
+    w->broad.dom = L.dom;
     tl_mem_free(&w->mem, w->log.coll, w->log.cap * sizeof *w->log.coll);
     w->log.coll = L.coll;
     w->log.n = w->log.cap = L.ncoll;
@@ -646,18 +646,18 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     w->log.pend = L.pend;
     w->log.npend = w->log.cap_pend = L.npend;
     for (size_t k = 0; k < w->log.npend; k++) w->log.pend[k].list = tl_measure_pending_list(w, &w->log.pend[k]);
-    tl_mem_free(&w->mem, w->ext, w->cap_ext * sizeof *w->ext);
-    w->ext = L.ext;
-    w->next = w->cap_ext = L.next;
+    tl_mem_free(&w->mem, w->ext.list, w->ext.cap * sizeof *w->ext.list);
+    w->ext.list = L.ext;
+    w->ext.count = w->ext.cap = L.next;
     for (size_t k = 0; k < nw; k++) {
         tl_wall *wl = &w->walls.w[k];
         memcpy(wl->vel, wall_data[k][0], sizeof wl->vel);
         memcpy(wl->disp, wall_data[k][1], sizeof wl->disp);
         memcpy(wl->force, wall_data[k][2], sizeof wl->force);
         memcpy(wl->force_prev, wall_data[k][3], sizeof wl->force_prev);
-        memcpy(w->nb.wall_ref[k], wall_data[k][4], sizeof w->nb.wall_ref[k]);
+        memcpy(w->broad.nb.wall_ref[k], wall_data[k][4], sizeof w->broad.nb.wall_ref[k]);
         wl->servo = servo[k];
-        read_wall_motion(wl, motion[k], &w->nb.wall_angle_ref[k], &w->nb.wall_reach[k]);
+        read_wall_motion(wl, motion[k], &w->broad.nb.wall_angle_ref[k], &w->broad.nb.wall_reach[k]);
     }
     for (size_t f = 0; f < nf; f++) {
         tl_face *fc = &w->walls.f[f];
@@ -672,28 +672,28 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     tl_mem_free(&w->mem, servo, (nw ? nw : 1) * sizeof *servo);
     tl_mem_free(&w->mem, face_p, (nf ? nf : 1) * sizeof *face_p);
     tl_mem_free(&w->mem, motion, (nw ? nw : 1) * sizeof *motion);
-    w->time = time;
-    w->steps = steps;
-    w->dt = dt;
-    w->ts = ts;
-    w->ledger = ledger;
-    w->ledger_next = ledger_next;
+    w->clock.time = time;
+    w->clock.steps = steps;
+    w->clock.dt = dt;
+    w->clock.ts = ts;
+    w->books.ledger = ledger;
+    w->books.next = ledger_next;
     w->rng = rng;
     w->next_id = (uint32_t)next_id;
     w->removed = (size_t)removed;
-    w->touching = (size_t)touching;
-    w->neighbors_dirty = (flags & 1u) != 0;
-    w->moved = (flags & 2u) != 0;
-    w->far.gap_ready = false; /* the far candidates' gaps: noted again from the loaded x_ref */
-    w->far.disp_ok = false;
+    w->contacts.touching = (size_t)touching;
+    w->broad.dirty = (flags & 1u) != 0;
+    w->broad.moved = (flags & 2u) != 0;
+    w->broad.far.gap_ready = false; /* the far candidates' gaps: noted again from the loaded x_ref */
+    w->broad.far.disp_ok = false;
     w->log.on = (flags & 4u) != 0;
-    w->builds_since_reorder = since_reorder;
-    w->nb.builds = builds;
-    w->nb.skin = skin;
-    w->lay = layout;
+    w->broad.builds_since_reorder = since_reorder;
+    w->broad.nb.builds = builds;
+    w->broad.nb.skin = skin;
+    w->contacts.lay = layout;
     for (int c = 0; c < 27; c++) {
         int sh[3] = {c % 3 - 1, (c / 3) % 3 - 1, c / 9 - 1};
-        for (int k = 0; k < 3; k++) w->nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
+        for (int k = 0; k < 3; k++) w->broad.nb.shift[c][k] = w->per.on[k] ? sh[k] * w->per.len[k] : 0.0;
     }
     w->touch.step = -1;
     /* a distributed world: every rank loaded the whole; each keeps its share (collective) */

@@ -93,7 +93,7 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     if (!tl_comm_available())
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "a distributed world needs MPI: this build has none, or MPI_Init was not called");
-    if (w->steps > 0)
+    if (w->clock.steps > 0)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "a world is distributed before its first step");
     tl_decomp *d = tl_mem_alloc(&w->mem, sizeof *d);
     if (!d) return no_memory(w, "decomposition");
@@ -128,7 +128,7 @@ static tl_status distribute_over(tl_world *w, bool given, int comm_f) {
     w->ranks.dc = d;
     w->ranks.ops = &decomp_ops;
     /* lists built already (the initial forces): each rank takes its share of them now */
-    if (w->nb.builds > 0 && !w->neighbors_dirty) return tl_world_establish(w);
+    if (w->broad.nb.builds > 0 && !w->broad.dirty) return tl_world_establish(w);
     return TL_OK;
 }
 
@@ -138,7 +138,7 @@ tl_status tl_world_distribute_comm(tl_world *w, int comm_f) { return distribute_
 
 tl_status tl_decomp_supported(tl_world *w) {
     const char *what = NULL;
-    if (w->nb.all_to_shapes) what = "every contact through the shape stage (all_to_shapes)";
+    if (w->broad.nb.all_to_shapes) what = "every contact through the shape stage (all_to_shapes)";
 
     if (!what) return TL_OK;
     return tl_world_fail(w, TL_ERROR_ARGUMENT, "%s are not supported on several MPI ranks yet (docs/parallel.md)",
@@ -154,7 +154,7 @@ static uint64_t dom_start(const tl_decomp *d, size_t dd) {
 static void partition(tl_world *w, uint64_t n) {
     tl_decomp *d = w->ranks.dc;
     d->nglobal = n;
-    d->ndom = n ? tl_neighbors_domain_count(&w->nb, (size_t)n) : 0;
+    d->ndom = n ? tl_neighbors_domain_count(&w->broad.nb, (size_t)n) : 0;
     d->dom_lo = (size_t)d->face->rank * d->ndom / (size_t)d->face->size;
     d->dom_hi = ((size_t)d->face->rank + 1) * d->ndom / (size_t)d->face->size;
     d->g_lo = dom_start(d, d->dom_lo);
@@ -216,7 +216,7 @@ tl_status tl_decomp_establish(tl_world *w) {
 void tl_decomp_moved(tl_world *w) {
     tl_decomp *d = w->ranks.dc;
     const tl_particles *p = &w->p;
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    const double lim2 = 0.25 * w->broad.nb.skin * w->broad.nb.skin;
     int acc = 0;
     for (size_t i = d->face->own_lo; i < d->face->own_hi && !acc; i++) {
         double d2 = 0.0; /* as the predict stage adds it */
@@ -227,7 +227,7 @@ void tl_decomp_moved(tl_world *w) {
         acc = d2 > lim2;
     }
     tl_comm_or(d->comm, &acc, 1);
-    w->moved = acc != 0;
+    w->broad.moved = acc != 0;
 }
 
 /* Every rank's terms, added one by one in global order to *acc (sign +1 or -1): the serial
@@ -282,7 +282,7 @@ static tl_status remove_lost(tl_world *w) {
     uint64_t all = lost;
     tl_comm_sum_u64(w->ranks.dc->comm, &all, 1);
     tl_status s = TL_OK;
-    if (all) s = ordered_sum(w, terms.v, terms.n, &w->ledger.boundary_work, -1.0);
+    if (all) s = ordered_sum(w, terms.v, terms.n, &w->books.ledger.boundary_work, -1.0);
     tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
     if (s != TL_OK || !lost) {
         if (s == TL_OK) w->removed += all;
@@ -322,7 +322,7 @@ static tl_status wrap_periodic(tl_world *w) {
         tl_mem_free(&w->mem, terms.v, terms.cap * sizeof *terms.v);
         if (s != TL_OK) return s;
     }
-    w->ledger.boundary_work += work;
+    w->books.ledger.boundary_work += work;
     return TL_OK;
 }
 
@@ -367,7 +367,7 @@ static size_t record_bytes(const tl_stash *s) { return 2 * sizeof(uint64_t) + (s
 /* Sends each migrating particle's records (those of its touching pairs) to its new rank. */
 static tl_status send_records(tl_world *w, const int *dest) {
     tl_decomp *d = w->ranks.dc;
-    tl_stash *st = &w->stash;
+    tl_stash *st = &w->contacts.stash;
     const size_t P = (size_t)d->face->size, rb = record_bytes(st);
     const tl_keymap *maps[2] = {&st->pp, &st->pw};
     size_t *cnt = d->bytes_a;
@@ -654,7 +654,7 @@ static tl_status ghosts(tl_world *w, const tl_nb_frame **frame) {
     memcpy(boxes, d->buf, got);
 
     /* the owned particles near another rank's domains go there */
-    const double cut = 2.0 * f->rmax + w->nb.skin;
+    const double cut = 2.0 * f->rmax + w->broad.nb.skin;
     const size_t pb = tl_particles_bytes_each() + sizeof(uint64_t);
     size_t *cnt = d->bytes_a, *at = d->bytes_b;
     d->nsend = 0;
@@ -788,8 +788,8 @@ tl_status tl_decomp_domain_sums(tl_world *w, const tl_block_sum **blocks, const 
     const size_t P = (size_t)d->face->size, mine = d->dom_hi - d->dom_lo, nw = w->walls.count, fo = d->first_owned;
     /* per domain: its block, then its shares of the walls' forces and torques */
     const size_t unit = sizeof(tl_block_sum) + 2 * nw * 3 * sizeof(double);
-    if (mine && w->dom.count < fo + mine)
-        return tl_world_fail(w, TL_ERROR_STATE, "rank %d: %zu domains for its %zu", d->face->rank, w->dom.count, mine);
+    if (mine && w->broad.dom.count < fo + mine)
+        return tl_world_fail(w, TL_ERROR_STATE, "rank %d: %zu domains for its %zu", d->face->rank, w->broad.dom.count, mine);
     if (tl_mem_reserve(&w->mem, (void **)&d->buf2, &d->cap_buf2, mine * unit + 1, 1) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&d->buf, &d->cap_buf, d->ndom * unit + 1, 1) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&d->blocks, &d->cap_blocks, d->ndom + 1, sizeof *d->blocks) != 0 ||
@@ -866,43 +866,43 @@ double tl_decomp_external_potential(const tl_world *cw) {
     tl_decomp *d = w->ranks.dc;
     size_t first, count;
     tl_world_owned(w, &first, &count);
-    double *t = tl_mem_alloc(&w->mem, (2 * w->next + 1) * sizeof *t);
+    double *t = tl_mem_alloc(&w->mem, (2 * w->ext.count + 1) * sizeof *t);
     size_t n = 0;
-    for (size_t k = 0; t && k < w->next; k++) {
-        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext[k].id);
+    for (size_t k = 0; t && k < w->ext.count; k++) {
+        int64_t i = tl_particles_index(&w->p, (uint32_t)w->ext.list[k].id);
         if (i < 0 || (size_t)i < first || (size_t)i >= first + count || w->p.inv_mass[i] == 0.0) continue;
         t[2 * n] = (double)k;
-        t[2 * n + 1] = v3_dot(w->ext[k].f, w->p.x[i]);
+        t[2 * n + 1] = v3_dot(w->ext.list[k].f, w->p.x[i]);
         n++;
     }
     void *out = d->buf;
     size_t got = tl_comm_allgather(d->comm, &w->mem, t, t ? 2 * n * sizeof *t : 0, &out, &d->cap_buf, NULL);
     d->buf = out;
-    if (t) tl_mem_free(&w->mem, t, (2 * w->next + 1) * sizeof *t);
+    if (t) tl_mem_free(&w->mem, t, (2 * w->ext.count + 1) * sizeof *t);
     if (got == SIZE_MAX) tl_comm_abort(d->comm, "out of memory (external potential)");
     /* each force's term in its place (a particle is owned by one rank), then added in order */
-    double *by = tl_mem_alloc(&w->mem, (w->next + 1) * sizeof *by);
-    uint8_t *has = tl_mem_alloc(&w->mem, w->next + 1);
+    double *by = tl_mem_alloc(&w->mem, (w->ext.count + 1) * sizeof *by);
+    uint8_t *has = tl_mem_alloc(&w->mem, w->ext.count + 1);
     if (!by || !has) tl_comm_abort(d->comm, "out of memory (external potential)");
-    memset(has, 0, w->next + 1);
+    memset(has, 0, w->ext.count + 1);
     const double *in = (const double *)(const void *)d->buf;
     for (size_t q = 0; q < got / (2 * sizeof *in); q++) {
         size_t k = (size_t)in[2 * q];
-        if (k < w->next) {
+        if (k < w->ext.count) {
             by[k] = in[2 * q + 1];
             has[k] = 1;
         }
     }
     double e = 0.0;
-    for (size_t k = 0; k < w->next; k++)
+    for (size_t k = 0; k < w->ext.count; k++)
         if (has[k]) e -= by[k];
-    tl_mem_free(&w->mem, by, (w->next + 1) * sizeof *by);
-    tl_mem_free(&w->mem, has, w->next + 1);
+    tl_mem_free(&w->mem, by, (w->ext.count + 1) * sizeof *by);
+    tl_mem_free(&w->mem, has, w->ext.count + 1);
     return e;
 }
 
 void tl_decomp_note_immovable(tl_world *w) {
-    int any = w->nimmovable > 0;
+    int any = w->immovable.count > 0;
     tl_comm_or(w->ranks.dc->comm, &any, 1);
     w->ranks.any_immovable = any != 0;
 }
@@ -997,7 +997,7 @@ tl_status tl_world_view(tl_world *w, tl_view view) {
         }
     }
     /* the touching contacts, each once: on the rank owning its first particle */
-    const int nh = w->lay.hist;
+    const int nh = w->contacts.lay.hist;
     const size_t cb = sizeof(tl_contact_info) + (size_t)nh * sizeof(double);
     size_t n = 0;
     unsigned char *pack = NULL;
@@ -1139,8 +1139,8 @@ tl_status tl_world_parallel_stats(tl_world *w, tl_parallel_stats *s) {
     uint8_t *mark = calloc(w->p.count + 1, 1);
     if (!mark) tl_comm_abort(d->comm, "out of memory (statistics)"); /* the others wait in the sum */
 #define OWN(i) ((i) >= d->face->own_lo && (i) < d->face->own_hi)
-    for (size_t k = 0; k < w->pp.count; k++) {
-        uint32_t a = w->pp.a[k], b = w->pp.b[k];
+    for (size_t k = 0; k < w->contacts.pp.count; k++) {
+        uint32_t a = w->contacts.pp.a[k], b = w->contacts.pp.b[k];
         if (OWN(a) && !OWN(b)) mark[b] = 1;
         if (OWN(b) && !OWN(a)) mark[a] = 1;
     }
@@ -1202,10 +1202,10 @@ tl_status tl_decomp_loaded(tl_world *w) {
     const size_t n = p->count, P = (size_t)d->face->size;
     partition(w, n);
     tl_decomp_log_loaded(w); /* the pending exits of this rank's rows; the log to rank 0 */
-    if (w->dom.count != d->ndom && n)
+    if (w->broad.dom.count != d->ndom && n)
         return tl_world_fail(w, TL_ERROR_STATE,
                              "the state has %zu domains where %zu particles make %zu: another domain_size",
-                             w->dom.count, n, d->ndom);
+                             w->broad.dom.count, n, d->ndom);
     if (reserve_gidx(w, n) != 0) return no_memory(w, "loading");
     uint8_t *keep = scratch_keep(w);
     uint32_t *loc = tl_mem_alloc(m, (n + 1) * sizeof *loc);
@@ -1213,12 +1213,12 @@ tl_status tl_decomp_loaded(tl_world *w) {
         if (loc) tl_mem_free(m, loc, (n + 1) * sizeof *loc);
         return no_memory(w, "loading");
     }
-    const tl_pairs *pp = &w->pp, *pw = &w->pw;
+    const tl_pairs *pp = &w->contacts.pp, *pw = &w->contacts.pw;
 #define OWN(i) ((i) >= d->g_lo && (i) < d->g_hi)
     for (size_t i = 0; i < n; i++) keep[i] = OWN(i);
     for (size_t k = 0; k < pp->count; k++)
         if (OWN(pp->a[k]) || OWN(pp->b[k])) keep[pp->a[k]] = keep[pp->b[k]] = 1;
-    const tl_shape_list *sl = &w->sc.cand; /* the shape stage's pairs too */
+    const tl_shape_list *sl = &w->contacts.sc.cand; /* the shape stage's pairs too */
     for (size_t k = 0; k < sl->count; k++)
         if (!sl->wall[k] && (OWN(sl->a[k]) || OWN(sl->b[k]))) keep[sl->a[k]] = keep[sl->b[k]] = 1;
     size_t nloc = 0, below = 0;
@@ -1266,7 +1266,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
             for (size_t gd = 0; gd < d->ndom; gd++) {
                 const bool owned_dom = gd >= d->dom_lo && gd < d->dom_hi;
                 const size_t q = gd < d->dom_lo ? 0 : owned_dom ? (below > 0) + (gd - d->dom_lo) : nl - 1;
-                for (size_t k = w->dom.pp_start[gd]; k < w->dom.pp_start[gd + 1]; k++) {
+                for (size_t k = w->broad.dom.pp_start[gd]; k < w->broad.dom.pp_start[gd + 1]; k++) {
                     uint32_t a = pp->a[k], b = pp->b[k];
                     if (!OWN(a) && !OWN(b)) continue;
                     if (pass == 0) {
@@ -1280,7 +1280,7 @@ tl_status tl_decomp_loaded(tl_world *w) {
                     memcpy(tl_pair_record(&L[0], at), tl_pair_record(pp, k), (size_t)pp->stride * sizeof(double));
                     at++;
                 }
-                for (size_t k = w->dom.pw_start[gd]; owned_dom && k < w->dom.pw_start[gd + 1]; k++) {
+                for (size_t k = w->broad.dom.pw_start[gd]; owned_dom && k < w->broad.dom.pw_start[gd + 1]; k++) {
                     if (pass == 0) {
                         lpw[q + 1]++;
                         continue;
@@ -1324,12 +1324,12 @@ tl_status tl_decomp_loaded(tl_world *w) {
         tl_domains_free(m, &D);
         return st;
     }
-    tl_pairs_free(m, &w->pp);
-    tl_pairs_free(m, &w->pw);
-    tl_domains_free(m, &w->dom);
-    w->pp = L[0];
-    w->pw = L[1];
-    w->dom = D;
+    tl_pairs_free(m, &w->contacts.pp);
+    tl_pairs_free(m, &w->contacts.pw);
+    tl_domains_free(m, &w->broad.dom);
+    w->contacts.pp = L[0];
+    w->contacts.pw = L[1];
+    w->broad.dom = D;
     d->face->own_lo = own_lo;
     d->face->own_hi = own_hi;
     d->first_owned = below > 0;

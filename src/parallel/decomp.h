@@ -40,7 +40,7 @@ tl_status tl_decomp_appended(tl_world *w, size_t i);
 void tl_decomp_free(tl_world *w);
 
 /* After the predict stage: whether an owned particle of any rank moved more than half
- * the skin (w->moved for the whole). */
+ * the skin (w->broad.moved for the whole). */
 void tl_decomp_moved(tl_world *w);
 /* The rebuild's first part on a distributed world: removal of the lost particles, the
  * periodic wrap, the reordering when due, the migration; afterwards the rank holds its

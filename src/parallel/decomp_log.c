@@ -15,19 +15,19 @@ bool tl_decomp_log_local(const tl_world *w, int64_t i) { return tl_ranks_local(&
 
 void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]) {
     lo[0] = lo[1] = 0;
-    hi[0] = w->pp.count;
-    hi[1] = w->pw.count;
+    hi[0] = w->contacts.pp.count;
+    hi[1] = w->contacts.pw.count;
     if (!tl_ranks_on(&w->ranks) || !w->ranks.established) return;
     const tl_decomp *d = w->ranks.dc;
     const size_t mine = d->dom_hi - d->dom_lo, fo = d->first_owned;
-    if (!mine || w->dom.count < fo + mine) {
+    if (!mine || w->broad.dom.count < fo + mine) {
         hi[0] = hi[1] = 0;
         return;
     }
-    lo[0] = w->dom.pp_start[fo];
-    hi[0] = w->dom.pp_start[fo + mine];
-    lo[1] = w->dom.pw_start[fo];
-    hi[1] = w->dom.pw_start[fo + mine];
+    lo[0] = w->broad.dom.pp_start[fo];
+    hi[0] = w->broad.dom.pp_start[fo + mine];
+    lo[1] = w->broad.dom.pw_start[fo];
+    hi[1] = w->broad.dom.pw_start[fo + mine];
 }
 
 /* ---- the ends of the exits due now ---- */
@@ -51,7 +51,7 @@ const double (*tl_decomp_log_fetch(tl_world *w))[7] {
     size_t n = 0;
     for (size_t k = 0; k < w->log.npend; k++) { /* as tl_measure_finish_exits reads them */
         const tl_pending_exit *e = &w->log.pend[k];
-        if (e->step + 1 >= w->steps) continue;
+        if (e->step + 1 >= w->clock.steps) continue;
         ask(w, e->a, &n);
         if (!e->wall) ask(w, e->b, &n);
     }

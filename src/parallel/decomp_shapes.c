@@ -13,14 +13,14 @@
 bool tl_decomp_own_shape(const tl_world *w, size_t k) {
     const tl_decomp *d = w->ranks.dc;
     if (!tl_ranks_spread(&w->ranks)) return true;
-    const size_t dm = w->sc.cand.dom[k];
+    const size_t dm = w->contacts.sc.cand.dom[k];
     return dm >= d->first_owned && dm < d->first_owned + (d->dom_hi - d->dom_lo);
 }
 
 void tl_decomp_count_bodies(tl_world *w) {
     size_t nb = 0;
     for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
-    w->nbodies = nb;
+    w->shapes.nbodies = nb;
 }
 
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add) {
@@ -67,7 +67,7 @@ static size_t entry_bytes(size_t live, size_t stride) {
 tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
     tl_decomp *d = w->ranks.dc;
     tl_mem *m = &w->mem;
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const tl_keymap *map = &sc->stash;
     const size_t P = (size_t)d->face->size, st = (size_t)sc->stride;
     const tl_patch_store *s = &sc->store[sc->cur];
@@ -153,7 +153,7 @@ tl_status tl_decomp_shapes_migrate(tl_world *w, const int *dest) {
 void tl_decomp_shapes_pack(const tl_world *w, int which, tl_wbuf *b) {
     const tl_decomp *d = w->ranks.dc;
     const bool dist = tl_ranks_spread(&w->ranks);
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     const tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride;
     /* this rank's rows (a pair between two ranks is on both lists: the row's owner sends it) */
@@ -243,7 +243,7 @@ tl_status tl_decomp_shapes_join(tl_world *w, const unsigned char *cand, size_t n
 
 tl_status tl_decomp_shapes_loaded(tl_world *w, const uint32_t *loc, bool has_below) {
     const tl_decomp *d = w->ranks.dc;
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     tl_patch_store *s = &sc->store[sc->cur];
     const size_t n = sc->cand.count, st = (size_t)sc->stride;
     size_t kept = 0, at = 0;

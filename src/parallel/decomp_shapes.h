@@ -29,7 +29,7 @@
 tl_status tl_decomp_shape_sums(tl_world *w, const double *slots, const int32_t *face, size_t n, tl_shape_sum_fn add);
 /* Whether shape candidate k was found by one of this rank's own domains (always serially). */
 bool tl_decomp_own_shape(const tl_world *w, size_t k);
-/* The bodies other than spheres among the stored particles (w->nbodies), after the store
+/* The bodies other than spheres among the stored particles (w->shapes.nbodies), after the store
  * changed. */
 void tl_decomp_count_bodies(tl_world *w);
 /* Collective, in a rebuild after the stash: the patch records of the particles that migrate

@@ -60,9 +60,9 @@ static void block_end(tl_wbuf *b, size_t at) {
 
 /* the rows of the owned domains: candidates (q 0) or wall candidates (q 1) */
 static void pack_rows(const tl_world *w, int q, size_t lo, size_t hi, tl_wbuf *b) {
-    const tl_pairs *l = q ? &w->pw : &w->pp;
+    const tl_pairs *l = q ? &w->contacts.pw : &w->contacts.pp;
     const size_t rec = (size_t)l->stride * sizeof(double);
-    const size_t *start = q ? w->dom.pw_start : w->dom.pp_start;
+    const size_t *start = q ? w->broad.dom.pw_start : w->broad.dom.pp_start;
     /* serially without domains (before a build), the whole list */
     size_t k0 = hi > lo ? start[lo] : 0, k1 = hi > lo ? start[hi] : distributed(w) ? 0 : l->count;
     for (size_t k = k0; k < k1; k++) {
@@ -83,12 +83,12 @@ tl_status tl_world_save_piece(const tl_world *w, void **data, size_t *size) {
     const size_t pb = tl_particles_bytes_each();
     size_t first, count;
     tl_world_owned(w, &first, &count);
-    /* the own domains, as local domain indices [lo, hi) of w->dom */
-    size_t lo = 0, hi = w->dom.count, mine = w->dom.count;
+    /* the own domains, as local domain indices [lo, hi) of w->broad.dom */
+    size_t lo = 0, hi = w->broad.dom.count, mine = w->broad.dom.count;
     if (dist) {
         mine = d->dom_hi - d->dom_lo;
         lo = d->first_owned;
-        hi = w->dom.count >= lo + mine ? lo + mine : lo; /* no lists yet: none of their rows */
+        hi = w->broad.dom.count >= lo + mine ? lo + mine : lo; /* no lists yet: none of their rows */
     }
     tl_wbuf b = {0};
     uint64_t head[HEAD_VALUES] = {PIECE_MAGIC,
@@ -96,11 +96,11 @@ tl_status tl_world_save_piece(const tl_world *w, void **data, size_t *size) {
                                   (uint64_t)tl_world_rank(w),
                                   (uint64_t)tl_world_ranks(w),
                                   dist ? d->nglobal : w->p.count,
-                                  dist ? d->ndom : w->dom.count,
-                                  w->sc.touching,
+                                  dist ? d->ndom : w->broad.dom.count,
+                                  w->contacts.sc.touching,
                                   pb,
-                                  (uint64_t)w->pp.stride,
-                                  (uint64_t)w->sc.stride};
+                                  (uint64_t)w->contacts.pp.stride,
+                                  (uint64_t)w->contacts.sc.stride};
     tl_wbuf_put(&b, head, sizeof head);
     size_t at = block_begin(&b);
     unsigned char *o = tl_wbuf_room(&b, count * pb);
@@ -108,8 +108,8 @@ tl_status tl_world_save_piece(const tl_world *w, void **data, size_t *size) {
     block_end(&b, at);
     at = block_begin(&b);
     for (size_t q = lo; q < lo + mine; q++) {
-        tl_wbuf_u64(&b, q < hi ? w->dom.pp_start[q + 1] - w->dom.pp_start[q] : 0);
-        tl_wbuf_u64(&b, q < hi ? w->dom.pw_start[q + 1] - w->dom.pw_start[q] : 0);
+        tl_wbuf_u64(&b, q < hi ? w->broad.dom.pp_start[q + 1] - w->broad.dom.pp_start[q] : 0);
+        tl_wbuf_u64(&b, q < hi ? w->broad.dom.pw_start[q + 1] - w->broad.dom.pw_start[q] : 0);
     }
     block_end(&b, at);
     for (int q = 0; q < 2; q++) {
@@ -144,10 +144,10 @@ tl_status tl_world_save_frame(const tl_world *w, void **data, size_t *size) {
     if (!w->prepared) return TL_ERROR_STATE;
     tl_world empty = *w; /* the world held whole, its particles and lists left out */
     empty.p.count = 0;
-    empty.pp.count = empty.pw.count = 0;
-    empty.dom.count = empty.dom.ncross = 0;
-    empty.sc.cand.count = 0;
-    empty.sc.store[empty.sc.cur].count = 0;
+    empty.contacts.pp.count = empty.contacts.pw.count = 0;
+    empty.broad.dom.count = empty.broad.dom.ncross = 0;
+    empty.contacts.sc.cand.count = 0;
+    empty.contacts.sc.store[empty.contacts.sc.cur].count = 0;
     empty.log.n = empty.log.npend = 0;
     memset(&empty.ranks, 0, sizeof empty.ranks);
     void *all = NULL;
@@ -329,10 +329,10 @@ tl_status tl_world_join_state(tl_world *w, const void *frame, size_t frame_size,
     if (st == TL_OK) {
         tl_world shadow = *w; /* the serial world these pieces make: its lists are what is taken */
         shadow.p = GP;
-        shadow.pp = L[0];
-        shadow.pw = L[1];
-        shadow.dom = D;
-        shadow.sc = GS;
+        shadow.contacts.pp = L[0];
+        shadow.contacts.pw = L[1];
+        shadow.broad.dom = D;
+        shadow.contacts.sc = GS;
         shadow.log.coll = GC;
         shadow.log.n = ngc;
         shadow.log.pend = GE;

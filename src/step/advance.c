@@ -23,12 +23,12 @@ tl_status tl_world_step(tl_world *w, int64_t steps) {
     if (every <= 0 || steps <= 0) return step_chunk(w, steps); /* never (< 0), or only when asked (0) */
     int64_t done = 0;
     while (done < steps) {
-        int64_t to_check = every - w->steps % every;
+        int64_t to_check = every - w->clock.steps % every;
         int64_t n = steps - done < to_check ? steps - done : to_check;
         tl_status s = step_chunk(w, n);
         if (s != TL_OK) return s;
         done += n;
-        if (w->steps % every == 0) {
+        if (w->clock.steps % every == 0) {
             s = tl_blowup_check(w);
             if (s != TL_OK) return s;
         }
@@ -44,11 +44,11 @@ static tl_status step_chunk(tl_world *w, int64_t steps) {
     s = tl_world_update_layout(w);
     if (s != TL_OK) return s;
     w->nthreads = tl_world_thread_count(w->def.threads);
-    if (w->neighbors_dirty) {
+    if (w->broad.dirty) {
         /* particles or walls were added since the last step: their laws must exist */
         s = tl_world_check_laws(w);
         if (s != TL_OK) return s;
-        if (w->steps == 0 && steps > 0) {
+        if (w->clock.steps == 0 && steps > 0) {
             /* added after preparation but before the first step: the run starts
              * as if they had been there (step bound and forces at t = 0) */
             s = tl_timestep_compute(w);

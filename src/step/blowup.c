@@ -74,7 +74,7 @@ static double held_elastic_bound(const tl_world *w) {
     const bool dist = w->ranks.established;
     size_t first, count;
     tl_world_owned(w, &first, &count);
-    held_pass h = {w->lay.hist, false, 0.0, {0}};
+    held_pass h = {w->contacts.lay.hist, false, 0.0, {0}};
     tl_world_each_record(w, first, count, held_record, &h);
     if (dist) w->ranks.ops->max(w, &h.bound, 1);
     tl_rsum_begin(&h.sum, tl_rsum_exponent(h.bound));
@@ -106,14 +106,14 @@ static double potential_magnitude(const tl_world *w) {
 
 void tl_blowup_reference(tl_world *w) {
     double pot;
-    w->blowup.energy0 = kinetic_elastic(w, &pot);
-    if (!(w->lay.energy >= 0 && w->def.track_energy)) w->blowup.energy0 += held_elastic_bound(w);
-    w->blowup.potential0 = pot;
-    w->blowup.potential_mag0 = potential_magnitude(w);
-    w->blowup.boundary0 = w->ledger.boundary_work;
-    w->blowup.added = 0.0;
-    w->blowup.passed = -1;
-    w->blowup.set = true;
+    w->books.blowup.energy0 = kinetic_elastic(w, &pot);
+    if (!(w->contacts.lay.energy >= 0 && w->def.track_energy)) w->books.blowup.energy0 += held_elastic_bound(w);
+    w->books.blowup.potential0 = pot;
+    w->books.blowup.potential_mag0 = potential_magnitude(w);
+    w->books.blowup.boundary0 = w->books.ledger.boundary_work;
+    w->books.blowup.added = 0.0;
+    w->books.blowup.passed = -1;
+    w->books.blowup.set = true;
 }
 
 /* plain sums with their rounding bound: add x to the sum and |x| to the magnitudes */
@@ -181,11 +181,11 @@ static plain_terms energy_look(const tl_world *w, size_t first, size_t count) {
 /* whether the first look's sums (of all ranks) leave the energy surely within the limit */
 static bool energy_surely_within(const tl_world *w, const plain_terms *t) {
     const plain_sum kin = t->kin, pot = t->pot;
-    double potential = pot.sum + (w->next ? tl_external_potential(w) : 0.0);
+    double potential = pot.sum + (w->ext.count ? tl_external_potential(w) : 0.0);
     double now_hi = kin.sum + plain_err(&kin);
-    double shift_lo = fabs(potential - w->blowup.potential0) - plain_err(&pot);
-    double budget_lo = w->blowup.energy0 + (shift_lo > 0.0 ? shift_lo : 0.0) +
-                       fabs(w->ledger.boundary_work - w->blowup.boundary0) + w->blowup.added;
+    double shift_lo = fabs(potential - w->books.blowup.potential0) - plain_err(&pot);
+    double budget_lo = w->books.blowup.energy0 + (shift_lo > 0.0 ? shift_lo : 0.0) +
+                       fabs(w->books.ledger.boundary_work - w->books.blowup.boundary0) + w->books.blowup.added;
     if (!isfinite(now_hi) || !isfinite(budget_lo) || !isfinite(kin.mag) || !isfinite(pot.mag)) return false;
     /* a margin of 1e-12 for the roundings of these few sums and products themselves */
     return now_hi * (1.0 + 1e-12) <= w->def.blowup_energy * budget_lo * (1.0 - 1e-12);
@@ -200,10 +200,10 @@ typedef struct look {
 } look;
 
 static const char *timestep_hint(const tl_world *w, char *buf, size_t size) {
-    if (isfinite(w->ts.contact_time) && w->ts.contact_time > 0.0)
+    if (isfinite(w->clock.ts.contact_time) && w->clock.ts.contact_time > 0.0)
         snprintf(buf, size, "dt = %.4g s against a shortest contact of %.4g s (%.1f steps per contact)",
-                 w->dt, w->ts.contact_time, w->ts.contact_time / w->dt);
-    else snprintf(buf, size, "dt = %.4g s", w->dt);
+                 w->clock.dt, w->clock.ts.contact_time, w->clock.ts.contact_time / w->clock.dt);
+    else snprintf(buf, size, "dt = %.4g s", w->clock.dt);
     return buf;
 }
 
@@ -212,7 +212,7 @@ static tl_status fail(tl_world *w, const char *what) {
     return tl_world_fail(w, TL_ERROR_BLOWUP,
                          "blow-up at step %lld (t = %.9g s): %s; %s. The state is not physical any more: "
                          "the run stops here (blowup_every, blowup_overlap, blowup_energy tune the check)",
-                         (long long)w->steps, w->time, what, timestep_hint(w, hint, sizeof hint));
+                         (long long)w->clock.steps, w->clock.time, what, timestep_hint(w, hint, sizeof hint));
 }
 
 static bool finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
@@ -250,7 +250,7 @@ static deep deepest_range(const tl_world *w, const tl_pairs *l, bool wall, size_
         if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
         double r = p->radius[l->a[k]];
         if (!wall && p->radius[l->b[k]] < r) r = p->radius[l->b[k]];
-        double f = tl_pair_record(l, k)[w->lay.hist + TL_BK_DELTA] / r;
+        double f = tl_pair_record(l, k)[w->contacts.lay.hist + TL_BK_DELTA] / r;
         if (deeper(f, d.worst)) {
             d.worst = f;
             d.at = k;
@@ -262,7 +262,7 @@ static deep deepest_range(const tl_world *w, const tl_pairs *l, bool wall, size_
 /* the deepest contact of both lists, the blocks on the threads, taken in list order */
 static void deepest(const tl_world *w, double *worst, size_t *at, bool *at_wall) {
     const int nt = w->nthreads;
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    const tl_pairs *lists[2] = {&w->contacts.pp, &w->contacts.pw};
     deep part[2 * CHECK_BLOCKS];
     for (size_t li = 0; li < 2; li++) { /* each list over all threads (the walls' list is short) */
         const tl_pairs *l = lists[li];
@@ -291,7 +291,7 @@ static size_t first_nonfinite(const tl_particles *p, size_t lo, size_t hi) {
 tl_status tl_world_check_blowup(tl_world *w) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (!w->prepared || w->def.blowup_every < 0) return TL_OK; /* disabled */
-    if (w->blowup.passed == w->steps) return TL_OK;             /* this state passed already */
+    if (w->books.blowup.passed == w->clock.steps) return TL_OK;             /* this state passed already */
     return tl_blowup_check(w);
 }
 
@@ -319,7 +319,7 @@ tl_status tl_blowup_check(tl_world *w) {
         mine.worst = worst != worst ? INFINITY : worst; /* NaN counts as the worst */
     }
     /* the first look needs the reference, and on ranks no external potential (collective) */
-    mine.looked = w->def.blowup_energy > 0.0 && w->blowup.set && !mine.bad && !(dist && w->next);
+    mine.looked = w->def.blowup_energy > 0.0 && w->books.blowup.set && !mine.bad && !(dist && w->ext.count);
     if (mine.looked) mine.t = energy_look(w, first, count);
     look all = mine;
     if (dist) looks_gathered(w, &mine, &all);
@@ -334,8 +334,8 @@ tl_status tl_blowup_check(tl_world *w) {
     }
     if (w->def.blowup_overlap > 0.0) {
         if (!(all.worst <= w->def.blowup_overlap)) {
-            const tl_pairs *l = at_wall ? &w->pw : &w->pp;
-            double d = l->count > at ? tl_pair_record(l, at)[w->lay.hist + TL_BK_DELTA] : NAN;
+            const tl_pairs *l = at_wall ? &w->contacts.pw : &w->contacts.pp;
+            double d = l->count > at ? tl_pair_record(l, at)[w->contacts.lay.hist + TL_BK_DELTA] : NAN;
             if (!(worst <= w->def.blowup_overlap) && at_wall)
                 snprintf(what, sizeof what,
                          "particle %u overlaps wall %d by %.4g m, %.3g of its radius (the limit: %g)",
@@ -351,12 +351,12 @@ tl_status tl_blowup_check(tl_world *w) {
         }
     }
     if (w->def.blowup_energy > 0.0 && !(all.looked && energy_surely_within(w, &all.t))) {
-        if (!w->blowup.set) tl_blowup_reference(w);
+        if (!w->books.blowup.set) tl_blowup_reference(w);
         double pot, now = kinetic_elastic(w, &pot);
         /* the potential change, and what rounding leaves unknown of it */
-        double pot_round = 4.0 * DBL_EPSILON * (potential_magnitude(w) + w->blowup.potential_mag0);
-        double budget = w->blowup.energy0 + fabs(pot - w->blowup.potential0) + pot_round +
-                        fabs(w->ledger.boundary_work - w->blowup.boundary0) + w->blowup.added;
+        double pot_round = 4.0 * DBL_EPSILON * (potential_magnitude(w) + w->books.blowup.potential_mag0);
+        double budget = w->books.blowup.energy0 + fabs(pot - w->books.blowup.potential0) + pot_round +
+                        fabs(w->books.ledger.boundary_work - w->books.blowup.boundary0) + w->books.blowup.added;
         if (!(now <= w->def.blowup_energy * budget) && now > 1e-300) {
             size_t fast = first; /* this rank's fastest */
             double v2 = -1.0;
@@ -373,6 +373,6 @@ tl_status tl_blowup_check(tl_world *w) {
             return fail(w, what);
         }
     }
-    w->blowup.passed = w->steps;
+    w->books.blowup.passed = w->clock.steps;
     return TL_OK;
 }

@@ -126,7 +126,7 @@ static inline void side_b_of(const tl_world *w, const tl_pairs *l, size_t k, boo
     b->wall = wall;
     b->index = j;
     if (!wall) {
-        const double *s = w->nb.shift[l->img[k]];
+        const double *s = w->broad.nb.shift[l->img[k]];
         for (int d = 0; d < 3; d++) b->x[d] = w->p.x[j][d] + s[d];
         b->v = w->p.v[j];
         b->w = w->p.w[j];
@@ -306,7 +306,7 @@ static inline void apply(const stage *s, const sink *out, uint32_t i, const side
  * run on any threads. */
 #define CROSS_BODY_AHEAD 8 /* entries: the bodies' force and torque in this range asked for */
 static void add_cross_range(tl_world *w, size_t lo, size_t hi) {
-    const tl_domains *dm = &w->dom;
+    const tl_domains *dm = &w->broad.dom;
     double (*f)[3] = w->p.f, (*t)[3] = w->p.t;
     const tl_cross_pair *xp = w->scratch.out_pair;
     const size_t n = dm->ncross;
@@ -474,7 +474,7 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
     }
     if (lay->impact >= 0) {
         double *bi = rec + lay->impact;
-        double t_now = s->acc ? w->time + s->dt : w->time;
+        double t_now = s->acc ? w->clock.time + s->dt : w->clock.time;
         bi[TL_BI_T_BEGIN] = s->acc ? t_now - phi * s->dt : t_now;
         /* the approach speed at the instant of touch: back from now by the
          * accelerations of the step before (which did not include this contact) */
@@ -482,7 +482,7 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
         v3_scale(arel, p->f_old[i], p->inv_mass[i]);
         if (!b->wall) v3_axpy(arel, -p->inv_mass[b->index], p->f_old[b->index]);
         bi[TL_BI_V_IN] = q->rate - (s->acc ? phi * s->dt : 0.0) * v3_dot(arel, q->g.n);
-        if (s->acc && w->pc_phase == 2) {
+        if (s->acc && w->clock.pc_phase == 2) {
             /* predictor-corrector, committing stage: the velocities already hold
              * dt/2 (a_n + a*), a* (f_older) with this contact's trial force; back
              * to v_n + (1 - phi) dt a_n */
@@ -570,7 +570,7 @@ static inline __attribute__((always_inline)) bool steady_body(const stage *s, co
     tl_world *w = s->w;
     const tl_particles *p = &w->p;
     const uint32_t i = l->a[k], j = l->b[k];
-    const double *sh = w->nb.shift[l->img[k]];
+    const double *sh = w->broad.nb.shift[l->img[k]];
     double xj[3];
     for (int q = 0; q < 3; q++) xj[q] = p->x[j][q] + sh[q];
     /* tl_geometry_sphere_sphere's arithmetic, R* apart (below) */
@@ -597,7 +597,7 @@ static inline __attribute__((always_inline)) bool steady_body(const stage *s, co
         pl = s->mono_pl;
     } else {
         const int ma = p->material[i], mb = p->material[j];
-        law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
+        law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb]];
         if (law->fused_kind != TL_FUSED_HERTZ_MINDLIN) return false;
         imi = p->inv_mass_law[i];
         imj = p->inv_mass_law[j];
@@ -693,7 +693,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     if (!wall && !touching) {
         /* cheap rejection before anything else: most candidates do not touch */
         uint32_t j = l->b[k];
-        const double *sh = w->nb.shift[l->img[k]];
+        const double *sh = w->broad.nb.shift[l->img[k]];
         double d[3];
         pair_dx((const double(*)[3])X, i, j, sh, d);
         double r = R[i] + R[j];
@@ -716,7 +716,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         return;
     }
     const int ma = p->material[i];
-    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)b.material]];
+    const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)b.material]];
     const tl_pair_law *pl = tl_world_pair(w, ma, b.material);
     /* the contact point divides the overlap in proportion to the bodies' compliances */
     q.la = R[i] - pl->split * q.g.delta;
@@ -843,11 +843,11 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
         e->wall = wall;
         v3_copy(e->n, g.n);
         e->t_begin = bm[TL_BI_T_BEGIN];
-        e->t_end = w->time + psi * s->dt;
+        e->t_end = w->clock.time + psi * s->dt;
         e->v_in = bm[TL_BI_V_IN];
         e->max_delta = bm[TL_BI_MAX_DELTA];
         e->max_fn = bm[TL_BI_MAX_FN];
-        e->step = w->steps;
+        e->step = w->clock.steps;
         e->list = wall ? 3 : 2;
     }
     return TL_OK;
@@ -860,7 +860,7 @@ static tl_status log_exits(tl_world *w, tl_pairs *l, bool wall, const stage *s, 
 static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANES_MAX],
                         const size_t lslot[TL_LANES_MAX], unsigned n, tl_block_sum *bs) {
     tl_world *w = s->w;
-    tl_pairs *pp = &w->pp;
+    tl_pairs *pp = &w->contacts.pp;
     const unsigned width = n <= 4 ? 4 : TL_LANES_MAX;
     size_t kl[TL_LANES_MAX];
     uint8_t fb[TL_LANES_MAX];
@@ -872,7 +872,7 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANE
     tl_lanes_out o;
     const unsigned m = (width == 4 ? tl_steady_lanes4 : tl_steady_lanes8)(
         &s->lanes_law, (const double(*)[3])w->p.x, (const double(*)[3])w->p.v, (const double(*)[3])w->p.w,
-        (const double(*)[3])w->nb.shift, pp->a, pp->b, pp->img, pp->rec, pp->state, kl, fb, n, &o);
+        (const double(*)[3])w->broad.nb.shift, pp->a, pp->b, pp->img, pp->rec, pp->state, kl, fb, n, &o);
     double(*f)[3] = w->p.f, (*t)[3] = w->p.t;
     size_t done = 0;
     for (unsigned l = 0; l < n; l++) {
@@ -914,10 +914,10 @@ static size_t run_lanes(const stage *s, const sink *out, const size_t lk[TL_LANE
  * the rounding of this computation and of the distance test of run_domain together. A pair
  * touching at the build, or a non-finite one, gets -inf: never skipped. */
 static void note_gaps(const tl_world *w, size_t lo, size_t hi) {
-    const tl_pairs *pp = &w->pp;
+    const tl_pairs *pp = &w->contacts.pp;
     const double(*XR)[3] = (const double(*)[3])w->p.x_ref;
     const double *R = w->p.radius;
-    const double(*shift)[3] = (const double(*)[3])w->nb.shift;
+    const double(*shift)[3] = (const double(*)[3])w->broad.nb.shift;
     for (size_t k = lo; k < hi; k++) {
         const uint32_t a = pp->a[k], b = pp->b[k];
         const double *sh = shift[pp->img[k]];
@@ -931,7 +931,7 @@ static void note_gaps(const tl_world *w, size_t lo, size_t hi) {
             f = (float)g;
             if ((double)f > g) f = nextafterf(f, 0.0f);
         }
-        w->far.gap[k] = f;
+        w->broad.far.gap[k] = f;
     }
 }
 
@@ -951,16 +951,16 @@ static void note_gaps(const tl_world *w, size_t lo, size_t hi) {
  * would otherwise load them again for every candidate. */
 TL_ISA_CLONES static void run_domain(const stage *s, size_t d, tl_block_sum *bs) {
     tl_world *w = s->w;
-    const tl_domains *dm = &w->dom;
+    const tl_domains *dm = &w->broad.dom;
     sink out = {w->scratch.wall_part + d * w->walls.count, w->scratch.wall_tpart + d * w->walls.count, NULL, NULL};
     const uint32_t lo = dm->start[d], hi = dm->start[d + 1];
-    tl_pairs *pp = &w->pp, *pw = &w->pw;
+    tl_pairs *pp = &w->contacts.pp, *pw = &w->contacts.pw;
     const uint32_t *A = pp->a, *B = pp->b;
     const uint8_t *img = pp->img, *state = pp->state;
     const double(*X)[3] = (const double(*)[3])w->p.x;
     const double(*V)[3] = (const double(*)[3])w->p.v, (*W)[3] = (const double(*)[3])w->p.w;
     const double *R = w->p.radius;
-    const double(*shift)[3] = (const double(*)[3])w->nb.shift;
+    const double(*shift)[3] = (const double(*)[3])w->broad.nb.shift;
     const bool lean = s->lean, lanes = s->lanes;
     const double *REC = pp->rec;
     const double(*F)[3] = (const double(*)[3])w->p.f, (*T)[3] = (const double(*)[3])w->p.t;
@@ -1079,20 +1079,20 @@ static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     if (accumulate) {
-        add_ledger(&w->ledger, &w->ledger_next);
-        memset(&w->ledger_next, 0, sizeof w->ledger_next);
+        add_ledger(&w->books.ledger, &w->books.next);
+        memset(&w->books.next, 0, sizeof w->books.next);
     }
     stage s;
     s.w = w;
-    s.lay = &w->lay;
-    s.dt = w->dt;
+    s.lay = &w->contacts.lay;
+    s.dt = w->clock.dt;
     s.acc = accumulate;
     s.correct = accumulate && w->def.contact_boundary_correction;
-    s.energy = w->def.track_energy && w->lay.energy >= 0;
-    s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
-    s.b1 = w->c_pred[0] - 0.5;
-    s.b2 = w->c_pred[1];
-    s.lean = !s.energy && w->lay.impact < 0 && accumulate && !w->knobs.no_fast_path;
+    s.energy = w->def.track_energy && w->contacts.lay.energy >= 0;
+    s.half_is_v = w->clock.c_pred[0] == 0.5 && w->clock.c_pred[1] == 0.0;
+    s.b1 = w->clock.c_pred[0] - 0.5;
+    s.b2 = w->clock.c_pred[1];
+    s.lean = !s.energy && w->contacts.lay.impact < 0 && accumulate && !w->knobs.no_fast_path;
     s.mono_r = s.mono_im = NAN; /* matches nothing */
     s.mono_reff = s.mono_meff = s.mono_sr = s.mono_A = NAN;
     if (w->p.count > 0 && w->p.inv_mass_law[0] > 0.0) {
@@ -1112,7 +1112,7 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     s.mono_pl = NULL;
     if (w->p.count > 0 && s.mono_im > 0.0) {
         const int m0 = w->p.material[0];
-        const tl_law *law0 = &w->laws[w->law_of[(size_t)m0 * w->law_dim + (size_t)m0]];
+        const tl_law *law0 = &w->cat.laws[w->cat.law_of[(size_t)m0 * w->cat.law_dim + (size_t)m0]];
         bool same = law0->fused_kind == TL_FUSED_HERTZ_MINDLIN;
         if (same && !(w->scratch.mono_seen && w->scratch.mono_generation == w->p.generation)) {
             int acc = 0; /* some particle differs */
@@ -1132,10 +1132,10 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     s.lanes = s.lean && s.all_mono && s.half_is_v && !w->knobs.no_lanes &&
               tl_lanes_law_make(&s.lanes_law, s.mono_law, s.mono_pl, s.mono_r, s.mono_sr, s.mono_A, s.dt,
-                                w->lay.hist, w->pp.stride, w->knobs.lanes_width);
+                                w->contacts.lay.hist, w->contacts.pp.stride, w->knobs.lanes_width);
     w->scratch.lanes_on = s.lanes;
     w->scratch.lanes_width_on = s.lanes ? s.lanes_law.width : 0;
-    const tl_domains *dm = &w->dom;
+    const tl_domains *dm = &w->broad.dom;
     const size_t ndom = dm->count, nwall = w->walls.count, ncross = dm->ncross;
     s.drift = NULL;
     if (!s.half_is_v) {
@@ -1163,19 +1163,19 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
      * with a relative 1e-5 to spare: the float sum of two of them, rounded, is still no less
      * than the exact sum of the two displacements) */
     s.gap = s.disp_blk = NULL;
-    if (w->far.disp_ok && !w->knobs.no_gap_skip && w->pp.count > 0) {
-        const size_t npp = w->pp.count;
-        if (!w->far.gap_ready) {
-            if (tl_mem_reserve(&w->mem, (void **)&w->far.gap, &w->far.cap_gap, npp, sizeof *w->far.gap) != 0)
+    if (w->broad.far.disp_ok && !w->knobs.no_gap_skip && w->contacts.pp.count > 0) {
+        const size_t npp = w->contacts.pp.count;
+        if (!w->broad.far.gap_ready) {
+            if (tl_mem_reserve(&w->mem, (void **)&w->broad.far.gap, &w->broad.far.cap_gap, npp, sizeof *w->broad.far.gap) != 0)
                 return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact stage)");
             const size_t nblk = (size_t)nt * 4;
             TL_FOR_STATIC(q, nblk, note_gaps(w, q * npp / nblk, (q + 1) * npp / nblk);)
-            w->far.gap_ready = true;
+            w->broad.far.gap_ready = true;
         }
-        s.gap = w->far.gap;
-        s.disp_blk = w->far.disp_blk;
+        s.gap = w->broad.far.gap;
+        s.disp_blk = w->broad.far.disp_blk;
     }
-    w->far.disp_ok = false;
+    w->broad.far.disp_ok = false;
 
     /* 1. the domains, any of them on any thread */
     TL_FOR_STATIC(d, ndom, run_domain(&s, d, &w->scratch.blocks[d]);)
@@ -1205,29 +1205,29 @@ tl_status tl_contact_forces(tl_world *w, bool accumulate) {
     }
     size_t touching = 0, exits = 0, skipped = 0;
     for (size_t bi = 0; bi < nsum; bi++) {
-        add_ledger(&w->ledger, &blocks[bi].cur);
-        add_ledger(&w->ledger_next, &blocks[bi].next);
+        add_ledger(&w->books.ledger, &blocks[bi].cur);
+        add_ledger(&w->books.next, &blocks[bi].next);
         touching += blocks[bi].touching;
         exits += blocks[bi].exits;
         skipped += blocks[bi].skipped;
     }
-    w->touching = touching;
-    w->far.skipped += skipped;
+    w->contacts.touching = touching;
+    w->broad.far.skipped += skipped;
     /* the contacts of other shapes (shape_contacts.c) */
     /* (on ranks whenever there are mesh walls or bodies: its sums are collective) */
-    if (w->sc.cand.count || w->sc.touching ||
-        ((w->walls.nmesh || w->nshapes > 1) && w->ranks.established)) {
+    if (w->contacts.sc.cand.count || w->contacts.sc.touching ||
+        ((w->walls.nmesh || w->shapes.count > 1) && w->ranks.established)) {
         tl_status st = tl_shape_stage(w, accumulate);
         if (st != TL_OK) return st;
-        w->touching += w->sc.touching;
+        w->contacts.touching += w->contacts.sc.touching;
     }
     /* 4. constant external forces, in id order */
-    if (w->next) tl_external_apply(w);
-    if (exits && w->log.on && w->lay.impact >= 0) {
-        size_t lo[2] = {0, 0}, hi[2] = {w->pp.count, w->pw.count}; /* serially: every row */
+    if (w->ext.count) tl_external_apply(w);
+    if (exits && w->log.on && w->contacts.lay.impact >= 0) {
+        size_t lo[2] = {0, 0}, hi[2] = {w->contacts.pp.count, w->contacts.pw.count}; /* serially: every row */
         if (tl_ranks_spread(&w->ranks)) w->ranks.ops->log_rows(w, lo, hi); /* on ranks: this rank's */
-        tl_status st = log_exits(w, &w->pp, false, &s, lo[0], hi[0]);
-        if (st == TL_OK) st = log_exits(w, &w->pw, true, &s, lo[1], hi[1]);
+        tl_status st = log_exits(w, &w->contacts.pp, false, &s, lo[0], hi[0]);
+        if (st == TL_OK) st = log_exits(w, &w->contacts.pw, true, &s, lo[1], hi[1]);
         if (st != TL_OK) return st;
     }
     return TL_OK;

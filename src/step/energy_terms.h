@@ -46,14 +46,14 @@ static inline void tl_world_body_terms(const tl_world *w, size_t first, size_t c
 
 /* whether the contacts' records hold their elastic energy (the ledger keeps it) */
 static inline bool tl_world_records_hold_energy(const tl_world *w) {
-    return w->lay.energy >= 0 && w->def.track_energy;
+    return w->contacts.lay.energy >= 0 && w->def.track_energy;
 }
 
 /* the elastic energy of the live records whose first body is among the count from first */
 static inline void tl_world_record_terms(const tl_world *w, size_t first, size_t count,
                                          void (*fn)(void *user, int which, double x), void *user) {
     if (!tl_world_records_hold_energy(w)) return;
-    terms_walk t = {w->lay.energy, fn, user};
+    terms_walk t = {w->contacts.lay.energy, fn, user};
     tl_world_each_record(w, first, count, record_terms, &t);
 }
 

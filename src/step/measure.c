@@ -67,8 +67,8 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->kinetic_translational = v[TL_TERM_KT];
     e->kinetic_rotational = v[TL_TERM_KR];
     e->potential = v[TL_TERM_POT];
-    if (w->next) e->potential += dist ? w->ranks.ops->external_potential(w) : tl_external_potential(w);
-    if (w->lay.energy >= 0 && w->def.track_energy) {
+    if (w->ext.count) e->potential += dist ? w->ranks.ops->external_potential(w) : tl_external_potential(w);
+    if (w->contacts.lay.energy >= 0 && w->def.track_energy) {
         e->elastic_normal = v[TL_TERM_EN];
         e->elastic_tangential = v[TL_TERM_ET];
         e->elastic_rolling = v[TL_TERM_ER];
@@ -77,16 +77,16 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
         /* not tracked: only the mechanical energy of the particles is known */
         e->elastic_normal = e->elastic_tangential = e->elastic_rolling = e->elastic_twisting = NAN;
     }
-    e->dissipated_normal = w->ledger.diss_normal;
-    e->dissipated_plastic = w->ledger.diss_plastic;
-    e->dissipated_tangential_damping = w->ledger.diss_tangential_damping;
-    e->dissipated_friction = w->ledger.diss_friction;
-    e->dissipated_rolling = w->ledger.diss_rolling;
-    e->dissipated_twisting = w->ledger.diss_twisting;
-    e->boundary_work = w->ledger.boundary_work;
-    e->integration_residual = w->ledger.integration_residual;
-    e->curvature_work = w->ledger.curvature_work;
-    if (!(w->lay.energy >= 0 && w->def.track_energy) && w->prepared)
+    e->dissipated_normal = w->books.ledger.diss_normal;
+    e->dissipated_plastic = w->books.ledger.diss_plastic;
+    e->dissipated_tangential_damping = w->books.ledger.diss_tangential_damping;
+    e->dissipated_friction = w->books.ledger.diss_friction;
+    e->dissipated_rolling = w->books.ledger.diss_rolling;
+    e->dissipated_twisting = w->books.ledger.diss_twisting;
+    e->boundary_work = w->books.ledger.boundary_work;
+    e->integration_residual = w->books.ledger.integration_residual;
+    e->curvature_work = w->books.ledger.curvature_work;
+    if (!(w->contacts.lay.energy >= 0 && w->def.track_energy) && w->prepared)
         e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
             e->dissipated_friction = e->dissipated_rolling = e->dissipated_twisting = e->integration_residual =
                 e->curvature_work = NAN;
@@ -101,19 +101,19 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
 /* ---- touching contacts ---- */
 
 static int build_touch_list(tl_world *w) {
-    if (w->touch.step == w->steps && w->prepared) return 0;
+    if (w->touch.step == w->clock.steps && w->prepared) return 0;
     w->touch.n = 0;
-    size_t need = w->touching;
+    size_t need = w->contacts.touching;
     if (tl_mem_reserve(&w->mem, (void **)&w->touch.ref, &w->touch.cap, need + 1, sizeof *w->touch.ref) != 0)
         return -1;
-    for (size_t k = 0; k < w->pp.count; k++)
-        if ((w->pp.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
+    for (size_t k = 0; k < w->contacts.pp.count; k++)
+        if ((w->contacts.pp.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
             w->touch.ref[w->touch.n++] = (uint32_t)k;
-    for (size_t k = 0; k < w->pw.count; k++)
-        if ((w->pw.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
+    for (size_t k = 0; k < w->contacts.pw.count; k++)
+        if ((w->contacts.pw.state[k] & TL_PAIR_TOUCH) && w->touch.n < w->touch.cap)
             w->touch.ref[w->touch.n++] = (uint32_t)k | 0x80000000u;
     /* then the shape stage's patches, in record order, each with its candidate */
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     w->touch.n_spheres = w->touch.n;
     if (sc->touching) {
         if (tl_mem_reserve(&w->mem, (void **)&w->touch.cand, &w->touch.cap_cand, sc->touching + 1,
@@ -124,16 +124,16 @@ static int build_touch_list(tl_world *w) {
             for (size_t m = 0; m < sc->live[sc->cur][k] && r < sc->touching; m++) w->touch.cand[r++] = (uint32_t)k;
         w->touch.n += r;
     }
-    w->touch.step = w->steps;
+    w->touch.step = w->clock.steps;
     return 0;
 }
 
 /* A patch of the shape stage as a contact. */
 static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     size_t k = w->touch.cand[r];
     const double *rec = sc->store[sc->cur].rec + r * (size_t)sc->stride;
-    const double *bk = rec + w->lay.hist, *bp = rec + w->lay.stride;
+    const double *bk = rec + w->contacts.lay.hist, *bp = rec + w->contacts.lay.stride;
     const tl_particles *p = &w->p;
     uint32_t i = sc->cand.a[k], j = sc->cand.b[k];
     bool wall = sc->cand.wall[k] != 0;
@@ -145,16 +145,16 @@ static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
     o->normal = (tl_vec3){bp[TL_BP_N], bp[TL_BP_N + 1], bp[TL_BP_N + 2]};
     o->point = (tl_vec3){p->x[i][0] + bp[TL_BP_RA], p->x[i][1] + bp[TL_BP_RA + 1], p->x[i][2] + bp[TL_BP_RA + 2]};
     o->normal_force = bk[TL_BK_FN];
-    o->normal_damping_force = w->lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->lay.energy + TL_BE_FN_EL] : NAN;
+    o->normal_damping_force = w->contacts.lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->contacts.lay.energy + TL_BE_FN_EL] : NAN;
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
     o->sliding = (sc->store[sc->cur].state[r] & TL_PAIR_SLIDING) != 0;
     o->history = rec;
-    o->history_count = w->lay.hist;
+    o->history_count = w->contacts.lay.hist;
 }
 
 size_t tl_world_contact_count(const tl_world *w) {
     if (tl_ranks_viewing(&w->ranks)) return w->ranks.nvc;
-    return w->prepared ? w->touching : 0;
+    return w->prepared ? w->contacts.touching : 0;
 }
 
 tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info *o) {
@@ -173,20 +173,20 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     uint32_t ref = w->touch.ref[index];
     bool wall = (ref & 0x80000000u) != 0;
     size_t k = ref & 0x7fffffffu;
-    const tl_pairs *cl = wall ? &w->pw : &w->pp;
+    const tl_pairs *cl = wall ? &w->contacts.pw : &w->contacts.pp;
     uint32_t i = cl->a[k], j = cl->b[k];
     const tl_particles *p = &w->p;
     tl_geometry g;
     if (!wall) {
         double xj[3];
-        const double *sh = w->nb.shift[cl->img[k]];
+        const double *sh = w->broad.nb.shift[cl->img[k]];
         for (int d = 0; d < 3; d++) xj[d] = p->x[j][d] + sh[d];
         tl_geometry_sphere_sphere(p->x[i], p->radius[i], xj, p->radius[j], &g);
     } else {
         tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
     }
     const double *rec = tl_pair_record(cl, k);
-    const double *bk = rec + w->lay.hist;
+    const double *bk = rec + w->contacts.lay.hist;
     memset(o, 0, sizeof *o);
     o->id_a = p->id[i];
     o->id_b = wall ? (uint32_t)w->walls.f[j].wall : p->id[j];
@@ -200,11 +200,11 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     o->point = (tl_vec3){p->x[i][0] + la * g.n[0], p->x[i][1] + la * g.n[1], p->x[i][2] + la * g.n[2]};
     o->normal_force = bk[TL_BK_FN];
     /* the damping part is kept with the energy terms */
-    o->normal_damping_force = w->lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->lay.energy + TL_BE_FN_EL] : NAN;
+    o->normal_damping_force = w->contacts.lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->contacts.lay.energy + TL_BE_FN_EL] : NAN;
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
     o->sliding = (cl->state[k] & TL_PAIR_SLIDING) != 0;
     o->history = rec;
-    o->history_count = w->lay.hist;
+    o->history_count = w->contacts.lay.hist;
     return TL_OK;
 }
 
@@ -221,7 +221,7 @@ tl_status tl_measure_log(tl_world *w, const tl_collision *c, uint64_t key) {
 
 uint8_t tl_measure_pending_list(const tl_world *w, const tl_pending_exit *e) {
     const uint8_t shape = e->wall ? 1 : 0; /* the shape stage: its pairs, then its wall pairs */
-    if (w->nb.all_to_shapes) return shape;
+    if (w->broad.nb.all_to_shapes) return shape;
     int64_t a = tl_particles_index(&w->p, e->a);
     if (a >= 0 && w->p.shape[a] != 0) return shape;
     if (e->wall) return e->b < w->walls.nfaces && w->walls.f[e->b].kind == TL_FACE_MESH ? 1 : 3;
@@ -257,7 +257,7 @@ void tl_measure_finish_exits(tl_world *w) {
     size_t keep = 0;
     for (size_t k = 0; k < w->log.npend; k++) {
         const tl_pending_exit *e = &w->log.pend[k];
-        if (e->step + 1 >= w->steps) { /* separated in this step: finish after the next */
+        if (e->step + 1 >= w->clock.steps) { /* separated in this step: finish after the next */
             w->log.pend[keep++] = *e;
             continue;
         }
@@ -273,7 +273,7 @@ void tl_measure_finish_exits(tl_world *w) {
         double arel[3];
         v3_scale(arel, fa, ima);
         if (!e->wall) v3_axpy(arel, -imb, fb);
-        v3_axpy(vrel, -(w->time - e->t_end), arel);
+        v3_axpy(vrel, -(w->clock.time - e->t_end), arel);
         tl_collision c;
         memset(&c, 0, sizeof c);
         c.id_a = e->a;

@@ -79,20 +79,20 @@ tl_status tl_world_prepare(tl_world *w) {
     if (w->prepared) return TL_OK;
     tl_status s = tl_world_check_laws(w);
     if (s != TL_OK) return s;
-    w->lay = tl_world_layout(w);
-    tl_pairs_free(&w->mem, &w->pp);
-    tl_pairs_free(&w->mem, &w->pw);
-    tl_pairs_init(&w->pp, w->lay.stride);
-    tl_pairs_init(&w->pw, w->lay.stride);
-    tl_shape_contacts_free(&w->mem, &w->sc);
-    w->sc.stride = w->lay.stride + TL_BP_COUNT;
+    w->contacts.lay = tl_world_layout(w);
+    tl_pairs_free(&w->mem, &w->contacts.pp);
+    tl_pairs_free(&w->mem, &w->contacts.pw);
+    tl_pairs_init(&w->contacts.pp, w->contacts.lay.stride);
+    tl_pairs_init(&w->contacts.pw, w->contacts.lay.stride);
+    tl_shape_contacts_free(&w->mem, &w->contacts.sc);
+    w->contacts.sc.stride = w->contacts.lay.stride + TL_BP_COUNT;
     w->nthreads = tl_world_thread_count(w->def.threads);
     if (w->def.skin > 0.0) {
-        w->nb.skin = w->def.skin;
+        w->broad.nb.skin = w->def.skin;
     } else {
         double rmin = INFINITY;
         for (size_t i = 0; i < w->p.count; i++) rmin = dmin(rmin, w->p.radius[i]);
-        w->nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
+        w->broad.nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
     }
     s = initial_domain(w);
     if (s != TL_OK) return s;

@@ -26,7 +26,7 @@
 
 /* The elastic energy of one record (its energy group). */
 static double record_elastic(const tl_world *w, const double *rec) {
-    const double *be = rec + w->lay.energy;
+    const double *be = rec + w->contacts.lay.energy;
     return be[TL_BE_E_N] + be[TL_BE_E_T] + be[TL_BE_E_R] + be[TL_BE_E_TW];
 }
 
@@ -34,13 +34,13 @@ static double record_elastic(const tl_world *w, const double *rec) {
 static double leaving_elastic(const tl_world *w, const uint8_t *keep) {
     if (!w->prepared || !tl_world_records_hold_energy(w)) return 0.0;
     double e = 0.0;
-    const tl_pairs *pp = &w->pp, *pw = &w->pw;
+    const tl_pairs *pp = &w->contacts.pp, *pw = &w->contacts.pw;
     for (size_t k = 0; k < pp->count; k++)
         if ((pp->state[k] & TL_PAIR_TOUCH) && (!keep[pp->a[k]] || !keep[pp->b[k]]))
             e += record_elastic(w, tl_pair_record(pp, k));
     for (size_t k = 0; k < pw->count; k++)
         if ((pw->state[k] & TL_PAIR_TOUCH) && !keep[pw->a[k]]) e += record_elastic(w, tl_pair_record(pw, k));
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     const tl_patch_store *st = &sc->store[sc->cur];
     for (size_t k = 0; k < sc->cand.count && sc->live[sc->cur]; k++) {
         if (keep[sc->cand.a[k]] && (sc->cand.wall[k] || keep[sc->cand.b[k]])) continue;
@@ -86,7 +86,7 @@ tl_status tl_world_remove_particles(tl_world *w, const uint32_t *ids, size_t n) 
         if (p->inv_inertia[i] > 0.0) out += tl_edit_spin_energy(p, i);
     }
     free(idx);
-    w->ledger.boundary_work -= out;
+    w->books.ledger.boundary_work -= out;
     /* nothing of theirs is left to find them by id: their external forces, the contacts of
      * theirs that ended in the last step and wait for the collision log */
     tl_external_drop(w, keep);
@@ -106,11 +106,11 @@ tl_status tl_world_remove_particles(tl_world *w, const uint32_t *ids, size_t n) 
     } else {
         size_t nb = 0;
         for (size_t i = 0; i < p->count; i++) nb += p->shape[i] != 0;
-        w->nbodies = nb;
-        w->neighbors_dirty = true;
+        w->shapes.nbodies = nb;
+        w->broad.dirty = true;
         w->touch.step = -1;
     }
     free(keep);
-    w->blowup.passed = -1;
+    w->books.blowup.passed = -1;
     return s;
 }

@@ -13,11 +13,11 @@ bool tl_reorder_due(tl_world *w, uint64_t n) {
         if (n < 1000) return false;
         every = 20;
     }
-    if (w->nb.builds > 0 && w->steps > 0 && w->builds_since_reorder + 1 < every) {
-        w->builds_since_reorder++;
+    if (w->broad.nb.builds > 0 && w->clock.steps > 0 && w->broad.builds_since_reorder + 1 < every) {
+        w->broad.builds_since_reorder++;
         return false;
     }
-    w->builds_since_reorder = 0;
+    w->broad.builds_since_reorder = 0;
     return true;
 }
 
@@ -30,8 +30,8 @@ void tl_order_extent(const tl_particles *p, double lo[4]) {
 }
 
 tl_order_frame tl_order_frame_of(const tl_world *w, const double lo[4], uint64_t n) {
-    return (tl_order_frame){{lo[0], lo[1], lo[2]}, 2.0 * lo[3] + w->nb.skin,
-                            tl_neighbors_domain_count(&w->nb, (size_t)n),
+    return (tl_order_frame){{lo[0], lo[1], lo[2]}, 2.0 * lo[3] + w->broad.nb.skin,
+                            tl_neighbors_domain_count(&w->broad.nb, (size_t)n),
                             {w->per.on[0], w->per.on[1], w->per.on[2]}};
 }
 

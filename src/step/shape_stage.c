@@ -18,7 +18,7 @@ static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) 
 }
 
 int tl_shape_contacts_stash(tl_world *w) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     tl_keymap_clear(&sc->stash);
     sc->adopted = 0;
     const uint8_t *live = sc->live[sc->cur];
@@ -30,7 +30,7 @@ int tl_shape_contacts_stash(tl_world *w) {
 }
 
 int tl_shape_contacts_give(tl_world *w) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const size_t n = sc->cand.count;
     if (tl_shape_contacts_reserve_cand(&w->mem, sc, n) != 0) return -1;
     const int from = sc->cur, to = 1 - from;
@@ -63,7 +63,7 @@ int tl_shape_contacts_give(tl_world *w) {
 }
 
 int tl_shape_contacts_adopt(tl_world *w, uint64_t key, size_t m, const double *rec, const uint8_t *state) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     if (m == 0 || (sc->stash.count && tl_keymap_get(&sc->stash, key) >= 0)) return 0;
     const size_t o = sc->cand.count + sc->adopted, st = (size_t)sc->stride;
     tl_patch_store *s = &sc->store[sc->cur];
@@ -113,7 +113,7 @@ static void side_particle(const sstage *s, uint32_t i, const double shift[3], si
     o->body.radius = p->radius[i];
     v3_add(o->body.pose.x, p->x[i], shift);
     /* a body of a shape: its attitude and drift velocities from the stage's table (body_table) */
-    const double *sb = o->body.shape ? w->sc.body + (size_t)i * TL_SB_COUNT : NULL;
+    const double *sb = o->body.shape ? w->contacts.sc.body + (size_t)i * TL_SB_COUNT : NULL;
     if (sb) memcpy(o->body.pose.R, sb + TL_SB_R, sizeof o->body.pose.R);
     const bool ell = sb && o->body.shape->kind == TL_SHAPE_ELLIPSOID;
     o->body.M = ell ? sb + TL_SB_M : NULL;
@@ -357,7 +357,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     double phi = 0.5;
     bool entered = false;
     if (!touching) {
-        memset(rec, 0, (size_t)w->sc.stride * sizeof *rec);
+        memset(rec, 0, (size_t)w->contacts.sc.stride * sizeof *rec);
         double d_first = 0.0;
         if (s->acc) {
             /* the overlap at the start of the drift, from the drift's approach rate at the point */
@@ -374,13 +374,13 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         }
         if (lay->impact >= 0) {
             double *bi = rec + lay->impact;
-            double t_now = s->acc ? w->time + s->dt : w->time;
+            double t_now = s->acc ? w->clock.time + s->dt : w->clock.time;
             bi[TL_BI_T_BEGIN] = s->acc ? t_now - phi * s->dt : t_now;
             double arel[3];
             v3_scale(arel, p->f_old[a->index], p->inv_mass[a->index]);
             if (!b->wall) v3_axpy(arel, -p->inv_mass[b->index], p->f_old[b->index]);
             bi[TL_BI_V_IN] = rate - (s->acc ? phi * s->dt : 0.0) * v3_dot(arel, P->n);
-            if (s->acc && w->pc_phase == 2) {
+            if (s->acc && w->clock.pc_phase == 2) {
                 /* predictor-corrector, committing stage: back from v_n+1 = v_n + dt/2 (a_n + a*)
                  * to v_n + (1 - phi) dt a_n (as the sphere stage) */
                 double astar[3];
@@ -643,18 +643,18 @@ static void anchor_of(const side *a, const double pw[3], double out[3]) {
 
 static void sides_of(const sstage *s, size_t k, side *a, side *b) {
     const tl_world *w = s->w;
-    const tl_shape_list *c = &w->sc.cand;
+    const tl_shape_list *c = &w->contacts.sc.cand;
     static const double zero[3] = {0.0, 0.0, 0.0};
     side_particle(s, c->a[k], zero, a);
     if (c->wall[k]) side_wall(s, c->b[k], b);
-    else side_particle(s, c->b[k], w->nb.shift[c->img[k]], b);
+    else side_particle(s, c->b[k], w->broad.nb.shift[c->img[k]], b);
 }
 
 /* The attitude and drift velocities of every body of a shape, once per stage: each of its
  * candidates reads them (side_particle) instead of working them out again. */
 static int body_table(const sstage *s) {
     tl_world *w = s->w;
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const tl_particles *p = &w->p;
     const size_t n = p->count;
     if (tl_mem_reserve(&w->mem, (void **)&sc->body, &sc->cap_body, n * TL_SB_COUNT + 1, sizeof *sc->body) != 0)
@@ -672,7 +672,7 @@ static int body_table(const sstage *s) {
                 tl_ellipsoid_matrices(&bd, sb + TL_SB_M, sb + TL_SB_MI);
             }
             if (!s->half_is_v)
-                tl_body_drift_velocity(p, w->shapes, i, s->dt, s->b1, s->b2, sb + TL_SB_VH, sb + TL_SB_WH);
+                tl_body_drift_velocity(p, w->shapes.of, i, s->dt, s->b1, s->b2, sb + TL_SB_VH, sb + TL_SB_WH);
         }
     })
     return 0;
@@ -681,7 +681,7 @@ static int body_table(const sstage *s) {
 /* 1. geometry of candidate k */
 static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr) {
     tl_world *w = s->w;
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const tl_shape_list *cl = &sc->cand;
     const tl_particles *p = &w->p;
     sc->np[k] = 0;
@@ -693,7 +693,7 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
         tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
         if (!(g.delta > 0.0)) return 0;
     } else {
-        const double *sh = w->nb.shift[cl->img[k]];
+        const double *sh = w->broad.nb.shift[cl->img[k]];
         double d[3], r = p->radius[i] + p->radius[j];
         for (int q = 0; q < 3; q++) d[q] = p->x[j][q] + sh[q] - p->x[i][q];
         if (v3_norm2(d) >= r * r) return 0;
@@ -718,7 +718,7 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
 /* 2.-3. matching and the law for candidate k */
 static void candidate_contacts(const sstage *s, size_t k) {
     tl_world *w = s->w;
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const size_t st = (size_t)sc->stride;
     double *slot = sc->slot + k * TL_SS_COUNT;
     memset(slot, 0, TL_SS_COUNT * sizeof *slot);
@@ -733,7 +733,7 @@ static void candidate_contacts(const sstage *s, size_t k) {
     uint8_t *ostate = os->state ? os->state + sc->first[s->from][k] : NULL;
     if (a.iml + b.iml == 0.0) return; /* dropped without a word, as the sphere stage does */
     const int ma = a.material, mb = b.material;
-    const tl_law *law = &w->laws[w->law_of[(size_t)ma * w->law_dim + (size_t)mb]];
+    const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb]];
     const tl_pair_law *pl = tl_world_pair(w, ma, mb);
     const tl_patch *P = sc->buf + sc->off[k];
     /* match by the contact point in a's body frame: nearest first, within a quarter of the
@@ -780,7 +780,7 @@ static void candidate_contacts(const sstage *s, size_t k) {
 }
 
 static tl_status reserve_step(tl_world *w, size_t n) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     if (n + 1 > sc->cap_step) {
         size_t ncap = n + n / 4 + 16, old = sc->cap_step;
         size_t *off = tl_mem_realloc(&w->mem, sc->off, old * sizeof *off, ncap * sizeof *off);
@@ -820,7 +820,7 @@ static const char *kind_name(const tl_shape *s) {
  * candidates' slots, in candidate order. Serially this world's slots; on several ranks those of
  * every rank in rank order, the serial candidate order (parallel/decomp_shapes.c). */
 static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t stride, const int32_t *face) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     for (size_t k = 0; k < n; k++) {
         const double *slot = slots + k * stride;
         int32_t fk = face ? face[k] : (int32_t)slot[TL_SS_COUNT]; /* gathered: the face after the slot */
@@ -830,28 +830,28 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
             v3_add(wl->torque, wl->torque, slot + TL_SS_TB); /* about the origin: see patch_touch */
         }
         const double *c = slot + TL_SS_CUR, *nx = slot + TL_SS_NEXT;
-        w->ledger.diss_normal += c[0];
-        w->ledger.diss_plastic += c[1];
-        w->ledger.diss_tangential_damping += c[2];
-        w->ledger.diss_friction += c[3];
-        w->ledger.integration_residual += c[4];
-        w->ledger.diss_rolling += c[5];
-        w->ledger.diss_twisting += c[6];
-        w->ledger.curvature_work += c[7];
-        w->ledger_next.diss_normal += nx[0];
-        w->ledger_next.diss_plastic += nx[1];
-        w->ledger_next.diss_tangential_damping += nx[2];
-        w->ledger_next.diss_friction += nx[3];
-        w->ledger_next.integration_residual += nx[4];
-        w->ledger_next.diss_rolling += nx[5];
-        w->ledger_next.diss_twisting += nx[6];
-        w->ledger_next.curvature_work += nx[7];
+        w->books.ledger.diss_normal += c[0];
+        w->books.ledger.diss_plastic += c[1];
+        w->books.ledger.diss_tangential_damping += c[2];
+        w->books.ledger.diss_friction += c[3];
+        w->books.ledger.integration_residual += c[4];
+        w->books.ledger.diss_rolling += c[5];
+        w->books.ledger.diss_twisting += c[6];
+        w->books.ledger.curvature_work += c[7];
+        w->books.next.diss_normal += nx[0];
+        w->books.next.diss_plastic += nx[1];
+        w->books.next.diss_tangential_damping += nx[2];
+        w->books.next.diss_friction += nx[3];
+        w->books.next.integration_residual += nx[4];
+        w->books.next.diss_rolling += nx[5];
+        w->books.next.diss_twisting += nx[6];
+        w->books.next.curvature_work += nx[7];
         sc->touching += (size_t)slot[TL_SS_TOUCH];
     }
 }
 
 tl_status tl_shape_stage(tl_world *w, bool accumulate) {
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const size_t n = sc->cand.count;
     const bool dist = tl_ranks_spread(&w->ranks);
     sc->touching = 0;
@@ -862,15 +862,15 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     }
     sstage s;
     s.w = w;
-    s.lay = &w->lay;
-    s.pb = w->lay.stride;
-    s.dt = w->dt;
+    s.lay = &w->contacts.lay;
+    s.pb = w->contacts.lay.stride;
+    s.dt = w->clock.dt;
     s.acc = accumulate;
     s.correct = accumulate && w->def.contact_boundary_correction;
-    s.energy = w->def.track_energy && w->lay.energy >= 0;
-    s.half_is_v = w->c_pred[0] == 0.5 && w->c_pred[1] == 0.0;
-    s.b1 = w->c_pred[0] - 0.5;
-    s.b2 = w->c_pred[1];
+    s.energy = w->def.track_energy && w->contacts.lay.energy >= 0;
+    s.half_is_v = w->clock.c_pred[0] == 0.5 && w->clock.c_pred[1] == 0.0;
+    s.b1 = w->clock.c_pred[0] - 0.5;
+    s.b2 = w->clock.c_pred[1];
     s.from = sc->cur;
     s.to = 1 - sc->cur;
     if (reserve_step(w, n) != TL_OK || body_table(&s) != 0)
@@ -954,18 +954,18 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
                 if (tl_mem_reserve(&w->mem, (void **)&w->log.pend, &w->log.cap_pend, w->log.npend + 1, sizeof *w->log.pend) != 0)
                     return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
                 const double *rec = os->rec + (f + o) * st;
-                const double *bm = rec + w->lay.impact, *bp = rec + s.pb;
+                const double *bm = rec + w->contacts.lay.impact, *bp = rec + s.pb;
                 tl_pending_exit *e = &w->log.pend[w->log.npend++];
                 e->a = p->id[i];
                 e->b = sc->cand.wall[k] ? j : p->id[j];
                 e->wall = sc->cand.wall[k] != 0;
                 v3_copy(e->n, bp + TL_BP_N);
                 e->t_begin = bm[TL_BI_T_BEGIN];
-                e->t_end = w->time + bp[TL_BP_PSI] * s.dt;
+                e->t_end = w->clock.time + bp[TL_BP_PSI] * s.dt;
                 e->v_in = bm[TL_BI_V_IN];
                 e->max_delta = bm[TL_BI_MAX_DELTA];
                 e->max_fn = bm[TL_BI_MAX_FN];
-                e->step = w->steps;
+                e->step = w->clock.steps;
                 e->list = e->wall ? 1 : 0;
             }
         }

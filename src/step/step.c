@@ -181,21 +181,21 @@ static inline void rows_in(size_t q, size_t nblk, size_t lo, size_t hi, size_t n
  * the blocks holding ghosts are measured again once the ghosts hold their owners' state
  * (ghost_blocks) */
 static float *disp_blocks(tl_world *w) {
-    w->far.disp_ok = false;
-    if (w->nbodies) return NULL;
-    if (tl_mem_reserve(&w->mem, (void **)&w->far.disp_blk, &w->far.cap_disp_blk, disp_block_count(w->p.count) + 1,
-                       sizeof *w->far.disp_blk) != 0)
+    w->broad.far.disp_ok = false;
+    if (w->shapes.nbodies) return NULL;
+    if (tl_mem_reserve(&w->mem, (void **)&w->broad.far.disp_blk, &w->broad.far.cap_disp_blk, disp_block_count(w->p.count) + 1,
+                       sizeof *w->broad.far.disp_blk) != 0)
         return NULL;
-    return w->far.disp_blk;
+    return w->broad.far.disp_blk;
 }
 
 /* rows [lo, hi) of the predict pass (spheres alone) */
 TL_ISA_CLONES static int predict_rows(tl_world *w, size_t lo, size_t hi, float *disp_blk) {
     tl_particles *p = &w->p;
-    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
+    const double dt = w->clock.dt, c1 = w->clock.c_pred[0], c2 = w->clock.c_pred[1];
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
-    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation, two = c2 != 0.0;
+    const double lim2 = 0.25 * w->broad.nb.skin * w->broad.nb.skin;
+    const bool keep_old = w->contacts.lay.impact >= 0, turn = w->def.track_orientation, two = c2 != 0.0;
     int acc = 0;
     double m = 0.0;
     for (size_t i = lo; i < hi; i++) {
@@ -210,24 +210,24 @@ TL_ISA_CLONES static int predict_rows(tl_world *w, size_t lo, size_t hi, float *
  * far candidates by the blocks' displacements (not where one was not finite; disp_ok is
  * consumed by that stage) */
 static void note_predicted(tl_world *w, int acc, const float *disp_blk) {
-    w->moved = (acc & 1) != 0;
-    w->far.disp_ok = disp_blk && !(acc & 2);
+    w->broad.moved = (acc & 1) != 0;
+    w->broad.far.disp_ok = disp_blk && !(acc & 2);
 }
 
 void tl_stage_predict(tl_world *w) {
     tl_particles *p = &w->p;
-    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
+    const double dt = w->clock.dt, c1 = w->clock.c_pred[0], c2 = w->clock.c_pred[1];
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    const double lim2 = 0.25 * w->broad.nb.skin * w->broad.nb.skin;
     const size_t n = p->count;
     size_t lo, hi;
     moving(w, &lo, &hi);
     int nt = w->nthreads;
-    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
+    const bool keep_old = w->contacts.lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0; /* some particle moved more than skin/2 (bit 0), or is not finite (bit 1) */
-    const tl_shape *sh = w->shapes;
+    const tl_shape *sh = w->shapes.of;
     float *disp_blk = disp_blocks(w);
-    if (w->nbodies) {
+    if (w->shapes.nbodies) {
         /* spheres as below; the other bodies turn as rigid bodies (bodies.c) */
         const bool two = c2 != 0.0;
         TL_FOR_STATIC_OR(k, hi - lo, {
@@ -245,7 +245,7 @@ void tl_stage_predict(tl_world *w) {
         })
     }
     note_predicted(w, acc, disp_blk);
-    tl_walls_advance(&w->walls, w->time + dt, dt);
+    tl_walls_advance(&w->walls, w->clock.time + dt, dt);
 }
 
 /* ---- 2. neighbors ---- */
@@ -276,7 +276,7 @@ static tl_status remove_lost(tl_world *w) {
             if (p->inv_inertia[i] > 0.0)
                 ke += p->shape[i] ? 0.5 * v3_dot(p->w[i], p->am[i]) : 0.5 * p->inertia[i] * v3_norm2(p->w[i]);
             double pe = -p->mass[i] * v3_dot(g, p->x[i]);
-            w->ledger.boundary_work -= ke + pe;
+            w->books.ledger.boundary_work -= ke + pe;
         }
     }
     size_t n = p->count;
@@ -310,11 +310,11 @@ static void wrap_periodic(tl_world *w) {
             p->x[i][k] = nx;
         }
     }
-    w->ledger.boundary_work += work;
+    w->books.ledger.boundary_work += work;
 }
 
 static tl_status check_periods(tl_world *w, const tl_nb_frame *frame) {
-    double range = frame ? 2.0 * frame->rmax + w->nb.skin : tl_neighbors_range(&w->nb, &w->p);
+    double range = frame ? 2.0 * frame->rmax + w->broad.nb.skin : tl_neighbors_range(&w->broad.nb, &w->p);
     for (int k = 0; k < 3; k++)
         if (w->per.on[k] && w->per.len[k] < 2.0 * range)
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
@@ -337,15 +337,15 @@ static tl_status reorder(tl_world *w) {
 
 tl_status tl_world_list_immovable(tl_world *w) {
     tl_particles *p = &w->p;
-    w->nimmovable = 0;
+    w->immovable.count = 0;
     size_t first, count; /* a distributed world: the owned ones (each rank books its own) */
     tl_world_owned(w, &first, &count);
     for (size_t i = first; i < first + count; i++) {
         if (p->inv_mass[i] != 0.0 && p->inv_inertia[i] != 0.0) continue;
-        if (tl_mem_reserve(&w->mem, (void **)&w->immovable, &w->capimmovable, w->nimmovable + 1,
-                           sizeof *w->immovable) != 0)
+        if (tl_mem_reserve(&w->mem, (void **)&w->immovable.idx, &w->immovable.cap, w->immovable.count + 1,
+                           sizeof *w->immovable.idx) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        w->immovable[w->nimmovable++] = (uint32_t)i;
+        w->immovable.idx[w->immovable.count++] = (uint32_t)i;
     }
     if (w->ranks.established) w->ranks.ops->note_immovable(w);
     return TL_OK;
@@ -356,7 +356,7 @@ tl_status tl_world_list_immovable(tl_world *w) {
  * NULL): the particles whose keep[i] is 0 are removed first (tl_world_remove_particles) */
 static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *keep) {
     /* the touching records, by key, before indices change */
-    if (tl_stash_take(&w->mem, &w->stash, &w->pp, &w->pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
+    if (tl_stash_take(&w->mem, &w->contacts.stash, &w->contacts.pp, &w->contacts.pw, w->p.id) != 0 || tl_shape_contacts_stash(w) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
     tl_status s;
     const tl_nb_frame *frame = NULL;
@@ -373,10 +373,10 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *kee
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
         s = remove_lost(w);
         if (s != TL_OK) return s;
-        if (w->nbodies) {
+        if (w->shapes.nbodies) {
             size_t nb = 0;
             for (size_t i = 0; i < w->p.count; i++) nb += w->p.shape[i] != 0;
-            w->nbodies = nb;
+            w->shapes.nbodies = nb;
         }
         tl_particles_fit(&w->mem, &w->p);
         wrap_periodic(w);
@@ -391,25 +391,25 @@ static tl_status world_rebuild_as(tl_world *w, bool in_place, const uint8_t *kee
     s = check_periods(w, frame);
     if (s != TL_OK) return s;
     tl_shape_list *shapes =
-        w->nbodies || w->sc.cand.count || w->nb.all_to_shapes || w->walls.nmesh ? &w->sc.cand : NULL;
-    if (tl_neighbors_build(&w->mem, &w->nb, &w->p, &w->walls, &w->per, &w->pp, &w->pw, &w->dom, shapes,
+        w->shapes.nbodies || w->contacts.sc.cand.count || w->broad.nb.all_to_shapes || w->walls.nmesh ? &w->contacts.sc.cand : NULL;
+    if (tl_neighbors_build(&w->mem, &w->broad.nb, &w->p, &w->walls, &w->per, &w->contacts.pp, &w->contacts.pw, &w->broad.dom, shapes,
                            w->nthreads, frame) != 0 ||
         (shapes && tl_shape_contacts_give(w) != 0))
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (neighbor lists)");
-    tl_stash_give(&w->stash, &w->pp, false, w->p.id, w->nthreads);
-    tl_stash_give(&w->stash, &w->pw, true, w->p.id, w->nthreads);
+    tl_stash_give(&w->contacts.stash, &w->contacts.pp, false, w->p.id, w->nthreads);
+    tl_stash_give(&w->contacts.stash, &w->contacts.pw, true, w->p.id, w->nthreads);
     /* a large stash is memory the steps do not need; a small one is kept (no
      * allocation churn for small worlds that rebuild often) */
-    if (tl_stash_bytes(&w->stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->stash);
-    w->neighbors_dirty = false;
-    w->moved = false;
+    if (tl_stash_bytes(&w->contacts.stash) > ((size_t)4 << 20)) tl_stash_free(&w->mem, &w->contacts.stash);
+    w->broad.dirty = false;
+    w->broad.moved = false;
     /* the far candidates' gaps are of the last lists (contact_forces.c); every particle is at
      * its x_ref now, so the blocks' displacements are zero */
-    w->far.gap_ready = false;
+    w->broad.far.gap_ready = false;
     float *disp_blk = disp_blocks(w);
     if (disp_blk) memset(disp_blk, 0, disp_block_count(w->p.count) * sizeof *disp_blk);
-    w->far.disp_ok = disp_blk != NULL;
-    if (in_place) w->nb.builds--;
+    w->broad.far.disp_ok = disp_blk != NULL;
+    if (in_place) w->broad.nb.builds--;
     return tl_world_list_immovable(w);
 }
 
@@ -423,11 +423,11 @@ tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
     /* the touching contacts as the next contact stage will find them: those the rebuild carried
      * over (the removed particles' records stayed behind) */
     size_t touching = 0;
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    const tl_pairs *lists[2] = {&w->contacts.pp, &w->contacts.pw};
     for (int li = 0; li < 2; li++)
         for (size_t k = 0; k < lists[li]->count; k++) touching += (lists[li]->state[k] & TL_PAIR_TOUCH) != 0;
-    w->sc.touching = w->sc.store[w->sc.cur].count;
-    w->touching = touching + w->sc.touching;
+    w->contacts.sc.touching = w->contacts.sc.store[w->contacts.sc.cur].count;
+    w->contacts.touching = touching + w->contacts.sc.touching;
     w->touch.step = -1; /* the query list is of the old lists */
     return TL_OK;
 }
@@ -437,7 +437,7 @@ tl_status tl_world_rebuild_keeping(tl_world *w, const uint8_t *keep) {
  * forces; their owners by the whole): each block's largest displacement since the build, as
  * the predict pass notes it. */
 static void ghost_blocks(tl_world *w) {
-    if (!w->far.disp_ok) return;
+    if (!w->broad.far.disp_ok) return;
     const tl_particles *p = &w->p;
     const size_t n = p->count, nblk = disp_block_count(n);
     const size_t own_lo = w->ranks.own_lo, own_hi = w->ranks.own_hi;
@@ -455,10 +455,10 @@ static void ghost_blocks(tl_world *w) {
             acc |= note_moved(d2, INFINITY, &m);
         }
         if (acc & 2) { /* not a number: nothing is skipped this step */
-            w->far.disp_ok = false;
+            w->broad.far.disp_ok = false;
             return;
         }
-        note_block(w->far.disp_blk, hi - 1, hi, &m);
+        note_block(w->broad.far.disp_blk, hi - 1, hi, &m);
     }
 }
 
@@ -467,14 +467,14 @@ static tl_status stage_neighbors(tl_world *w) {
         /* a distributed world: rebuilt when a particle of any rank moved; else the ghosts
          * take their owners' new state */
         w->ranks.ops->moved(w);
-        if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) {
+        if (!w->broad.dirty && !w->broad.moved && !tl_neighbors_walls_moved(&w->broad.nb, &w->walls)) {
             tl_status s = w->ranks.ops->refresh(w);
             if (s == TL_OK) ghost_blocks(w);
             return s;
         }
         return world_rebuild(w);
     }
-    if (!w->neighbors_dirty && !w->moved && !tl_neighbors_walls_moved(&w->nb, &w->walls)) return TL_OK;
+    if (!w->broad.dirty && !w->broad.moved && !tl_neighbors_walls_moved(&w->broad.nb, &w->walls)) return TL_OK;
     return world_rebuild(w);
 }
 
@@ -506,12 +506,12 @@ static inline void correct_one(tl_particles *p, size_t i, double dt, double b1, 
 
 void tl_stage_correct(tl_world *w) {
     tl_particles *p = &w->p;
-    const double dt = w->dt, b1 = 0.5 - w->c_pred[0], b2 = -w->c_pred[1];
+    const double dt = w->clock.dt, b1 = 0.5 - w->clock.c_pred[0], b2 = -w->clock.c_pred[1];
     size_t lo, hi;
     moving(w, &lo, &hi);
     int nt = w->nthreads;
-    const tl_shape *sh = w->shapes;
-    if (w->nbodies) {
+    const tl_shape *sh = w->shapes.of;
+    if (w->shapes.nbodies) {
         const bool two = b2 != 0.0;
         TL_FOR_STATIC(k, hi - lo, {
             const size_t i = lo + k;
@@ -535,15 +535,15 @@ void tl_stage_correct(tl_world *w) {
  * displacements in disp_blk (spheres only; NULL: not kept). */
 TL_ISA_CLONES static int correct_predict_rows(tl_world *w, size_t lo, size_t hi, float *disp_blk) {
     tl_particles *p = &w->p;
-    const double dt = w->dt, c1 = w->c_pred[0], c2 = w->c_pred[1];
+    const double dt = w->clock.dt, c1 = w->clock.c_pred[0], c2 = w->clock.c_pred[1];
     const double b1 = 0.5 - c1, b2 = -c2;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
-    const bool keep_old = w->lay.impact >= 0, turn = w->def.track_orientation;
+    const double lim2 = 0.25 * w->broad.nb.skin * w->broad.nb.skin;
+    const bool keep_old = w->contacts.lay.impact >= 0, turn = w->def.track_orientation;
     int acc = 0;
     double m = 0.0;
-    const tl_shape *sh = w->shapes;
-    if (w->nbodies) {
+    const tl_shape *sh = w->shapes.of;
+    if (w->shapes.nbodies) {
         const bool two = c2 != 0.0;
         for (size_t i = lo; i < hi; i++) {
             if (p->shape[i]) {
@@ -585,20 +585,20 @@ void tl_stage_correct_predict(tl_world *w) {
         acc |= correct_predict_rows(w, a, b, disp_blk);
     })
     note_predicted(w, acc, disp_blk);
-    tl_walls_advance(&w->walls, w->time + w->dt, w->dt);
+    tl_walls_advance(&w->walls, w->clock.time + w->clock.dt, w->clock.dt);
 }
 
 /* ---- 5. finish ---- */
 
 void tl_stage_finish(tl_world *w) {
     tl_particles *p = &w->p;
-    const double dt = w->dt;
+    const double dt = w->clock.dt;
     /* work done on the particles by bodies that move regardless of forces (a distributed
      * world: every rank's terms, added one by one in global order) */
     double work = 0.0;
     const bool gather = w->ranks.established && w->ranks.any_immovable;
-    for (size_t m = 0; m < w->nimmovable; m++) {
-        size_t i = w->immovable[m];
+    for (size_t m = 0; m < w->immovable.count; m++) {
+        size_t i = w->immovable.idx[m];
         if (p->inv_mass[i] == 0.0) {
             double f[3];
             v3_add(f, p->f[i], p->f_old[i]);
@@ -631,9 +631,9 @@ void tl_stage_finish(tl_world *w) {
         v3_sub(t, t, c);
         work -= 0.5 * dt * (v3_dot(f, wl->vel_mid) + v3_dot(t, wl->omega_mid));
     }
-    w->ledger.boundary_work += work;
-    w->time += dt;
-    w->steps++;
+    w->books.ledger.boundary_work += work;
+    w->clock.time += dt;
+    w->clock.steps++;
     /* force-controlled walls take their velocity for the next step from this one's forces */
     tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
@@ -689,23 +689,23 @@ static inline int pc_correct_one(tl_particles *p, size_t i, double dt, const dou
  * particles; either notes whether some particle moved more than half the skin. */
 static void pc_pass(tl_world *w, bool correct) {
     tl_particles *p = &w->p;
-    const double dt = w->dt;
+    const double dt = w->clock.dt;
     const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
-    const double lim2 = 0.25 * w->nb.skin * w->nb.skin;
+    const double lim2 = 0.25 * w->broad.nb.skin * w->broad.nb.skin;
     const size_t n = p->count;
     int nt = w->nthreads;
     const bool turn = w->def.track_orientation;
     int acc = 0;
-    const tl_shape *sh = w->shapes;
+    const tl_shape *sh = w->shapes.of;
     if (correct) {
         TL_FOR_STATIC_OR(i, n, acc |= p->shape[i] ? tl_body_pc_correct(p, sh, i, dt, g, lim2)
                                                   : pc_correct_one(p, i, dt, g, lim2, turn);)
-        w->moved = w->moved || acc != 0;
+        w->broad.moved = w->broad.moved || acc != 0;
     } else {
         TL_FOR_STATIC_OR(i, n, acc |= p->shape[i] ? tl_body_pc_predict(p, sh, i, dt, g, lim2)
                                                   : pc_predict_one(p, i, dt, g, lim2, turn);)
-        w->moved = acc != 0;
-        tl_walls_advance(&w->walls, w->time + dt, dt);
+        w->broad.moved = acc != 0;
+        tl_walls_advance(&w->walls, w->clock.time + dt, dt);
     }
 }
 
@@ -713,8 +713,8 @@ static void pc_pass(tl_world *w, bool correct) {
 static size_t pc_list_values(const tl_pairs *l) { return l->count * (size_t)l->stride; }
 
 static tl_status pc_snapshot_reserve(tl_world *w) {
-    size_t nrec = pc_list_values(&w->pp) + pc_list_values(&w->pw);
-    size_t nst = w->pp.count + w->pw.count;
+    size_t nrec = pc_list_values(&w->contacts.pp) + pc_list_values(&w->contacts.pw);
+    size_t nst = w->contacts.pp.count + w->contacts.pw.count;
     size_t nwall = 4 * 3 * w->walls.count;
     if (tl_mem_reserve(&w->mem, (void **)&w->pc.rec, &w->pc.cap_rec, nrec + nwall + 1, sizeof *w->pc.rec) != 0 ||
         tl_mem_reserve(&w->mem, (void **)&w->pc.state, &w->pc.cap_state, nst + 1, sizeof *w->pc.state) != 0)
@@ -748,43 +748,43 @@ typedef struct pc_saved {
 static void pc_save(tl_world *w, pc_saved *sv) {
     int nt = w->nthreads;
     double *rec = w->pc.rec;
-    pc_copy_list(&w->pp, rec, w->pc.state, true, nt);
-    rec += pc_list_values(&w->pp);
-    pc_copy_list(&w->pw, rec, w->pc.state + w->pp.count, true, nt);
-    rec += pc_list_values(&w->pw);
+    pc_copy_list(&w->contacts.pp, rec, w->pc.state, true, nt);
+    rec += pc_list_values(&w->contacts.pp);
+    pc_copy_list(&w->contacts.pw, rec, w->pc.state + w->contacts.pp.count, true, nt);
+    rec += pc_list_values(&w->contacts.pw);
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(rec + 12 * k, w->walls.w[k].force);
         v3_copy(rec + 12 * k + 3, w->walls.w[k].force_prev);
         v3_copy(rec + 12 * k + 6, w->walls.w[k].torque);
         v3_copy(rec + 12 * k + 9, w->walls.w[k].torque_prev);
     }
-    sv->ledger = w->ledger;
-    sv->ledger_next = w->ledger_next;
-    sv->touching = w->touching;
+    sv->ledger = w->books.ledger;
+    sv->ledger_next = w->books.next;
+    sv->touching = w->contacts.touching;
     sv->npend = w->log.npend;
-    sv->shape_store = w->sc.cur;
-    sv->shape_touching = w->sc.touching;
+    sv->shape_store = w->contacts.sc.cur;
+    sv->shape_touching = w->contacts.sc.touching;
 }
 
 static void pc_restore(tl_world *w, const pc_saved *sv) {
     int nt = w->nthreads;
     double *rec = w->pc.rec;
-    pc_copy_list(&w->pp, rec, w->pc.state, false, nt);
-    rec += pc_list_values(&w->pp);
-    pc_copy_list(&w->pw, rec, w->pc.state + w->pp.count, false, nt);
-    rec += pc_list_values(&w->pw);
+    pc_copy_list(&w->contacts.pp, rec, w->pc.state, false, nt);
+    rec += pc_list_values(&w->contacts.pp);
+    pc_copy_list(&w->contacts.pw, rec, w->pc.state + w->contacts.pp.count, false, nt);
+    rec += pc_list_values(&w->contacts.pw);
     for (size_t k = 0; k < w->walls.count; k++) {
         v3_copy(w->walls.w[k].force, rec + 12 * k);
         v3_copy(w->walls.w[k].force_prev, rec + 12 * k + 3);
         v3_copy(w->walls.w[k].torque, rec + 12 * k + 6);
         v3_copy(w->walls.w[k].torque_prev, rec + 12 * k + 9);
     }
-    w->ledger = sv->ledger;
-    w->ledger_next = sv->ledger_next;
-    w->touching = sv->touching;
+    w->books.ledger = sv->ledger;
+    w->books.next = sv->ledger_next;
+    w->contacts.touching = sv->touching;
     w->log.npend = sv->npend;
-    w->sc.cur = sv->shape_store;
-    w->sc.touching = sv->shape_touching;
+    w->contacts.sc.cur = sv->shape_store;
+    w->contacts.sc.touching = sv->shape_touching;
 }
 
 tl_status tl_stage_pc_step(tl_world *w) {
@@ -796,20 +796,20 @@ tl_status tl_stage_pc_step(tl_world *w) {
     pc_saved sv;
     pc_save(w, &sv);
     /* the trial: drift velocity v* - dt a_n = v_n */
-    w->c_pred[0] = 1.5;
-    w->c_pred[1] = 0.0;
-    w->pc_phase = 1;
+    w->clock.c_pred[0] = 1.5;
+    w->clock.c_pred[1] = 0.0;
+    w->clock.pc_phase = 1;
     s = tl_contact_forces(w, true);
-    w->pc_phase = 0;
+    w->clock.pc_phase = 0;
     pc_restore(w, &sv);
     if (s != TL_OK) return s;
     pc_pass(w, true);
     /* the committing evaluation: drift velocity v_n+1 - dt/2 a* (f_older = F*) */
-    w->c_pred[0] = 0.5;
-    w->c_pred[1] = 0.5;
-    w->pc_phase = 2;
+    w->clock.c_pred[0] = 0.5;
+    w->clock.c_pred[1] = 0.5;
+    w->clock.pc_phase = 2;
     s = tl_world_compute_forces(w, true);
-    w->pc_phase = 0;
+    w->clock.pc_phase = 0;
     if (s != TL_OK) return s;
     tl_stage_finish(w);
     return TL_OK;

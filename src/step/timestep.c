@@ -28,7 +28,7 @@
 #include "world.h"
 #include "timestep.h"
 
-static bool nbodies_any(const tl_world *w) { return w->nbodies > 0; }
+static bool nbodies_any(const tl_world *w) { return w->shapes.nbodies > 0; }
 
 static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9); }
 
@@ -128,20 +128,20 @@ static void probe(const tl_law *law, const tl_pair_law *pl, tl_contact *c) {
 tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double mass_a, double rb,
                                  double mass_b, double v, tl_pair_estimate *out) {
     if (!w || !out) return TL_ERROR_ARGUMENT;
-    if (ma < 0 || mb < 0 || (size_t)ma >= w->nmat || (size_t)mb >= w->nmat)
+    if (ma < 0 || mb < 0 || (size_t)ma >= w->cat.nmat || (size_t)mb >= w->cat.nmat)
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "estimate: unknown material");
-    int32_t li = w->law_of[(size_t)ma * w->law_dim + (size_t)mb];
+    int32_t li = w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb];
     if (li < 0)
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "no contact law between '%s' and '%s'",
-                             w->mat[ma].name, w->mat[mb].name);
-    const tl_law *law = &w->laws[li];
+                             w->cat.mat[ma].name, w->cat.mat[mb].name);
+    const tl_law *law = &w->cat.laws[li];
     tl_pair_law pl = *tl_world_pair(w, ma, mb);
     if (pl.law != li) { /* not prepared yet */
         char msg[512];
-        tl_status s = tl_law_prepare(law, &w->mat[ma], &w->mat[mb], &pl, msg, sizeof msg);
+        tl_status s = tl_law_prepare(law, &w->cat.mat[ma], &w->cat.mat[mb], &pl, msg, sizeof msg);
         if (s != TL_OK)
-            return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[ma].name,
-                                 w->mat[mb].name, msg);
+            return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->cat.mat[ma].name,
+                                 w->cat.mat[mb].name, msg);
         tl_fused_prepare(law, &pl);
     }
     if (!(ra > 0.0) || !(rb > 0.0) || !(mass_a > 0.0) || !(mass_b > 0.0))
@@ -212,7 +212,7 @@ tl_status tl_world_estimate_pair(tl_world *w, int ma, int mb, double ra, double 
 }
 
 tl_status tl_timestep_compute(tl_world *w) {
-    tl_timestep_info *ts = &w->ts;
+    tl_timestep_info *ts = &w->clock.ts;
     memset(ts, 0, sizeof *ts);
     ts->material_a = ts->material_b = -1;
     bool estimated = !(w->def.impact_speed > 0.0);
@@ -221,7 +221,7 @@ tl_status tl_timestep_compute(tl_world *w) {
     ts->impact_speed_estimated = estimated;
 
     /* the smallest spheres of each material */
-    size_t nm = w->nmat;
+    size_t nm = w->cat.nmat;
     double rmin[256], mmin[256];
     double rbody[256], mbody[256]; /* other shapes: the largest contact radius, the smallest mass */
     size_t ndyn[256];
@@ -282,19 +282,19 @@ tl_status tl_timestep_compute(tl_world *w) {
             }
             for (int kind = 0; kind < 3; kind++) {
                 if (isnan(mb[kind])) continue;
-                if (w->law_of[a * w->law_dim + b] < 0) continue;
+                if (w->cat.law_of[a * w->cat.law_dim + b] < 0) continue;
                 tl_pair_estimate e;
                 tl_status s = tl_world_estimate_pair(w, (int)a, (int)b, ra, ma_, rbv[kind],
                                                      mb[kind], v > 0.0 ? v : -1.0, &e);
                 if (s != TL_OK) return s;
-                if (v <= 0.0 && !(w->laws[w->law_of[a * w->law_dim + b]].sub[TL_SLOT_NORMAL]->normal_kind &
+                if (v <= 0.0 && !(w->cat.laws[w->cat.law_of[a * w->cat.law_dim + b]].sub[TL_SLOT_NORMAL]->normal_kind &
                                   TL_NORMAL_KIND_LINEAR)) {
                     if (w->def.dt > 0.0) continue;
                     return tl_world_fail(w, TL_ERROR_ARGUMENT,
                                          "cannot estimate the impact speed for the Hertz contact "
                                          "time of '%s'-'%s' (no gravity and nothing moves): set "
                                          "integrator.impact_speed (m/s) or integrator.dt (s)",
-                                         w->mat[a].name, w->mat[b].name);
+                                         w->cat.mat[a].name, w->cat.mat[b].name);
                 }
                 if (!(e.contact_time > 0.0) || !isfinite(e.contact_time) || !isfinite(v)) {
                     if (w->def.dt > 0.0) continue;
@@ -304,7 +304,7 @@ tl_status tl_timestep_compute(tl_world *w) {
                                          "%g m/s (%s), stiffness %g N/m, effective mass %g kg; "
                                          "check gravity, the stiffness and the radii, or give "
                                          "integrator.dt (s)",
-                                         w->mat[a].name, kind == 2 ? "wall " : "", w->mat[b].name,
+                                         w->cat.mat[a].name, kind == 2 ? "wall " : "", w->cat.mat[b].name,
                                          e.contact_time, v,
                                          estimated ? "estimated from gravity and the heights"
                                                    : "integrator.impact_speed",
@@ -335,24 +335,24 @@ tl_status tl_timestep_compute(tl_world *w) {
     bool damp_binds = damp_bound < ts->dt_bound;
     if (damp_binds) ts->dt_bound = damp_bound;
     if (w->def.dt > 0.0) {
-        w->dt = w->def.dt;
-        if (damp_binds && w->dt > ts->dt_bound * (1.0 + 1e-12) && !w->def.allow_unresolved_contacts)
+        w->clock.dt = w->def.dt;
+        if (damp_binds && w->clock.dt > ts->dt_bound * (1.0 + 1e-12) && !w->def.allow_unresolved_contacts)
             return tl_world_fail(w, TL_ERROR_UNRESOLVED,
                                  "dt = %g s is above the dashpot's limit for '%s'-%s'%s' (m*/(4 d) = "
                                  "%.4g s; at m*/d the damped motion grows instead of decaying). Use "
                                  "dt <= %.4g s, or set allow_unresolved_contacts: true",
-                                 w->dt, w->mat[damp_a].name, damp_wall ? "wall " : "", w->mat[damp_b].name,
+                                 w->clock.dt, w->cat.mat[damp_a].name, damp_wall ? "wall " : "", w->cat.mat[damp_b].name,
                                  damp_bound, damp_bound);
-        if (isfinite(best) && w->dt > ts->dt_bound * (1.0 + 1e-12) && !w->def.allow_unresolved_contacts) {
+        if (isfinite(best) && w->clock.dt > ts->dt_bound * (1.0 + 1e-12) && !w->def.allow_unresolved_contacts) {
             char pair[256];
-            snprintf(pair, sizeof pair, "'%s'-%s'%s'", w->mat[ts->material_a].name,
-                     ts->wall ? "wall " : "", w->mat[ts->material_b].name);
+            snprintf(pair, sizeof pair, "'%s'-%s'%s'", w->cat.mat[ts->material_a].name,
+                     ts->wall ? "wall " : "", w->cat.mat[ts->material_b].name);
             return tl_world_fail(w, TL_ERROR_UNRESOLVED,
                                  "dt = %g s resolves the shortest contact (%s, %.4g s at %.3g m/s) "
                                  "with only %.1f steps; at least %g are required "
                                  "(integrator.steps_per_contact). Use dt <= %.4g s, or set "
                                  "allow_unresolved_contacts: true",
-                                 w->dt, pair, best, v, best / w->dt, w->def.steps_per_contact,
+                                 w->clock.dt, pair, best, v, best / w->clock.dt, w->def.steps_per_contact,
                                  ts->dt_bound);
         }
     } else {
@@ -360,9 +360,9 @@ tl_status tl_timestep_compute(tl_world *w) {
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
                                  "cannot choose dt automatically: no two bodies can touch; give "
                                  "integrator.dt (s)");
-        w->dt = ts->dt_bound;
+        w->clock.dt = ts->dt_bound;
     }
-    ts->dt = w->dt;
-    ts->steps_per_contact = best / w->dt;
+    ts->dt = w->clock.dt;
+    ts->steps_per_contact = best / w->clock.dt;
     return TL_OK;
 }

@@ -165,14 +165,23 @@ typedef struct tl_far_skip {
     uint64_t skipped;      /* far candidates skipped by their gap, all contact stages together */
 } tl_far_skip;
 
-struct tl_world {
-    tl_world_def def;
+/* The energy books: the ledger of the work done and dissipated, the part of it that belongs to
+ * the next step's kick, and the blow-up check's reference (step/measure.c, step/blowup.c). */
+typedef struct tl_books {
+    tl_energy_ledger ledger;
+    tl_energy_ledger next;  /* work that belongs to the next step's kick */
     tl_blowup_ref blowup;
-    tl_external *ext;     /* constant external forces, sorted by particle id */
-    size_t next, cap_ext;
-    tl_mem mem;
-    char error[1024];
+} tl_books;
 
+/* The constant external forces, sorted by particle id (external.c). */
+typedef struct tl_externals {
+    tl_external *list;
+    size_t count, cap;
+} tl_externals;
+
+/* The materials and the laws between them (world_api.c), with each pair's prepared constants
+ * (step/prepare.c). */
+typedef struct tl_catalog {
     tl_material *mat;
     size_t nmat, capmat;
     tl_law *laws;
@@ -180,57 +189,89 @@ struct tl_world {
     int32_t *law_of;      /* law index per material pair, dim x dim, -1 = none */
     size_t law_dim;       /* row length of law_of */
     tl_pair_law *pair;    /* prepared constants, law_dim x law_dim */
+} tl_catalog;
 
-    tl_particles p;
-    tl_shape *shapes;      /* the shapes of tl_world_add_shape; index 0 (TL_SPHERE) unused */
-    char **shape_names;
-    tl_mesh **shape_mesh;  /* per shape: its mesh (a mesh shape's surface, an ellipsoid's display
+/* The shapes of tl_world_add_shape (world_shapes.c); index 0 (TL_SPHERE) unused. */
+typedef struct tl_shape_table {
+    tl_shape *of;
+    char **names;
+    tl_mesh **mesh;        /* per shape: its mesh (a mesh shape's surface, an ellipsoid's display
                             * tessellation), owned */
-    double (*shape_frame)[12]; /* per shape: where the body frame lies in the given frame:
-                                * origin (3), then R row by row (9) */
-    size_t nshapes, capshapes; /* nshapes counts index 0 */
+    double (*frame)[12];   /* per shape: where the body frame lies in the given frame:
+                            * origin (3), then R row by row (9) */
+    size_t count, cap;     /* count includes index 0 */
     size_t nbodies;        /* particles whose shape is not a sphere */
-    tl_walls walls;
+} tl_shape_table;
+
+/* A list of storage indices. */
+typedef struct tl_index_list {
+    uint32_t *idx;
+    size_t count, cap;
+} tl_index_list;
+
+/* The broad phase (contact/neighbors.c, run by step/step.c): the cell grid and candidate lists'
+ * builder, the particles' domains, and what decides the next rebuild. */
+typedef struct tl_broad {
     tl_neighbors nb;
-    tl_periodic per;       /* periodic axes and their periods */
-    tl_pairs pp, pw;       /* candidates with their contact records (contacts.h) */
+    tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
+    bool dirty;            /* particles were added or removed */
+    bool moved;            /* the predict stage saw a particle move more than skin/2 */
+    tl_far_skip far;       /* the far candidates skipped by their gap (step.c, contact_forces.c) */
+    int64_t builds_since_reorder;
+} tl_broad;
+
+/* The candidates and their contact records (contact/contacts.h, written by the contact and shape
+ * stages). */
+typedef struct tl_contact_table {
+    tl_pairs pp, pw;       /* particle pairs, particle-wall pairs */
     tl_rec_layout lay;     /* the records' layout */
     tl_stash stash;        /* records set aside during a rebuild */
     tl_shape_contacts sc;  /* the candidates that involve other shapes, and their patches */
     size_t touching;       /* touching contacts after the last contact stage */
-    bool neighbors_dirty;  /* particles were added or removed */
-    bool moved;            /* the predict stage saw a particle move more than skin/2 */
-    tl_far_skip far;       /* the far candidates skipped by their gap (step.c, contact_forces.c) */
-    int64_t builds_since_reorder;
-    uint32_t *immovable;   /* particles moved regardless of forces (boundary work) */
-    size_t nimmovable, capimmovable;
+} tl_contact_table;
 
-    /* threads */
-    int nthreads;          /* in use: def.threads, or all available for 0 */
-    tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
-    tl_contact_scratch scratch; /* the contact stage's working arrays (contact_forces.c) */
-
-    bool prepared;
+/* The clock and the integrator's state between stages (step/). */
+typedef struct tl_clock {
     double time, dt;
     int64_t steps;
-    double c_pred[2];     /* force-stage velocity v_n + dt (c0 a_n + c1 a_n-1), see step.c */
-    int pc_phase;         /* predictor-corrector: 1 in the trial contact stage, 2 in the
-                           * committing one, 0 otherwise (step.c) */
-    tl_pc_scratch pc;     /* predictor-corrector: the records before the trial stage (step.c) */
-    tl_timestep_info ts;
-    tl_ranks ranks;        /* the ranks of a distributed run (ranks.h; parallel/ writes it), ops NULL: serial */
-    tl_energy_ledger ledger;
-    tl_energy_ledger ledger_next; /* work that belongs to the next step's kick */
+    double c_pred[2];      /* force-stage velocity v_n + dt (c0 a_n + c1 a_n-1), see step.c */
+    int pc_phase;          /* predictor-corrector: 1 in the trial contact stage, 2 in the
+                            * committing one, 0 otherwise (step.c) */
+    tl_timestep_info ts;   /* the step's bound (step/timestep.c) */
+} tl_clock;
 
-    tl_collision_log log;  /* the collision log (measure.c) */
-    bool in_run_callback;  /* tl_scene_run's step callback is running: no step, no state loaded */
-    tl_debug_knobs knobs;  /* tests only */
-
-    uint32_t next_id;
-    size_t removed;
+struct tl_world {
+    /* the frame: the definition, memory, the last error, threads, random numbers */
+    tl_world_def def;
+    tl_mem mem;
+    char error[1024];
+    int nthreads;              /* in use: def.threads, or all available for 0 */
     tl_rng rng;
+    bool prepared;             /* the laws' pairs and the step are prepared (step/prepare.c) */
+    bool in_run_callback;      /* tl_scene_run's step callback is running: no step, no state loaded */
 
-    tl_touch_index touch;  /* touching contacts in query order (measure.c) */
+    /* the state: what a checkpoint holds, each part with the module that writes it */
+    tl_catalog cat;            /* materials, laws and their prepared pairs (world_api.c, step/prepare.c) */
+    tl_particles p;            /* the particle store (core/particles.c; the stages move it) */
+    uint32_t next_id;          /* the id the next particle takes */
+    size_t removed;            /* particles removed so far */
+    tl_shape_table shapes;     /* the shapes of tl_world_add_shape (world_shapes.c) */
+    tl_externals ext;          /* constant external forces (external.c) */
+    tl_walls walls;            /* walls and their motion (boundary/walls.c) */
+    tl_periodic per;           /* periodic axes and their periods */
+    tl_broad broad;            /* the broad phase: grid, domains, when to rebuild (step/step.c) */
+    tl_contact_table contacts; /* the candidates and their contact records (step/) */
+    tl_clock clock;            /* time, step, the integrator's phase (step/) */
+    tl_books books;            /* the energy ledger and the blow-up check's reference (step/) */
+    tl_collision_log log;      /* the collision log (step/measure.c) */
+    tl_ranks ranks;            /* the ranks of a distributed run (ranks.h; parallel/ writes it), ops NULL: serial */
+
+    /* derived and scratch: rebuilt from the state, no meaning of their own between steps */
+    tl_index_list immovable;   /* particles moved regardless of forces (step/step.c, at each build) */
+    tl_touch_index touch;      /* touching contacts in query order (step/measure.c) */
+    tl_contact_scratch scratch; /* the contact stage's working arrays (step/contact_forces.c) */
+    tl_pc_scratch pc;          /* predictor-corrector: the records before the trial stage (step/step.c) */
+    tl_debug_knobs knobs;      /* tests only */
 };
 
 /* Sets the world's error message and returns status. */
@@ -241,13 +282,13 @@ tl_status tl_world_fail(tl_world *w, tl_status status, const char *fmt, ...)
     ;
 
 static inline const tl_pair_law *tl_world_pair(const tl_world *w, int a, int b) {
-    return &w->pair[(size_t)a * w->law_dim + (size_t)b];
+    return &w->cat.pair[(size_t)a * w->cat.law_dim + (size_t)b];
 }
 
 /* The shape of particle i (NULL for a sphere). */
 static inline const tl_shape *tl_world_shape_of(const tl_world *w, size_t i) {
     int32_t s = w->p.shape[i];
-    return s ? &w->shapes[s] : NULL;
+    return s ? &w->shapes.of[s] : NULL;
 }
 /* Frees the shape table (world_shapes.c). */
 void tl_world_shapes_free(tl_world *w);

@@ -121,14 +121,14 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
     w->def = *def;
     tl_particles_init(&w->p);
     tl_walls_init(&w->walls);
-    tl_pairs_init(&w->pp, 0);
-    tl_pairs_init(&w->pw, 0);
-    tl_stash_init(&w->stash);
-    tl_shape_contacts_init(&w->sc);
-    w->lay = tl_rec_layout_make(0, false, false);
-    w->sc.stride = w->lay.stride + TL_BP_COUNT;
-    tl_neighbors_init(&w->nb, def->skin);
-    if (def->domain_size) w->nb.domain_size = def->domain_size;
+    tl_pairs_init(&w->contacts.pp, 0);
+    tl_pairs_init(&w->contacts.pw, 0);
+    tl_stash_init(&w->contacts.stash);
+    tl_shape_contacts_init(&w->contacts.sc);
+    w->contacts.lay = tl_rec_layout_make(0, false, false);
+    w->contacts.sc.stride = w->contacts.lay.stride + TL_BP_COUNT;
+    tl_neighbors_init(&w->broad.nb, def->skin);
+    if (def->domain_size) w->broad.nb.domain_size = def->domain_size;
     for (int k = 0; k < 3; k++) {
         w->per.on[k] = def->has_domain && def->periodic[k];
         double lo = k == 0 ? def->domain_min.x : k == 1 ? def->domain_min.y : def->domain_min.z;
@@ -170,15 +170,15 @@ tl_status tl_world_create(const tl_world_def *def, tl_world **out) {
         s = tl_world_fail(w, TL_ERROR_ARGUMENT, "threads must be >= 0 (0 = all available), got %d",
                           def->threads);
     if (def->integrator == TL_INTEGRATOR_LEAPFROG) {
-        w->c_pred[0] = 0.5;
-        w->c_pred[1] = 0.0;
+        w->clock.c_pred[0] = 0.5;
+        w->clock.c_pred[1] = 0.0;
     } else if (def->integrator == TL_INTEGRATOR_PREDICTOR_CORRECTOR) {
         /* set by each stage of the step (step.c); these are the committing stage's */
-        w->c_pred[0] = 0.5;
-        w->c_pred[1] = 0.5;
+        w->clock.c_pred[0] = 0.5;
+        w->clock.c_pred[1] = 0.5;
     } else {
-        w->c_pred[0] = 1.5;
-        w->c_pred[1] = -0.5;
+        w->clock.c_pred[0] = 1.5;
+        w->clock.c_pred[1] = -0.5;
     }
     return s;
 }
@@ -190,14 +190,14 @@ static void scratch_free(tl_world *w) {
     tl_mem_free(&w->mem, w->scratch.out_m, w->scratch.cap_out_m * sizeof *w->scratch.out_m);
     tl_mem_free(&w->mem, w->scratch.out_pair, w->scratch.cap_out_pair * sizeof *w->scratch.out_pair);
     w->scratch.out_pair = NULL;
-    tl_mem_free(&w->mem, w->far.gap, w->far.cap_gap * sizeof *w->far.gap);
-    w->far.gap = NULL;
-    w->far.cap_gap = 0;
-    w->far.gap_ready = false;
-    tl_mem_free(&w->mem, w->far.disp_blk, w->far.cap_disp_blk * sizeof *w->far.disp_blk);
-    w->far.disp_blk = NULL;
-    w->far.cap_disp_blk = 0;
-    w->far.disp_ok = false;
+    tl_mem_free(&w->mem, w->broad.far.gap, w->broad.far.cap_gap * sizeof *w->broad.far.gap);
+    w->broad.far.gap = NULL;
+    w->broad.far.cap_gap = 0;
+    w->broad.far.gap_ready = false;
+    tl_mem_free(&w->mem, w->broad.far.disp_blk, w->broad.far.cap_disp_blk * sizeof *w->broad.far.disp_blk);
+    w->broad.far.disp_blk = NULL;
+    w->broad.far.cap_disp_blk = 0;
+    w->broad.far.disp_ok = false;
     tl_mem_free(&w->mem, w->scratch.drift, w->scratch.cap_drift * sizeof *w->scratch.drift);
     w->scratch.drift = NULL;
     w->scratch.cap_drift = 0;
@@ -215,26 +215,26 @@ static void scratch_free(tl_world *w) {
 void tl_world_destroy(tl_world *w) {
     if (!w) return;
     tl_mem *m = &w->mem;
-    for (size_t i = 0; i < w->nmat; i++) tl_mem_strfree(m, w->mat[i].name);
-    tl_mem_free(m, w->mat, w->capmat * sizeof *w->mat);
-    tl_mem_free(m, w->laws, w->caplaws * sizeof *w->laws);
-    tl_mem_free(m, w->law_of, w->law_dim * w->law_dim * sizeof *w->law_of);
-    tl_mem_free(m, w->pair, w->law_dim * w->law_dim * sizeof *w->pair);
+    for (size_t i = 0; i < w->cat.nmat; i++) tl_mem_strfree(m, w->cat.mat[i].name);
+    tl_mem_free(m, w->cat.mat, w->cat.capmat * sizeof *w->cat.mat);
+    tl_mem_free(m, w->cat.laws, w->cat.caplaws * sizeof *w->cat.laws);
+    tl_mem_free(m, w->cat.law_of, w->cat.law_dim * w->cat.law_dim * sizeof *w->cat.law_of);
+    tl_mem_free(m, w->cat.pair, w->cat.law_dim * w->cat.law_dim * sizeof *w->cat.pair);
     tl_particles_free(m, &w->p);
     tl_world_shapes_free(w);
     tl_walls_free(m, &w->walls);
-    tl_neighbors_free(m, &w->nb);
-    tl_pairs_free(m, &w->pp);
-    tl_pairs_free(m, &w->pw);
-    tl_stash_free(m, &w->stash);
-    tl_shape_contacts_free(m, &w->sc);
+    tl_neighbors_free(m, &w->broad.nb);
+    tl_pairs_free(m, &w->contacts.pp);
+    tl_pairs_free(m, &w->contacts.pw);
+    tl_stash_free(m, &w->contacts.stash);
+    tl_shape_contacts_free(m, &w->contacts.sc);
     scratch_free(w);
     if (w->ranks.ops) w->ranks.ops->free(w);
     tl_mem_free(m, w->pc.rec, w->pc.cap_rec * sizeof *w->pc.rec);
-    tl_mem_free(m, w->ext, w->cap_ext * sizeof *w->ext);
+    tl_mem_free(m, w->ext.list, w->ext.cap * sizeof *w->ext.list);
     tl_mem_free(m, w->pc.state, w->pc.cap_state * sizeof *w->pc.state);
-    tl_domains_free(m, &w->dom);
-    tl_mem_free(m, w->immovable, w->capimmovable * sizeof *w->immovable);
+    tl_domains_free(m, &w->broad.dom);
+    tl_mem_free(m, w->immovable.idx, w->immovable.cap * sizeof *w->immovable.idx);
     tl_mem_free(m, w->log.coll, w->log.cap * sizeof *w->log.coll);
     tl_mem_free(m, w->log.key, w->log.cap_key * sizeof *w->log.key);
     tl_mem_free(m, w->log.pend, w->log.cap_pend * sizeof *w->log.pend);
@@ -250,8 +250,8 @@ tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_
     if (!w || !d) return TL_ERROR_ARGUMENT;
     if (!d->name || !d->name[0])
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "a material needs a name");
-    for (size_t i = 0; i < w->nmat; i++)
-        if (strcmp(w->mat[i].name, d->name) == 0)
+    for (size_t i = 0; i < w->cat.nmat; i++)
+        if (strcmp(w->cat.mat[i].name, d->name) == 0)
             return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s' is defined twice", d->name);
     const char *n = d->name;
     if (!(d->density >= 0.0) || !isfinite(d->density))
@@ -270,12 +270,12 @@ tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s': k_n and k_t must be > 0 N/m", n);
     if (!(d->yield_stress >= 0.0) || !isfinite(d->yield_stress))
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "material '%s': yield_stress must be > 0 Pa", n);
-    if (tl_mem_reserve(&w->mem, (void **)&w->mat, &w->capmat, w->nmat + 1, sizeof *w->mat) != 0)
+    if (tl_mem_reserve(&w->mem, (void **)&w->cat.mat, &w->cat.capmat, w->cat.nmat + 1, sizeof *w->cat.mat) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     /* grow the law tables to the new material count */
-    size_t dim = w->nmat + 1;
-    if (dim > w->law_dim) {
-        size_t nd = w->law_dim ? 2 * w->law_dim : 4;
+    size_t dim = w->cat.nmat + 1;
+    if (dim > w->cat.law_dim) {
+        size_t nd = w->cat.law_dim ? 2 * w->cat.law_dim : 4;
         int32_t *lo = tl_mem_alloc(&w->mem, nd * nd * sizeof *lo);
         tl_pair_law *pl = tl_mem_calloc(&w->mem, nd * nd, sizeof *pl);
         if (!lo || !pl) {
@@ -287,18 +287,18 @@ tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_
             lo[i] = -1;
             pl[i].law = -1; /* not prepared */
         }
-        for (size_t a = 0; a < w->law_dim; a++)
-            for (size_t b = 0; b < w->law_dim; b++) {
-                lo[a * nd + b] = w->law_of[a * w->law_dim + b];
-                pl[a * nd + b] = w->pair[a * w->law_dim + b];
+        for (size_t a = 0; a < w->cat.law_dim; a++)
+            for (size_t b = 0; b < w->cat.law_dim; b++) {
+                lo[a * nd + b] = w->cat.law_of[a * w->cat.law_dim + b];
+                pl[a * nd + b] = w->cat.pair[a * w->cat.law_dim + b];
             }
-        tl_mem_free(&w->mem, w->law_of, w->law_dim * w->law_dim * sizeof *w->law_of);
-        tl_mem_free(&w->mem, w->pair, w->law_dim * w->law_dim * sizeof *w->pair);
-        w->law_of = lo;
-        w->pair = pl;
-        w->law_dim = nd;
+        tl_mem_free(&w->mem, w->cat.law_of, w->cat.law_dim * w->cat.law_dim * sizeof *w->cat.law_of);
+        tl_mem_free(&w->mem, w->cat.pair, w->cat.law_dim * w->cat.law_dim * sizeof *w->cat.pair);
+        w->cat.law_of = lo;
+        w->cat.pair = pl;
+        w->cat.law_dim = nd;
     }
-    tl_material *m = &w->mat[w->nmat];
+    tl_material *m = &w->cat.mat[w->cat.nmat];
     memset(m, 0, sizeof *m);
     m->name = tl_mem_strdup(&w->mem, d->name);
     if (!m->name) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
@@ -309,27 +309,27 @@ tl_status tl_world_add_material(tl_world *w, const tl_material_def *d, int *out_
     m->k_n = d->k_n;
     m->k_t = d->k_t;
     m->yield_stress = d->yield_stress;
-    if (out_index) *out_index = (int)w->nmat;
-    w->nmat++;
+    if (out_index) *out_index = (int)w->cat.nmat;
+    w->cat.nmat++;
     return TL_OK;
 }
 
-int tl_world_material_count(const tl_world *w) { return (int)w->nmat; }
+int tl_world_material_count(const tl_world *w) { return (int)w->cat.nmat; }
 
 const char *tl_world_material_name(const tl_world *w, int i) {
-    return (i >= 0 && (size_t)i < w->nmat) ? w->mat[i].name : NULL;
+    return (i >= 0 && (size_t)i < w->cat.nmat) ? w->cat.mat[i].name : NULL;
 }
 
 tl_status tl_world_find_material(const tl_world *w, const char *name, int *out) {
-    for (size_t i = 0; i < w->nmat; i++)
-        if (strcmp(w->mat[i].name, name) == 0) {
+    for (size_t i = 0; i < w->cat.nmat; i++)
+        if (strcmp(w->cat.mat[i].name, name) == 0) {
             if (out) *out = (int)i;
             return TL_OK;
         }
     return TL_ERROR_NOT_FOUND;
 }
 
-static bool valid_material(const tl_world *w, int m) { return m >= 0 && (size_t)m < w->nmat; }
+static bool valid_material(const tl_world *w, int m) { return m >= 0 && (size_t)m < w->cat.nmat; }
 
 /* ---- laws ---- */
 
@@ -346,21 +346,21 @@ static double overlap_split(const tl_material *a, const tl_material *b) {
 }
 
 static tl_status prepare_pair(tl_world *w, int a, int b) {
-    int32_t li = w->law_of[(size_t)a * w->law_dim + (size_t)b];
-    tl_pair_law *pl = &w->pair[(size_t)a * w->law_dim + (size_t)b];
+    int32_t li = w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b];
+    tl_pair_law *pl = &w->cat.pair[(size_t)a * w->cat.law_dim + (size_t)b];
     pl->law = li;
     if (li < 0) return TL_OK;
     char msg[512];
-    tl_status s = tl_law_prepare(&w->laws[li], &w->mat[a], &w->mat[b], pl, msg, sizeof msg);
+    tl_status s = tl_law_prepare(&w->cat.laws[li], &w->cat.mat[a], &w->cat.mat[b], pl, msg, sizeof msg);
     if (s != TL_OK)
-        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
+        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->cat.mat[a].name, w->cat.mat[b].name,
                              msg);
-    tl_fused_prepare(&w->laws[li], pl);
-    if (w->laws[li].contact_point == TL_CONTACT_POINT_SURFACE) {
+    tl_fused_prepare(&w->cat.laws[li], pl);
+    if (w->cat.laws[li].contact_point == TL_CONTACT_POINT_SURFACE) {
         pl->split = 0.0;
         pl->split_b = 0.0;
     } else {
-        pl->split = overlap_split(&w->mat[a], &w->mat[b]);
+        pl->split = overlap_split(&w->cat.mat[a], &w->cat.mat[b]);
         pl->split_b = 1.0 - pl->split;
     }
     return TL_OK;
@@ -381,7 +381,7 @@ static void remap_record(double *rec, int hist, const tl_law *old, const tl_law 
 }
 
 static int32_t law_index(const tl_world *w, int ma, int mb) {
-    return w->law_of[(size_t)ma * w->law_dim + (size_t)mb];
+    return w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb];
 }
 
 static int face_material(const tl_world *w, uint32_t face) {
@@ -390,9 +390,9 @@ static int face_material(const tl_world *w, uint32_t face) {
 
 /* The touching contacts under law idx, after its composition changed. */
 static void remap_history(tl_world *w, int32_t idx, const tl_law *old, const tl_law *nw) {
-    const int hist = w->lay.hist;
+    const int hist = w->contacts.lay.hist;
     for (int wall = 0; wall < 2; wall++) {
-        tl_pairs *l = wall ? &w->pw : &w->pp;
+        tl_pairs *l = wall ? &w->contacts.pw : &w->contacts.pp;
         for (size_t k = 0; k < l->count; k++) {
             if (!(l->state[k] & TL_PAIR_TOUCH)) continue;
             int mb = wall ? face_material(w, l->b[k]) : w->p.material[l->b[k]];
@@ -400,7 +400,7 @@ static void remap_history(tl_world *w, int32_t idx, const tl_law *old, const tl_
             remap_record(tl_pair_record(l, k), hist, old, nw);
         }
     }
-    tl_shape_contacts *sc = &w->sc;
+    tl_shape_contacts *sc = &w->contacts.sc;
     const tl_patch_store *st = &sc->store[sc->cur];
     for (size_t k = 0; k < sc->cand.count && sc->live[sc->cur]; k++) {
         uint8_t n = sc->live[sc->cur][k];
@@ -421,24 +421,24 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
     char msg[768];
     tl_status s = tl_law_assemble(def, &law, msg, sizeof msg);
     if (s != TL_OK)
-        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->mat[a].name, w->mat[b].name,
+        return tl_world_fail(w, s, "law between '%s' and '%s': %s", w->cat.mat[a].name, w->cat.mat[b].name,
                              msg);
     tl_fused_attach(&law);
     if (law.hist_count > TL_MAX_HIST)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "law history of %d values exceeds %d",
                              law.hist_count, TL_MAX_HIST);
-    int32_t idx = w->law_of[(size_t)a * w->law_dim + (size_t)b];
+    int32_t idx = w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b];
     const bool existed = idx >= 0;
     tl_law old;
-    if (existed) old = w->laws[idx];
+    if (existed) old = w->cat.laws[idx];
     if (idx < 0) {
-        if (tl_mem_reserve(&w->mem, (void **)&w->laws, &w->caplaws, w->nlaws + 1, sizeof *w->laws) != 0)
+        if (tl_mem_reserve(&w->mem, (void **)&w->cat.laws, &w->cat.caplaws, w->cat.nlaws + 1, sizeof *w->cat.laws) != 0)
             return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        idx = (int32_t)w->nlaws++;
+        idx = (int32_t)w->cat.nlaws++;
     }
-    w->laws[idx] = law;
-    w->law_of[(size_t)a * w->law_dim + (size_t)b] = idx;
-    w->law_of[(size_t)b * w->law_dim + (size_t)a] = idx;
+    w->cat.laws[idx] = law;
+    w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b] = idx;
+    w->cat.law_of[(size_t)b * w->cat.law_dim + (size_t)a] = idx;
     if (!w->prepared) return TL_OK;
     /* a prepared world: the records of the touching contacts under this law are laid
      * out for the old composition. Room for the new history first, then each slot's
@@ -455,12 +455,12 @@ tl_status tl_world_set_law(tl_world *w, int a, int b, const tl_law_def *def) {
 }
 
 bool tl_world_has_law(const tl_world *w, int a, int b) {
-    return valid_material(w, a) && valid_material(w, b) && w->law_of[(size_t)a * w->law_dim + (size_t)b] >= 0;
+    return valid_material(w, a) && valid_material(w, b) && w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b] >= 0;
 }
 
 tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
     if (!tl_world_has_law(w, a, b)) return TL_ERROR_NOT_FOUND;
-    const tl_law *law = &w->laws[w->law_of[(size_t)a * w->law_dim + (size_t)b]];
+    const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b]];
     memset(out, 0, sizeof *out);
     out->normal = law->sub[TL_SLOT_NORMAL]->info.name;
     out->damping = law->sub[TL_SLOT_DAMPING]->info.name;
@@ -498,12 +498,12 @@ tl_status tl_world_add_particle(tl_world *w, const tl_particle_def *d, uint32_t 
 static tl_status particle_checks(tl_world *w, const tl_particle_def *d, double *out_mass) {
     if (!valid_material(w, d->material))
         return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown material index %d", d->material);
-    const tl_material *m = &w->mat[d->material];
+    const tl_material *m = &w->cat.mat[d->material];
     const tl_shape *shape = NULL;
     if (d->shape != TL_SPHERE) {
-        if (d->shape < 0 || (size_t)d->shape >= w->nshapes)
+        if (d->shape < 0 || (size_t)d->shape >= w->shapes.count)
             return tl_world_fail(w, TL_ERROR_NOT_FOUND, "particle: unknown shape index %d", d->shape);
-        shape = &w->shapes[d->shape];
+        shape = &w->shapes.of[d->shape];
     } else if (!(d->radius >= TL_MIN_RADIUS) || !(d->radius <= TL_MAX_COORDINATE)) {
         return tl_world_fail(w, TL_ERROR_ARGUMENT,
                              "particle: radius must be from %g to %g m (the limits on radii), got %g",
@@ -557,14 +557,14 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
     double mass;
     tl_status checked = particle_checks(w, d, &mass);
     if (checked != TL_OK) return checked;
-    const tl_shape *shape = d->shape != TL_SPHERE ? &w->shapes[d->shape] : NULL;
+    const tl_shape *shape = d->shape != TL_SPHERE ? &w->shapes.of[d->shape] : NULL;
     unsigned flags = d->flags;
     uint32_t id = d->id ? d->id : w->next_id;
     int64_t i = tl_particles_push(&w->mem, &w->p, id);
     if (i < 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    w->blowup.passed = -1;
+    w->books.blowup.passed = -1;
     if (w->prepared && !(flags & TL_PARTICLE_FIXED)) /* the energy it brings, for the blow-up check */
-        w->blowup.added += 0.5 * mass * (d->velocity.x * d->velocity.x + d->velocity.y * d->velocity.y +
+        w->books.blowup.added += 0.5 * mass * (d->velocity.x * d->velocity.x + d->velocity.y * d->velocity.y +
                                          d->velocity.z * d->velocity.z);
     tl_particles *p = &w->p;
     v3_set(p->x[i], d->position.x, d->position.y, d->position.z);
@@ -592,7 +592,7 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
         tl_shape_moments(shape, mass, I);
         p->inertia[i] = dmax(I[0], dmax(I[1], I[2]));
         rigid_momentum(p->q[i], I, p->w[i], p->am[i]);
-        w->nbodies++;
+        w->shapes.nbodies++;
     } else {
         p->inertia[i] = tl_sphere_inertia(mass, d->radius);
     }
@@ -604,7 +604,7 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
     p->flags[i] = (uint8_t)flags;
     p->shape[i] = (int32_t)d->shape;
     if (id >= w->next_id) w->next_id = id + 1;
-    w->neighbors_dirty = true;
+    w->broad.dirty = true;
     if (w->prepared && p->inv_mass[i] > 0.0) {
         /* added during a run: its first drift sees gravity (contacts come with the next step) */
         const double g[3] = {w->def.gravity.x, w->def.gravity.y, w->def.gravity.z};
@@ -631,13 +631,13 @@ tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
     if (s != TL_OK && !msg[0]) /* a failed allocation sets no message */
         snprintf(msg, sizeof msg, "%s", s == TL_ERROR_MEMORY ? "out of memory" : "refused");
     if (s != TL_OK) return tl_world_fail(w, s, "wall%s%s: %s", d->name ? " " : "", d->name ? d->name : "", msg);
-    if (w->time != 0.0) {
+    if (w->clock.time != 0.0) {
         /* added during a run: its motion starts now */
         size_t k = w->walls.count - 1;
         double vel[3] = {d->velocity.x, d->velocity.y, d->velocity.z};
-        (void)tl_walls_set_motion(&w->walls, k, vel, &w->walls.w[k].motion, w->time, msg, sizeof msg);
+        (void)tl_walls_set_motion(&w->walls, k, vel, &w->walls.w[k].motion, w->clock.time, msg, sizeof msg);
     }
-    w->neighbors_dirty = true;
+    w->broad.dirty = true;
     return TL_OK;
 }
 
@@ -645,14 +645,14 @@ tl_status tl_world_add_wall(tl_world *w, const tl_wall_def *d, int *out_index) {
 
 /* which materials particles and walls use */
 static void materials_in_use(const tl_world *w, uint8_t *particle, uint8_t *wall) {
-    memset(particle, 0, w->nmat);
-    memset(wall, 0, w->nmat);
+    memset(particle, 0, w->cat.nmat);
+    memset(wall, 0, w->cat.nmat);
     for (size_t i = 0; i < w->p.count; i++) particle[w->p.material[i]] = 1;
     for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = 1;
 }
 
 tl_status tl_world_check_laws(tl_world *w) {
-    size_t nm = w->nmat;
+    size_t nm = w->cat.nmat;
     uint8_t used[256], wall_used[256];
     if (nm > 256) return tl_world_fail(w, TL_ERROR_ARGUMENT, "at most 256 materials");
     materials_in_use(w, used, wall_used);
@@ -663,16 +663,16 @@ tl_status tl_world_check_laws(tl_world *w) {
         if (!used[a]) continue;
         for (size_t b = 0; b < nm; b++) {
             if (!used[b] && !wall_used[b]) continue;
-            if (w->law_of[a * w->law_dim + b] < 0) {
+            if (w->cat.law_of[a * w->cat.law_dim + b] < 0) {
                 if (used[b])
                     return tl_world_fail(w, TL_ERROR_ARGUMENT,
                                          "no contact law between materials '%s' and '%s' (both are "
                                          "used by particles)",
-                                         w->mat[a].name, w->mat[b].name);
+                                         w->cat.mat[a].name, w->cat.mat[b].name);
                 return tl_world_fail(w, TL_ERROR_ARGUMENT,
                                      "no contact law between materials '%s' and '%s' (particles of "
                                      "'%s' meet walls of '%s')",
-                                     w->mat[a].name, w->mat[b].name, w->mat[a].name, w->mat[b].name);
+                                     w->cat.mat[a].name, w->cat.mat[b].name, w->cat.mat[a].name, w->cat.mat[b].name);
             }
             tl_status s = prepare_pair(w, (int)a, (int)b);
             if (s == TL_OK && a != b) s = prepare_pair(w, (int)b, (int)a);
@@ -684,15 +684,15 @@ tl_status tl_world_check_laws(tl_world *w) {
 
 /* ---- queries ---- */
 
-double tl_world_time(const tl_world *w) { return w->time; }
-int64_t tl_world_step_count(const tl_world *w) { return w->steps; }
-double tl_world_dt(const tl_world *w) { return w->dt; }
-int64_t tl_world_neighbor_builds(const tl_world *w) { return w->nb.builds; }
+double tl_world_time(const tl_world *w) { return w->clock.time; }
+int64_t tl_world_step_count(const tl_world *w) { return w->clock.steps; }
+double tl_world_dt(const tl_world *w) { return w->clock.dt; }
+int64_t tl_world_neighbor_builds(const tl_world *w) { return w->broad.nb.builds; }
 size_t tl_world_particles_removed(const tl_world *w) { return w->removed; }
 
 tl_status tl_world_timestep(const tl_world *w, tl_timestep_info *out) {
     if (!w->prepared) return TL_ERROR_STATE;
-    *out = w->ts;
+    *out = w->clock.ts;
     return TL_OK;
 }
 
@@ -782,8 +782,8 @@ tl_status tl_world_set_particle_velocity(tl_world *w, uint32_t id, tl_vec3 v, tl
     /* energy given by hand: the blow-up check counts it as put in */
     double ke_old = 0.5 * w->p.mass[i] * v3_norm2(w->p.v[i]);
     double ke_new = 0.5 * w->p.mass[i] * (v.x * v.x + v.y * v.y + v.z * v.z);
-    if (ke_new > ke_old) w->blowup.added += ke_new - ke_old;
-    w->blowup.passed = -1; /* a changed state is checked afresh */
+    if (ke_new > ke_old) w->books.blowup.added += ke_new - ke_old;
+    w->books.blowup.passed = -1; /* a changed state is checked afresh */
     v3_set(w->p.v[i], v.x, v.y, v.z);
     v3_set(w->p.w[i], om.x, om.y, om.z);
     const tl_shape *sh = tl_world_shape_of(w, (size_t)i);
@@ -857,7 +857,7 @@ tl_status tl_world_set_wall_velocity(tl_world *w, int i, tl_vec3 v) {
         /* a new translation velocity restarts the motion from where the wall is */
         double vel[3] = {v.x, v.y, v.z};
         char msg[256];
-        tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, &wl->motion, w->time, msg, sizeof msg);
+        tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, &wl->motion, w->clock.time, msg, sizeof msg);
         if (s != TL_OK) return tl_world_fail(w, s, "wall '%s': %s", wl->name, msg);
         return TL_OK;
     }
@@ -874,7 +874,7 @@ tl_status tl_world_set_wall_motion(tl_world *w, int i, tl_vec3 v, const tl_motio
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "wall '%s': a force-controlled wall can only translate", wl->name);
     double vel[3] = {v.x, v.y, v.z};
     char msg[256];
-    tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, m, w->time, msg, sizeof msg);
+    tl_status s = tl_walls_set_motion(&w->walls, (size_t)i, vel, m, w->clock.time, msg, sizeof msg);
     if (s != TL_OK) return tl_world_fail(w, s, "wall '%s': %s", wl->name, msg);
     return TL_OK;
 }
@@ -909,8 +909,8 @@ int tl_world_thread_count(int requested) {
 tl_rec_layout tl_world_layout(const tl_world *w) {
     int hist = 0;
     bool impact = w->log.on;
-    for (size_t i = 0; i < w->nlaws; i++) {
-        const tl_law *law = &w->laws[i];
+    for (size_t i = 0; i < w->cat.nlaws; i++) {
+        const tl_law *law = &w->cat.laws[i];
         if (law->hist_count > hist) hist = law->hist_count;
         for (int s = 0; s < TL_SLOT_COUNT; s++) impact |= law->sub[s]->uses_impact_speed;
     }
@@ -921,15 +921,15 @@ tl_status tl_world_update_layout(tl_world *w) {
     if (!w->prepared) return TL_OK;
     tl_rec_layout want = tl_world_layout(w);
     /* grow only: a record keeps room for what it had */
-    if (want.hist < w->lay.hist) want.hist = w->lay.hist;
-    want = tl_rec_layout_make(want.hist, want.energy >= 0 || w->lay.energy >= 0,
-                              want.impact >= 0 || w->lay.impact >= 0);
-    if (want.stride == w->lay.stride && want.energy == w->lay.energy && want.impact == w->lay.impact)
+    if (want.hist < w->contacts.lay.hist) want.hist = w->contacts.lay.hist;
+    want = tl_rec_layout_make(want.hist, want.energy >= 0 || w->contacts.lay.energy >= 0,
+                              want.impact >= 0 || w->contacts.lay.impact >= 0);
+    if (want.stride == w->contacts.lay.stride && want.energy == w->contacts.lay.energy && want.impact == w->contacts.lay.impact)
         return TL_OK;
-    if (tl_pairs_relayout(&w->mem, &w->pp, &w->lay, &want) != 0 ||
-        tl_pairs_relayout(&w->mem, &w->pw, &w->lay, &want) != 0 ||
-        tl_shape_contacts_relayout(&w->mem, &w->sc, &w->lay, &want) != 0)
+    if (tl_pairs_relayout(&w->mem, &w->contacts.pp, &w->contacts.lay, &want) != 0 ||
+        tl_pairs_relayout(&w->mem, &w->contacts.pw, &w->contacts.lay, &want) != 0 ||
+        tl_shape_contacts_relayout(&w->mem, &w->contacts.sc, &w->contacts.lay, &want) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (contact table)");
-    w->lay = want;
+    w->contacts.lay = want;
     return TL_OK;
 }

@@ -151,7 +151,7 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
             const double before = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
             v3_set(p->v[i], v[0], v[1], v[2]);
             const double after = 0.5 * p->mass[i] * v3_norm2(p->v[i]);
-            if (after > before) w->blowup.added += after - before; /* given by hand */
+            if (after > before) w->books.blowup.added += after - before; /* given by hand */
         } else {
             const double before = tl_edit_spin_energy(p, i);
             v3_set(p->w[i], v[0], v[1], v[2]);
@@ -162,11 +162,11 @@ tl_status tl_world_set_particles(tl_world *w, tl_particle_set f, const uint32_t 
                 rigid_momentum(p->q[i], I, p->w[i], p->am[i]);
             }
             const double after = tl_edit_spin_energy(p, i);
-            if (after > before) w->blowup.added += after - before;
+            if (after > before) w->books.blowup.added += after - before;
         }
     }
     free(idx);
-    w->blowup.passed = -1; /* a changed state is checked afresh */
+    w->books.blowup.passed = -1; /* a changed state is checked afresh */
     if (f == TL_SET_POSITION) w->touch.step = -1;
     return TL_OK;
 }

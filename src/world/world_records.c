@@ -6,7 +6,7 @@
  * particle pairs, the particle-wall pairs, then the patches of the other shapes' contacts. */
 void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*fn)(const double *rec, void *user),
                           void *user) {
-    const tl_pairs *lists[2] = {&w->pp, &w->pw};
+    const tl_pairs *lists[2] = {&w->contacts.pp, &w->contacts.pw};
     for (int li = 0; li < 2; li++) {
         const tl_pairs *l = lists[li];
         for (size_t k = 0; k < l->count; k++) {
@@ -15,7 +15,7 @@ void tl_world_each_record(const tl_world *w, size_t first, size_t count, void (*
             fn(tl_pair_record(l, k), user);
         }
     }
-    const tl_shape_contacts *sc = &w->sc;
+    const tl_shape_contacts *sc = &w->contacts.sc;
     const tl_patch_store *st = &sc->store[sc->cur];
     for (size_t k = 0; k < sc->cand.count; k++) {
         if (sc->cand.a[k] < first || sc->cand.a[k] >= first + count) continue;

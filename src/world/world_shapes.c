@@ -45,32 +45,32 @@ static void shape_ellipsoid(tl_shape *s, double a, double b, double c) {
 
 /* grows the per-shape arrays to cap entries (the new ones zeroed) */
 static int grow_shapes(tl_world *w, size_t need) {
-    size_t cap = w->capshapes;
+    size_t cap = w->shapes.cap;
     if (need <= cap) return 0;
     size_t ncap = cap ? cap * 2 : 4;
     while (ncap < need) ncap *= 2;
-    tl_shape *s = tl_mem_realloc(&w->mem, w->shapes, cap * sizeof *s, ncap * sizeof *s);
+    tl_shape *s = tl_mem_realloc(&w->mem, w->shapes.of, cap * sizeof *s, ncap * sizeof *s);
     if (!s) return -1;
-    w->shapes = s;
-    char **nm = tl_mem_realloc(&w->mem, w->shape_names, cap * sizeof *nm, ncap * sizeof *nm);
+    w->shapes.of = s;
+    char **nm = tl_mem_realloc(&w->mem, w->shapes.names, cap * sizeof *nm, ncap * sizeof *nm);
     if (!nm) {
-        w->shapes = tl_mem_realloc(&w->mem, w->shapes, ncap * sizeof *s, cap * sizeof *s);
+        w->shapes.of = tl_mem_realloc(&w->mem, w->shapes.of, ncap * sizeof *s, cap * sizeof *s);
         return -1;
     }
-    w->shape_names = nm;
-    tl_mesh **ms = tl_mem_realloc(&w->mem, w->shape_mesh, cap * sizeof *ms, ncap * sizeof *ms);
+    w->shapes.names = nm;
+    tl_mesh **ms = tl_mem_realloc(&w->mem, w->shapes.mesh, cap * sizeof *ms, ncap * sizeof *ms);
     if (!ms) return -1; /* the other arrays are larger than cap says: freed by their smaller size */
-    w->shape_mesh = ms;
-    double (*fr)[12] = tl_mem_realloc(&w->mem, w->shape_frame, cap * sizeof *fr, ncap * sizeof *fr);
+    w->shapes.mesh = ms;
+    double (*fr)[12] = tl_mem_realloc(&w->mem, w->shapes.frame, cap * sizeof *fr, ncap * sizeof *fr);
     if (!fr) return -1;
-    w->shape_frame = fr;
+    w->shapes.frame = fr;
     for (size_t k = cap; k < ncap; k++) {
-        memset(&w->shapes[k], 0, sizeof w->shapes[k]);
-        w->shape_names[k] = NULL;
-        w->shape_mesh[k] = NULL;
-        memset(w->shape_frame[k], 0, sizeof w->shape_frame[k]);
+        memset(&w->shapes.of[k], 0, sizeof w->shapes.of[k]);
+        w->shapes.names[k] = NULL;
+        w->shapes.mesh[k] = NULL;
+        memset(w->shapes.frame[k], 0, sizeof w->shapes.frame[k]);
     }
-    w->capshapes = ncap;
+    w->shapes.cap = ncap;
     return 0;
 }
 
@@ -203,12 +203,12 @@ static tl_quat matrix_quat(const double *R) {
 tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index) {
     if (!w || !d) return TL_ERROR_ARGUMENT;
     const char *name = d->name ? d->name : "";
-    if (w->nshapes == 0) {
+    if (w->shapes.count == 0) {
         /* index 0 is the sphere: no entry of its own */
         if (grow_shapes(w, 4) != 0) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-        w->nshapes = 1;
+        w->shapes.count = 1;
     }
-    if (w->nshapes >= 0x7fffffff)
+    if (w->shapes.count >= 0x7fffffff)
         return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': too many shapes", name);
     if ((unsigned)d->mesh_radius > (unsigned)TL_MESH_RADIUS_AREA ||
         (unsigned)d->mesh_depth > (unsigned)TL_MESH_DEPTH_POTENTIAL)
@@ -252,12 +252,12 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
                              "shape '%s': kind must be ellipsoid or mesh (spheres need no shape)", name);
     }
     char *copy = tl_mem_strdup(&w->mem, name);
-    if (!copy || grow_shapes(w, w->nshapes + 1) != 0) {
+    if (!copy || grow_shapes(w, w->shapes.count + 1) != 0) {
         tl_mem_strfree(&w->mem, copy);
         drop_mesh(w, mesh);
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     }
-    size_t k = w->nshapes++;
+    size_t k = w->shapes.count++;
     if (s.kind == TL_SHAPE_ELLIPSOID) s.mesh = mesh;
     tl_quat fq = matrix_quat(frame + 3);
     s.frame_q[0] = fq.w;
@@ -271,10 +271,10 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
         s.frame_q[0] = 1.0;
         s.frame_q[1] = s.frame_q[2] = s.frame_q[3] = 0.0;
     }
-    w->shapes[k] = s;
-    w->shape_names[k] = copy;
-    w->shape_mesh[k] = mesh;
-    memcpy(w->shape_frame[k], frame, sizeof frame);
+    w->shapes.of[k] = s;
+    w->shapes.names[k] = copy;
+    w->shapes.mesh[k] = mesh;
+    memcpy(w->shapes.frame[k], frame, sizeof frame);
     if (out_index) *out_index = (int)k;
     return TL_OK;
 }
@@ -311,21 +311,21 @@ void tl_shape_given_attitude(const tl_shape *s, const double body[4], double giv
     memcpy(given, g, sizeof g);
 }
 
-int tl_world_shape_count(const tl_world *w) { return w->nshapes ? (int)w->nshapes - 1 : 0; }
+int tl_world_shape_count(const tl_world *w) { return w->shapes.count ? (int)w->shapes.count - 1 : 0; }
 
 tl_status tl_world_get_shape(const tl_world *w, int index, tl_shape_info *o) {
     if (!w || !o) return TL_ERROR_ARGUMENT;
-    if (index < 1 || (size_t)index >= w->nshapes) return TL_ERROR_NOT_FOUND;
-    const tl_shape *s = &w->shapes[index];
+    if (index < 1 || (size_t)index >= w->shapes.count) return TL_ERROR_NOT_FOUND;
+    const tl_shape *s = &w->shapes.of[index];
     memset(o, 0, sizeof *o);
     o->kind = s->kind;
-    o->name = w->shape_names[index];
+    o->name = w->shapes.names[index];
     o->volume = s->volume;
     o->radius = s->radius;
     o->volume_radius = s->r_volume;
     o->inertia = (tl_vec3){s->inertia[0], s->inertia[1], s->inertia[2]};
     o->semi_axes = (tl_vec3){s->semi[0], s->semi[1], s->semi[2]};
-    const double *fr = w->shape_frame[index];
+    const double *fr = w->shapes.frame[index];
     o->origin = (tl_vec3){fr[0], fr[1], fr[2]};
     o->frame = matrix_quat(fr + 3);
     if (s->kind == TL_SHAPE_MESH) {
@@ -338,8 +338,8 @@ tl_status tl_world_get_shape(const tl_world *w, int index, tl_shape_info *o) {
 tl_status tl_world_shape_mesh(const tl_world *w, int index, const double **xyz, size_t *nv,
                               const uint32_t **tri, size_t *nt) {
     if (!w) return TL_ERROR_ARGUMENT;
-    if (index < 1 || (size_t)index >= w->nshapes || !w->shape_mesh[index]) return TL_ERROR_NOT_FOUND;
-    const tl_mesh *m = w->shape_mesh[index];
+    if (index < 1 || (size_t)index >= w->shapes.count || !w->shapes.mesh[index]) return TL_ERROR_NOT_FOUND;
+    const tl_mesh *m = w->shapes.mesh[index];
     if (xyz) *xyz = &m->v[0][0];
     if (nv) *nv = m->nv;
     if (tri) *tri = &m->tri[0][0];
@@ -348,17 +348,17 @@ tl_status tl_world_shape_mesh(const tl_world *w, int index, const double **xyz, 
 }
 
 void tl_world_shapes_free(tl_world *w) {
-    for (size_t k = 0; k < w->nshapes; k++) {
-        tl_mem_strfree(&w->mem, w->shape_names[k]);
-        drop_mesh(w, w->shape_mesh[k]);
+    for (size_t k = 0; k < w->shapes.count; k++) {
+        tl_mem_strfree(&w->mem, w->shapes.names[k]);
+        drop_mesh(w, w->shapes.mesh[k]);
     }
-    tl_mem_free(&w->mem, w->shape_names, w->capshapes * sizeof *w->shape_names);
-    tl_mem_free(&w->mem, w->shapes, w->capshapes * sizeof *w->shapes);
-    tl_mem_free(&w->mem, w->shape_mesh, w->capshapes * sizeof *w->shape_mesh);
-    tl_mem_free(&w->mem, w->shape_frame, w->capshapes * sizeof *w->shape_frame);
-    w->shapes = NULL;
-    w->shape_names = NULL;
-    w->shape_mesh = NULL;
-    w->shape_frame = NULL;
-    w->nshapes = w->capshapes = 0;
+    tl_mem_free(&w->mem, w->shapes.names, w->shapes.cap * sizeof *w->shapes.names);
+    tl_mem_free(&w->mem, w->shapes.of, w->shapes.cap * sizeof *w->shapes.of);
+    tl_mem_free(&w->mem, w->shapes.mesh, w->shapes.cap * sizeof *w->shapes.mesh);
+    tl_mem_free(&w->mem, w->shapes.frame, w->shapes.cap * sizeof *w->shapes.frame);
+    w->shapes.of = NULL;
+    w->shapes.names = NULL;
+    w->shapes.mesh = NULL;
+    w->shapes.frame = NULL;
+    w->shapes.count = w->shapes.cap = 0;
 }
