@@ -18,7 +18,7 @@
 #include "talus/talus.h"
 #include "test.h"
 #include "vec.h"
-#include "world.h"
+#include "world_probe.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static double urand(void) {
@@ -381,10 +381,10 @@ static void test_selection(void) {
     tl_law_def got;
     ENSURE_OK(tl_world_get_law(w, m, m, &got));
     ENSURE(strcmp(got.normal, "hertz") == 0 && strcmp(got.tangential, "mindlin") == 0);
-    ENSURE(w->cat.laws[w->cat.law_of[(size_t)m * w->cat.law_dim + (size_t)m]].fused_kind == TL_FUSED_HERTZ_MINDLIN);
+    ENSURE(tl_probe_law(w, m, m)->fused_kind == TL_FUSED_HERTZ_MINDLIN);
     def.history = "pseudo";
     ENSURE_OK(tl_world_set_law(w, m, m, &def));
-    ENSURE(w->cat.laws[w->cat.law_of[(size_t)m * w->cat.law_dim + (size_t)m]].fused == NULL);
+    ENSURE(tl_probe_law(w, m, m)->fused == NULL);
     tl_world_destroy(w);
 }
 

@@ -14,9 +14,8 @@
 #include <string.h>
 
 #include "talus/talus.h"
-#include "decomp.h"
 #include "steady_lanes.h"
-#include "world.h"
+#include "world_probe.h"
 
 static uint64_t lcg(uint64_t *s) {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -64,7 +63,7 @@ static tl_world *make(const config *c, int threads) {
     }
     tl_world *w;
     if (tl_world_create(&wd, &w) != TL_OK) return NULL;
-    w->broad.nb.domain_size = c->domain;
+    tl_probe_set_domain_size(w, c->domain);
     tl_material_def md = tl_material_default();
     md.name = "glass";
     md.density = 2500;
@@ -260,19 +259,21 @@ int main(int argc, char **argv) {
         /* the run was spread: each rank owned a share, held ghosts and took in migrants */
         size_t first, own;
         tl_world_owned(w, &first, &own);
-        unsigned long long mine[3] = {own, tl_world_particle_count(w) - own, w->ranks.dc->arrived}, all[3],
+        tl_probe pr;
+        tl_probe_read(w, &pr);
+        unsigned long long mine[3] = {own, tl_world_particle_count(w) - own, pr.arrived}, all[3],
                            least = own;
         MPI_Reduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
         /* the lanes taken exactly where they should be, on every rank */
-        int lanes_wrong = w->scratch.lanes_on != (cases[c].lean && tl_lanes_available());
+        int lanes_wrong = pr.lanes_on != (cases[c].lean && tl_lanes_available());
         if (lanes_wrong)
-            fprintf(stderr, "rank %d, %s: the lanes %s\n", rank, cases[c].name, w->scratch.lanes_on ? "taken" : "not taken");
+            fprintf(stderr, "rank %d, %s: the lanes %s\n", rank, cases[c].name, pr.lanes_on ? "taken" : "not taken");
         MPI_Allreduce(MPI_IN_PLACE, &lanes_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= lanes_wrong;
         /* the far candidates skipped by their gaps on every rank, as in a serial run (the
          * blocks holding ghosts measured from the ghosts' refreshed state): the same bits */
-        int no_skip = w->broad.far.skipped == 0;
+        int no_skip = pr.far_skipped == 0;
         if (no_skip) fprintf(stderr, "rank %d, %s: no far candidate skipped by its gap\n", rank, cases[c].name);
         MPI_Allreduce(MPI_IN_PLACE, &no_skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         failed |= no_skip;
@@ -286,8 +287,10 @@ int main(int argc, char **argv) {
             size_t ssize = 0;
             size_t pending = 0, logged = 0;
             if (ws && tl_world_step(ws, half) == TL_OK && tl_world_save_state(ws, &sstate, &ssize) == TL_OK) {
-                pending = ws->log.npend;
-                logged = ws->log.n;
+                tl_probe pw;
+                tl_probe_read(ws, &pw);
+                pending = pw.log_pending;
+                logged = tl_world_collision_count(ws);
                 if (tl_world_step(ws, cases[c].steps - half) == TL_OK) h1 = hash(ws, &n1);
             }
             printf("  the collision log: %zu collisions logged, %zu pending, at the checkpoint; %zu at the end\n",

@@ -8,7 +8,7 @@
  * candidates are checked against tl_face_geometry.
  * Also prints the build time for a radius ratio of 10 against 1 (no
  * assertion on timing).
- * Reaches into src/ (world.h: the lists w->contacts.pp, w->contacts.pw, the grids, the faces). */
+ * Reaches into src/ (world_probe.h: the world's candidate lists, grids and faces, tl_probe_parts_of). */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include "setup.h"
 #include "test.h"
 #include "vec.h"
-#include "world.h"
+#include "world_probe.h"
 
 static uint64_t lcg(uint64_t *s) {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -114,10 +114,10 @@ static bool has_key(const uint64_t *keys, size_t n, uint64_t k) {
 }
 
 /* The nearest-image separation from a to b (b - a). */
-static void nearest(const tl_world *w, const double a[3], const double b[3], double d[3]) {
+static void nearest(const tl_periodic *per, const double a[3], const double b[3], double d[3]) {
     for (int k = 0; k < 3; k++) {
         d[k] = b[k] - a[k];
-        if (w->per.on[k]) d[k] -= w->per.len[k] * nearbyint(d[k] / w->per.len[k]);
+        if (per->on[k]) d[k] -= per->len[k] * nearbyint(d[k] / per->len[k]);
     }
 }
 
@@ -136,14 +136,15 @@ static void check_scene(const scene *sc, const char *name) {
         tl_world_destroy(w);
         return;
     }
-    const tl_particles *p = &w->p;
-    const tl_pairs *pp = &w->contacts.pp;
+    tl_probe_parts t = tl_probe_parts_of(w);
+    const tl_particles *p = t.p;
+    const tl_pairs *pp = t.pp;
     const size_t n = p->count;
-    const double skin = w->broad.nb.skin;
+    const double skin = t.nb->skin;
     ENSURE(n == (size_t)(sc->n + sc->giants));
     ENSURE(tl_world_neighbor_builds(w) == 1);
-    chunks_seen += w->broad.nb.chunks;
-    spills_seen += w->broad.nb.spills;
+    chunks_seen += t.nb->chunks;
+    spills_seen += t.nb->spills;
 
     /* the listed pairs: valid, within the cut-off in their image, nearest image, once */
     uint64_t *keys = malloc((pp->count + 1) * sizeof *keys);
@@ -163,17 +164,17 @@ static void check_scene(const scene *sc, const char *name) {
         int sh[3] = {code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1};
         double d[3], dn[3];
         for (int q = 0; q < 3; q++) {
-            if (!w->per.on[q] && sh[q] != 0) bad_shift++;
-            d[q] = p->x[j][q] + w->broad.nb.shift[code][q] - p->x[i][q];
-            if (w->broad.nb.shift[code][q] != (w->per.on[q] ? sh[q] * w->per.len[q] : 0.0)) bad_shift++;
+            if (!t.per->on[q] && sh[q] != 0) bad_shift++;
+            d[q] = p->x[j][q] + t.nb->shift[code][q] - p->x[i][q];
+            if (t.nb->shift[code][q] != (t.per->on[q] ? sh[q] * t.per->len[q] : 0.0)) bad_shift++;
         }
-        nearest(w, p->x[i], p->x[j], dn);
+        nearest(t.per, p->x[i], p->x[j], dn);
         double dist = v3_norm(d), cut = p->radius[i] + p->radius[j] + skin;
         if (!(dist < cut * (1.0 + 1e-12))) beyond++;
         /* the image listed is the nearest one */
         if (!(fabs(dist - v3_norm(dn)) <= 1e-12 * cut)) not_nearest++;
         for (int q = 0; q < 3; q++)
-            if (w->per.on[q] && !(fabs(d[q]) <= 0.5 * w->per.len[q] * (1.0 + 1e-12))) not_nearest++;
+            if (t.per->on[q] && !(fabs(d[q]) <= 0.5 * t.per->len[q] * (1.0 + 1e-12))) not_nearest++;
     }
     qsort(keys, pp->count, sizeof *keys, cmp_u64);
     size_t twice = 0;
@@ -184,7 +185,7 @@ static void check_scene(const scene *sc, const char *name) {
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++) {
             double d[3];
-            nearest(w, p->x[i], p->x[j], d);
+            nearest(t.per, p->x[i], p->x[j], d);
             double cut = p->radius[i] + p->radius[j] + skin;
             double d2 = v3_norm2(d), c2 = cut * cut;
             if (fabs(d2 - c2) <= 1e-12 * c2) {
@@ -198,7 +199,7 @@ static void check_scene(const scene *sc, const char *name) {
     fprintf(stderr,
             "%-22s %5zu particles, %d classes, skin %.3g: %zu candidates, %zu by brute force "
             "(%zu at the cut-off); missing %zu, twice %zu, beyond %zu, not nearest %zu\n",
-            name, n, w->broad.nb.nlevels, skin, pp->count, within, ambiguous, missing, twice, beyond,
+            name, n, t.nb->nlevels, skin, pp->count, within, ambiguous, missing, twice, beyond,
             not_nearest);
     ENSURE(within > n); /* the test means something */
     ENSURE(bad_index == 0);
@@ -209,25 +210,25 @@ static void check_scene(const scene *sc, const char *name) {
     ENSURE(beyond == 0);
     ENSURE(not_nearest == 0);
     ENSURE(pp->count >= within && pp->count <= within + ambiguous);
-    if (sc->giants) ENSURE(w->broad.nb.nlevels >= 3);
+    if (sc->giants) ENSURE(t.nb->nlevels >= 3);
     /* positions were wrapped into the periodic axes at the build */
     size_t outside = 0;
     for (size_t i = 0; i < n; i++)
         for (int q = 0; q < 3; q++)
-            if (w->per.on[q] && !(p->x[i][q] >= w->per.lo[q] && p->x[i][q] < w->per.lo[q] + w->per.len[q]))
+            if (t.per->on[q] && !(p->x[i][q] >= t.per->lo[q] && p->x[i][q] < t.per->lo[q] + t.per->len[q]))
                 outside++;
     ENSURE(outside == 0);
     free(keys);
 
     /* the same lists, in the same order, from a build on 4 threads */
-    size_t npp = pp->count, npw = w->contacts.pw.count;
+    size_t npp = pp->count, npw = t.pw->count;
     uint32_t *a0 = malloc((npp + 1) * sizeof *a0), *b0 = malloc((npp + 1) * sizeof *b0);
     uint8_t *i0 = malloc(npp + 1);
     memcpy(a0, pp->a, npp * sizeof *a0);
     memcpy(b0, pp->b, npp * sizeof *b0);
     memcpy(i0, pp->img, npp);
-    ENSURE(tl_neighbors_build(&w->mem, &w->broad.nb, &w->p, &w->walls, &w->per, &w->contacts.pp, &w->contacts.pw, &w->broad.dom, NULL, 4, NULL) == 0);
-    ENSURE(pp->count == npp && w->contacts.pw.count == npw);
+    ENSURE(tl_neighbors_build(t.mem, t.nb, t.p, t.walls, t.per, t.pp, t.pw, t.dom, NULL, 4, NULL) == 0);
+    ENSURE(pp->count == npp && t.pw->count == npw);
     ENSURE(pp->count == npp && memcmp(a0, pp->a, npp * sizeof *a0) == 0 &&
            memcmp(b0, pp->b, npp * sizeof *b0) == 0 && memcmp(i0, pp->img, npp) == 0);
     free(a0);
@@ -235,8 +236,8 @@ static void check_scene(const scene *sc, const char *name) {
     free(i0);
 
     /* particle-face candidates: tl_face_geometry says near and gap below the skin */
-    const tl_pairs *pw = &w->contacts.pw;
-    const tl_walls *wl = &w->walls;
+    const tl_pairs *pw = t.pw;
+    const tl_walls *wl = t.walls;
     if (wl->nfaces > 0) {
         size_t nf = wl->nfaces;
         uint8_t *seen = calloc(n * nf, 1);
@@ -338,15 +339,16 @@ static double time_build(double ratio, size_t *candidates, int *levels) {
     sc.seed = 99;
     tl_world *w = build(&sc);
     double best = INFINITY;
+    tl_probe_parts t = tl_probe_parts_of(w);
     if (tl_world_prepare(w) == TL_OK) {
         for (int r = 0; r < 3; r++) {
             double t0 = now();
-            tl_neighbors_build(&w->mem, &w->broad.nb, &w->p, &w->walls, &w->per, &w->contacts.pp, &w->contacts.pw, &w->broad.dom, NULL, 1, NULL);
+            tl_neighbors_build(t.mem, t.nb, t.p, t.walls, t.per, t.pp, t.pw, t.dom, NULL, 1, NULL);
             best = fmin(best, now() - t0);
         }
     }
-    *candidates = w->contacts.pp.count;
-    *levels = w->broad.nb.nlevels;
+    *candidates = t.pp->count;
+    *levels = t.nb->nlevels;
     tl_world_destroy(w);
     return best;
 }

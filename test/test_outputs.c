@@ -16,7 +16,7 @@
 #include "scene_plan.h"
 #include "talus/talus.h"
 #include "test.h"
-#include "world.h"
+#include "world_probe.h"
 
 static const double DT = 1e-5;
 
@@ -740,7 +740,7 @@ static void sabotage_progress(const tl_progress *p, void *user) {
         free(folder);
         free(moved);
     }
-    if (!sb->io) sb->world->mem.fail_in = 1; /* the next allocation of the world fails */
+    if (!sb->io) tl_probe_fail_alloc_in(sb->world, 1); /* the next allocation of the world fails */
     sb->done = true;
 }
 
@@ -768,7 +768,9 @@ static void test_failure_mid_run(const char *root, bool io) {
     ENSURE(parts == 0);
     ENSURE(!exists(dir, "energy.csv") && !exists(dir, "vtk/particles.pvd"));
     ENSURE(!exists(dir, "plots/energy.png.gp"));
-    ENSURE(sc->world->log.on == false);
+    tl_probe pr;
+    tl_probe_read(sc->world, &pr);
+    ENSURE(pr.log_on == false);
     free_scene(sc);
     free(dir);
 }

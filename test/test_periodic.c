@@ -19,7 +19,7 @@
 
 #include "talus/talus.h"
 #include "test.h"
-#include "world.h"
+#include "world_probe.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -120,9 +120,9 @@ static collision_out head_on(double xa) {
         bool touching = tl_world_contact_count(s.w) > 0;
         if (touching && pa.position.x < x_prev - 0.5 * A_L) o.wraps_in_contact++;
         x_prev = pa.position.x;
-        if (touching && s.w->contacts.pp.count > 0) {
-            for (size_t c = 0; c < s.w->contacts.pp.count; c++)
-                if ((s.w->contacts.pp.state[c] & TL_PAIR_TOUCH) && s.w->contacts.pp.img[c] != TL_IMAGE_NONE) o.images++;
+        if (touching && tl_probe_parts_of(s.w).pp->count > 0) {
+            for (size_t c = 0; c < tl_probe_parts_of(s.w).pp->count; c++)
+                if ((tl_probe_parts_of(s.w).pp->state[c] & TL_PAIR_TOUCH) && tl_probe_parts_of(s.w).pp->img[c] != TL_IMAGE_NONE) o.images++;
         }
     }
     o.logged = tl_world_collision_count(s.w);
@@ -357,8 +357,8 @@ static int spring_run(double xa, spring_sample *out, int *wraps) {
         o->ft[0] = sg * ci.tangential_force.x;
         o->ft[1] = sg * ci.tangential_force.y;
         o->ft[2] = sg * ci.tangential_force.z;
-        for (size_t c = 0; c < s.w->contacts.pp.count; c++)
-            if (s.w->contacts.pp.state[c] & TL_PAIR_TOUCH) o->img = s.w->contacts.pp.img[c];
+        for (size_t c = 0; c < tl_probe_parts_of(s.w).pp->count; c++)
+            if (tl_probe_parts_of(s.w).pp->state[c] & TL_PAIR_TOUCH) o->img = tl_probe_parts_of(s.w).pp->img[c];
     }
     tl_world_destroy(s.w);
     return 0;
@@ -445,7 +445,7 @@ static void test_wrapping(void) {
         }
         ENSURE_OK(tl_world_prepare(s.w));
         const double lo[3] = {-0.01, 0.0, 0.0};
-        double skin = s.w->broad.nb.skin;
+        double skin = tl_probe_parts_of(s.w).nb->skin;
         int64_t builds = tl_world_neighbor_builds(s.w);
         size_t outside_after_build = 0, outside_slack = 0, checked_builds = 0;
         for (int k = 0; k < 1500; k++) {

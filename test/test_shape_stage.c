@@ -21,7 +21,7 @@
 
 #include "talus/talus.h"
 #include "test.h"
-#include "world.h"
+#include "world_probe.h"
 
 static uint64_t lcg(uint64_t *s) {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -60,7 +60,7 @@ static void two_spheres(bool shapes, const char *normal, const char *tangential,
     wd.integrator = integ;
     tl_world *w;
     tl_world_create(&wd, &w);
-    w->broad.nb.all_to_shapes = shapes;
+    tl_probe_set_all_to_shapes(w, shapes);
     int m = material_law(w, normal, tangential, 0.7, 0.3);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
@@ -134,7 +134,7 @@ static void sustained(bool shapes, const char *tangential, tl_particle_state out
     wd.gravity = (tl_vec3){0, 0, -9.81};
     tl_world *w;
     tl_world_create(&wd, &w);
-    w->broad.nb.all_to_shapes = shapes;
+    tl_probe_set_all_to_shapes(w, shapes);
     int m = material_law(w, "hertz", tangential, 0.5, 0.2);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;
@@ -214,7 +214,7 @@ static uint64_t bed(bool shapes, int threads, double *balance, double *ke, size_
     wd.threads = threads;
     tl_world *w;
     tl_world_create(&wd, &w);
-    w->broad.nb.all_to_shapes = shapes;
+    tl_probe_set_all_to_shapes(w, shapes);
     int m = material_law(w, "hertz", "mindlin", 0.6, 0.4);
     tl_wall_def wl = tl_wall_default();
     wl.material = m;

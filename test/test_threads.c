@@ -20,7 +20,7 @@
 #include "talus/talus.h"
 #include "test.h"
 #include "steady_lanes.h"
-#include "world.h"
+#include "world_probe.h"
 
 static uint64_t lcg(uint64_t *s) {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -194,11 +194,12 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
         o.status = TL_ERROR_ARGUMENT;
         return o;
     }
-    w->knobs.no_fast_path = no_fast_path;
-    w->knobs.no_lanes = lanes == LANES_OFF;
-    w->knobs.lanes_width = lanes == LANES_FOUR ? 4 : 0;
-    w->knobs.no_gap_skip = lanes == GAPS_OFF;
-    if (c->domain) w->broad.nb.domain_size = c->domain;
+    tl_debug_knobs knobs = {.no_fast_path = no_fast_path,
+                            .no_lanes = lanes == LANES_OFF,
+                            .lanes_width = lanes == LANES_FOUR ? 4 : 0,
+                            .no_gap_skip = lanes == GAPS_OFF};
+    tl_probe_set_knobs(w, &knobs);
+    if (c->domain) tl_probe_set_domain_size(w, c->domain);
     tl_material_def md = tl_material_default();
     md.name = "glass";
     md.density = 2500;
@@ -265,9 +266,11 @@ static outcome run(const config *c, const int threads[3], bool no_fast_path, boo
     o.collisions = tl_world_collision_count(w);
     o.removed = tl_world_particles_removed(w);
     o.dt = tl_world_dt(w);
-    o.lanes = w->scratch.lanes_on;
-    o.lanes_width = w->scratch.lanes_width_on;
-    o.skipped = w->broad.far.skipped;
+    tl_probe pr;
+    tl_probe_read(w, &pr);
+    o.lanes = pr.lanes_on;
+    o.lanes_width = pr.lanes_width_on;
+    o.skipped = pr.far_skipped;
     tl_world_destroy(w);
     return o;
 }

@@ -9,7 +9,7 @@
 #include "talus/talus.h"
 #include "setup.h"
 #include "test.h"
-#include "world.h"
+#include "world_probe.h"
 
 typedef struct cloud {
     tl_world *w;
@@ -165,7 +165,7 @@ static void test_allocation_failures(void) {
     int failures_seen = 0;
     for (int64_t k = 1; k <= 60; k++) {
         cloud c = make_cloud(300, 3, true);
-        c.w->mem.fail_in = k;
+        tl_probe_fail_alloc_in(c.w, k);
         tl_status s = tl_world_step(c.w, 20);
         if (s != TL_OK) {
             failures_seen++;
@@ -794,7 +794,7 @@ static void test_reorder_cuts_domains(void) {
     wd.periodic[0] = wd.periodic[1] = true;
     tl_world *w;
     ENSURE_OK(tl_world_create(&wd, &w));
-    w->broad.nb.domain_size = N / NDOM;
+    tl_probe_set_domain_size(w, N / NDOM);
     int m = tl_test_material_law(w, "m", 1000, 1e6, NAN, 0.5, 0.5);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
@@ -814,7 +814,9 @@ static void test_reorder_cuts_domains(void) {
         ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
     }
     ENSURE_OK(tl_world_step(w, 1));
-    ENSURE(w->broad.dom.count == NDOM);
+    tl_probe pr;
+    tl_probe_read(w, &pr);
+    ENSURE(pr.domains == NDOM);
     double lo[NDOM], hi[NDOM];
     for (int d = 0; d < NDOM; d++) {
         lo[d] = INFINITY;
@@ -834,9 +836,10 @@ static void test_reorder_cuts_domains(void) {
     }
     /* the pairs within reach across a face: one per column of 16 x 10 beads (each bead's neighbor
      * in x), four faces with the wrap; cut ties add at most one more column's pairs per face */
-    printf("reorder: cross candidates %zu (four faces: %d)\n", w->broad.dom.ncross, 4 * NY * NZ);
-    ENSURE(w->broad.dom.ncross >= (size_t)(4 * NY * NZ));
-    ENSURE(w->broad.dom.ncross <= (size_t)(3 * 4 * NY * NZ));
+    tl_probe_read(w, &pr);
+    printf("reorder: cross candidates %zu (four faces: %d)\n", pr.cross, 4 * NY * NZ);
+    ENSURE(pr.cross >= (size_t)(4 * NY * NZ));
+    ENSURE(pr.cross <= (size_t)(3 * 4 * NY * NZ));
     tl_world_destroy(w);
 }
 

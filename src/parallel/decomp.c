@@ -542,7 +542,7 @@ static tl_status particles(tl_world *w) {
         int64_t i = tl_particles_push_packed(&w->mem, p, d->buf + o + sizeof g);
         if (i < 0 || reserve_gidx(w, p->count) != 0) return no_memory(w, "migration");
         d->gidx[i] = g;
-        d->arrived++;
+        d->face->arrived++;
     }
     s = sort_by_gidx(w, d->g_lo);
     if (s != TL_OK) return s;

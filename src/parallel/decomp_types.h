@@ -34,7 +34,6 @@ typedef struct tl_decomp {
     uint64_t *gidx;         /* per stored particle: its index in the global storage order */
     size_t cap_gidx;
     uint64_t nglobal;       /* particles of all ranks */
-    uint64_t arrived;       /* particles that migrated here, all rebuilds together */
     size_t ndom;            /* domains of the whole */
     size_t dom_lo, dom_hi;  /* this rank's: [dom_lo, dom_hi) */
     uint64_t g_lo, g_hi;    /* their global indices */

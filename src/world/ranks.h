@@ -71,6 +71,7 @@ typedef struct tl_ranks {
     bool established;        /* the particles are distributed (after the first build) */
     size_t own_lo, own_hi;   /* the owned particles: storage [own_lo, own_hi) */
     bool any_immovable;      /* some rank has particles moved regardless of forces */
+    uint64_t arrived;        /* particles that migrated here, all rebuilds together */
     /* the views (tl_world_view): the particles of all ranks (on rank 0, or on every rank),
      * and on rank 0 the contacts and the energy */
     bool view, view_all;

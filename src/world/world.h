@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 #include "contacts.h"
+#include "debug_knobs.h"
 #include "law.h"
 #include "materials.h"
 #include "neighbors.h"
@@ -119,12 +120,6 @@ typedef struct tl_pc_scratch {
 } tl_pc_scratch;
 
 /* Tests only: switches that send the contacts through the general paths. */
-typedef struct tl_debug_knobs {
-    bool no_fast_path;     /* every contact through the general path */
-    bool no_lanes;         /* steady contacts one at a time (no steady_lanes.h) */
-    bool no_gap_skip;      /* every far candidate through the distance test */
-    unsigned lanes_width;  /* 4 keeps the lanes at four where the CPU has eight (0: the widest) */
-} tl_debug_knobs;
 
 /* The contact stage's working arrays (step/contact_forces.c): no meaning between steps but
  * what the last stage ran (the lanes) and what it found of the particles (one size, mass and

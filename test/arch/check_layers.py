@@ -12,6 +12,8 @@ runs from module A to module B when a file of A includes a header of B, or when 
 calls a function B's object file defines. Two kinds of exception:
   up A -> B     A's floor is below B's (a lower folder reaching a higher one)
   circle A B .. modules that reach one another in a circle (a strongly connected set of the graph)
+A third rule: no test or fuzz program includes world.h, directly or through a header of src/ (the
+tests use the public API or src/world/world_probe.h, never tl_world's fields).
 A circle is allowed when its modules are all in one allowed circle (a circle that shrank is no new
 exception); an allowed entry that matches nothing is stale: the list only shrinks."""
 import os
@@ -156,6 +158,41 @@ def circles(nodes, edges):
     return sorted(out)
 
 
+def tests_reaching_world(root, files):
+    """The test and fuzz programs that include world.h, directly or through a header of src/: they
+    could name tl_world's fields (issue 43: tests use the public API or src/world/world_probe.h)."""
+    by_name = {}
+    for f in files:
+        by_name.setdefault(os.path.basename(f), []).append(f)
+    reach = {}  # header basename -> whether it reaches world.h
+
+    def reaches(base, seen):
+        if base == "world.h":
+            return True
+        if base in reach:
+            return reach[base]
+        if base in seen or base not in by_name:
+            return False
+        seen.add(base)
+        text = open(os.path.join(root, by_name[base][0]), errors="replace").read()
+        r = any(reaches(os.path.basename(i), seen) for i in INCLUDE.findall(text))
+        reach[base] = r
+        return r
+
+    bad = []
+    for top in ("test", "fuzz"):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in sorted(names):
+                if not n.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(d, n)
+                text = open(path, errors="replace").read()
+                for inc in INCLUDE.findall(text):
+                    if reaches(os.path.basename(inc), set()):
+                        bad.append(f"{os.path.relpath(path, root)} includes {inc}, which reaches world.h")
+    return bad
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -223,6 +260,10 @@ def main():
         if not any(set(c) <= a for c in found_circles):
             print(f"STALE: circle {' '.join(sorted(a))} is gone: rerun with --write")
             bad = 1
+    reaching = tests_reaching_world(root, files)
+    for line in reaching:
+        print(f"NEW: {line}: a test uses the public API or world_probe.h, never tl_world's fields")
+        bad = 1
     print(f"check_layers: {len(arrows)} arrows between {len(nodes)} modules; {len(found)} upward "
           f"(allowed {len(allowed_up)}), {len(found_circles)} circles "
           f"({sum(len(c) for c in found_circles)} modules)")
