@@ -11,7 +11,7 @@ src=$2
 mpiexec=$3
 python=$4
 frames() { # SERIAL RANKS N: the frames of the run on N ranks are the serial run's
-    "$python" "$src/test/vtk/compare_frames.py" "$1" "$2" frames "$3"
+    "$python" "$src/test/io/vtk/compare_frames.py" "$1" "$2" frames "$3"
 }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -1,8 +1,8 @@
 #!/bin/sh
-# The corpus of hostile input (test/hostile/): every scene there, and the
+# The corpus of hostile input (test/io/hostile/): every scene there, and the
 # larger ones made here, must be refused by both `talus check` and
 # `talus run -o DIR` with the error status (1), within 10 s, with a message
-# that names the file (and its line where there is one: test/hostile/EXPECT
+# that names the file (and its line where there is one: test/io/hostile/EXPECT
 # holds the start of each message), with no raw control character on the
 # terminal, and with nothing written (no DIR, no file anywhere in the copy).
 # Usage: test_hostile.sh TALUS SOURCE_DIR
@@ -16,7 +16,7 @@ fail() {
     FAILS=$((FAILS + 1))
 }
 
-cp -R "$SRC/test/hostile" "$WORK/hostile" || exit 1
+cp -R "$SRC/test/io/hostile" "$WORK/hostile" || exit 1
 cd "$WORK/hostile" || exit 1
 ESC=$(printf '\033')
 BEL=$(printf '\007')

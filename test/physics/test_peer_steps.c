@@ -2,9 +2,9 @@
  * that reproduce LAMMPS's `gran/hertz/history` and `gran/hooke/history` and LIGGGHTS's
  * `gran model hertz tangential history` (docs/models.md, "To reproduce LAMMPS and LIGGGHTS")
  * runs 20 steps from the start of LAMMPS's own regression test of those styles (32 spheres on a
- * perturbed fcc lattice, periodic, random velocities; test/peers/start.data) and is compared,
+ * perturbed fcc lattice, periodic, random velocities; test/physics/peers/start.data) and is compared,
  * particle by particle, with the peers' dumps at steps 0, 1, 2, 3, 5, 10 and 20
- * (test/peers/CASE.ref, made by test/peers/make_reference.sh with Debian's LAMMPS 29 Sep 2021
+ * (test/physics/peers/CASE.ref, made by test/physics/peers/make_reference.sh with Debian's LAMMPS 29 Sep 2021
  * and LIGGGHTS 3.8): positions, velocities, angular velocities, forces and torques agree to
  * 1e-9 of each quantity's largest value (what the test asserts; measured about 1e-13).
  *
@@ -150,11 +150,11 @@ static size_t sliding_contacts(const tl_world *w, size_t *touching) {
 static bool run_case(const char *name, const char *from, const char *to, double worst[5], size_t *slid,
                      size_t *contacts_max, bool verbose) {
     char path[1024], ref_path[1024];
-    snprintf(path, sizeof path, "%s/test/peers/%s.yaml", TALUS_SOURCE_DIR, name);
-    snprintf(ref_path, sizeof ref_path, "%s/test/peers/%s.ref", TALUS_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/test/physics/peers/%s.yaml", TALUS_SOURCE_DIR, name);
+    snprintf(ref_path, sizeof ref_path, "%s/test/physics/peers/%s.ref", TALUS_SOURCE_DIR, name);
     static reference ref;
     char box_path[1024];
-    snprintf(box_path, sizeof box_path, "%s/test/peers/start.data", TALUS_SOURCE_DIR);
+    snprintf(box_path, sizeof box_path, "%s/test/physics/peers/start.data", TALUS_SOURCE_DIR);
     ref.box = read_box(box_path);
     ENSURE(ref.box > 3.0);
     if (!read_reference(ref_path, &ref)) {

@@ -1,10 +1,10 @@
 #!/bin/sh
-# Regenerates the reference data of test_peer_steps (test/test_peer_steps.c) with Debian's
+# Regenerates the reference data of test_peer_steps (test/physics/test_peer_steps.c) with Debian's
 # LAMMPS (`lmp`, package lammps) and LIGGGHTS (`liggghts`): the start configuration
 # (start.data, written by LAMMPS) and, for each case, the steps 0, 1, 2, 3, 5, 10 and 20 of
 # a 20-step run (CASE.ref, a LAMMPS dump: id x y z vx vy vz wx wy wz fx fy fz tx ty tz).
 # The tests never run it (they read the committed files); bench/run.sh installs the peers.
-#   sh test/peers/make_reference.sh
+#   sh test/physics/peers/make_reference.sh
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v lmp > /dev/null && command -v liggghts > /dev/null ||
