@@ -90,8 +90,14 @@ def objects(root, build):
                 continue
             p = os.path.join(d, f)
             m = re.search(r"CMakeFiles/(talus_[a-z]+|talus)\.dir/(.*)\.c\.o$", p)
-            # not a generated file (default_scene.c), nor the object of a source moved away
-            if m and m.group(2).split("/")[0] in SRC_DIRS and os.path.exists(os.path.join(root, m.group(2) + ".c")):
+            # not a generated file (default_scene.c), nor the object of a source moved away, nor
+            # one an older layout of the build left behind: a source of src/FOLDER is compiled
+            # by the floor's target talus_FOLDER, app/ by talus
+            if not m or m.group(2).split("/")[0] not in SRC_DIRS:
+                continue
+            parts = m.group(2).split("/")
+            target = "talus" if parts[0] == "app" else "talus_" + parts[1]
+            if m.group(1) == target and os.path.exists(os.path.join(root, m.group(2) + ".c")):
                 objs[m.group(2)] = p
     return objs
 
