@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "csv_columns.h"
+#include "output_kind.h"
 #include "outputs.h"
 #include "world.h"
 
@@ -365,6 +366,111 @@ static tl_status repose_record(tl_output *o) {
             r.centroid_v + 0.0, r.mass, r.torque_gravity + 0.0, r.particles);
     o->records++;
     return fail_io(o);
+}
+
+/* ---- the CSV kinds' own keys (the table of kinds, output_kinds.c, calls these) ---- */
+
+static const char *const field_names[] = {"position", "velocity", "angular_velocity",
+                                          "force",    "torque",   "orientation",
+                                          "radius",   "kinetic_energy"};
+
+static int read_ids(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    tl_ymap_get(e, "ids", &v);
+    if (!v.node) return 0;
+    size_t n = tl_yseq_count(&v);
+    if (!tl_yis_seq(&v) || n == 0)
+        return tl_yexpected(r->doc, &v, "a non-empty sequence of particle ids");
+    o->ids = malloc(n * sizeof *o->ids);
+    if (!o->ids) return r->out_of_memory(r->scene);
+    tl_yiter it = {0};
+    tl_yval item;
+    while (tl_yseq_next(&v, &it, &item)) {
+        size_t i = it.index;
+        int64_t id;
+        tl_particle_state st;
+        if (tl_yint(r->doc, &item, 1, 0x7fffffff, &id)) return -1;
+        if (tl_world_get_particle(r->world, (uint32_t)id, &st) != TL_OK)
+            return tl_yfail(r->doc, &item, "no particle has id %lld", (long long)id);
+        o->ids[i] = (uint32_t)id;
+        o->nids = i + 1;
+    }
+    return 0;
+}
+
+static int read_fields(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    tl_ymap_get(e, "fields", &v);
+    o->fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY;
+    /* bodies of other shapes: their attitude and spin matter */
+    if (tl_world_shape_count(r->world) > 0) o->fields |= TL_FIELD_ANGULAR_VELOCITY | TL_FIELD_ORIENTATION;
+    if (!v.node) return 0;
+    size_t n = tl_yseq_count(&v);
+    if (!tl_yis_seq(&v) || n == 0)
+        return tl_yexpected(r->doc, &v, "a non-empty sequence of fields, e.g. [position, velocity]");
+    o->fields = 0;
+    tl_yiter it = {0};
+    tl_yval item;
+    while (tl_yseq_next(&v, &it, &item)) {
+        int f;
+        if (tl_ychoice(r->doc, &item, field_names, COUNT(field_names), &f)) return -1;
+        o->fields |= 1u << f;
+    }
+    return 0;
+}
+
+/* particles: {ids, fields} (docs/outputs.md) */
+int tl_read_particles_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+    return read_ids(r, e, o) || read_fields(r, e, o) ? -1 : 0;
+}
+
+/* walls: {walls, torque_about} */
+int tl_read_walls_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+    tl_yval v;
+    if (tl_ykey_vec3(r->doc, e, "torque_about", false, "m", &o->torque_point)) return -1;
+    tl_ymap_get(e, "walls", &v);
+    if (!v.node) {
+        if (tl_world_wall_count(r->world) == 0) {
+            tl_ymap_get(e, "type", &v);
+            return tl_yfail(r->doc, &v, "the scene has no walls to write");
+        }
+        return 0;
+    }
+    size_t n = tl_yseq_count(&v);
+    if (!tl_yis_seq(&v) || n == 0) return tl_yexpected(r->doc, &v, "a non-empty sequence of wall names");
+    o->walls = malloc(n * sizeof *o->walls);
+    if (!o->walls) return r->out_of_memory(r->scene);
+    tl_yiter it = {0};
+    tl_yval item;
+    while (tl_yseq_next(&v, &it, &item)) {
+        o->nwalls = it.index + 1;
+        if (r->wall(r->scene, &item, &o->walls[it.index])) return -1;
+    }
+    return 0;
+}
+
+/* repose: {axis, point, material, bin_width, trim} (docs/outputs.md) */
+int tl_read_repose_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+    tl_repose_def *d = &o->repose;
+    *d = tl_repose_default();
+    tl_yval v;
+    tl_ymap_get(e, "axis", &v);
+    if (!v.node) return tl_ymissing(r->doc, &v, "the drum's axis, e.g. [0, 1, 0]");
+    if (tl_ykey_vec3(r->doc, e, "axis", true, "", &d->axis) || tl_ykey_vec3(r->doc, e, "point", false, "m", &d->point))
+        return -1;
+    double ax = d->axis.x, ay = d->axis.y, az = d->axis.z;
+    if (!(ax * ax + ay * ay + az * az > 0.0)) return tl_yfail(r->doc, &v, "the axis must not be zero");
+    const tl_vec3 g = r->gravity;
+    double gg = g.x * g.x + g.y * g.y + g.z * g.z, ga = g.x * ax + g.y * ay + g.z * az;
+    if (!(gg - ga * ga / (ax * ax + ay * ay + az * az) > 1e-12 * gg) || !(gg > 0.0))
+        return tl_yfail(r->doc, &v, "the axis must not be along gravity (nor the scene without it): "
+                                    "the angle of repose is measured against gravity across the axis");
+    if (tl_ykey_number(r->doc, e, "bin_width", false, (&(tl_yrange){0.0, INFINITY, true, false, "m"}), &d->bin_width) ||
+        tl_ykey_number(r->doc, e, "trim", false, (&(tl_yrange){0.0, 0.5, false, true, ""}), &d->trim))
+        return -1;
+    tl_ymap_get(e, "material", &v);
+    if (v.node && r->material(r->scene, &v, &d->material)) return -1;
+    return 0;
 }
 
 /* ---- tables ---- */

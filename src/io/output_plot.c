@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "csv_columns.h"
+#include "output_kind.h"
 #include "outputs.h"
 
 /* energy columns drawn (1-based in the CSV) and their titles */
@@ -325,4 +326,38 @@ static const tl_output_ops plot_ops = {.name = "plot",
                                        .abort = plot_abort,
                                        .release = plot_release};
 
-const tl_output_ops *tl_plot_ops(void) { return &plot_ops; }
+/* plot: {of}, the CSV output it draws (after every output of the scene was read); without of,
+ * the first energy output */
+int tl_resolve_plot_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *outs, size_t n, size_t i) {
+    tl_yval v;
+    tl_ymap_get(e, "of", &v);
+    if (!v.node) {
+        for (size_t j = 0; j < n; j++)
+            if (outs[j].kind == TL_OUTPUT_ENERGY) {
+                outs[i].plot_of = (int)j;
+                return 0;
+            }
+        tl_ymap_get(e, "type", &v);
+        return tl_yfail(r->doc, &v, "a plot draws a CSV output of this scene: give of: <its file>, "
+                                    "or add an energy output");
+    }
+    const char *of;
+    if (tl_ystring(r->doc, &v, "the file name of a CSV output of this scene", &of)) return -1;
+    const char *csv[256];
+    size_t ncsv = 0;
+    for (size_t j = 0; j < n; j++) {
+        const tl_output_kind_def *d = r->kind_of(outs[j].kind);
+        if (!d || !d->csv) continue;
+        if (strcmp(outs[j].file, of) == 0) {
+            outs[i].plot_of = (int)j;
+            return 0;
+        }
+        if (ncsv < sizeof csv / sizeof csv[0]) csv[ncsv++] = outs[j].file;
+    }
+    return tl_yunknown_name(r->doc, &v, "CSV output", of, csv, ncsv);
+}
+
+const tl_output_ops *tl_plot_ops(tl_output_kind kind) {
+    (void)kind;
+    return &plot_ops;
+}

@@ -888,4 +888,7 @@ static const tl_output_ops vtk_ops = {.name = "vtk",
                                       .save = vtk_save,
                                       .resume_check = vtk_resume_check};
 
-const tl_output_ops *tl_vtk_ops(void) { return &vtk_ops; }
+const tl_output_ops *tl_vtk_ops(tl_output_kind kind) {
+    (void)kind;
+    return &vtk_ops;
+}

@@ -91,10 +91,10 @@ struct tl_output {
 };
 
 /* The operations of an output kind (NULL for an unknown kind). Each output
- * file provides its own; output_kinds.c looks them up by kind. */
-const tl_output_ops *tl_csv_ops(tl_output_kind kind); /* energy, particles, contacts, collisions */
-const tl_output_ops *tl_vtk_ops(void);
-const tl_output_ops *tl_plot_ops(void);
+ * file provides its own; the table of kinds (output_kinds.c) names them. */
+const tl_output_ops *tl_csv_ops(tl_output_kind kind); /* energy, particles, contacts, collisions, walls, repose */
+const tl_output_ops *tl_vtk_ops(tl_output_kind kind);
+const tl_output_ops *tl_plot_ops(tl_output_kind kind);
 
 const tl_output_ops *tl_output_ops_of(tl_output_kind kind); /* output_kinds.c */
 

@@ -22,6 +22,7 @@
 #include "bytes.h"
 #include "law.h"
 #include "loader.h"
+#include "output_kinds.h"
 #include "rng.h"
 #include "scene_particles.h"
 #include "scene_plan.h"
@@ -1172,43 +1173,33 @@ static int read_stages(loader *L) {
 
 /* ---- outputs ---- */
 
-static const char *const output_kinds[] = {"energy",     "particles", "contacts",
-                                           "vtk",        "collisions", "plot",
-                                           "walls",      "repose"};
-static const char *const default_files[] = {"energy.csv", "particles.csv",  "contacts.csv",
-                                            "frames",     "collisions.csv", "energy.png",
-                                            "walls.csv",  "repose.csv"};
-static const char *const field_names[] = {"position", "velocity", "angular_velocity",
-                                          "force",    "torque",   "orientation",
-                                          "radius",   "kinetic_energy"};
-
-static bool output_is_csv(tl_output_kind k) {
-    return k == TL_OUTPUT_ENERGY || k == TL_OUTPUT_PARTICLES || k == TL_OUTPUT_CONTACTS ||
-           k == TL_OUTPUT_COLLISIONS || k == TL_OUTPUT_WALLS || k == TL_OUTPUT_REPOSE;
+/* An output's kind, its keys and its options come from the table of kinds (io/output_kinds.c):
+ * type, file and, for a time series, every or every_steps here; the kind's own keys by its
+ * reader. */
+static int check_output_keys(loader *L, const tl_yval *e, const tl_output_kind_def *d) {
+    const char *allowed[32];
+    size_t n = 0;
+    allowed[n++] = "type";
+    allowed[n++] = "file";
+    if (d->series) {
+        allowed[n++] = "every";
+        allowed[n++] = "every_steps";
+    }
+    for (const char *const *k = d->keys; k && *k && n < COUNT_OF(allowed); k++) allowed[n++] = *k;
+    return tl_ymap_check_keys(&L->doc, e, allowed, n, NULL);
 }
 
-static int check_output_keys(loader *L, const tl_yval *e, tl_output_kind kind) {
-    static const char *const series_keys[] = {"type", "file", "every", "every_steps"};
-    static const char *const particle_keys[] = {"type",        "file", "every",
-                                                "every_steps", "ids",  "fields"};
-    static const char *const collision_keys[] = {"type", "file"};
-    static const char *const plot_keys[] = {"type", "file", "of"};
-    static const char *const wall_keys[] = {"type", "file", "every", "every_steps", "walls", "torque_about"};
-    static const char *const repose_keys[] = {"type",  "file",      "every", "every_steps",
-                                              "axis",  "point",     "material", "bin_width",
-                                              "trim"};
-    switch (kind) {
-    case TL_OUTPUT_WALLS:
-        return tl_ymap_check_keys(&L->doc, e, wall_keys, COUNT_OF(wall_keys), NULL);
-    case TL_OUTPUT_REPOSE:
-        return tl_ymap_check_keys(&L->doc, e, repose_keys, COUNT_OF(repose_keys), NULL);
-    case TL_OUTPUT_PARTICLES:
-        return tl_ymap_check_keys(&L->doc, e, particle_keys, COUNT_OF(particle_keys), NULL);
-    case TL_OUTPUT_COLLISIONS:
-        return tl_ymap_check_keys(&L->doc, e, collision_keys, COUNT_OF(collision_keys), NULL);
-    case TL_OUTPUT_PLOT: return tl_ymap_check_keys(&L->doc, e, plot_keys, COUNT_OF(plot_keys), NULL);
-    default: return tl_ymap_check_keys(&L->doc, e, series_keys, COUNT_OF(series_keys), NULL);
-    }
+static int reader_material(void *scene, const tl_yval *v, int *index) {
+    return tl_load_material(scene, v, false, index);
+}
+static int find_wall(loader *L, const tl_yval *v, int *index);
+static int reader_wall(void *scene, const tl_yval *v, int *index) { return find_wall(scene, v, index); }
+static int reader_out_of_memory(void *scene) { return tl_load_out_of_memory(scene); }
+
+static tl_output_reader output_reader(loader *L) {
+    tl_output_reader r = {&L->doc,        L->world,    L->def.gravity,       L,
+                          reader_material, reader_wall, reader_out_of_memory, tl_output_kind_def_of};
+    return r;
 }
 
 static int check_file_name(loader *L, const tl_yval *v, const char *file) {
@@ -1232,7 +1223,7 @@ static int check_file_name(loader *L, const tl_yval *v, const char *file) {
 static int read_output_file(loader *L, const tl_yval *e, tl_output_spec *o) {
     tl_yval v;
     tl_ymap_get(e, "file", &v);
-    const char *file = default_files[o->kind];
+    const char *file = tl_output_kind_def_of(o->kind)->default_file;
     if (v.node && (tl_ystring(&L->doc, &v, "a file name relative to the output directory", &file) ||
                    check_file_name(L, &v, file)))
         return -1;
@@ -1250,116 +1241,30 @@ static int read_output_every(loader *L, const tl_yval *e, tl_output_spec *o) {
     return steps.node ? tl_yint(&L->doc, &steps, 1, INT64_MAX, &o->every_steps) : 0;
 }
 
-static int read_output_ids(loader *L, const tl_yval *e, tl_output_spec *o) {
-    tl_yval v;
-    tl_ymap_get(e, "ids", &v);
-    if (!v.node) return 0;
-    size_t n = tl_yseq_count(&v);
-    if (!tl_yis_seq(&v) || n == 0)
-        return tl_yexpected(&L->doc, &v, "a non-empty sequence of particle ids");
-    o->ids = malloc(n * sizeof *o->ids);
-    if (!o->ids) return tl_load_out_of_memory(L);
-    tl_yiter it = {0};
-    tl_yval item;
-    while (tl_yseq_next(&v, &it, &item)) {
-        size_t i = it.index;
-        int64_t id;
-        tl_particle_state st;
-        if (tl_yint(&L->doc, &item, 1, 0x7fffffff, &id)) return -1;
-        if (tl_world_get_particle(L->world, (uint32_t)id, &st) != TL_OK)
-            return tl_yfail(&L->doc, &item, "no particle has id %lld", (long long)id);
-        o->ids[i] = (uint32_t)id;
-        o->nids = i + 1;
-    }
-    return 0;
-}
-
-static int read_output_fields(loader *L, const tl_yval *e, tl_output_spec *o) {
-    tl_yval v;
-    tl_ymap_get(e, "fields", &v);
-    o->fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY;
-    /* bodies of other shapes: their attitude and spin matter */
-    if (tl_world_shape_count(L->world) > 0) o->fields |= TL_FIELD_ANGULAR_VELOCITY | TL_FIELD_ORIENTATION;
-    if (!v.node) return 0;
-    size_t n = tl_yseq_count(&v);
-    if (!tl_yis_seq(&v) || n == 0)
-        return tl_yexpected(&L->doc, &v, "a non-empty sequence of fields, e.g. [position, velocity]");
-    o->fields = 0;
-    tl_yiter it = {0};
-    tl_yval item;
-    while (tl_yseq_next(&v, &it, &item)) {
-        int f;
-        if (tl_ychoice(&L->doc, &item, field_names, COUNT_OF(field_names), &f)) return -1;
-        o->fields |= 1u << f;
-    }
-    return 0;
-}
-
-/* repose: {axis, point, material, bin_width, trim} (docs/outputs.md) */
-static int read_output_repose(loader *L, const tl_yval *e, tl_output_spec *o) {
-    tl_repose_def *d = &o->repose;
-    *d = tl_repose_default();
-    tl_yval v;
-    tl_ymap_get(e, "axis", &v);
-    if (!v.node) return tl_ymissing(&L->doc, &v, "the drum's axis, e.g. [0, 1, 0]");
-    if (tl_ykey_vec3(&L->doc, e, "axis", true, "", &d->axis) ||
-        tl_ykey_vec3(&L->doc, e, "point", false, "m", &d->point))
-        return -1;
-    double ax = d->axis.x, ay = d->axis.y, az = d->axis.z;
-    if (!(ax * ax + ay * ay + az * az > 0.0)) return tl_yfail(&L->doc, &v, "the axis must not be zero");
-    const tl_vec3 g = L->def.gravity;
-    double gg = g.x * g.x + g.y * g.y + g.z * g.z, ga = g.x * ax + g.y * ay + g.z * az;
-    if (!(gg - ga * ga / (ax * ax + ay * ay + az * az) > 1e-12 * gg) || !(gg > 0.0))
-        return tl_yfail(&L->doc, &v, "the axis must not be along gravity (nor the scene without it): "
-                                     "the angle of repose is measured against gravity across the axis");
-    if (tl_ykey_number(&L->doc, e, "bin_width", false, ABOVE(0.0, "m"), &d->bin_width) ||
-        tl_ykey_number(&L->doc, e, "trim", false, (&(tl_yrange){0.0, 0.5, false, true, ""}), &d->trim))
-        return -1;
-    tl_ymap_get(e, "material", &v);
-    if (v.node && tl_load_material(L, &v, false, &d->material)) return -1;
-    return 0;
-}
-
 static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (tl_ymap_expect(&L->doc, e, "an output mapping {type, file, ...}")) return -1;
     o->plot_of = -1;
     o->line = e->line;
+    const size_t nk = tl_output_kind_count();
+    const char *names[32];
+    char list[512] = "one of:";
+    for (size_t k = 0; k < nk && k < COUNT_OF(names); k++) {
+        names[k] = tl_output_kind_def_of((tl_output_kind)k)->name;
+        size_t at = strlen(list);
+        snprintf(list + at, sizeof list - at, "%s %s", k ? "," : "", names[k]);
+    }
     tl_yval v;
     tl_ymap_get(e, "type", &v);
     int kind;
-    if (!v.node)
-        return tl_ymissing(&L->doc, &v,
-                           "one of: energy, particles, contacts, vtk, collisions, plot, walls, "
-                           "repose");
-    if (tl_ychoice(&L->doc, &v, output_kinds, COUNT_OF(output_kinds), &kind)) return -1;
+    if (!v.node) return tl_ymissing(&L->doc, &v, list);
+    if (tl_ychoice(&L->doc, &v, names, nk, &kind)) return -1;
     o->kind = (tl_output_kind)kind;
-    if (check_output_keys(L, e, o->kind) || read_output_file(L, e, o) ||
-        read_output_every(L, e, o))
+    const tl_output_kind_def *d = tl_output_kind_def_of(o->kind);
+    if (check_output_keys(L, e, d) || read_output_file(L, e, o) || (d->series && read_output_every(L, e, o)))
         return -1;
-    if (o->kind == TL_OUTPUT_PARTICLES && (read_output_ids(L, e, o) || read_output_fields(L, e, o)))
-        return -1;
-    if (o->kind == TL_OUTPUT_REPOSE) return read_output_repose(L, e, o);
-    if (o->kind == TL_OUTPUT_WALLS) {
-        if (tl_ykey_vec3(&L->doc, e, "torque_about", false, "m", &o->torque_point)) return -1;
-        tl_ymap_get(e, "walls", &v);
-        if (!v.node) {
-            if (tl_world_wall_count(L->world) == 0) {
-                tl_ymap_get(e, "type", &v);
-                return tl_yfail(&L->doc, &v, "the scene has no walls to write");
-            }
-            return 0;
-        }
-        size_t n = tl_yseq_count(&v);
-        if (!tl_yis_seq(&v) || n == 0)
-            return tl_yexpected(&L->doc, &v, "a non-empty sequence of wall names");
-        o->walls = malloc(n * sizeof *o->walls);
-        if (!o->walls) return tl_load_out_of_memory(L);
-        tl_yiter it = {0};
-        tl_yval item;
-        while (tl_yseq_next(&v, &it, &item)) {
-            o->nwalls = it.index + 1;
-            if (find_wall(L, &item, &o->walls[it.index])) return -1;
-        }
+    if (d->read) {
+        tl_output_reader r = output_reader(L);
+        return d->read(&r, e, o);
     }
     return 0;
 }
@@ -1368,8 +1273,9 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
  * collection of a vtk series or the gnuplot script of a plot */
 static size_t output_claims(const tl_output_spec *o, char claims[2][600]) {
     snprintf(claims[0], 600, "%.512s", o->file);
-    if (o->kind != TL_OUTPUT_VTK && o->kind != TL_OUTPUT_PLOT) return 1;
-    snprintf(claims[1], 600, "%.512s%s", o->file, o->kind == TL_OUTPUT_VTK ? ".pvd" : ".gp");
+    const char *also = tl_output_kind_def_of(o->kind)->also_claims;
+    if (!also) return 1;
+    snprintf(claims[1], 600, "%.512s%.64s", o->file, also);
     return 2;
 }
 
@@ -1410,36 +1316,6 @@ static int check_output_files(loader *L, const tl_yval *outputs) {
     return 0;
 }
 
-static int resolve_plot(loader *L, const tl_yval *outputs, size_t i) {
-    tl_scene *sc = L->scene;
-    tl_yval v;
-    tl_yseq_at(outputs, i, &v);
-    tl_ymap_get(&v, "of", &v);
-    if (!v.node) {
-        for (size_t j = 0; j < sc->noutputs; j++)
-            if (sc->outputs[j].kind == TL_OUTPUT_ENERGY) {
-                sc->outputs[i].plot_of = (int)j;
-                return 0;
-            }
-        output_value(outputs, i, "type", &v);
-        return tl_yfail(&L->doc, &v, "a plot draws a CSV output of this scene: give of: <its file>, "
-                                     "or add an energy output");
-    }
-    const char *of;
-    if (tl_ystring(&L->doc, &v, "the file name of a CSV output of this scene", &of)) return -1;
-    const char *csv[256];
-    size_t n = 0;
-    for (size_t j = 0; j < sc->noutputs; j++) {
-        if (!output_is_csv(sc->outputs[j].kind)) continue;
-        if (strcmp(sc->outputs[j].file, of) == 0) {
-            sc->outputs[i].plot_of = (int)j;
-            return 0;
-        }
-        if (n < COUNT_OF(csv)) csv[n++] = sc->outputs[j].file;
-    }
-    return tl_yunknown_name(&L->doc, &v, "CSV output", of, csv, n);
-}
-
 static int read_outputs(loader *L) {
     tl_yval s;
     tl_ymap_get(&L->root, "outputs", &s);
@@ -1456,8 +1332,12 @@ static int read_outputs(loader *L) {
         L->scene->noutputs = i + 1;
         if (read_output(L, &e, &L->scene->outputs[i])) return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        if (L->scene->outputs[i].kind == TL_OUTPUT_PLOT && resolve_plot(L, &s, i)) return -1;
+    tl_output_reader r = output_reader(L);
+    for (size_t i = 0; i < n; i++) {
+        const tl_output_kind_def *d = tl_output_kind_def_of(L->scene->outputs[i].kind);
+        tl_yseq_at(&s, i, &e);
+        if (d->resolve && d->resolve(&r, &e, L->scene->outputs, n, i)) return -1;
+    }
     return check_output_files(L, &s);
 }
 
@@ -2023,7 +1903,8 @@ int tl_scene_output_count(const tl_scene *scene) { return scene ? (int)scene->no
 tl_status tl_scene_output(const tl_scene *scene, int index, const char **kind, const char **file) {
     if (!scene || index < 0 || (size_t)index >= scene->noutputs) return TL_ERROR_NOT_FOUND;
     const tl_output_spec *o = &scene->outputs[index];
-    if (kind) *kind = (unsigned)o->kind < COUNT_OF(output_kinds) ? output_kinds[o->kind] : "?";
+    const tl_output_kind_def *d = tl_output_kind_def_of(o->kind);
+    if (kind) *kind = d ? d->name : "?";
     if (file) *file = o->file;
     return TL_OK;
 }
