@@ -9,8 +9,6 @@
 #include "world.h"
 #include "checkpoint.h"
 
-bool tl_decomp_log_on(const tl_world *w) { return w->log.on && tl_ranks_spread(&w->ranks); }
-
 bool tl_decomp_log_local(const tl_world *w, int64_t i) { return tl_ranks_local(&w->ranks, i); }
 
 void tl_decomp_log_rows(const tl_world *w, size_t lo[2], size_t hi[2]) {

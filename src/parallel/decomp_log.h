@@ -22,9 +22,6 @@
 
 struct tl_pending_exit;
 
-/* Whether the world is spread over ranks with its collision log on (then the log's
- * steps are collective). */
-bool tl_decomp_log_on(const tl_world *w);
 /* Whether storage index i (-1: absent) is a particle whose motion this rank knows: any stored
  * one serially, an owned one on ranks. */
 bool tl_decomp_log_local(const tl_world *w, int64_t i);

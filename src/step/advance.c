@@ -68,7 +68,7 @@ static tl_status step_chunk(tl_world *w, int64_t steps) {
         if (!predicted) tl_stage_predict(w);
         s = tl_world_compute_forces(w, true);
         if (s != TL_OK) return s;
-        if (n + 1 < steps && w->log.npend == 0 && !(w->log.on && tl_ranks_spread(&w->ranks))) {
+        if (n + 1 < steps && w->log.npend == 0 && !tl_world_log_spread(w)) {
             /* finish reads only immovable bodies and walls, which correct leaves alone */
             tl_stage_finish(w);
             tl_stage_correct_predict(w);

@@ -252,7 +252,7 @@ static bool motion_of(const tl_world *w, uint32_t id, const double (*got)[7], si
 
 void tl_measure_finish_exits(tl_world *w) {
     /* on ranks (collective): the ends' velocities and forces from the ranks that own them */
-    const double(*got)[7] = (w->log.on && tl_ranks_spread(&w->ranks)) ? w->ranks.ops->log_fetch(w) : NULL;
+    const double(*got)[7] = tl_world_log_spread(w) ? w->ranks.ops->log_fetch(w) : NULL;
     size_t next = 0;
     size_t keep = 0;
     for (size_t k = 0; k < w->log.npend; k++) {

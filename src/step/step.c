@@ -638,7 +638,7 @@ void tl_stage_finish(tl_world *w) {
     tl_walls_servo(&w->walls);
     /* a collision's outgoing velocity is complete one step after it ended:
      * the last force's second half-kick lands then */
-    if (w->log.npend || (w->log.on && tl_ranks_spread(&w->ranks))) tl_measure_finish_exits(w); /* on ranks: collective */
+    if (w->log.npend || tl_world_log_spread(w)) tl_measure_finish_exits(w); /* on ranks: collective */
 }
 
 /* ---- the predictor-corrector step (Heun) ---- */

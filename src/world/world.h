@@ -269,6 +269,10 @@ struct tl_world {
     tl_debug_knobs knobs;      /* tests only */
 };
 
+/* Whether the collision log is kept over ranks (its pending exits are then finished
+ * collectively, their ends fetched from the ranks that own them). */
+static inline bool tl_world_log_spread(const tl_world *w) { return w->log.on && tl_ranks_spread(&w->ranks); }
+
 /* Sets the world's error message and returns status. */
 tl_status tl_world_fail(tl_world *w, tl_status status, const char *fmt, ...)
 #if defined(__GNUC__)
