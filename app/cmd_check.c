@@ -46,14 +46,21 @@ static void summarize(tl_world *w, material_summary *ms, int nm) {
 static void print_law(tl_world *w, int a, int b) {
     tl_law_def law;
     if (tl_world_get_law(w, a, b, &law) != TL_OK) return;
-    bool rolls = law.rolling && strcmp(law.rolling, "none") != 0;
-    bool twists = law.twisting && strcmp(law.twisting, "none") != 0;
+    /* the slots in table order: the first four always, an optional torque slot when used */
+    char models[400];
+    size_t used = 0;
+    models[0] = '\0';
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const char *m = tl_law_model(&law, (tl_slot)s);
+        if (!m) m = "none";
+        if (s > TL_SLOT_HISTORY && strcmp(m, "none") == 0) continue;
+        int n = snprintf(models + used, sizeof models - used, "%s%s %s", s ? ", " : "", tl_slot_name((tl_slot)s), m);
+        if (n < 0 || (size_t)n >= sizeof models - used) break;
+        used += (size_t)n;
+    }
     static const char *const tests[] = {"", ", coulomb_test spring", ", coulomb_test spring-capped",
                                          ", coulomb_test lammps", ", coulomb_test liggghts"};
-    printf("  law %s - %s: normal %s, damping %s, tangential %s, history %s%s%s%s%s%s%s%s%s\n",
-           tl_world_material_name(w, a), tl_world_material_name(w, b), law.normal, law.damping,
-           law.tangential, law.history, rolls ? ", rolling " : "", rolls ? law.rolling : "",
-           twists ? ", twisting " : "", twists ? law.twisting : "",
+    printf("  law %s - %s: %s%s%s%s%s\n", tl_world_material_name(w, a), tl_world_material_name(w, b), models,
            law.clamp_tensile ? ", clamp_tensile" : "",
            (unsigned)law.coulomb_test < 5 ? tests[law.coulomb_test] : "",
            law.contact_point == TL_CONTACT_POINT_SURFACE ? ", contact_point surface" : "",

@@ -74,12 +74,10 @@ static int opt_law(collide_opts *o, const char *opt, const char *value) {
     return app_law_spec(&CLI, &o->law, value, ",");
 }
 
+/* --KEY NAME for every slot of the law (`talus models`: its keys) */
 static int opt_slot(collide_opts *o, const char *opt, const char *value) {
-    static const char *const names[TL_SLOT_COUNT] = {"--normal", "--damping", "--tangential", "--history",
-                                                     "--rolling", "--twisting"};
-    for (int s = 0; s < TL_SLOT_COUNT; s++)
-        if (strcmp(opt, names[s]) == 0) return app_law_slot(&CLI, &o->law, (tl_slot)s, value);
-    return 2;
+    int s = strncmp(opt, "--", 2) == 0 ? tl_slot_find(opt + 2) : -1;
+    return s >= 0 ? app_law_slot(&CLI, &o->law, (tl_slot)s, value) : 2;
 }
 
 static int opt_coef(collide_opts *o, const char *opt, const char *value) {
@@ -232,10 +230,7 @@ typedef struct option {
 } option;
 
 static const option OPTIONS[] = {
-    {"--law", true, opt_law},          {"--normal", true, opt_slot},
-    {"--damping", true, opt_slot},     {"--tangential", true, opt_slot},
-    {"--history", true, opt_slot},     {"--rolling", true, opt_slot},
-    {"--twisting", true, opt_slot},    {"--coef", true, opt_coef},
+    {"--law", true, opt_law},          {"--coef", true, opt_coef},
     {"--clamp", false, opt_flag},      {"--coulomb", true, opt_coulomb},
     {"--contact-point", true, opt_contact_point},
     {"--material", true, opt_material}, {"--material-b", true, opt_material_b},
@@ -252,6 +247,16 @@ static const option OPTIONS[] = {
 };
 
 static void help(FILE *f) {
+    /* a flag per slot of the law, from its table: "  --normal NAME  --damping NAME ..." */
+    char slots[320];
+    size_t used = 0;
+    slots[0] = '\0';
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        int n = snprintf(slots + used, sizeof slots - used, "  --%s NAME%s", tl_slot_name((tl_slot)s),
+                         s % 5 == 4 || s + 1 == TL_SLOT_COUNT ? "\n" : "");
+        if (n < 0 || (size_t)n >= sizeof slots - used) break;
+        used += (size_t)n;
+    }
     fprintf(f,
             "usage: talus collide [options]\n"
             "\n"
@@ -262,8 +267,7 @@ static void help(FILE *f) {
             "\n"
             "law (any names of `talus models`; default hertz,tsuji,mindlin,true with e = 0.9, mu = 0.3):\n"
             "  --law NORMAL[,DAMPING[,TANGENTIAL[,HISTORY]]]\n"
-            "  --normal NAME  --damping NAME  --tangential NAME  --history NAME  --rolling NAME\n"
-            "  --twisting NAME\n"
+            "%s"
             "  --coef NAME=VALUE     a coefficient of the law's sub-models (repeatable), e.g. e=0.5\n"
             "  --clamp               clamp_tensile: a tensile normal force is set to zero\n"
             "  --coulomb total|spring|spring-capped|lammps|liggghts   the Coulomb test (default total)\n"
@@ -298,12 +302,14 @@ static void help(FILE *f) {
             "                        (angles in degrees)\n"
             "\n"
             "Exit status: 0 done, 1 the law or the run was refused, 2 a usage error.\n",
-            CSV_COLUMNS);
+            slots, CSV_COLUMNS);
 }
 
 static const option *find_option(const char *name) {
+    static const option slot_option = {"--SLOT", true, opt_slot}; /* --normal, --rolling, ... */
     for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++)
         if (strcmp(OPTIONS[i].name, name) == 0) return &OPTIONS[i];
+    if (strncmp(name, "--", 2) == 0 && tl_slot_find(name + 2) >= 0) return &slot_option;
     return NULL;
 }
 
@@ -337,34 +343,26 @@ static void opts_init(collide_opts *o) {
     snprintf(o->name_a, APP_NAME_LEN, "glass");
 }
 
-/* the history a law gets when none is named: true with a tangential model */
-static const char *default_history(const char *tangential) {
-    return strcmp(tangential, "none") == 0 ? "none" : "true";
-}
-
 static bool any_slot_given(const app_law_names *ln) {
     for (int s = 0; s < TL_SLOT_COUNT; s++)
         if (ln->given[s]) return true;
     return false;
 }
 
-/* slots not named: none, and the history that goes with the tangential model */
+/* slots not named: their defaults (tl_law_model: none, and the history that goes with the
+ * tangential model); the normal model is always named */
 static void complete_law(app_law_names *ln) {
-    for (int s = TL_SLOT_DAMPING; s < TL_SLOT_HISTORY; s++)
-        if (!ln->given[s]) snprintf(ln->slot[s], APP_NAME_LEN, "none");
-    if (!ln->given[TL_SLOT_HISTORY])
-        snprintf(ln->slot[TL_SLOT_HISTORY], APP_NAME_LEN, "%s", default_history(ln->slot[TL_SLOT_TANGENTIAL]));
-    if (!ln->given[TL_SLOT_ROLLING]) snprintf(ln->slot[TL_SLOT_ROLLING], APP_NAME_LEN, "none");
-    if (!ln->given[TL_SLOT_TWISTING]) snprintf(ln->slot[TL_SLOT_TWISTING], APP_NAME_LEN, "none");
+    tl_law_def d = tl_law_default();
+    for (int s = 0; s < TL_SLOT_COUNT; s++) tl_law_choose(&d, tl_slot_name((tl_slot)s), ln->given[s] ? ln->slot[s] : NULL);
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const char *m = tl_law_model(&d, (tl_slot)s);
+        if (!ln->given[s] && m) snprintf(ln->slot[s], APP_NAME_LEN, "%s", m);
+    }
 }
 
+/* the names (checked against the registry as they were read: app_law_slot) into the law */
 static void point_law(tl_law_def *law, const app_law_names *ln) {
-    law->normal = ln->slot[TL_SLOT_NORMAL];
-    law->damping = ln->slot[TL_SLOT_DAMPING];
-    law->tangential = ln->slot[TL_SLOT_TANGENTIAL];
-    law->history = ln->slot[TL_SLOT_HISTORY];
-    law->rolling = ln->slot[TL_SLOT_ROLLING];
-    law->twisting = ln->slot[TL_SLOT_TWISTING];
+    for (int s = 0; s < TL_SLOT_COUNT; s++) tl_law_choose(law, tl_slot_name((tl_slot)s), ln->slot[s]);
 }
 
 static bool has_coef(const collide_opts *o, const char *name) {
@@ -401,9 +399,9 @@ static bool slot_declares(tl_slot slot, const char *model, const char *coef) {
 }
 
 static bool law_declares(const tl_law_def *law, const char *coef) {
-    const char *names[TL_SLOT_COUNT] = {law->normal, law->damping, law->tangential, law->history};
     for (int s = 0; s < TL_SLOT_COUNT; s++)
-        if (slot_declares((tl_slot)s, names[s], coef)) return true;
+        if (tl_law_model(law, (tl_slot)s) && slot_declares((tl_slot)s, tl_law_model(law, (tl_slot)s), coef))
+            return true;
     return false;
 }
 

@@ -193,7 +193,7 @@ int app_law_spec(const app_cli *cli, app_law_names *ln, const char *spec, const 
     char *save = NULL;
     int s = 0;
     for (char *tok = strtok_r(buf, sep, &save); tok; tok = strtok_r(NULL, sep, &save), s++) {
-        if (s >= TL_SLOT_COUNT) return app_usage_error(cli, "law '%s' has more than six parts (normal, damping, tangential, history, rolling, twisting)", spec);
+        if (s >= TL_SLOT_COUNT) return app_usage_error(cli, "law '%s' has more parts than the law has slots (%d)", spec, TL_SLOT_COUNT);
         if (app_law_slot(cli, ln, (tl_slot)s, tok)) return 2;
     }
     if (s == 0) return app_usage_error(cli, "empty law '%s'", spec);

@@ -325,6 +325,17 @@ TL_API int tl_registry_count(void);
 TL_API const tl_submodel_info *tl_registry_get(int index);
 TL_API const tl_submodel_info *tl_registry_find(tl_slot slot, const char *name);
 TL_API const char *tl_slot_name(tl_slot slot);
+/* The slot's row (NULL out of range), and the slot whose key is `key` (-1: none). */
+TL_API const tl_slot_info *tl_slot_get(tl_slot slot);
+TL_API int tl_slot_find(const char *key);
+/* The model the law uses in `slot`: the one it names, else the slot's default (NULL when the slot
+ * needs one and the law names none). */
+TL_API const char *tl_law_model(const tl_law_def *law, tl_slot slot);
+/* Names the model of the slot whose key is `slot` ("rolling", "sds"; NULL: the slot's default):
+ * TL_ERROR_NOT_FOUND for an unknown slot or model. The law keeps the registry's name. */
+TL_API tl_status tl_law_choose(tl_law_def *law, const char *slot, const char *model);
+/* The row of an energy term (tl_energy_term), NULL out of range: its name, meaning, kind, sign. */
+TL_API const tl_energy_term_info *tl_energy_term_get(int term);
 
 /* The candidate closest to `name` (edit distance, case-insensitive, '-' and '_'
  * alike; a prefix of three or more letters counts too), or NULL when none is

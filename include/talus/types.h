@@ -201,7 +201,10 @@ typedef struct tl_coeff {
 } tl_coeff;
 
 typedef struct tl_law_def {
-    const char *normal;     /* registry names, see tl_registry_* and `talus models` */
+    /* The sub-model of each slot by its registry name (tl_registry_*, `talus models`), a member
+     * per slot named by the slot's key; NULL = the slot's default (tl_slot_get(slot)->
+     * default_model; tl_law_model resolves it, tl_law_choose sets a slot by its key). */
+    const char *normal;
     const char *damping;
     const char *tangential;
     const char *history;
@@ -512,30 +515,80 @@ typedef struct tl_contact_info {
     int history_count;
 } tl_contact_info;
 
+/* The terms of the energy ledger, in the order of tl_energy's members and of energy.csv's
+ * columns (tl_energy_term_get gives each one's name, meaning, kind and sign). */
+typedef enum tl_energy_term {
+    TL_ENERGY_KINETIC_TRANSLATIONAL = 0,
+    TL_ENERGY_KINETIC_ROTATIONAL,
+    TL_ENERGY_POTENTIAL,
+    TL_ENERGY_ELASTIC_NORMAL,
+    TL_ENERGY_ELASTIC_TANGENTIAL,
+    TL_ENERGY_ELASTIC_ROLLING,
+    TL_ENERGY_ELASTIC_TWISTING,
+    TL_ENERGY_DISSIPATED_NORMAL,
+    TL_ENERGY_DISSIPATED_PLASTIC,
+    TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING,
+    TL_ENERGY_DISSIPATED_FRICTION,
+    TL_ENERGY_DISSIPATED_ROLLING,
+    TL_ENERGY_DISSIPATED_TWISTING,
+    TL_ENERGY_BOUNDARY_WORK,
+    TL_ENERGY_INTEGRATION_RESIDUAL,
+    TL_ENERGY_CURVATURE_WORK,
+    TL_ENERGY_TERM_COUNT
+} tl_energy_term;
+
+/* What a term is: how it enters the total and which figures it belongs with. */
+typedef enum tl_energy_kind {
+    TL_ENERGY_KIND_KINETIC = 0, /* of the bodies' motion, measured from their state */
+    TL_ENERGY_KIND_POTENTIAL,   /* of gravity and external forces, measured */
+    TL_ENERGY_KIND_ELASTIC,     /* stored in the contacts' springs, measured from their records */
+    TL_ENERGY_KIND_DISSIPATED,  /* booked so far: a law's losses */
+    TL_ENERGY_KIND_WORK,        /* booked so far: work done on the particles from outside the
+                                 * books (subtracted from the total) */
+    TL_ENERGY_KIND_RESIDUAL     /* booked so far: the integration's error, shown as such */
+} tl_energy_kind;
+
+typedef struct tl_energy_term_info {
+    tl_energy_term term;
+    const char *name;    /* tl_energy's member and energy.csv's column */
+    const char *label;   /* for plots: "dissipated, rolling" */
+    const char *meaning; /* one line, for docs and messages */
+    tl_energy_kind kind;
+    int sign;            /* +1 or -1: how it enters the conserved total */
+    int slot;            /* the law slot (tl_slot) whose sub-models store or dissipate it, or -1 */
+    const char *colour;  /* the plot's colour for it, "#rrggbb" */
+} tl_energy_term_info;
+
+/* The energy balance: each term by name or by index (term[TL_ENERGY_...], the same storage). */
 typedef struct tl_energy {
-    double kinetic_translational; /* J, free particles */
-    double kinetic_rotational;    /* J */
-    double potential;             /* J, gravity and external forces (-F.x), relative to the origin */
-    double elastic_normal;        /* J stored in contacts */
-    double elastic_tangential;    /* J */
-    double elastic_rolling;       /* J stored in the rolling springs (rolling resistance) */
-    double elastic_twisting;      /* J stored in the twisting springs (twisting resistance) */
-    double dissipated_normal;     /* J so far by normal damping */
-    double dissipated_plastic;    /* J so far by plastic deformation (elastoplastic normal laws) */
-    double dissipated_tangential_damping; /* J so far by the tangential dashpot */
-    double dissipated_friction;   /* J so far by Coulomb sliding */
-    double dissipated_rolling;    /* J so far by rolling resistance (its slip and its dashpot) */
-    double dissipated_twisting;   /* J so far by twisting resistance (its slip and its dashpot) */
-    double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
-    /* J so far: the work of the conservative normal springs minus the change of the energy
-     * they store (and release at separation). Exact integration makes it 0; a finite step
-     * leaves the integrator's error here, never in a dissipation column (docs/outputs.md). */
-    double integration_residual;
-    /* J so far put into the normal springs by their contacts' changing radius of curvature at a
-     * held overlap: between two ellipsoids the Hertz radius follows the surfaces' curvature at the
-     * contact, and what that changes of the stored energy is the work of no force (0 for every
-     * other pair: docs/ellipsoid.md) */
-    double curvature_work;
+    union {
+        double term[TL_ENERGY_TERM_COUNT];
+        struct {
+            double kinetic_translational; /* J, free particles */
+            double kinetic_rotational;    /* J */
+            double potential;             /* J, gravity and external forces (-F.x), relative to the origin */
+            double elastic_normal;        /* J stored in contacts */
+            double elastic_tangential;    /* J */
+            double elastic_rolling;       /* J stored in the rolling springs (rolling resistance) */
+            double elastic_twisting;      /* J stored in the twisting springs (twisting resistance) */
+            double dissipated_normal;     /* J so far by normal damping */
+            double dissipated_plastic;    /* J so far by plastic deformation (elastoplastic normal laws) */
+            double dissipated_tangential_damping; /* J so far by the tangential dashpot */
+            double dissipated_friction;   /* J so far by Coulomb sliding */
+            double dissipated_rolling;    /* J so far by rolling resistance (its slip and its dashpot) */
+            double dissipated_twisting;   /* J so far by twisting resistance (its slip and its dashpot) */
+            double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
+            /* J so far: the work of the conservative normal springs minus the change of the energy
+             * they store (and release at separation). Exact integration makes it 0; a finite step
+             * leaves the integrator's error here, never in a dissipation column (docs/outputs.md). */
+            double integration_residual;
+            /* J so far put into the normal springs by their contacts' changing radius of curvature at a
+             * held overlap: between two ellipsoids the Hertz radius follows the surfaces' curvature at the
+             * contact, and what that changes of the stored energy is the work of no force (0 for every
+             * other pair: docs/ellipsoid.md) */
+            double curvature_work;
+        };
+    };
     double total; /* kinetic + potential + elastic + dissipated (all) + integration_residual
                    * - boundary_work - curvature_work: conserved */
 } tl_energy;
@@ -605,6 +658,19 @@ typedef struct tl_submodel_info {
     int coeff_count;
     int history_count; /* doubles of per-contact history */
 } tl_submodel_info;
+
+/* A slot of a contact law (one row of the table of slots, `talus models`): its key (the scene's
+ * key, the collision lab's --KEY, Python's keyword), what it does, and the model a law gets when
+ * it names none. The energy terms a slot stores or dissipates are those whose
+ * tl_energy_term_info.slot is the slot. */
+typedef struct tl_slot_info {
+    tl_slot slot;
+    const char *key;
+    const char *summary;
+    /* NULL: a law must name one (normal). history: "true" with a tangential model, else
+     * "none" (tl_law_model resolves it) */
+    const char *default_model;
+} tl_slot_info;
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@ See docs/python.md.
 """
 from ._lib import LIBRARY, TalusError, ffi, lib
 from .lab import (actm, calibrate_actm, calibrate_lambda, calibrate_restitution, calibrate_timestep, collide,
-                  hertz_damped, hertz_damped_approx, hertz_damped_from_restitution, kappa, models)
+                  hertz_damped, hertz_damped_approx, hertz_damped_from_restitution, kappa, models, slots, energy_terms)
 from .scene import Scene, load_scene, scene_yaml
 from ._verbs import STOP
 from .world import World
@@ -29,4 +29,4 @@ __version__ = ffi.string(lib.tl_version()).decode()
 
 __all__ = ["World", "Scene", "STOP", "load_scene", "scene_yaml", "TalusError", "collide", "calibrate_actm", "calibrate_lambda",
            "calibrate_restitution", "calibrate_timestep", "hertz_damped", "hertz_damped_from_restitution",
-           "hertz_damped_approx", "actm", "kappa", "models", "LIBRARY", "__version__"]
+           "hertz_damped_approx", "actm", "kappa", "models", "slots", "energy_terms", "LIBRARY", "__version__"]

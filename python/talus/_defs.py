@@ -374,10 +374,10 @@ _HISTORY_ALIASES = {"True": "true", "yes": "true", "false": "none", "False": "no
 
 
 def law_models(kw):
-    """The sub-model of each slot a law's keywords choose, with the scene's defaults: a slot
-    not given is none, and history is true with a tangential model, else none. `normal`, which
-    a scene requires, is hertz when not given, and a law that names neither normal nor
-    damping is hertz + tsuji (the restitution e)."""
+    """The sub-model of each slot a law's keywords choose, with the slots' defaults (the library's
+    table of slots, tl_law_model: none, and history true with a tangential model, else none).
+    `normal`, which a scene requires, is hertz when not given, and a law that names neither
+    normal nor damping is hertz + tsuji (the restitution e)."""
     m = {}
     for slot in SLOTS:
         v = kw.get(slot)
@@ -392,11 +392,13 @@ def law_models(kw):
         m["normal"] = "hertz"
         if m["damping"] is None:
             m["damping"] = "tsuji"
-    for slot in ("damping", "tangential", "rolling", "twisting"):
+    law = ffi.new("tl_law_def *")  # the given models by their slot's member (named by its key)
+    keep = [ffi.new("char[]", m[slot].encode()) if m[slot] is not None else ffi.NULL for slot in SLOTS]
+    for k, slot in enumerate(SLOTS):
+        setattr(law, slot, keep[k])
+    for k, slot in enumerate(SLOTS):
         if m[slot] is None:
-            m[slot] = "none"
-    if m["history"] is None:
-        m["history"] = "true" if m["tangential"] != "none" else "none"
+            m[slot] = text(lib.tl_law_model(law, k))
     return m
 
 
@@ -475,9 +477,7 @@ def collide_law(law):
 
 
 def law_dict(law):
-    return {"normal": text(law.normal), "damping": text(law.damping), "tangential": text(law.tangential),
-            "history": text(law.history), "rolling": text(law.rolling) or "none",
-            "twisting": text(law.twisting) or "none",
+    return {**{slot: text(getattr(law, slot)) or "none" for slot in SLOTS},
             "clamp_tensile": bool(law.clamp_tensile),
             "coulomb_test": name_of(COULOMB_TESTS, law.coulomb_test),
             "contact_point": name_of(CONTACT_POINTS, law.contact_point),

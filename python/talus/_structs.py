@@ -53,10 +53,20 @@ CONTACT = struct_dtype("tl_contact_info", ["id_a", "id_b", "with_wall", "overlap
                                            "sliding"])
 CONTACT_PACKED = packed(CONTACT)
 
-# every field of tl_energy, in the header's order (cffi reads them from the declarations
-# generated from include/talus/types.h: the ledger cannot lose a column here)
-ENERGY_FIELDS = [name for name, _ in ffi.typeof("tl_energy").fields]
-ENERGY = struct_dtype("tl_energy", ENERGY_FIELDS)
+
+def _energy_dtype():
+    """tl_energy: each term of the library's table of energy terms (tl_energy_term_get: the
+    ledger cannot lose a column here, and a term added to the table appears), then the total."""
+    from ._lib import lib
+    names = [ffi.string(lib.tl_energy_term_get(k).name).decode() for k in range(lib.TL_ENERGY_TERM_COUNT)]
+    base = ffi.offsetof("tl_energy", "term")
+    offsets = [base + 8 * k for k in range(len(names))] + [ffi.offsetof("tl_energy", "total")]
+    return np.dtype({"names": names + ["total"], "formats": [np.float64] * (len(names) + 1), "offsets": offsets,
+                     "itemsize": ffi.sizeof("tl_energy")})
+
+
+ENERGY = _energy_dtype()
+ENERGY_FIELDS = list(ENERGY.names)
 ENERGY_PACKED = packed(ENERGY)
 
 COLLISION = struct_dtype("tl_collision", ["id_a", "id_b", "with_wall", "t_begin", "t_end", "normal_speed_in",

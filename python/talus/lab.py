@@ -396,6 +396,34 @@ def kappa(material_a, material_b=None):
     return lib.tl_kappa(a, b)
 
 
+def slots():
+    """The slots of a contact law, in the order a law evaluates them (the library's table of
+    slots): dicts key, summary, default (the model a law that names none gets; None: a law must
+    name one; history's depends on the tangential model)."""
+    out = []
+    for k in range(lib.TL_SLOT_COUNT):
+        r = lib.tl_slot_get(k)
+        out.append({"key": text(r.key), "summary": text(r.summary),
+                    "default": text(r.default_model) if r.default_model != ffi.NULL else None})
+    return out
+
+
+_ENERGY_KINDS = ("kinetic", "potential", "elastic", "dissipated", "work", "residual")
+
+
+def energy_terms():
+    """The terms of the energy ledger in energy.csv's order (the library's table of energy terms):
+    dicts name, label, meaning, kind (kinetic, potential, elastic, dissipated, work, residual),
+    sign (how it enters the conserved total) and slot (the law slot that books it, or None)."""
+    out = []
+    for k in range(lib.TL_ENERGY_TERM_COUNT):
+        t = lib.tl_energy_term_get(k)
+        out.append({"name": text(t.name), "label": text(t.label), "meaning": text(t.meaning),
+                    "kind": _ENERGY_KINDS[t.kind], "sign": t.sign,
+                    "slot": text(lib.tl_slot_name(t.slot)) if t.slot >= 0 else None})
+    return out
+
+
 def models():
     """The contact sub-models of the registry (what ``talus models`` lists):
     dicts slot, name, summary, source, history_count, and coefficients (dicts

@@ -1004,13 +1004,12 @@ class World(WorldVerbs):
     def energy(self):
         """The energy ledger (J) as a structured record.
 
-        Fields: kinetic_translational, kinetic_rotational, potential,
-        elastic_normal, elastic_tangential, dissipated_normal,
-        dissipated_plastic, dissipated_tangential_damping,
-        dissipated_friction, boundary_work, integration_residual (the
-        normal springs' integration error, docs/outputs.md),
-        curvature_work (ellipsoid pairs, docs/ellipsoid.md), total
-        (conserved).
+        Fields: every term of the library's table of energy terms, in
+        energy.csv's order (talus.energy_terms(): kinetic_translational,
+        kinetic_rotational, potential, the elastic and dissipated terms of
+        each law slot, boundary_work, integration_residual (the
+        integration's error, docs/outputs.md), curvature_work (ellipsoid
+        pairs, docs/ellipsoid.md)), then total (conserved).
         """
         e = ffi.new("tl_energy *")
         with self._hold() as h:

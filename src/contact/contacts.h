@@ -26,6 +26,7 @@
 
 #include "alloc.h"
 #include "keymap.h"
+#include "submodel.h"
 
 /* candidate state bits */
 enum tl_pair_state {
@@ -51,9 +52,9 @@ enum tl_book_energy {
     TL_BE_N,         /* the normal of the last evaluation (3 values) */
     TL_BE_LA = TL_BE_N + 3, /* and its lever arms, a then b, m: the last tangential force */
     TL_BE_LB,        /* acted through them, so its work over the next drift is counted there */
-    TL_BE_E_R,       /* elastic energy, rolling spring (rolling resistance), J */
-    TL_BE_E_TW,      /* elastic energy, twisting spring (twisting resistance), J */
-    TL_BE_COUNT
+    TL_BE_E_TORQUE,  /* elastic energy of each torque slot's spring, by its place (laws/slots.h:
+                      * rolling, twisting), J */
+    TL_BE_COUNT = TL_BE_E_TORQUE + TL_TORQUE_SLOTS
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */
 enum tl_book_impact {

@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "contacts.h"
+#include "energy_table.h"
 #include "keymap.h"
 #include "narrow.h"
 
@@ -74,12 +75,11 @@ enum {
     TL_SS_F = 0,
     TL_SS_TA = 3,
     TL_SS_TB = 6,
-    TL_SS_CUR = 9,   /* this step's dissipation (8 terms: normal, plastic, tangential damping, friction,
-                      * integration residual, rolling, twisting, curvature work) */
-    TL_SS_NEXT = 17, /* and the next step's */
-    TL_SS_TOUCH = 25,
-    TL_SS_EXITS = 26,
-    TL_SS_COUNT = 27
+    TL_SS_CUR = 9, /* this step's booked energy terms (laws/energy_table.h: by term - TL_BOOKED_FIRST) */
+    TL_SS_NEXT = TL_SS_CUR + TL_BOOKED_COUNT, /* and the next step's */
+    TL_SS_TOUCH = TL_SS_NEXT + TL_BOOKED_COUNT,
+    TL_SS_EXITS,
+    TL_SS_COUNT
 };
 
 /* per particle of a shape, for one stage: body-to-world rotation, drift velocities */

@@ -4,14 +4,10 @@
  */
 #include "csv_columns.h"
 
+#include "talus/talus.h"
+
 /* ---- columns ---- */
 
-static const char *const energy_columns[] = {
-    "time", "step", "kinetic_translational", "kinetic_rotational", "potential", "elastic_normal",
-    "elastic_tangential", "elastic_rolling", "elastic_twisting", "dissipated_normal", "dissipated_plastic",
-    "dissipated_tangential_damping", "dissipated_friction", "dissipated_rolling", "dissipated_twisting",
-    "boundary_work",
-    "integration_residual", "curvature_work", "total", "balance_error", "contacts"};
 
 static const char *const contact_columns[] = {
     "time", "step", "id_a", "id_b", "with_wall", "overlap", "nx", "ny", "nz", "px", "py",
@@ -57,7 +53,12 @@ static size_t copy_names(const char *const *src, size_t n, const char **names, s
 
 size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max) {
     switch (spec->kind) {
-    case TL_OUTPUT_ENERGY: return copy_names(energy_columns, COUNT(energy_columns), names, max);
+    case TL_OUTPUT_ENERGY: { /* time, step, the ledger's terms (laws/energy_table.c), the checks */
+        static const char *const lead[] = {"time", "step"}, *const tail[] = {"total", "balance_error", "contacts"};
+        size_t k = copy_names(lead, COUNT(lead), names, max);
+        for (int t = 0; t < TL_ENERGY_TERM_COUNT && k < max; t++) names[k++] = tl_energy_term_get(t)->name;
+        return k + copy_names(tail, COUNT(tail), names + k, k < max ? max - k : 0);
+    }
     case TL_OUTPUT_CONTACTS: return copy_names(contact_columns, COUNT(contact_columns), names, max);
     case TL_OUTPUT_COLLISIONS:
         return copy_names(collision_columns, COUNT(collision_columns), names, max);

@@ -181,26 +181,10 @@ static tl_status energy_record(tl_output *o) {
     }
     FILE *fp = o->file.fp;
     o->ctx->energy_scale = tl_energy_scale_update(o->ctx->energy_scale, &e, &o->ctx->energy0);
-    const double v[] = {e.kinetic_translational,
-                        e.kinetic_rotational,
-                        e.potential,
-                        e.elastic_normal,
-                        e.elastic_tangential,
-                        e.elastic_rolling,
-                        e.elastic_twisting,
-                        e.dissipated_normal,
-                        e.dissipated_plastic,
-                        e.dissipated_tangential_damping,
-                        e.dissipated_friction,
-                        e.dissipated_rolling,
-                        e.dissipated_twisting,
-                        e.boundary_work,
-                        e.integration_residual,
-                        e.curvature_work,
-                        e.total,
-                        (e.total - o->ctx->energy0.total) / o->ctx->energy_scale};
     row_start(o);
-    for (size_t k = 0; k < COUNT(v); k++) fprintf(fp, "," ENERGY_FMT, v[k]);
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) fprintf(fp, "," ENERGY_FMT, e.term[k]); /* the table's order */
+    fprintf(fp, "," ENERGY_FMT, e.total);
+    fprintf(fp, "," ENERGY_FMT, (e.total - o->ctx->energy0.total) / o->ctx->energy_scale);
     fprintf(fp, ",%zu\n", tl_world_contact_count(w));
     o->records++;
     return fail_io(o);

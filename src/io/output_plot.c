@@ -23,32 +23,6 @@
 #include "output_kind.h"
 #include "outputs.h"
 
-/* energy columns drawn (1-based in the CSV) and their titles */
-typedef struct plot_line {
-    int column;
-    const char *title;
-    const char *color;
-} plot_line;
-
-static const plot_line energy_lines[] = {
-    {3, "kinetic, translational", "#1f77b4"},
-    {4, "kinetic, rotational", "#17becf"},
-    {5, "potential (gravity)", "#2ca02c"},
-    {6, "elastic, normal", "#ff7f0e"},
-    {7, "elastic, tangential", "#bcbd22"},
-    {8, "elastic, rolling", "#dbdb8d"},
-    {9, "elastic, twisting", "#ffbb78"},
-    {10, "dissipated, normal damping", "#d62728"},
-    {11, "dissipated, plastic", "#e377c2"},
-    {12, "dissipated, tangential damping", "#9467bd"},
-    {13, "dissipated, friction", "#8c564b"},
-    {14, "dissipated, rolling", "#c49c94"},
-    {15, "dissipated, twisting", "#ff9896"},
-    {16, "boundary work", "#7f7f7f"},
-    {17, "integration residual", "#aec7e8"},
-    {18, "curvature work", "#c5b0d5"},
-    {19, "total", "#000000"},
-};
 
 static const tl_output *plot_source(const tl_output *o) {
     const tl_output_context *c = o->ctx;
@@ -139,13 +113,14 @@ static void put_script(FILE *fp, const tl_output *o, const tl_output *src, const
     fputc('\n', fp);
     if (src->spec->kind == TL_OUTPUT_ENERGY) {
         fputs("set xlabel 'time (s)'\nset ylabel 'energy (J)'\nplot \\\n", fp);
-        size_t n = sizeof energy_lines / sizeof energy_lines[0];
-        for (size_t k = 0; k < n; k++) {
+        /* each term of the ledger (laws/energy_table.c: column 3 on, its label and colour), then
+         * the total, drawn thicker */
+        for (int k = 0; k <= TL_ENERGY_TERM_COUNT; k++) {
+            const tl_energy_term_info *ti = tl_energy_term_get(k);
             fputs("  ", fp);
             put_quoted(fp, data);
-            fprintf(fp, " using 1:%d skip 1 with lines lw %d lc rgb '%s' title '%s'%s\n",
-                    energy_lines[k].column, k + 1 == n ? 3 : 2, /* the total, last, drawn thicker */
-                    energy_lines[k].color, energy_lines[k].title, k + 1 < n ? ", \\" : "");
+            fprintf(fp, " using 1:%d skip 1 with lines lw %d lc rgb '%s' title '%s'%s\n", k + 3, ti ? 2 : 3,
+                    ti ? ti->colour : "#000000", ti ? ti->label : "total", ti ? ", \\" : "");
         }
         return;
     }

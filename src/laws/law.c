@@ -5,20 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "energy_table.h"
 #include "names.h"
 #include "talus/talus.h"
-
-static const char *default_name(tl_slot slot, const tl_law_def *def) {
-    switch (slot) {
-    case TL_SLOT_DAMPING: return "none";
-    case TL_SLOT_TANGENTIAL: return "none";
-    case TL_SLOT_HISTORY:
-        return (def->tangential && strcmp(def->tangential, "none") != 0) ? "true" : "none";
-    case TL_SLOT_ROLLING: return "none";
-    case TL_SLOT_TWISTING: return "none";
-    default: return NULL;
-    }
-}
 
 static void list_names(tl_slot slot, char *buf, size_t size) {
     buf[0] = '\0';
@@ -59,11 +48,9 @@ static bool in_range(const tl_coeff_info *ci, double v) {
 
 tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t msg_size) {
     memset(out, 0, sizeof *out);
-    const char *names[TL_SLOT_COUNT] = {def->normal, def->damping, def->tangential, def->history,
-                                        def->rolling, def->twisting};
     char known[512];
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
-        const char *name = names[s] ? names[s] : default_name((tl_slot)s, def);
+        const char *name = tl_law_model(def, (tl_slot)s);
         if (!name) {
             list_names((tl_slot)s, known, sizeof known);
             snprintf(msg, msg_size, "the law needs a %s model (one of: %s)", tl_slot_name((tl_slot)s),
@@ -191,14 +178,11 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                 }
             const char *sug = NULL;
             sug = tl_closest_name(cname, cands, n);
-            bool rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
-            bool twists = strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "none") != 0;
-            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s + %s + %s + %s%s%s%s%s)%s%s%s; it takes: %s",
-                     cname, out->sub[0]->info.name, out->sub[1]->info.name, out->sub[2]->info.name,
-                     out->sub[3]->info.name, rolls ? " + rolling " : "", rolls ? out->sub[4]->info.name : "",
-                     twists ? " + twisting " : "", twists ? out->sub[5]->info.name : "",
-                     sug ? "; did you mean '" : "", sug ? sug : "",
-                     sug ? "'?" : "", used_len ? takes : "no coefficients");
+            char models[256];
+            tl_law_models_text(out, models, sizeof models);
+            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s)%s%s%s; it takes: %s", cname, models,
+                     sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "",
+                     used_len ? takes : "no coefficients");
             return TL_ERROR_ARGUMENT;
         }
     }
@@ -221,9 +205,16 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
         off += out->sub[s]->info.history_count;
     }
     out->hist_count = off;
-    out->rolls = strcmp(out->sub[TL_SLOT_ROLLING]->info.name, "none") != 0;
-    out->twists = strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "none") != 0;
-    out->spins = out->rolls || out->twists;
+    out->torque_count = 0;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_slot_row *row = tl_slot_row_get(s);
+        if (row->cls != TL_CLASS_TORQUE || strcmp(out->sub[s]->info.name, "none") == 0) continue;
+        out->torque_slot[out->torque_count] = s;
+        out->torque_at[out->torque_count] = row->torque;
+        out->torque_dissipated[out->torque_count] = (tl_energy_term)tl_energy_term_of(s, TL_ENERGY_KIND_DISSIPATED);
+        out->torque_count++;
+    }
+    out->spins = out->torque_count > 0;
     out->fused = NULL; /* the fast path is the contact stage's to attach (fused.h) */
     out->fused_kind = 0;
     return TL_OK;
@@ -241,6 +232,12 @@ tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_mater
         if (st != TL_OK) return st;
     }
     return TL_OK;
+}
+
+void tl_law_models_text(const tl_law *law, char *buf, size_t size) {
+    const char *names[TL_SLOT_COUNT];
+    for (int s = 0; s < TL_SLOT_COUNT; s++) names[s] = law->sub[s]->info.name;
+    tl_slot_models_text(names, buf, size);
 }
 
 double tl_law_coeff(const tl_law *law, const char *name) {

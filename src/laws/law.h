@@ -11,14 +11,17 @@
  *   4. history     the tangential displacement xi (true / pseudo / none)
  *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
  *   6. commit      the history mode stores xi
- *   7. rolling     optional: a torque against the relative rolling (needs fn)
- *   8. twisting    optional: a torque against the relative spin about n (needs fn, and the
- *                  tangential slot's kt, eta_t, mu_t for marshall); added to c->mr
+ *   7. the torque slots (slots.h, TL_CLASS_TORQUE), in table order, each optional:
+ *                  rolling     a torque against the relative rolling (needs fn)
+ *                  twisting    a torque against the relative spin about n (needs fn, and the
+ *                              tangential slot's kt, eta_t, mu_t for marshall)
+ *                  their torques summed into c->mr
  */
 #ifndef TL_LAW_H
 #define TL_LAW_H
 
 #include "registry.h"
+#include "slots.h"
 
 #define TL_MAX_HIST 32 /* law history values per contact, all slots together */
 
@@ -35,9 +38,13 @@ struct tl_law {
     tl_coulomb_test coulomb_test;
     tl_contact_point contact_point;
     tl_entry_displacement entry_displacement;
-    bool rolls;        /* a rolling model other than none: the stages give it wr, dth, i_eff */
-    bool twists;       /* a twisting model other than none: the stages give it wr, dth */
-    bool spins;        /* rolls or twists: the stages give the inputs and apply c->mr */
+    /* the torque slots with a model other than none, in table order: their slot and their place
+     * among the torque slots (tl_contact.tqs, the record's stored energies) */
+    int torque_slot[TL_TORQUE_SLOTS];
+    int torque_at[TL_TORQUE_SLOTS];
+    tl_energy_term torque_dissipated[TL_TORQUE_SLOTS]; /* the ledger's term of each one's losses */
+    int torque_count;
+    bool spins;        /* torque_count > 0: the stages give wr, dth, i_eff and apply c->mr */
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
 };
@@ -66,6 +73,10 @@ tl_status tl_law_prepare(const tl_law *law, const tl_material *a, const tl_mater
 /* "0 < e <= 1" style text of a coefficient's allowed range. */
 void tl_coeff_range_text(const tl_coeff_info *ci, char *buf, size_t size);
 
+/* "hertz + tsuji + mindlin + true + rolling epsd": the law's models, for messages (the optional
+ * torque slots named with their key, and only when used). */
+void tl_law_models_text(const tl_law *law, char *buf, size_t size);
+
 /* The value of a named coefficient in any slot of the law (NAN if absent). */
 double tl_law_coeff(const tl_law *law, const char *name);
 
@@ -82,14 +93,7 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     c->fn_damp = 0.0;
     c->e_el_t = 0.0;
     c->sliding = false;
-    c->e_el_r = 0.0;
-    c->rolling_slip = false;
-    for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = c->mr_damp[i] = 0.0;
-    if (law->twists) {
-        c->e_el_tw = 0.0;
-        c->twist_slip = false;
-        for (int i = 0; i < 3; i++) c->mt[i] = c->mt_damp[i] = 0.0;
-    }
+    for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = 0.0;
     law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);
     law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], c,
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
@@ -102,11 +106,15 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     law->sub[TL_SLOT_TANGENTIAL]->force(pl->p[TL_SLOT_TANGENTIAL], c,
                                         hist + law->hist_offset[TL_SLOT_TANGENTIAL]);
     if (h->commit) h->commit(pl->p[TL_SLOT_HISTORY], c, hh);
-    if (law->rolls)
-        law->sub[TL_SLOT_ROLLING]->force(pl->p[TL_SLOT_ROLLING], c, hist + law->hist_offset[TL_SLOT_ROLLING]);
-    if (law->twists) {
-        law->sub[TL_SLOT_TWISTING]->force(pl->p[TL_SLOT_TWISTING], c, hist + law->hist_offset[TL_SLOT_TWISTING]);
-        for (int i = 0; i < 3; i++) c->mr[i] += c->mt[i];
+    /* the torque slots in table order; the first of the table sets mr, the others add to it */
+    for (int k = 0; k < law->torque_count; k++) {
+        const int s = law->torque_slot[k], t = law->torque_at[k];
+        law->sub[s]->force(pl->p[s], c, hist + law->hist_offset[s]);
+        c->tqs[t] = c->tq;
+        if (t == 0)
+            for (int i = 0; i < 3; i++) c->mr[i] = c->tq.m[i];
+        else
+            for (int i = 0; i < 3; i++) c->mr[i] += c->tq.m[i];
     }
 }
 
@@ -116,16 +124,10 @@ static inline void tl_law_eval_slots(const tl_law *law, const tl_pair_law *pl, t
     tl_law_eval_scaled(law, pl, c, hist, 1.0);
 }
 
-/* The rolling model's history of a contact: its spring torque (3) then its dashpot torque (3) of
- * the last evaluation, what the energy ledger reads (rolling.c). */
-static inline const double *tl_law_rolling_hist(const tl_law *law, const double *hist) {
-    return hist + law->hist_offset[TL_SLOT_ROLLING];
-}
-
-/* The twisting model's history of a contact, laid out as the rolling one's: its spring torque (3)
- * then its dashpot torque (3) of the last evaluation (twisting.c). */
-static inline const double *tl_law_twisting_hist(const tl_law *law, const double *hist) {
-    return hist + law->hist_offset[TL_SLOT_TWISTING];
+/* A torque slot's history in a contact's law history: its spring torque (3) then its dashpot
+ * torque (3) of the last evaluation, what the energy ledger reads (slots.h, TL_CLASS_TORQUE). */
+static inline const double *tl_law_torque_hist(const tl_law *law, int slot, const double *hist) {
+    return hist + law->hist_offset[slot];
 }
 
 /* The same, through the law's fused kernel when it has one (same numbers). */

@@ -12,15 +12,8 @@
 #ifndef TL_REGISTRY_H
 #define TL_REGISTRY_H
 
+#include "slots.h"
 #include "submodel.h"
-
-/* The rows of each slot file, terminated by a row with a NULL name. */
-extern const tl_submodel tl_normal_models[];
-extern const tl_submodel tl_damping_models[];
-extern const tl_submodel tl_tangential_models[];
-extern const tl_submodel tl_history_models[];
-extern const tl_submodel tl_rolling_models[];
-extern const tl_submodel tl_twisting_models[];
 
 /* The one table. */
 int tl_registry_size(void);

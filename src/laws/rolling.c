@@ -37,10 +37,10 @@ enum { R_MU = 0, R_CK, R_ETA };
 static void none_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     (void)hist;
-    v3_zero(c->mr);
-    v3_zero(c->mr_damp);
-    c->e_el_r = 0.0;
-    c->rolling_slip = false;
+    v3_zero(c->tq.m);
+    v3_zero(c->tq.m_damp);
+    c->tq.e_el = 0.0;
+    c->tq.slip = false;
 }
 
 static tl_status epsd_prepare(const tl_prep *in, double *p) {
@@ -59,22 +59,22 @@ static void epsd_force(const double *p, tl_contact *c, double *hist) {
     v3_reject(d, c->dth, c->n);
     v3_axpy(mk, -kr, d);
     double mm = mu * R * (c->fn > 0.0 ? c->fn : 0.0), m2 = v3_norm2(mk);
-    c->rolling_slip = false;
+    c->tq.slip = false;
     if (m2 > mm * mm) {
         double s = m2 > 0.0 ? mm / sqrt(m2) : 0.0;
         v3_scale(mk, mk, s);
-        c->rolling_slip = true;
+        c->tq.slip = true;
     }
-    v3_zero(c->mr_damp);
-    if (!c->rolling_slip && p[R_ETA] > 0.0 && kr > 0.0 && c->i_eff > 0.0) {
+    v3_zero(c->tq.m_damp);
+    if (!c->tq.slip && p[R_ETA] > 0.0 && kr > 0.0 && c->i_eff > 0.0) {
         double wr[3];
         v3_reject(wr, c->wr, c->n);
-        v3_scale(c->mr_damp, wr, -2.0 * p[R_ETA] * sqrt(c->i_eff * kr));
+        v3_scale(c->tq.m_damp, wr, -2.0 * p[R_ETA] * sqrt(c->i_eff * kr));
     }
-    v3_add(c->mr, mk, c->mr_damp);
-    c->e_el_r = kr > 0.0 ? 0.5 * v3_norm2(mk) / kr : 0.0;
+    v3_add(c->tq.m, mk, c->tq.m_damp);
+    c->tq.e_el = kr > 0.0 ? 0.5 * v3_norm2(mk) / kr : 0.0;
     v3_copy(hist, mk);
-    v3_copy(hist + 3, c->mr_damp);
+    v3_copy(hist + 3, c->tq.m_damp);
 }
 
 static const tl_coeff_info epsd_coeffs[] = {

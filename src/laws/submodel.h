@@ -32,9 +32,21 @@ enum tl_normal_kind {
     TL_NORMAL_KIND_ANY = 0xffu
 };
 
+/* The torque slots (slots.h): rolling and twisting. A torque slot's place among them is its
+ * output's index in tl_contact.tqs and its stored energy's in a contact record. */
+#define TL_TORQUE_SLOTS 2
+
+/* What a torque slot's kernel gives (c->tq). */
+typedef struct tl_torque_out {
+    double m[3];      /* its torque on a (b takes -m), N m */
+    double m_damp[3]; /* its dashpot part, N m */
+    double e_el;      /* the elastic energy in its spring, J */
+    bool slip;        /* at its limit (full mobilisation) */
+} tl_torque_out;
+
 /* The per-contact evaluation record. The caller fills the inputs, then the
  * law runs its slots in order: normal, damping, (clamp), history update,
- * tangential, history commit. */
+ * tangential, history commit, the torque slots. */
 typedef struct tl_contact {
     /* inputs: geometry and kinematics */
     double delta;      /* overlap, m (> 0 touching) */
@@ -49,7 +61,7 @@ typedef struct tl_contact {
     double dt;         /* s */
     bool first;        /* the contact began in this step */
     double v_impact;   /* approach speed at first touch, m/s (>= 0 approaching) */
-    /* inputs read by the rolling and twisting slots only (a law without either leaves them unset) */
+    /* inputs read by the torque slots only (a law without one leaves them unset) */
     double wr[3];      /* angular velocity of a relative to b (w_a - w_b), rad/s */
     double dth[3];     /* rotation of a relative to b over this step's drift, rad (zero when the
                         * evaluation must not move the history) */
@@ -76,17 +88,10 @@ typedef struct tl_contact {
     double kt;         /* the tangential spring's stiffness of this evaluation, N/m (0: none) */
     double eta_t;      /* the tangential dashpot's coefficient of this evaluation, N s/m */
     double mu_t;       /* the tangential slot's friction coefficient */
-    /* rolling slot */
-    double mr[3];      /* rolling-resistance torque on a (b takes -mr), N m; the twisting slot adds
-                        * its torque mt to it: mr is the contact's torque on a of both slots */
-    double mr_damp[3]; /* its dashpot part, N m */
-    double e_el_r;     /* elastic energy in the rolling spring, J */
-    bool rolling_slip; /* the rolling torque is at its limit (full mobilisation) */
-    /* twisting slot */
-    double mt[3];      /* twisting-resistance torque on a, along n (b takes -mt), N m */
-    double mt_damp[3]; /* its dashpot part, N m */
-    double e_el_tw;    /* elastic energy in the twisting spring, J */
-    bool twist_slip;   /* the twisting torque is at its limit */
+    /* torque slots (rolling, twisting: slots.h, TL_CLASS_TORQUE) */
+    double mr[3];      /* the contact's torque on a of all its torque slots (b takes -mr), N m */
+    tl_torque_out tq;  /* the output of the torque slot being evaluated: its kernel writes it */
+    tl_torque_out tqs[TL_TORQUE_SLOTS]; /* each torque slot's output, by its place (slots.c) */
 } tl_contact;
 
 typedef struct tl_law tl_law;

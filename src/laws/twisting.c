@@ -2,8 +2,8 @@
  * Twisting slot: a torque against the relative spin of the two bodies about the contact
  * normal (twisting resistance). Runs after the rolling slot: it needs the total normal force
  * and, for marshall, the tangential slot's stiffness, damping and friction coefficient of this
- * evaluation (c->kt, c->eta_t, c->mu_t). Its torque is added to c->mr, which the stages apply
- * on a (and its opposite on b).
+ * evaluation (c->kt, c->eta_t, c->mu_t). Its torque (c->tq) is added to the contact's c->mr,
+ * which the stages apply on a (and its opposite on b).
  *
  *   none      no twisting torque (the default)
  *   sds       spring-dashpot-slider on the relative twist (LAMMPS pair granular `twisting sds`;
@@ -42,10 +42,10 @@ enum { T_K = 0, T_G, T_MU };
 static void none_force(const double *p, tl_contact *c, double *hist) {
     (void)p;
     (void)hist;
-    v3_zero(c->mt);
-    v3_zero(c->mt_damp);
-    c->e_el_tw = 0.0;
-    c->twist_slip = false;
+    v3_zero(c->tq.m);
+    v3_zero(c->tq.m_damp);
+    c->tq.e_el = 0.0;
+    c->tq.slip = false;
 }
 
 /* The spring-dashpot-slider on the twist with stiffness k (N m/rad), dashpot g (N m s/rad) and
@@ -55,18 +55,18 @@ static void twist_sds(tl_contact *c, double *hist, double k, double g, double mc
     double mk = v3_dot(hist, n) - k * v3_dot(c->dth, n);
     double md = -g * v3_dot(c->wr, n);
     double m = mk + md;
-    c->twist_slip = false;
+    c->tq.slip = false;
     if (fabs(m) > mc) {
         m = m > 0.0 ? mc : -mc;
         mk = m;
         md = 0.0;
-        c->twist_slip = true;
+        c->tq.slip = true;
     }
-    v3_scale(c->mt, n, m);
-    v3_scale(c->mt_damp, n, md);
-    c->e_el_tw = k > 0.0 ? 0.5 * mk * mk / k : 0.0;
+    v3_scale(c->tq.m, n, m);
+    v3_scale(c->tq.m_damp, n, md);
+    c->tq.e_el = k > 0.0 ? 0.5 * mk * mk / k : 0.0;
     v3_scale(hist, n, mk);
-    v3_copy(hist + 3, c->mt_damp);
+    v3_copy(hist + 3, c->tq.m_damp);
 }
 
 static tl_status sds_prepare(const tl_prep *in, double *p) {

@@ -364,10 +364,9 @@ static int read_materials(loader *L) {
 
 /* ---- laws: one entry ---- */
 
-static const char *const slot_keys[TL_SLOT_COUNT] = {"normal", "damping", "tangential", "history", "rolling",
-                                                     "twisting"};
-static const char *const law_option_keys[] = {"between",       "normal",       "damping",      "tangential", "history",
-                                              "rolling",       "twisting",     "clamp_tensile", "coulomb_test",
+/* the slots' keys and a law's keys (the slots' from their table: laws/slots.h) */
+static const char *const slot_keys[TL_SLOT_COUNT] = {TL_SLOTS(TL_SLOT_KEY)};
+static const char *const law_option_keys[] = {"between", TL_SLOTS(TL_SLOT_KEY) "clamp_tensile", "coulomb_test",
                                               "contact_point", "entry_displacement"};
 
 static size_t slot_model_names(tl_slot slot, const char **names, size_t cap) {
@@ -431,7 +430,7 @@ static int read_model(loader *L, const tl_yval *entry, tl_slot slot, const char 
     tl_ymap_get(entry, slot_keys[slot], &v);
     *out = NULL;
     if (!v.node) {
-        if (slot != TL_SLOT_NORMAL) return 0;
+        if (tl_slot_get(slot)->default_model) return 0; /* else the law must name one */
         char what[256], list[200];
         size_t used = 0;
         list[0] = '\0';
@@ -440,7 +439,7 @@ static int read_model(loader *L, const tl_yval *entry, tl_slot slot, const char 
             if (k < 0 || (size_t)k >= sizeof list - used) break;
             used += (size_t)k;
         }
-        snprintf(what, sizeof what, "a normal model, one of: %s", list);
+        snprintf(what, sizeof what, "a %s model, one of: %s", slot_keys[slot], list);
         return tl_ymissing(&L->doc, &v, what);
     }
     const char *name;
@@ -456,15 +455,9 @@ static int read_model(loader *L, const tl_yval *entry, tl_slot slot, const char 
     return 0;
 }
 
-/* the sub-models a law definition resolves to, defaults as in law.c */
+/* the sub-models a law definition resolves to, with the slots' defaults */
 static void law_models(const tl_law_def *d, const tl_submodel_info *sub[TL_SLOT_COUNT]) {
-    const char *tangential = d->tangential ? d->tangential : "none";
-    const char *history = d->history ? d->history
-                                     : (strcmp(tangential, "none") != 0 ? "true" : "none");
-    const char *names[TL_SLOT_COUNT] = {d->normal, d->damping ? d->damping : "none", tangential,
-                                        history, d->rolling ? d->rolling : "none",
-                                        d->twisting ? d->twisting : "none"};
-    for (int s = 0; s < TL_SLOT_COUNT; s++) sub[s] = tl_registry_find((tl_slot)s, names[s]);
+    for (int s = 0; s < TL_SLOT_COUNT; s++) sub[s] = tl_registry_find((tl_slot)s, tl_law_model(d, (tl_slot)s));
 }
 
 /* the keys a law takes: its options, then the coefficients of its sub-models */
@@ -543,13 +536,11 @@ static int read_law_keys(loader *L, const tl_yval *entry, tl_law_def *def) {
     const char *keys[COUNT_OF(law_option_keys) + TL_SLOT_COUNT * TL_MAX_SUB_COEFFS];
     size_t first, n = law_keys(sub, keys, COUNT_OF(keys), &first);
     char extra[512];
-    int k = snprintf(extra, sizeof extra, "; %s + %s + %s + %s%s%s%s%s take %s", sub[0]->name,
-                     sub[1]->name, sub[2]->name, sub[3]->name,
-                     strcmp(sub[4]->name, "none") != 0 ? " + rolling " : "",
-                     strcmp(sub[4]->name, "none") != 0 ? sub[4]->name : "",
-                     strcmp(sub[5]->name, "none") != 0 ? " + twisting " : "",
-                     strcmp(sub[5]->name, "none") != 0 ? sub[5]->name : "",
-                     n == first ? "no coefficients" : "the coefficients ");
+    const char *names[TL_SLOT_COUNT];
+    for (int s = 0; s < TL_SLOT_COUNT; s++) names[s] = sub[s]->name;
+    char models[256];
+    tl_slot_models_text(names, models, sizeof models);
+    int k = snprintf(extra, sizeof extra, "; %s take %s", models, n == first ? "no coefficients" : "the coefficients ");
     size_t used = k > 0 ? (size_t)k : 0;
     for (size_t i = first; i < n && used < sizeof extra; i++) {
         k = snprintf(extra + used, sizeof extra - used, "%s%s", i > first ? ", " : "", keys[i]);
@@ -568,14 +559,9 @@ static int read_law(loader *L, const tl_yval *entry, law_entry *le) {
         return -1;
     le->at = *entry;
     le->def = tl_law_default();
-    if (read_between(L, entry, le) ||
-        read_model(L, entry, TL_SLOT_NORMAL, &le->def.normal) ||
-        read_model(L, entry, TL_SLOT_DAMPING, &le->def.damping) ||
-        read_model(L, entry, TL_SLOT_TANGENTIAL, &le->def.tangential) ||
-        read_model(L, entry, TL_SLOT_HISTORY, &le->def.history) ||
-        read_model(L, entry, TL_SLOT_ROLLING, &le->def.rolling) ||
-        read_model(L, entry, TL_SLOT_TWISTING, &le->def.twisting))
-        return -1;
+    if (read_between(L, entry, le)) return -1;
+    for (int s = 0; s < TL_SLOT_COUNT; s++)
+        if (read_model(L, entry, (tl_slot)s, tl_law_def_slot(&le->def, s))) return -1;
     return read_law_keys(L, entry, &le->def);
 }
 

@@ -142,14 +142,14 @@ static inline void plain_merge(plain_sum *to, const plain_sum *from) {
 static inline size_t block_at(size_t q, size_t n) { return q * n / CHECK_BLOCKS; }
 
 /* the energy test's terms, added plainly: the potential energy apart, the kinetic and the
- * elastic (normal, tangential; kinetic_elastic leaves the rolling and twisting springs out) together */
+ * elastic (normal, tangential; kinetic_elastic leaves the torque slots' springs out) together */
 typedef struct plain_terms {
     plain_sum kin, pot;
 } plain_terms;
 static void plain_term(void *user, int which, double x) {
     plain_terms *t = user;
     if (which == TL_TERM_POT) plain_add(&t->pot, x);
-    else if (which != TL_TERM_ER && which != TL_TERM_ETW) plain_add(&t->kin, x);
+    else if (which < TL_TERM_TORQUE) plain_add(&t->kin, x);
 }
 
 /* The energy test's cheap first look: the same terms as tl_world_energy (kinetic, potential,

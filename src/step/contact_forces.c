@@ -416,12 +416,12 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         drift_slip(s, i, b, be + TL_BE_N, be[TL_BE_LA], be[TL_BE_LB], ds_prev);
         double dd = q->g.delta - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
-        bs->cur.diss_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        bs->cur.dissipated_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
         /* the stored energy the spring did not give back by separation: plastic work for an
          * elastoplastic law, the integration's error for a conservative one */
-        if (plastic) bs->cur.diss_plastic += spring;
+        if (plastic) bs->cur.dissipated_plastic += spring;
         else bs->cur.integration_residual += spring;
-        bs->cur.diss_tangential_damping +=
+        bs->cur.dissipated_tangential_damping +=
             -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         if (law->spins) {
             /* the last rolling (twisting) torque over half this drift, and the rolling (twisting)
@@ -429,18 +429,16 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
             tl_contact cr; /* rolling_inputs fills its wr and i_eff, not read here */
             double dth[3];
             rolling_inputs(s, i, b, q->la, q->lb, &cr, dth);
-            if (law->rolls) {
-                const double *rh = tl_law_rolling_hist(law, rec);
-                bs->cur.diss_rolling += -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
-            }
-            if (law->twists) {
-                const double *th = tl_law_twisting_hist(law, rec);
-                bs->cur.diss_twisting += -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TW];
+            for (int m = 0; m < law->torque_count; m++) {
+                const int t = law->torque_at[m];
+                const double *th = tl_law_torque_hist(law, law->torque_slot[m], rec);
+                bs->cur.term[law->torque_dissipated[m]] +=
+                    -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TORQUE + t];
             }
         }
         /* the correction's second half-kick lands in the next step: so does its work */
-        bs->next.diss_normal += 0.5 * fn_app * q->rate * s->dt;
-        bs->next.diss_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
+        bs->next.dissipated_normal += 0.5 * fn_app * q->rate * s->dt;
+        bs->next.dissipated_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
     }
     if (s->w->log.on && lay->impact >= 0) {
         /* the collision log reads the record after the stage */
@@ -501,8 +499,8 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
  * forces over the relative displacement) minus its change of stored energy. */
 static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
                            const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
-                           double fn_app, const double ft_app[3], const double dth[3], const double rh0[6],
-                           const double th0[6], tl_block_sum *bs) {
+                           double fn_app, const double ft_app[3], const double dth[3],
+                           double th0[TL_TORQUE_SLOTS][6], tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -511,11 +509,11 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
         double dd = c->delta - d_prev;
         double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c->fn_el)) * dd;
         double spring = 0.5 * (fel_prev + c->fn_el) * dd - (c->e_el_n - be[TL_BE_E_N]);
-        bs->cur.diss_normal += damper;
+        bs->cur.dissipated_normal += damper;
         /* a conservative spring returns what it took, but for the integration's error,
          * which is booked as such (not as damping); the hysteresis of an elastoplastic
          * one is plastic work */
-        if (plastic) bs->cur.diss_plastic += spring;
+        if (plastic) bs->cur.dissipated_plastic += spring;
         else bs->cur.integration_residual += spring;
         /* the last step's force through the geometry it was applied with (normal and
          * lever arms), this step's through this one: second order as the contact turns */
@@ -524,31 +522,25 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
         double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
         double diss_t = absorbed_t - (c->e_el_t - be[TL_BE_E_T]);
         /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
-        if (c->sliding) bs->cur.diss_friction += diss_t;
-        else bs->cur.diss_tangential_damping += diss_t;
-        if (law->rolls) {
-            /* the rolling torques, spring and dashpot, of the last step and of this one over this
-             * drift's relative rotation: the dashpot's is lost; the spring's, less the change of its
-             * energy, is the slip's loss at full mobilisation, else the integration's error */
-            const double *rh = tl_law_rolling_hist(law, rec);
-            double rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c->e_el_r - be[TL_BE_E_R]);
-            bs->cur.diss_rolling += -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
-            if (c->rolling_slip) bs->cur.diss_rolling += rs;
-            else bs->cur.integration_residual += rs;
-        }
-        if (law->twists) {
-            /* the twisting torques, booked as the rolling ones: the dashpot's work is lost; the
-             * spring's, less the change of its energy, is the slip's loss at the limit, else the
+        if (c->sliding) bs->cur.dissipated_friction += diss_t;
+        else bs->cur.dissipated_tangential_damping += diss_t;
+        for (int k = 0; k < law->torque_count; k++) {
+            /* each torque slot's torques (rolling, twisting), spring and dashpot, of the last step and
+             * of this one over this drift's relative rotation: the dashpot's is lost; the spring's,
+             * less the change of its energy, is the slip's loss at full mobilisation, else the
              * integration's error */
-            const double *th = tl_law_twisting_hist(law, rec);
-            double ts = -0.5 * (v3_dot(th0, dth) + v3_dot(th, dth)) - (c->e_el_tw - be[TL_BE_E_TW]);
-            bs->cur.diss_twisting += -0.5 * (v3_dot(th0 + 3, dth) + v3_dot(th + 3, dth));
-            if (c->twist_slip) bs->cur.diss_twisting += ts;
+            const int t = law->torque_at[k];
+            const double *th = tl_law_torque_hist(law, law->torque_slot[k], rec);
+            double ts = -0.5 * (v3_dot(th0[t], dth) + v3_dot(th, dth)) - (c->tqs[t].e_el - be[TL_BE_E_TORQUE + t]);
+            bs->cur.term[law->torque_dissipated[k]] += -0.5 * (v3_dot(th0[t] + 3, dth) + v3_dot(th + 3, dth));
+            if (c->tqs[t].slip) bs->cur.term[law->torque_dissipated[k]] += ts;
             else bs->cur.integration_residual += ts;
         }
     }
-    if (law->rolls) be[TL_BE_E_R] = c->e_el_r; /* else 0 from the record's opening */
-    if (law->twists) be[TL_BE_E_TW] = c->e_el_tw;
+    for (int k = 0; k < law->torque_count; k++) { /* else 0 from the record's opening */
+        const int t = law->torque_at[k];
+        be[TL_BE_E_TORQUE + t] = c->tqs[t].e_el;
+    }
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
     be[TL_BE_E_T] = c->e_el_t;
@@ -777,13 +769,14 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         else v3_scale(c.dxi, ds, phi);
     }
 
-    double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    /* the torque slots' last torques, spring and dashpot (zero for a new contact) */
+    double dth[3] = {0.0, 0.0, 0.0}, th0[TL_TORQUE_SLOTS][6];
+    memset(th0, 0, sizeof th0);
     if (law->spins) {
         rolling_inputs(s, i, &b, q.la, q.lb, &c, dth);
         v3_scale(c.dth, dth, touching || law->entry_displacement == TL_ENTRY_WHOLE_STEP ? 1.0 : phi);
-        if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
-        if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
+        for (int m = 0; touching && m < law->torque_count; m++)
+            memcpy(th0[law->torque_at[m]], tl_law_torque_hist(law, law->torque_slot[m], rec), sizeof th0[0]);
     }
 
     if (law->fused_kind == TL_FUSED_HERTZ_MINDLIN) tl_fused_hertz_mindlin(law, pl, &c, rec);
@@ -803,7 +796,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     v3_add(fa, fa, ft_app);
     apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->spins ? c.mr : NULL);
 
-    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, rh0, th0, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, th0, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;
@@ -1066,15 +1059,7 @@ static int differs_from(const tl_particles *p, size_t lo, size_t hi, double r, d
 }
 
 static void add_ledger(tl_energy_ledger *to, const tl_energy_ledger *from) {
-    to->diss_normal += from->diss_normal;
-    to->diss_plastic += from->diss_plastic;
-    to->diss_tangential_damping += from->diss_tangential_damping;
-    to->diss_friction += from->diss_friction;
-    to->diss_rolling += from->diss_rolling;
-    to->diss_twisting += from->diss_twisting;
-    to->boundary_work += from->boundary_work;
-    to->integration_residual += from->integration_residual;
-    to->curvature_work += from->curvature_work;
+    for (int t = 0; t < TL_ENERGY_TERM_COUNT; t++) to->term[t] += from->term[t];
 }
 
 tl_status tl_contact_forces(tl_world *w, bool accumulate) {

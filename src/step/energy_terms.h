@@ -11,7 +11,15 @@
 #include "world_records.h"
 
 /* The terms of the energy sums */
-enum { TL_TERM_KT, TL_TERM_KR, TL_TERM_POT, TL_TERM_EN, TL_TERM_ET, TL_TERM_ER, TL_TERM_ETW, TL_TERM_COUNT };
+enum {
+    TL_TERM_KT,
+    TL_TERM_KR,
+    TL_TERM_POT,
+    TL_TERM_EN,
+    TL_TERM_ET,
+    TL_TERM_TORQUE, /* the torque slots' springs, by their place (laws/slots.h) */
+    TL_TERM_COUNT = TL_TERM_TORQUE + TL_TORQUE_SLOTS
+};
 
 /* the elastic terms of one record (its energy group) */
 typedef struct terms_walk {
@@ -24,8 +32,7 @@ static inline void record_terms(const double *rec, void *u) {
     const double *be = rec + t->energy_at;
     t->fn(t->user, TL_TERM_EN, be[TL_BE_E_N]);
     t->fn(t->user, TL_TERM_ET, be[TL_BE_E_T]);
-    t->fn(t->user, TL_TERM_ER, be[TL_BE_E_R]);
-    t->fn(t->user, TL_TERM_ETW, be[TL_BE_E_TW]);
+    for (int k = 0; k < TL_TORQUE_SLOTS; k++) t->fn(t->user, TL_TERM_TORQUE + k, be[TL_BE_E_TORQUE + k]);
 }
 
 /* fn(user, which, x) for the kinetic and potential energy of the count bodies from first */

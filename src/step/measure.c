@@ -11,6 +11,8 @@
 #include "measure.h"
 #include "external.h"
 #include "energy_terms.h"
+#include "energy_table.h"
+#include "slots.h"
 
 /* The energy sums: kinetic (translational, rotational), potential and the three elastic
  * terms, each a reproducible sum (core/rsum.h): the same bits whatever the order of
@@ -68,33 +70,29 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     e->kinetic_rotational = v[TL_TERM_KR];
     e->potential = v[TL_TERM_POT];
     if (w->ext.count) e->potential += dist ? w->ranks.ops->external_potential(w) : tl_external_potential(w);
-    if (w->contacts.lay.energy >= 0 && w->def.track_energy) {
-        e->elastic_normal = v[TL_TERM_EN];
-        e->elastic_tangential = v[TL_TERM_ET];
-        e->elastic_rolling = v[TL_TERM_ER];
-        e->elastic_twisting = v[TL_TERM_ETW];
-    } else if (w->prepared) {
-        /* not tracked: only the mechanical energy of the particles is known */
-        e->elastic_normal = e->elastic_tangential = e->elastic_rolling = e->elastic_twisting = NAN;
+    const bool tracked = w->contacts.lay.energy >= 0 && w->def.track_energy;
+    /* the springs' energies from the records' sums: normal, tangential and each torque slot's */
+    double elastic[TL_SLOT_COUNT];
+    for (int sl = 0; sl < TL_SLOT_COUNT; sl++) elastic[sl] = 0.0;
+    elastic[TL_SLOT_NORMAL] = v[TL_TERM_EN];
+    elastic[TL_SLOT_TANGENTIAL] = v[TL_TERM_ET];
+    for (int sl = 0; sl < TL_SLOT_COUNT; sl++) {
+        const tl_slot_row *row = tl_slot_row_get(sl);
+        if (row->cls == TL_CLASS_TORQUE) elastic[sl] = v[TL_TERM_TORQUE + row->torque];
     }
-    e->dissipated_normal = w->books.ledger.diss_normal;
-    e->dissipated_plastic = w->books.ledger.diss_plastic;
-    e->dissipated_tangential_damping = w->books.ledger.diss_tangential_damping;
-    e->dissipated_friction = w->books.ledger.diss_friction;
-    e->dissipated_rolling = w->books.ledger.diss_rolling;
-    e->dissipated_twisting = w->books.ledger.diss_twisting;
-    e->boundary_work = w->books.ledger.boundary_work;
-    e->integration_residual = w->books.ledger.integration_residual;
-    e->curvature_work = w->books.ledger.curvature_work;
-    if (!(w->contacts.lay.energy >= 0 && w->def.track_energy) && w->prepared)
-        e->dissipated_normal = e->dissipated_plastic = e->dissipated_tangential_damping =
-            e->dissipated_friction = e->dissipated_rolling = e->dissipated_twisting = e->integration_residual =
-                e->curvature_work = NAN;
-    e->total = e->kinetic_translational + e->kinetic_rotational + e->potential + e->elastic_normal +
-               e->elastic_tangential + e->elastic_rolling + e->elastic_twisting + e->dissipated_normal +
-               e->dissipated_plastic + e->dissipated_tangential_damping + e->dissipated_friction +
-               e->dissipated_rolling + e->dissipated_twisting + e->integration_residual -
-               e->boundary_work - e->curvature_work;
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const tl_energy_term_info *ti = tl_energy_term_get(k);
+        if (ti->kind == TL_ENERGY_KIND_ELASTIC) {
+            /* not tracked: only the mechanical energy of the particles is known */
+            if (tracked) e->term[k] = elastic[ti->slot];
+            else if (w->prepared) e->term[k] = NAN;
+        } else if (ti->kind != TL_ENERGY_KIND_KINETIC && ti->kind != TL_ENERGY_KIND_POTENTIAL) {
+            /* booked: the ledger's; without records the contacts' books are not kept (but for the
+             * boundary work, done on the bodies) */
+            e->term[k] = !tracked && w->prepared && k != TL_ENERGY_BOUNDARY_WORK ? NAN : w->books.ledger.term[k];
+        }
+    }
+    e->total = tl_energy_total(e);
     return TL_OK;
 }
 

@@ -27,7 +27,9 @@
 /* The elastic energy of one record (its energy group). */
 static double record_elastic(const tl_world *w, const double *rec) {
     const double *be = rec + w->contacts.lay.energy;
-    return be[TL_BE_E_N] + be[TL_BE_E_T] + be[TL_BE_E_R] + be[TL_BE_E_TW];
+    double e = be[TL_BE_E_N] + be[TL_BE_E_T];
+    for (int t = 0; t < TL_TORQUE_SLOTS; t++) e += be[TL_BE_E_TORQUE + t];
+    return e;
 }
 
 /* The elastic energy held by the touching contacts of the particles whose keep[i] is 0. */

@@ -190,15 +190,9 @@ static inline void drift_slip(const sstage *s, const side *a, const side *b, con
     v3_scale(out, out, s->dt);
 }
 
-static inline void add_ledger_slot(double *slot, int at, double dn, double dp, double dtd, double df,
-                                   double residual, double dr, double dtw) {
-    slot[at + 0] += dn;
-    slot[at + 1] += dp;
-    slot[at + 2] += dtd;
-    slot[at + 3] += df;
-    slot[at + 4] += residual;
-    slot[at + 5] += dr;
-    slot[at + 6] += dtw;
+/* adds x to a candidate slot's booked energy term (its step at: TL_SS_CUR or TL_SS_NEXT) */
+static inline void book(double *slot, int at, tl_energy_term term, double x) {
+    slot[at + (int)term - TL_BOOKED_FIRST] += x;
 }
 
 /* The moment of inertia a rolling dashpot sees of one body about its contact point at arm r:
@@ -396,13 +390,14 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     } else {
         v3_copy(c.dxi, ds);
     }
-    double dth[3] = {0.0, 0.0, 0.0}, rh0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    double th0[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    /* the torque slots' last torques, spring and dashpot (zero for a new contact) */
+    double dth[3] = {0.0, 0.0, 0.0}, th0[TL_TORQUE_SLOTS][6];
+    memset(th0, 0, sizeof th0);
     if (law->spins) {
         rolling_inputs(s, a, b, ra, rb, &c, dth);
         v3_scale(c.dth, dth, touching || law->entry_displacement == TL_ENTRY_WHOLE_STEP ? 1.0 : phi);
-        if (touching && law->rolls) memcpy(rh0, tl_law_rolling_hist(law, rec), sizeof rh0);
-        if (touching && law->twists) memcpy(th0, tl_law_twisting_hist(law, rec), sizeof th0);
+        for (int k = 0; touching && k < law->torque_count; k++)
+            memcpy(th0[law->torque_at[k]], tl_law_torque_hist(law, law->torque_slot[k], rec), sizeof th0[0]);
     }
 
     eval_law(law, pl, &c, rec, fs);
@@ -488,13 +483,15 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
             double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
             double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
-            /* the rolling torques, as the sphere stage books them (contact_forces.c, contact_energy) */
-            double rs = 0.0, rd = 0.0;
-            const bool rslip = law->rolls && c.rolling_slip; /* a fused kernel leaves it unset */
-            if (law->rolls) {
-                const double *rh = tl_law_rolling_hist(law, rec);
-                rs = -0.5 * (v3_dot(rh0, dth) + v3_dot(rh, dth)) - (c.e_el_r - be[TL_BE_E_R]);
-                rd = -0.5 * (v3_dot(rh0 + 3, dth) + v3_dot(rh + 3, dth));
+            /* the torque slots' torques (rolling, twisting), as the sphere stage books them
+             * (contact_forces.c, contact_energy): the dashpot's work is lost; the spring's, less the
+             * change of its energy, is the slip's loss at the limit, else the integration's error */
+            double ts[TL_TORQUE_SLOTS], td[TL_TORQUE_SLOTS];
+            for (int k = 0; k < law->torque_count; k++) {
+                const int sl = law->torque_slot[k], t = law->torque_at[k];
+                const double *th = tl_law_torque_hist(law, sl, rec);
+                ts[k] = -0.5 * (v3_dot(th0[t], dth) + v3_dot(th, dth)) - (c.tqs[t].e_el - be[TL_BE_E_TORQUE + t]);
+                td[k] = -0.5 * (v3_dot(th0[t] + 3, dth) + v3_dot(th + 3, dth));
             }
             /* the radius of curvature now: what its change did to the stored energy. Against a face
              * the curvature torque did it, and the work done against it over the drift joins the
@@ -509,22 +506,24 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 curv = c.e_el_n - normal_energy_at(law, pl, &c, rec, r_last);
                 spring += curv;
             }
-            slot[TL_SS_CUR + 7] += curv;
-            /* and the twisting torques, booked the same way */
-            double ts = 0.0, td = 0.0;
-            const bool tslip = law->twists && c.twist_slip;
-            if (law->twists) {
-                const double *th = tl_law_twisting_hist(law, rec);
-                ts = -0.5 * (v3_dot(th0, dth) + v3_dot(th, dth)) - (c.e_el_tw - be[TL_BE_E_TW]);
-                td = -0.5 * (v3_dot(th0 + 3, dth) + v3_dot(th + 3, dth));
+            book(slot, TL_SS_CUR, TL_ENERGY_CURVATURE_WORK, curv);
+            double residual = plastic ? 0.0 : spring;
+            for (int k = 0; k < law->torque_count; k++)
+                if (!c.tqs[law->torque_at[k]].slip) residual += ts[k];
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_NORMAL, damper);
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_PLASTIC, plastic ? spring : 0.0);
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, c.sliding ? 0.0 : diss_t);
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_FRICTION, c.sliding ? diss_t : 0.0);
+            book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, residual);
+            for (int k = 0; k < law->torque_count; k++) {
+                const int t = law->torque_at[k];
+                book(slot, TL_SS_CUR, law->torque_dissipated[k], c.tqs[t].slip ? td[k] + ts[k] : td[k]);
             }
-            double residual = law->rolls && !rslip ? (plastic ? 0.0 : spring) + rs : (plastic ? 0.0 : spring);
-            if (law->twists && !tslip) residual += ts;
-            add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, c.sliding ? 0.0 : diss_t,
-                            c.sliding ? diss_t : 0.0, residual, rslip ? rd + rs : rd, tslip ? td + ts : td);
         }
-        if (law->rolls) be[TL_BE_E_R] = c.e_el_r; /* else 0 from the record's opening */
-        if (law->twists) be[TL_BE_E_TW] = c.e_el_tw;
+        for (int k = 0; k < law->torque_count; k++) { /* else 0 from the record's opening */
+            const int t = law->torque_at[k];
+            be[TL_BE_E_TORQUE + t] = c.tqs[t].e_el;
+        }
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
         be[TL_BE_E_T] = c.e_el_t;
@@ -596,19 +595,16 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         double damper = 0.5 * ((bk[TL_BK_FN] + fn_app) / fs - fel_prev) * dd;
         double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
-        /* the last rolling torque over half this drift, and the spring's energy, which goes
-         * with the contact */
-        double dr = 0.0, dtw = 0.0;
+        /* the torque slots' last torques over half this drift, and their springs' energy, which
+         * goes with the contact */
+        double dtq[TL_TORQUE_SLOTS] = {0.0};
         if (law->spins) {
             double dth[3];
             rolling_inputs(s, a, b, ra, rb, &c, dth);
-            if (law->rolls) {
-                const double *rh = tl_law_rolling_hist(law, rec);
-                dr = -0.5 * (v3_dot(rh, dth) + v3_dot(rh + 3, dth)) + be[TL_BE_E_R];
-            }
-            if (law->twists) {
-                const double *th = tl_law_twisting_hist(law, rec);
-                dtw = -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TW];
+            for (int k = 0; k < law->torque_count; k++) {
+                const int t = law->torque_at[k];
+                const double *th = tl_law_torque_hist(law, law->torque_slot[k], rec);
+                dtq[k] = -0.5 * (v3_dot(th, dth) + v3_dot(th + 3, dth)) + be[TL_BE_E_TORQUE + t];
             }
         }
         /* the last curvature torque over half this drift (zero but for an ellipsoid at a face) */
@@ -616,10 +612,14 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         v3_sub(dth_r, a->wh, b->wh);
         spring -= 0.5 * s->dt * v3_dot(bp + TL_BP_TC, dth_r);
         damper -= 0.5 * s->dt * v3_dot(bp + TL_BP_TR, dth_r);
-        add_ledger_slot(slot, TL_SS_CUR, damper, plastic ? spring : 0.0, diss_t, 0.0, plastic ? 0.0 : spring, dr,
-                        dtw);
-        add_ledger_slot(slot, TL_SS_NEXT, 0.5 * fn_app * rate_d * s->dt, 0.0, -0.5 * v3_dot(ft_app, ds), 0.0, 0.0,
-                        0.0, 0.0);
+        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_NORMAL, damper);
+        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_PLASTIC, plastic ? spring : 0.0);
+        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, diss_t);
+        book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, plastic ? 0.0 : spring);
+        for (int k = 0; k < law->torque_count; k++)
+            book(slot, TL_SS_CUR, law->torque_dissipated[k], dtq[k]);
+        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_NORMAL, 0.5 * fn_app * rate_d * s->dt);
+        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, -0.5 * v3_dot(ft_app, ds));
     }
     if (s->w->log.on && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;
@@ -830,22 +830,10 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
             v3_add(wl->torque, wl->torque, slot + TL_SS_TB); /* about the origin: see patch_touch */
         }
         const double *c = slot + TL_SS_CUR, *nx = slot + TL_SS_NEXT;
-        w->books.ledger.diss_normal += c[0];
-        w->books.ledger.diss_plastic += c[1];
-        w->books.ledger.diss_tangential_damping += c[2];
-        w->books.ledger.diss_friction += c[3];
-        w->books.ledger.integration_residual += c[4];
-        w->books.ledger.diss_rolling += c[5];
-        w->books.ledger.diss_twisting += c[6];
-        w->books.ledger.curvature_work += c[7];
-        w->books.next.diss_normal += nx[0];
-        w->books.next.diss_plastic += nx[1];
-        w->books.next.diss_tangential_damping += nx[2];
-        w->books.next.diss_friction += nx[3];
-        w->books.next.integration_residual += nx[4];
-        w->books.next.diss_rolling += nx[5];
-        w->books.next.diss_twisting += nx[6];
-        w->books.next.curvature_work += nx[7];
+        for (int t = 0; t < TL_BOOKED_COUNT; t++) {
+            w->books.ledger.term[TL_BOOKED_FIRST + t] += c[t];
+            w->books.next.term[TL_BOOKED_FIRST + t] += nx[t];
+        }
         sc->touching += (size_t)slot[TL_SS_TOUCH];
     }
 }

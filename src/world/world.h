@@ -38,18 +38,9 @@ typedef struct tl_pending_exit {
                       * tl_measure_pending_list) */
 } tl_pending_exit;
 
-/* Energy accumulated over the run (see tl_energy). */
-typedef struct tl_energy_ledger {
-    double diss_normal;
-    double diss_plastic;
-    double diss_tangential_damping;
-    double diss_friction;
-    double diss_rolling;
-    double boundary_work;
-    double diss_twisting;
-    double integration_residual; /* what conservative springs did not return: the step's error */
-    double curvature_work;       /* what a contact's changing radius of curvature put in its spring */
-} tl_energy_ledger;
+/* Energy accumulated over the run: a tl_energy of which the booked terms (dissipated, work,
+ * residual: laws/energy_table.c) are used; the measured ones stay zero. */
+typedef tl_energy tl_energy_ledger;
 
 /* The contact stage works in blocks of candidates; each block sums its own
  * energy terms and counts, added in block order (so the sums do not depend on

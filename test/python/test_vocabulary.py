@@ -58,9 +58,15 @@ def test_the_names_come_from_the_library():
     assert _defs.INTEGRATORS["predictor-corrector"] == lib.TL_INTEGRATOR_PREDICTOR_CORRECTOR
     assert _defs.MOTIONS == {"rotate": lib.TL_MOTION_ROTATE, "oscillate": lib.TL_MOTION_OSCILLATE,
                              "rock": lib.TL_MOTION_ROCK}
-    # the energy record is the header's tl_energy, and a scene's energy.csv has the same columns
-    fields = [f for f, _ in ffi.typeof("tl_energy").fields]
-    assert list(glass_world().energy().dtype.names) == fields
+    # the energy record is the library's table of terms, which is the header's tl_energy (each
+    # term a member, in order, over term[]) and a scene's energy.csv's columns
+    terms = [t["name"] for t in talus.energy_terms()]
+    fields = [f for f, _ in ffi.typeof("tl_energy").fields if f != "term"]
+    assert terms == fields[:-1] and fields[-1] == "total"
+    for k, name in enumerate(terms):
+        assert ffi.offsetof("tl_energy", name) == ffi.offsetof("tl_energy", "term") + 8 * k
+    assert list(glass_world().energy().dtype.names) == terms + ["total"]
+    assert [s["key"] for s in talus.slots()] == list(_defs.SLOTS)
     assert lib.tl_suggest_name(b"desnity", ffi.new("const char *[]", [ffi.new("char[]", b"density")]), 1) != ffi.NULL
 
 
