@@ -106,14 +106,26 @@ const tl_output_ops *tl_output_ops_of(tl_output_kind kind); /* output_kinds.c */
  * would grow with the distance of the scene from the origin and shrink the
  * reported error with it). */
 static inline double tl_energy_scale_update(double scale, const tl_energy *e, const tl_energy *e0) {
-    const double terms[] = {e->kinetic_translational + e->kinetic_rotational, e->potential - e0->potential,
-                            e->elastic_normal + e->elastic_tangential + e->elastic_rolling + e->elastic_twisting,
-                            e->dissipated_normal + e->dissipated_plastic + e->dissipated_tangential_damping +
-                                e->dissipated_friction + e->dissipated_rolling + e->dissipated_twisting,
-                            e->integration_residual, e->boundary_work, e->curvature_work};
+    /* the kinetic, elastic and dissipated terms each summed in the table's order (laws/energy_table.c),
+     * the potential as its change, each booked work and residual alone */
+    double kinetic = 0.0, elastic = 0.0, dissipated = 0.0, alone[TL_ENERGY_TERM_COUNT];
+    bool first_k = true, first_e = true, first_d = true;
+    size_t n = 0;
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const double x = e->term[k];
+        switch (tl_energy_term_get(k)->kind) {
+        case TL_ENERGY_KIND_KINETIC: kinetic = first_k ? x : kinetic + x, first_k = false; break;
+        case TL_ENERGY_KIND_POTENTIAL: alone[n++] = x - e0->term[k]; break;
+        case TL_ENERGY_KIND_ELASTIC: elastic = first_e ? x : elastic + x, first_e = false; break;
+        case TL_ENERGY_KIND_DISSIPATED: dissipated = first_d ? x : dissipated + x, first_d = false; break;
+        default: alone[n++] = x; break;
+        }
+    }
+    const double sums[3] = {kinetic, elastic, dissipated};
     if (!(scale > 1e-300)) scale = 1e-300;
-    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
-        double a = terms[i] < 0.0 ? -terms[i] : terms[i];
+    for (size_t i = 0; i < 3 + n; i++) {
+        const double t = i < 3 ? sums[i] : alone[i - 3];
+        double a = t < 0.0 ? -t : t;
         if (a > scale) scale = a;
     }
     return scale;

@@ -9,6 +9,9 @@
  *   pseudo  a single step, xi = vt dt = dxi (eq. 5); nothing is stored
  *   none    xi = 0: only the tangential dashpot acts
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "submodel.h"
 #include "vec.h"
 
@@ -37,16 +40,25 @@ static void true_commit(const double *p, const tl_contact *c, double *hist) {
     v3_copy(hist, c->xi);
 }
 
+/* a history other than none needs a tangential model to keep the displacement of */
+static bool needs_tangential(const char *const models[TL_SLOT_COUNT], char *msg, size_t msg_size) {
+    if (strcmp(models[TL_SLOT_TANGENTIAL], "none") != 0) return true;
+    snprintf(msg, msg_size,
+             "history '%s' has no effect without a tangential model: set history: none or choose a tangential model",
+             models[TL_SLOT_HISTORY]);
+    return false;
+}
+
 const tl_submodel tl_history_models[] = {
     {{TL_SLOT_HISTORY, "true",
       "multi-step tangential displacement: accumulate, project, rescale at Coulomb",
       "Fleischmann et al. 2015 eq. 4, 6", NULL, 0, 3},
-     0, NULL, true_force, true_commit, false},
+     0, NULL, true_force, true_commit, false, needs_tangential},
     {{TL_SLOT_HISTORY, "pseudo", "single-step displacement xi = vt dt",
       "Fleischmann et al. 2015 eq. 5", NULL, 0, 0},
-     0, NULL, pseudo_force, NULL, false},
+     0, NULL, pseudo_force, NULL, false, needs_tangential},
     {{TL_SLOT_HISTORY, "none", "no tangential displacement (dashpot only)",
       "Fleischmann et al. 2015 section 3", NULL, 0, 0},
-     0, NULL, none_force, NULL, false},
-    {{TL_SLOT_HISTORY, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false},
+     0, NULL, none_force, NULL, false, NULL},
+    {{TL_SLOT_HISTORY, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL},
 };

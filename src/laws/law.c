@@ -77,21 +77,11 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                  dm->info.name, nm->info.name, known);
         return TL_ERROR_ARGUMENT;
     }
-    bool no_tangential = strcmp(out->sub[TL_SLOT_TANGENTIAL]->info.name, "none") == 0;
-    bool no_history = strcmp(out->sub[TL_SLOT_HISTORY]->info.name, "none") == 0;
-    if (no_tangential && !no_history) {
-        snprintf(msg, msg_size,
-                 "history '%s' has no effect without a tangential model: set history: none or "
-                 "choose a tangential model",
-                 out->sub[TL_SLOT_HISTORY]->info.name);
-        return TL_ERROR_ARGUMENT;
-    }
-    if (no_tangential && strcmp(out->sub[TL_SLOT_TWISTING]->info.name, "marshall") == 0) {
-        snprintf(msg, msg_size,
-                 "twisting 'marshall' takes its stiffness, damping and friction from the tangential model: "
-                 "choose a tangential model or twisting 'sds'");
-        return TL_ERROR_ARGUMENT;
-    }
+    /* what each sub-model needs of the others (its row's fits) */
+    const char *models[TL_SLOT_COUNT];
+    for (int s = 0; s < TL_SLOT_COUNT; s++) models[s] = out->sub[s]->info.name;
+    for (int s = 0; s < TL_SLOT_COUNT; s++)
+        if (out->sub[s]->fits && !out->sub[s]->fits(models, msg, msg_size)) return TL_ERROR_ARGUMENT;
     out->clamp_tensile = def->clamp_tensile;
     out->coulomb_test = def->coulomb_test;
     if (def->coulomb_test != TL_COULOMB_TOTAL && def->coulomb_test != TL_COULOMB_SPRING &&
@@ -178,9 +168,9 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
                 }
             const char *sug = NULL;
             sug = tl_closest_name(cname, cands, n);
-            char models[256];
-            tl_law_models_text(out, models, sizeof models);
-            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s)%s%s%s; it takes: %s", cname, models,
+            char names_text[256];
+            tl_law_models_text(out, names_text, sizeof names_text);
+            snprintf(msg, msg_size, "unknown coefficient '%s' for this law (%s)%s%s%s; it takes: %s", cname, names_text,
                      sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "",
                      used_len ? takes : "no coefficients");
             return TL_ERROR_ARGUMENT;

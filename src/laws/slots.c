@@ -15,6 +15,11 @@ const char *tl_history_default(const tl_law_def *def) {
     return t && strcmp(t, "none") != 0 ? "true" : "none";
 }
 
+/* TL_TORQUE_SLOTS (submodel.h: the size of a contact's torque outputs) counts the torque rows */
+#define IS_TORQUE(slot, key, summary, dflt, models, cls, torque, dflt_of) +((cls) == TL_CLASS_TORQUE)
+_Static_assert(0 TL_SLOTS(IS_TORQUE) == TL_TORQUE_SLOTS, "TL_TORQUE_SLOTS must count the torque rows of TL_SLOTS");
+#undef IS_TORQUE
+
 #define ROW(slot, key, summary, dflt, models, cls, torque, dflt_of)                                                  \
     {{slot, #key, summary, dflt}, offsetof(tl_law_def, key), models, cls, torque, dflt_of},
 static const tl_slot_row slot_rows[TL_SLOT_COUNT] = {TL_SLOTS(ROW)};

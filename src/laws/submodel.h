@@ -126,6 +126,10 @@ typedef struct tl_submodel {
     void (*commit)(const double *params, const tl_contact *c, double *hist);
     /* reads c->v_impact, the approach speed at first touch (kept in the contact record) */
     bool uses_impact_speed;
+    /* What it needs of the law's other slots, checked when the law is assembled: writes a message
+     * and returns false when the law does not give it (NULL: nothing). models[s] is the name of
+     * the sub-model in slot s. */
+    bool (*fits)(const char *const models[TL_SLOT_COUNT], char *msg, size_t msg_size);
 } tl_submodel;
 
 /* Index of a coefficient in a sub-model, or -1. */

@@ -462,12 +462,7 @@ tl_status tl_world_get_law(const tl_world *w, int a, int b, tl_law_def *out) {
     if (!tl_world_has_law(w, a, b)) return TL_ERROR_NOT_FOUND;
     const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)a * w->cat.law_dim + (size_t)b]];
     memset(out, 0, sizeof *out);
-    out->normal = law->sub[TL_SLOT_NORMAL]->info.name;
-    out->damping = law->sub[TL_SLOT_DAMPING]->info.name;
-    out->tangential = law->sub[TL_SLOT_TANGENTIAL]->info.name;
-    out->history = law->sub[TL_SLOT_HISTORY]->info.name;
-    out->rolling = law->sub[TL_SLOT_ROLLING]->info.name;
-    out->twisting = law->sub[TL_SLOT_TWISTING]->info.name;
+    for (int s = 0; s < TL_SLOT_COUNT; s++) *tl_law_def_slot(out, s) = law->sub[s]->info.name;
     out->clamp_tensile = law->clamp_tensile;
     out->coulomb_test = law->coulomb_test;
     out->contact_point = law->contact_point;

@@ -164,7 +164,63 @@ static void test_missing_law(void) {
     tl_world_destroy(s.w);
 }
 
+/* The table of slots and the table of energy terms hold together: rows in their enum's order,
+ * keys found back, each sub-model under its slot, each term a member of tl_energy at its index,
+ * the measured terms before the booked ones (the stages book by term - TL_ENERGY_DISSIPATED_NORMAL),
+ * each optional torque slot with its elastic and dissipated terms; tl_law_choose and
+ * tl_law_model by key, defaults as a scene's. */
+static void test_tables(void) {
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_slot_info *si = tl_slot_get((tl_slot)s);
+        ENSURE(si && si->slot == (tl_slot)s && tl_slot_find(si->key) == s);
+        ENSURE(strcmp(tl_slot_name((tl_slot)s), si->key) == 0);
+    }
+    ENSURE(tl_slot_get(TL_SLOT_COUNT) == NULL && tl_slot_find("cohesion") == -1);
+    for (int i = 0; i < tl_registry_count(); i++) {
+        const tl_submodel_info *m = tl_registry_get(i);
+        ENSURE(tl_registry_find(m->slot, m->name) == m);
+    }
+    tl_energy e;
+    memset(&e, 0, sizeof e);
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const tl_energy_term_info *t = tl_energy_term_get(k);
+        ENSURE(t && (int)t->term == k && (t->sign == 1 || t->sign == -1));
+        bool measured = t->kind == TL_ENERGY_KIND_KINETIC || t->kind == TL_ENERGY_KIND_POTENTIAL ||
+                        t->kind == TL_ENERGY_KIND_ELASTIC;
+        if (measured != (k < TL_ENERGY_DISSIPATED_NORMAL)) fprintf(stderr, "term %s out of its place\n", t->name);
+        ENSURE(measured == (k < TL_ENERGY_DISSIPATED_NORMAL));
+        ENSURE(t->slot >= -1 && t->slot < TL_SLOT_COUNT);
+        for (int j = 0; j < k; j++) ENSURE(strcmp(tl_energy_term_get(j)->name, t->name) != 0);
+        e.term[k] = (double)(k + 1);
+    }
+    ENSURE(tl_energy_term_get(TL_ENERGY_TERM_COUNT) == NULL);
+    /* the named members are the term[] view (a few checked by name) */
+    ENSURE(e.kinetic_translational == 1.0 && e.elastic_twisting == 1.0 + TL_ENERGY_ELASTIC_TWISTING &&
+           e.dissipated_rolling == 1.0 + TL_ENERGY_DISSIPATED_ROLLING && e.curvature_work == (double)TL_ENERGY_TERM_COUNT);
+    for (int s = TL_SLOT_ROLLING; s <= TL_SLOT_TWISTING; s++) {
+        int elastic = 0, dissipated = 0;
+        for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+            const tl_energy_term_info *t = tl_energy_term_get(k);
+            elastic += t->slot == s && t->kind == TL_ENERGY_KIND_ELASTIC;
+            dissipated += t->slot == s && t->kind == TL_ENERGY_KIND_DISSIPATED;
+        }
+        ENSURE(elastic == 1 && dissipated == 1);
+    }
+    tl_law_def d = tl_law_default();
+    ENSURE(tl_law_choose(&d, "tangential", "none") == TL_OK);
+    ENSURE(strcmp(tl_law_model(&d, TL_SLOT_TANGENTIAL), "none") == 0);
+    ENSURE(tl_law_choose(&d, "history", NULL) == TL_OK && strcmp(tl_law_model(&d, TL_SLOT_HISTORY), "none") == 0);
+    ENSURE(tl_law_choose(&d, "tangential", "mindlin") == TL_OK && strcmp(tl_law_model(&d, TL_SLOT_HISTORY), "true") == 0);
+    ENSURE(tl_law_choose(&d, "rolling", "epsd") == TL_OK && strcmp(d.rolling, "epsd") == 0);
+    ENSURE(tl_law_choose(&d, "rolling", "epsdd") == TL_ERROR_NOT_FOUND && strcmp(d.rolling, "epsd") == 0);
+    ENSURE(tl_law_choose(&d, "rollin", "epsd") == TL_ERROR_NOT_FOUND);
+    ENSURE(strcmp(tl_law_model(&d, TL_SLOT_TWISTING), "none") == 0);
+    d.normal = NULL;
+    ENSURE(tl_law_model(&d, TL_SLOT_NORMAL) == NULL); /* a law must name its normal model */
+}
+
 int main(void) {
+    test_tables();
     test_docs_cover_registry();
     test_law_validation();
     test_parameter_validation();
