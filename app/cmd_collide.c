@@ -531,7 +531,16 @@ static void json_result(FILE *f, const tl_collide_def *d, const tl_collide_resul
 }
 
 static void print_law(const tl_law_def *law) {
-    printf("  law        %s + %s + %s + %s", law->normal, law->damping, law->tangential, law->history);
+    /* the slots in table order: the first four always, an optional one (none by default) when used */
+    printf("  law        ");
+    for (int s = 0; s < TL_SLOT_COUNT; s++) {
+        const tl_slot_info *si = tl_slot_get((tl_slot)s);
+        const char *m = tl_law_model(law, (tl_slot)s);
+        if (!m) m = "?";
+        bool optional = s > TL_SLOT_HISTORY;
+        if (optional && strcmp(m, "none") == 0) continue;
+        printf("%s%s%s%s", s ? " + " : "", optional ? si->key : "", optional ? " " : "", m);
+    }
     for (int i = 0; i < law->coeff_count; i++)
         printf("%s%s = %g", i ? ", " : " (", law->coeffs[i].name, law->coeffs[i].value);
     printf("%s%s%s%s%s\n", law->coeff_count ? ")" : "", law->clamp_tensile ? ", clamp_tensile" : "",

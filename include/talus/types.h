@@ -148,6 +148,7 @@ typedef enum tl_slot {
     TL_SLOT_HISTORY,    /* how the tangential displacement is kept */
     TL_SLOT_ROLLING,    /* rolling resistance: a torque against the bodies' relative rolling */
     TL_SLOT_TWISTING,   /* twisting resistance: a torque against the relative spin about the normal */
+    TL_SLOT_COHESION,   /* cohesion: an adhesive normal force added to the normal and damping slots' */
     TL_SLOT_COUNT
 } tl_slot;
 
@@ -210,6 +211,7 @@ typedef struct tl_law_def {
     const char *history;
     const char *rolling;    /* NULL = "none" */
     const char *twisting;   /* NULL = "none" */
+    const char *cohesion;   /* NULL = "none" */
     tl_coeff coeffs[TL_LAW_MAX_COEFFS];
     int coeff_count;
     bool clamp_tensile;           /* a tensile total normal force is set to zero */
@@ -525,12 +527,14 @@ typedef enum tl_energy_term {
     TL_ENERGY_ELASTIC_TANGENTIAL,
     TL_ENERGY_ELASTIC_ROLLING,
     TL_ENERGY_ELASTIC_TWISTING,
+    TL_ENERGY_ELASTIC_COHESION,
     TL_ENERGY_DISSIPATED_NORMAL,
     TL_ENERGY_DISSIPATED_PLASTIC,
     TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING,
     TL_ENERGY_DISSIPATED_FRICTION,
     TL_ENERGY_DISSIPATED_ROLLING,
     TL_ENERGY_DISSIPATED_TWISTING,
+    TL_ENERGY_DISSIPATED_COHESION,
     TL_ENERGY_BOUNDARY_WORK,
     TL_ENERGY_INTEGRATION_RESIDUAL,
     TL_ENERGY_CURVATURE_WORK,
@@ -571,12 +575,14 @@ typedef struct tl_energy {
             double elastic_tangential;    /* J */
             double elastic_rolling;       /* J stored in the rolling springs (rolling resistance) */
             double elastic_twisting;      /* J stored in the twisting springs (twisting resistance) */
+            double elastic_cohesion;      /* J stored by cohesion: its potential, negative (a bound contact) */
             double dissipated_normal;     /* J so far by normal damping */
             double dissipated_plastic;    /* J so far by plastic deformation (elastoplastic normal laws) */
             double dissipated_tangential_damping; /* J so far by the tangential dashpot */
             double dissipated_friction;   /* J so far by Coulomb sliding */
             double dissipated_rolling;    /* J so far by rolling resistance (its slip and its dashpot) */
             double dissipated_twisting;   /* J so far by twisting resistance (its slip and its dashpot) */
+            double dissipated_cohesion;   /* J so far by cohesion's hysteresis */
             double boundary_work;         /* J done on the particles by moving walls and prescribed particles */
             /* J so far: the work of the conservative normal springs minus the change of the energy
              * they store (and release at separation). Exact integration makes it 0; a finite step

@@ -54,7 +54,10 @@ enum tl_book_energy {
     TL_BE_LB,        /* acted through them, so its work over the next drift is counted there */
     TL_BE_E_TORQUE,  /* elastic energy of each torque slot's spring, by its place (laws/slots.h:
                       * rolling, twisting), J */
-    TL_BE_COUNT = TL_BE_E_TORQUE + TL_TORQUE_SLOTS
+    TL_BE_F_FORCE = TL_BE_E_TORQUE + TL_TORQUE_SLOTS, /* each force slot's applied force of the last
+                      * step, N, by its place (laws/slots.h: cohesion) */
+    TL_BE_E_FORCE = TL_BE_F_FORCE + TL_FORCE_SLOTS,   /* and its potential, J */
+    TL_BE_COUNT = TL_BE_E_FORCE + TL_FORCE_SLOTS
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */
 enum tl_book_impact {

@@ -29,13 +29,15 @@
 #include "blowup.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 12u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
+#define FORMAT 13u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
                     * terms of the energy ledger and of the contact records; 9: a shape contact
                     * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings;
                     * 10: a shape candidate's domain (its place in the order of the sums); 11: the
                     * twisting terms of the ledger and of the contact records, the twisting slot; the
                     * ledger's curvature work, a shape contact record's curvature torque and couple;
-                    * 12: the ledger as a tl_energy (every term of the table, laws/energy_table.c) */
+                    * 12: the ledger as a tl_energy (every term of the table, laws/energy_table.c);
+                    * 13: the cohesion slot (its terms in the ledger, its force and potential in the
+                    * contact records) */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {

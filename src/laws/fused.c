@@ -18,7 +18,7 @@ static const fused_row fused_table[] = {
 
 tl_fused_fn tl_fused_find(const tl_law *law, tl_fused_kind *kind) {
     *kind = TL_FUSED_NONE;
-    if (law->spins) return NULL; /* the fused kernels have no rolling or twisting slot */
+    if (law->spins || law->force_count) return NULL; /* the fused kernels have no torque or force slot */
     for (size_t i = 0; i < sizeof fused_table / sizeof fused_table[0]; i++) {
         const fused_row *r = &fused_table[i];
         if (strcmp(law->sub[TL_SLOT_NORMAL]->info.name, r->normal) == 0 &&

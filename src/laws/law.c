@@ -195,14 +195,22 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
         off += out->sub[s]->info.history_count;
     }
     out->hist_count = off;
-    out->torque_count = 0;
+    out->torque_count = out->force_count = 0;
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_slot_row *row = tl_slot_row_get(s);
-        if (row->cls != TL_CLASS_TORQUE || strcmp(out->sub[s]->info.name, "none") == 0) continue;
-        out->torque_slot[out->torque_count] = s;
-        out->torque_at[out->torque_count] = row->torque;
-        out->torque_dissipated[out->torque_count] = (tl_energy_term)tl_energy_term_of(s, TL_ENERGY_KIND_DISSIPATED);
-        out->torque_count++;
+        if (strcmp(out->sub[s]->info.name, "none") == 0) continue;
+        const tl_energy_term lost = (tl_energy_term)tl_energy_term_of(s, TL_ENERGY_KIND_DISSIPATED);
+        if (row->cls == TL_CLASS_TORQUE) {
+            out->torque_slot[out->torque_count] = s;
+            out->torque_at[out->torque_count] = row->place;
+            out->torque_dissipated[out->torque_count] = lost;
+            out->torque_count++;
+        } else if (row->cls == TL_CLASS_FORCE) {
+            out->force_slot[out->force_count] = s;
+            out->force_at[out->force_count] = row->place;
+            out->force_dissipated[out->force_count] = lost;
+            out->force_count++;
+        }
     }
     out->spins = out->torque_count > 0;
     out->fused = NULL; /* the fast path is the contact stage's to attach (fused.h) */

@@ -6,8 +6,9 @@
  * Evaluation order for one contact (tl_law_eval):
  *   1. normal      elastic force, stiffness, factor f, elastic energy
  *   2. damping     normal dashpot
- *   3. clamp       optional: a tensile total normal force becomes zero (then times the
- *                  contact's fn_scale: tl_law_eval_scaled)
+ *   3. clamp       optional: a tensile total normal force becomes zero
+ *      the force slots (slots.h, TL_CLASS_FORCE), each optional: cohesion, its force added
+ *                  (then the sum times the contact's fn_scale: tl_law_eval_scaled)
  *   4. history     the tangential displacement xi (true / pseudo / none)
  *   5. tangential  spring + dashpot + Coulomb limit, rescaling xi when sliding
  *   6. commit      the history mode stores xi
@@ -44,6 +45,12 @@ struct tl_law {
     int torque_at[TL_TORQUE_SLOTS];
     tl_energy_term torque_dissipated[TL_TORQUE_SLOTS]; /* the ledger's term of each one's losses */
     int torque_count;
+    /* the force slots with a model other than none, in table order: their slot and their place among
+     * the force slots (tl_contact.fos, the record's force and potential) */
+    int force_slot[TL_FORCE_SLOTS];
+    int force_at[TL_FORCE_SLOTS];
+    tl_energy_term force_dissipated[TL_FORCE_SLOTS]; /* the ledger's term of each one's losses */
+    int force_count;
     bool spins;        /* torque_count > 0: the stages give wr, dth, i_eff and apply c->mr */
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
@@ -99,6 +106,17 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
     double fn = c->fn_el + c->fn_damp;
     if (law->clamp_tensile && fn < 0.0) fn = 0.0;
+    /* the force slots (cohesion) in table order, after the clamp */
+    if (law->force_count) {
+        c->fn_force = 0.0;
+        for (int k = 0; k < law->force_count; k++) {
+            const int s = law->force_slot[k];
+            law->sub[s]->force(pl->p[s], c, hist + law->hist_offset[s]);
+            c->fos[law->force_at[k]] = c->fo;
+            c->fn_force += c->fo.f;
+        }
+        fn += c->fn_force;
+    }
     c->fn = fn * fn_scale;
     const tl_submodel *h = law->sub[TL_SLOT_HISTORY];
     double *hh = hist + law->hist_offset[TL_SLOT_HISTORY];

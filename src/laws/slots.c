@@ -16,12 +16,15 @@ const char *tl_history_default(const tl_law_def *def) {
 }
 
 /* TL_TORQUE_SLOTS (submodel.h: the size of a contact's torque outputs) counts the torque rows */
-#define IS_TORQUE(slot, key, summary, dflt, models, cls, torque, dflt_of) +((cls) == TL_CLASS_TORQUE)
+#define IS_TORQUE(slot, key, summary, dflt, models, cls, place, dflt_of) +((cls) == TL_CLASS_TORQUE)
+#define IS_FORCE(slot, key, summary, dflt, models, cls, place, dflt_of) +((cls) == TL_CLASS_FORCE)
 _Static_assert(0 TL_SLOTS(IS_TORQUE) == TL_TORQUE_SLOTS, "TL_TORQUE_SLOTS must count the torque rows of TL_SLOTS");
+_Static_assert(0 TL_SLOTS(IS_FORCE) == TL_FORCE_SLOTS, "TL_FORCE_SLOTS must count the force rows of TL_SLOTS");
 #undef IS_TORQUE
+#undef IS_FORCE
 
-#define ROW(slot, key, summary, dflt, models, cls, torque, dflt_of)                                                  \
-    {{slot, #key, summary, dflt}, offsetof(tl_law_def, key), models, cls, torque, dflt_of},
+#define ROW(slot, key, summary, dflt, models, cls, place, dflt_of)                                                  \
+    {{slot, #key, summary, dflt}, offsetof(tl_law_def, key), models, cls, place, dflt_of},
 static const tl_slot_row slot_rows[TL_SLOT_COUNT] = {TL_SLOTS(ROW)};
 #undef ROW
 
@@ -35,8 +38,8 @@ void tl_slot_models_text(const char *const names[TL_SLOT_COUNT], char *buf, size
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_slot_row *row = &slot_rows[s];
         const char *name = names[s] ? names[s] : "?";
-        /* the optional torque slots by key and model, and only when used */
-        bool named = row->cls == TL_CLASS_TORQUE;
+        /* the optional slots (torque, force) by key and model, and only when used */
+        bool named = row->cls == TL_CLASS_TORQUE || row->cls == TL_CLASS_FORCE;
         if (named && strcmp(name, "none") == 0) continue;
         int n = snprintf(buf + used, size - used, "%s%s%s%s", used ? " + " : "", named ? row->info.key : "",
                          named ? " " : "", name);

@@ -22,6 +22,10 @@ typedef enum tl_slot_class {
     TL_CLASS_DAMPING,    /* the normal dashpot */
     TL_CLASS_HISTORY,    /* keeps the tangential displacement (update before, commit after) */
     TL_CLASS_TANGENTIAL, /* the tangential force and its Coulomb limit */
+    TL_CLASS_FORCE,      /* a normal force added after the clamp (before the tangential slot, which sees
+                          * it in c->fn): its inputs those of the normal slot and ra, rb; its output
+                          * c->fo (tl_force_out), its force added to c->fn; its potential stored in
+                          * the record, what it loses booked as its dissipated term */
     TL_CLASS_TORQUE      /* a torque against a relative rotation, after the forces: its inputs
                           * wr, dth, i_eff; its output c->tq (tl_torque_out), added to c->mr;
                           * its history begins with its spring torque (3) then its dashpot
@@ -35,19 +39,22 @@ extern const tl_submodel tl_tangential_models[];
 extern const tl_submodel tl_history_models[];
 extern const tl_submodel tl_rolling_models[];
 extern const tl_submodel tl_twisting_models[];
+extern const tl_submodel tl_cohesion_models[];
 
 typedef struct tl_slot_row {
     tl_slot_info info;
     size_t field;              /* its member in tl_law_def (named by its key): offsetof */
     const tl_submodel *models; /* the slot file's rows, ended by a row with a NULL name */
     tl_slot_class cls;
-    int torque;                /* TL_CLASS_TORQUE: 0 .. TL_TORQUE_SLOTS - 1; else -1 */
+    int place;                 /* its place among the slots of its class: TL_CLASS_TORQUE 0 ..
+                                * TL_TORQUE_SLOTS - 1, TL_CLASS_FORCE 0 .. TL_FORCE_SLOTS - 1; else -1 */
     /* the default when it depends on the other slots (history), else NULL: info.default_model */
     const char *(*default_of)(const tl_law_def *def);
 } tl_slot_row;
 
-/* The table: one row per slot, in evaluation order (its tl_slot value's order):
- *   X(slot, key, summary, default model, sub-models, class, torque place, default function)
+/* The table: one row per slot, in its tl_slot value's order (a law evaluates each class in its
+ * place: law.h, and the slots of a class in this order):
+ *   X(slot, key, summary, default model, sub-models, class, place in its class, default function)
  * (the key is an identifier: its member in tl_law_def is named by it)
  * slots.c makes the rows of it; a list of the keys is TL_SLOTS(TL_SLOT_KEY) (the scene's law keys). */
 #define TL_SLOTS(X)                                                                                            \
@@ -62,7 +69,9 @@ typedef struct tl_slot_row {
       tl_rolling_models, TL_CLASS_TORQUE, 0, NULL)                                                             \
     X(TL_SLOT_TWISTING, twisting,                                                                            \
       "twisting resistance: a torque against the relative spin about the normal", "none", tl_twisting_models,  \
-      TL_CLASS_TORQUE, 1, NULL)
+      TL_CLASS_TORQUE, 1, NULL)                                                                                \
+    X(TL_SLOT_COHESION, cohesion, "cohesion: an adhesive normal force and its potential", "none",            \
+      tl_cohesion_models, TL_CLASS_FORCE, 0, NULL)
 #define TL_SLOT_KEY(slot, key, ...) #key,
 
 /* history's default: the true displacement with a tangential model, else none */

@@ -36,6 +36,17 @@ enum tl_normal_kind {
  * output's index in tl_contact.tqs and its stored energy's in a contact record. */
 #define TL_TORQUE_SLOTS 2
 
+/* The force slots (slots.h, TL_CLASS_FORCE): cohesion. */
+#define TL_FORCE_SLOTS 1
+
+/* What a force slot's kernel gives (c->fo). */
+typedef struct tl_force_out {
+    double f; /* its normal force, N (> 0 repulsive: an adhesive force is negative), in delta's units
+               * (the body's force is f times the contact's fn_scale, as the normal slot's) */
+    double e; /* its potential, J, with f = dU/d delta, relative to where it stops acting (an adhesive
+               * contact's is negative) */
+} tl_force_out;
+
 /* What a torque slot's kernel gives (c->tq). */
 typedef struct tl_torque_out {
     double m[3];      /* its torque on a (b takes -m), N m */
@@ -67,6 +78,8 @@ typedef struct tl_contact {
                         * evaluation must not move the history) */
     double i_eff;      /* equivalent moment of inertia for relative rolling, kg m^2:
                         * 1 / (1/(I_a + m_a l_a^2) + 1/(I_b + m_b l_b^2)) */
+    /* inputs read by the force slots only (a law without one leaves them unset) */
+    double ra, rb;     /* the bodies' radii at the contact, m (rb infinite for a wall) */
 
     /* normal slot */
     double fn_el;      /* elastic normal force, N (> 0 repulsive) */
@@ -77,7 +90,11 @@ typedef struct tl_contact {
     bool yielded;      /* a yielding normal model is beyond its yield overlap */
     /* damping slot */
     double fn_damp;    /* N (> 0 opposing approach) */
-    /* after the clamp */
+    /* force slots (cohesion: slots.h, TL_CLASS_FORCE), added after the clamp */
+    tl_force_out fo;   /* the output of the force slot being evaluated: its kernel writes it */
+    tl_force_out fos[TL_FORCE_SLOTS]; /* each force slot's output, by its place (slots.c) */
+    double fn_force;   /* the force slots' forces together, N (in delta's units, as fn_el) */
+    /* after the clamp and the force slots */
     double fn;         /* total normal force, N (> 0 repulsive) */
     /* history + tangential slots */
     double xi[3];      /* tangential displacement from the history mode, m */

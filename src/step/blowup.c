@@ -42,12 +42,21 @@
 #include "measure.h"
 #include "external.h"
 #include "blowup.h"
+#include "slots.h"
 
 static double kinetic_elastic(const tl_world *w, double *potential) {
     tl_energy e;
     tl_world_energy(w, &e);
     *potential = e.potential;
+    /* the springs and the force slots' potentials (cohesion's, negative: what it releases as it
+     * pulls is energy it held), not the torque slots' springs */
     double el = isfinite(e.elastic_normal) ? e.elastic_normal + e.elastic_tangential : 0.0;
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const tl_energy_term_info *t = tl_energy_term_get(k);
+        if (t->kind == TL_ENERGY_KIND_ELASTIC && t->slot >= 0 && tl_slot_row_get(t->slot)->cls == TL_CLASS_FORCE &&
+            isfinite(e.term[k]))
+            el += e.term[k];
+    }
     return e.kinetic_translational + e.kinetic_rotational + el;
 }
 
@@ -142,14 +151,15 @@ static inline void plain_merge(plain_sum *to, const plain_sum *from) {
 static inline size_t block_at(size_t q, size_t n) { return q * n / CHECK_BLOCKS; }
 
 /* the energy test's terms, added plainly: the potential energy apart, the kinetic and the
- * elastic (normal, tangential; kinetic_elastic leaves the torque slots' springs out) together */
+ * elastic (normal, tangential, the force slots' potentials; kinetic_elastic leaves the torque slots'
+ * springs out) together */
 typedef struct plain_terms {
     plain_sum kin, pot;
 } plain_terms;
 static void plain_term(void *user, int which, double x) {
     plain_terms *t = user;
     if (which == TL_TERM_POT) plain_add(&t->pot, x);
-    else if (which < TL_TERM_TORQUE) plain_add(&t->kin, x);
+    else if (which < TL_TERM_TORQUE || which >= TL_TERM_FORCE) plain_add(&t->kin, x);
 }
 
 /* The energy test's cheap first look: the same terms as tl_world_energy (kinetic, potential,

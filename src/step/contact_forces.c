@@ -240,7 +240,7 @@ static double previous_overlap(const stage *s, uint32_t i, const side_b *b) {
 /* The law's force at zero overlap for this contact's kinematics, with the
  * given tangential history (NULL = none yet). */
 static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0,
-                        const double *hist, double *fn, double ft[3]) {
+                        const double *hist, double *fn, double ft[3], tl_force_out fo0[TL_FORCE_SLOTS]) {
     tl_contact c = *c0;
     c.delta = 0.0;
     c.dt = 0.0; /* no displacement is added at the instant of touch */
@@ -251,6 +251,7 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     tl_law_eval(law, pl, &c, scratch);
     *fn = c.fn;
     v3_copy(ft, c.ft);
+    if (fo0) memcpy(fo0, c.fos, sizeof c.fos); /* the force slots' part (read for the law's force slots) */
 }
 
 /* Applies the force fa (on a; -fa on b) and the torques of the tangential
@@ -394,7 +395,8 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
     double psi = dprev > 0.0 ? dprev / (dprev - q->g.delta) : 0.5;
     uint8_t next = 0;
     double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
-    touch_force(law, pl, c, rec, &fn0, ft0);
+    tl_force_out fo0[TL_FORCE_SLOTS];
+    touch_force(law, pl, c, rec, &fn0, ft0, fo0);
     if (s->correct) {
         double wgt = psi - 0.5, fa[3];
         fn_app = wgt * fn0;
@@ -416,11 +418,27 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         drift_slip(s, i, b, be + TL_BE_N, be[TL_BE_LA], be[TL_BE_LB], ds_prev);
         double dd = q->g.delta - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
-        bs->cur.dissipated_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
+        /* the force slots (cohesion): conservative springs of their own, whose last applied force
+         * and this correction's share act as the normal spring's do, and whose potential goes with
+         * the contact (into the residual) */
+        double fslots = 0.0, fslots_corr = 0.0, fspring = 0.0;
+        if (law->force_count) {
+            const double wgt = s->correct ? psi - 0.5 : 0.0;
+            for (int m = 0; m < law->force_count; m++) {
+                const int t = law->force_at[m];
+                const double fcorr = wgt * fo0[t].f;
+                fslots += be[TL_BE_F_FORCE + t];
+                fslots_corr += fcorr;
+                fspring += 0.5 * (be[TL_BE_F_FORCE + t] + fcorr) * dd + be[TL_BE_E_FORCE + t];
+            }
+        }
+        if (law->force_count) bs->cur.dissipated_normal += 0.5 * (bk[TL_BK_FN] - fel_prev - fslots + fn_app - fslots_corr) * dd;
+        else bs->cur.dissipated_normal += 0.5 * (bk[TL_BK_FN] - fel_prev + fn_app) * dd;
         /* the stored energy the spring did not give back by separation: plastic work for an
          * elastoplastic law, the integration's error for a conservative one */
         if (plastic) bs->cur.dissipated_plastic += spring;
         else bs->cur.integration_residual += spring;
+        if (law->force_count) bs->cur.integration_residual += fspring;
         bs->cur.dissipated_tangential_damping +=
             -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
         if (law->spins) {
@@ -437,7 +455,12 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
             }
         }
         /* the correction's second half-kick lands in the next step: so does its work */
-        bs->next.dissipated_normal += 0.5 * fn_app * q->rate * s->dt;
+        if (law->force_count) {
+            bs->next.dissipated_normal += 0.5 * (fn_app - fslots_corr) * q->rate * s->dt;
+            bs->next.integration_residual += 0.5 * fslots_corr * q->rate * s->dt;
+        } else {
+            bs->next.dissipated_normal += 0.5 * fn_app * q->rate * s->dt;
+        }
         bs->next.dissipated_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
     }
     if (s->w->log.on && lay->impact >= 0) {
@@ -499,8 +522,8 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
  * forces over the relative displacement) minus its change of stored energy. */
 static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
                            const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
-                           double fn_app, const double ft_app[3], const double dth[3],
-                           double th0[TL_TORQUE_SLOTS][6], tl_block_sum *bs) {
+                           double fn_app, const double ft_app[3], const double f_app[TL_FORCE_SLOTS],
+                           const double dth[3], double th0[TL_TORQUE_SLOTS][6], tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -509,12 +532,26 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
         double dd = c->delta - d_prev;
         double damper = 0.5 * ((fn_prev - fel_prev) + (fn_app - c->fn_el)) * dd;
         double spring = 0.5 * (fel_prev + c->fn_el) * dd - (c->e_el_n - be[TL_BE_E_N]);
+        double fspring = 0.0;
+        if (law->force_count) {
+            /* the force slots (cohesion) are conservative springs of their own: the damper is what
+             * the applied force did beyond the normal spring's and theirs */
+            double fprev = 0.0, fnow = 0.0;
+            for (int m = 0; m < law->force_count; m++) {
+                const int t = law->force_at[m];
+                fprev += be[TL_BE_F_FORCE + t];
+                fnow += f_app[t];
+                fspring += 0.5 * (be[TL_BE_F_FORCE + t] + f_app[t]) * dd - (c->fos[t].e - be[TL_BE_E_FORCE + t]);
+            }
+            damper = 0.5 * ((fn_prev - fel_prev - fprev) + (fn_app - c->fn_el - fnow)) * dd;
+        }
         bs->cur.dissipated_normal += damper;
         /* a conservative spring returns what it took, but for the integration's error,
          * which is booked as such (not as damping); the hysteresis of an elastoplastic
          * one is plastic work */
         if (plastic) bs->cur.dissipated_plastic += spring;
         else bs->cur.integration_residual += spring;
+        if (law->force_count) bs->cur.integration_residual += fspring;
         /* the last step's force through the geometry it was applied with (normal and
          * lever arms), this step's through this one: second order as the contact turns */
         double ds_prev[3] = {0.0, 0.0, 0.0};
@@ -540,6 +577,11 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
     for (int k = 0; k < law->torque_count; k++) { /* else 0 from the record's opening */
         const int t = law->torque_at[k];
         be[TL_BE_E_TORQUE + t] = c->tqs[t].e_el;
+    }
+    for (int k = 0; k < law->force_count; k++) {
+        const int t = law->force_at[k];
+        be[TL_BE_F_FORCE + t] = f_app[t];
+        be[TL_BE_E_FORCE + t] = c->fos[t].e;
     }
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
@@ -745,6 +787,10 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     c.dt = s->acc ? s->dt : 0.0; /* the evaluation before the first step adds no displacement */
     c.first = false;
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
+    if (law->force_count) { /* the force slots' radii */
+        c.ra = R[i];
+        c.rb = wall ? INFINITY : R[b.index];
+    }
 
     if (q.g.delta <= 0.0) {
         l->state[k] = contact_exit(s, out, l, k, i, &b, &q, law, pl, &c, bs);
@@ -785,18 +831,23 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     /* the force applied to a: the law's, plus the entry correction */
     double fn_app = c.fn, ft_app[3];
     v3_copy(ft_app, c.ft);
+    /* the force slots' applied forces: the law's, and the entry correction's share */
+    double f_app[TL_FORCE_SLOTS];
+    for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] = c.fos[law->force_at[m]].f;
     if (entered && s->correct && phi != 0.5) {
         double fn0, ft0[3], wgt = phi - 0.5;
-        touch_force(law, pl, &c, NULL, &fn0, ft0);
+        tl_force_out fo0[TL_FORCE_SLOTS];
+        touch_force(law, pl, &c, NULL, &fn0, ft0, fo0);
         fn_app += wgt * fn0;
         v3_axpy(ft_app, wgt, ft0);
+        for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] += wgt * fo0[law->force_at[m]].f;
     }
     double fa[3];
     v3_scale(fa, q.g.n, -fn_app);
     v3_add(fa, fa, ft_app);
     apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->spins ? c.mr : NULL);
 
-    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, dth, th0, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, f_app, dth, th0, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;

@@ -18,7 +18,8 @@ enum {
     TL_TERM_EN,
     TL_TERM_ET,
     TL_TERM_TORQUE, /* the torque slots' springs, by their place (laws/slots.h) */
-    TL_TERM_COUNT = TL_TERM_TORQUE + TL_TORQUE_SLOTS
+    TL_TERM_FORCE = TL_TERM_TORQUE + TL_TORQUE_SLOTS, /* the force slots' potentials, by their place */
+    TL_TERM_COUNT = TL_TERM_FORCE + TL_FORCE_SLOTS
 };
 
 /* the elastic terms of one record (its energy group) */
@@ -33,6 +34,7 @@ static inline void record_terms(const double *rec, void *u) {
     t->fn(t->user, TL_TERM_EN, be[TL_BE_E_N]);
     t->fn(t->user, TL_TERM_ET, be[TL_BE_E_T]);
     for (int k = 0; k < TL_TORQUE_SLOTS; k++) t->fn(t->user, TL_TERM_TORQUE + k, be[TL_BE_E_TORQUE + k]);
+    for (int k = 0; k < TL_FORCE_SLOTS; k++) t->fn(t->user, TL_TERM_FORCE + k, be[TL_BE_E_FORCE + k]);
 }
 
 /* fn(user, which, x) for the kinetic and potential energy of the count bodies from first */

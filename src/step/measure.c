@@ -78,7 +78,8 @@ tl_status tl_world_energy(const tl_world *w, tl_energy *e) {
     elastic[TL_SLOT_TANGENTIAL] = v[TL_TERM_ET];
     for (int sl = 0; sl < TL_SLOT_COUNT; sl++) {
         const tl_slot_row *row = tl_slot_row_get(sl);
-        if (row->cls == TL_CLASS_TORQUE) elastic[sl] = v[TL_TERM_TORQUE + row->torque];
+        if (row->cls == TL_CLASS_TORQUE) elastic[sl] = v[TL_TERM_TORQUE + row->place];
+        if (row->cls == TL_CLASS_FORCE) elastic[sl] = v[TL_TERM_FORCE + row->place];
     }
     for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
         const tl_energy_term_info *ti = tl_energy_term_get(k);
@@ -126,6 +127,16 @@ static int build_touch_list(tl_world *w) {
     return 0;
 }
 
+/* The damping part of a record's applied normal force: less the normal spring's and the force
+ * slots' (cohesion's), which the energy group keeps (NAN without it). */
+static double damping_part(const tl_world *w, const double *rec, double fn) {
+    const int at = w->contacts.lay.energy;
+    if (at < 0) return NAN;
+    double d = fn - rec[at + TL_BE_FN_EL];
+    for (int t = 0; t < TL_FORCE_SLOTS; t++) d -= rec[at + TL_BE_F_FORCE + t];
+    return d;
+}
+
 /* A patch of the shape stage as a contact. */
 static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
     const tl_shape_contacts *sc = &w->contacts.sc;
@@ -143,7 +154,7 @@ static void shape_contact(const tl_world *w, size_t r, tl_contact_info *o) {
     o->normal = (tl_vec3){bp[TL_BP_N], bp[TL_BP_N + 1], bp[TL_BP_N + 2]};
     o->point = (tl_vec3){p->x[i][0] + bp[TL_BP_RA], p->x[i][1] + bp[TL_BP_RA + 1], p->x[i][2] + bp[TL_BP_RA + 2]};
     o->normal_force = bk[TL_BK_FN];
-    o->normal_damping_force = w->contacts.lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->contacts.lay.energy + TL_BE_FN_EL] : NAN;
+    o->normal_damping_force = damping_part(w, rec, bk[TL_BK_FN]);
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
     o->sliding = (sc->store[sc->cur].state[r] & TL_PAIR_SLIDING) != 0;
     o->history = rec;
@@ -198,7 +209,7 @@ tl_status tl_world_get_contact(const tl_world *cw, size_t index, tl_contact_info
     o->point = (tl_vec3){p->x[i][0] + la * g.n[0], p->x[i][1] + la * g.n[1], p->x[i][2] + la * g.n[2]};
     o->normal_force = bk[TL_BK_FN];
     /* the damping part is kept with the energy terms */
-    o->normal_damping_force = w->contacts.lay.energy >= 0 ? bk[TL_BK_FN] - rec[w->contacts.lay.energy + TL_BE_FN_EL] : NAN;
+    o->normal_damping_force = damping_part(w, rec, bk[TL_BK_FN]);
     o->tangential_force = (tl_vec3){bk[TL_BK_FT], bk[TL_BK_FT + 1], bk[TL_BK_FT + 2]};
     o->sliding = (cl->state[k] & TL_PAIR_SLIDING) != 0;
     o->history = rec;

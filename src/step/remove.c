@@ -29,6 +29,7 @@ static double record_elastic(const tl_world *w, const double *rec) {
     const double *be = rec + w->contacts.lay.energy;
     double e = be[TL_BE_E_N] + be[TL_BE_E_T];
     for (int t = 0; t < TL_TORQUE_SLOTS; t++) e += be[TL_BE_E_TORQUE + t];
+    for (int t = 0; t < TL_FORCE_SLOTS; t++) e += be[TL_BE_E_FORCE + t];
     return e;
 }
 

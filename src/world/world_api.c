@@ -646,6 +646,35 @@ static void materials_in_use(const tl_world *w, uint8_t *particle, uint8_t *wall
     for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = 1;
 }
 
+/* The force slots (cohesion) are evaluated by the sphere stage: a law with one is refused for a
+ * pair the shape stage takes (a body with a shape, a mesh wall), whose contacts do not give them. */
+static tl_status check_force_slots(tl_world *w, const uint8_t *used, const uint8_t *wall_used) {
+    size_t nm = w->cat.nmat;
+    uint8_t shaped[256], meshed[256];
+    memset(shaped, 0, nm);
+    memset(meshed, 0, nm);
+    for (size_t i = 0; i < w->p.count; i++)
+        if (w->p.shape[i]) shaped[w->p.material[i]] = 1;
+    for (size_t k = 0; k < w->walls.count; k++)
+        if (w->walls.w[k].kind == TL_WALL_MESH) meshed[w->walls.w[k].material] = 1;
+    for (size_t a = 0; a < nm; a++) {
+        if (!used[a]) continue;
+        for (size_t b = 0; b < nm; b++) {
+            int li = w->cat.law_of[a * w->cat.law_dim + b];
+            if (li < 0 || !w->cat.laws[li].force_count) continue;
+            bool shapes = (shaped[a] && (used[b] || wall_used[b])) || (shaped[b] && used[b]);
+            if (!shapes && !meshed[b]) continue;
+            return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                 "the law between materials '%s' and '%s' has cohesion, which Talus evaluates "
+                                 "between spheres and against plane, rectangle and box walls only; here %s",
+                                 w->cat.mat[a].name, w->cat.mat[b].name,
+                                 shapes ? "bodies with a shape (ellipsoids, meshes) meet under it"
+                                        : "spheres meet a mesh wall under it");
+        }
+    }
+    return TL_OK;
+}
+
 tl_status tl_world_check_laws(tl_world *w) {
     size_t nm = w->cat.nmat;
     uint8_t used[256], wall_used[256];
@@ -674,7 +703,7 @@ tl_status tl_world_check_laws(tl_world *w) {
             if (s != TL_OK) return s;
         }
     }
-    return TL_OK;
+    return check_force_slots(w, used, wall_used);
 }
 
 /* ---- queries ---- */

@@ -231,7 +231,7 @@ static const bad_case bad_cases[] = {
      6, {"laws[0].mu_r: -0.1 is out of range: 0 <= mu_r", "rolling friction", NULL}},
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, mu_r: 0.1}\n" GRAIN
          STAGE,
-     5, {"laws[0]: unknown key 'mu_r'", "rolling, twisting, clamp_tensile", NULL}},
+     5, {"laws[0]: unknown key 'mu_r'", "rolling, twisting", NULL}},
     {HEAD "laws:\n  - {between: [sand, sand], normal: hertz, damping: tsuji, e: 0.5, rolling: epsd}\n" GRAIN
          STAGE,
      5, {"laws[0]:", "rolling 'epsd' needs coefficient 'mu_r'", NULL}},

@@ -175,7 +175,7 @@ static void test_tables(void) {
         ENSURE(si && si->slot == (tl_slot)s && tl_slot_find(si->key) == s);
         ENSURE(strcmp(tl_slot_name((tl_slot)s), si->key) == 0);
     }
-    ENSURE(tl_slot_get(TL_SLOT_COUNT) == NULL && tl_slot_find("cohesion") == -1);
+    ENSURE(tl_slot_get(TL_SLOT_COUNT) == NULL && tl_slot_find("adhesion") == -1 && tl_slot_find("cohesion") == TL_SLOT_COHESION);
     for (int i = 0; i < tl_registry_count(); i++) {
         const tl_submodel_info *m = tl_registry_get(i);
         ENSURE(tl_registry_find(m->slot, m->name) == m);
@@ -197,7 +197,7 @@ static void test_tables(void) {
     /* the named members are the term[] view (a few checked by name) */
     ENSURE(e.kinetic_translational == 1.0 && e.elastic_twisting == 1.0 + TL_ENERGY_ELASTIC_TWISTING &&
            e.dissipated_rolling == 1.0 + TL_ENERGY_DISSIPATED_ROLLING && e.curvature_work == (double)TL_ENERGY_TERM_COUNT);
-    for (int s = TL_SLOT_ROLLING; s <= TL_SLOT_TWISTING; s++) {
+    for (int s = TL_SLOT_ROLLING; s <= TL_SLOT_COHESION; s++) { /* the optional slots: two terms each */
         int elastic = 0, dissipated = 0;
         for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
             const tl_energy_term_info *t = tl_energy_term_get(k);

@@ -1,0 +1,315 @@
+/* Cohesion (the cohesion slot, src/laws/cohesion.c: dmt, sjkr, sjkr2) against closed forms.
+ *   - each model's force and potential, evaluated by the law as the stages evaluate it, against
+ *     its formula at overlaps from 1e-9 to 1e-3 of the radius, for two spheres of unequal radii
+ *     and a sphere on a wall; f = dU/d delta by central differences; sjkr's potential against an
+ *     independent integration (Simpson's rule in long double);
+ *   - a quasi-static pull-off under hertz + dmt: a sphere drawn away from a fixed one at 1e-8 m/s;
+ *     every sampled contact force is K delta^3/2 - 2 pi w R* to 1e-9 of the pull-off force, the
+ *     largest tensile force is 2 pi w R* to 1e-9, and the pair separates;
+ *   - a sphere hanging under a plane by DMT adhesion, gravity pulling it off (m g < 2 pi w R):
+ *     it comes to rest at the overlap where K delta^3/2 = 2 pi w R - m g, to 1e-9; with m g
+ *     above 2 pi w R it falls away;
+ *   - the undamped bounce of two spheres under hertz + dmt (the collision lab): the books close to
+ *     1e-9 of the energy in (the lab's rounding, 5e-11 for hertz alone), no damping is booked, and the step's error (integration_residual,
+ *     first order for a force that jumps at touch) shrinks as the step does;
+ *   - the energy ledger's cohesion terms in a run with sjkr2: elastic_cohesion is the pair's
+ *     potential -2 pi k R* delta^2;
+ *   - a law with cohesion is refused between bodies with a shape. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "law.h"
+#include "talus/lab.h"
+#include "talus/talus.h"
+#include "test.h"
+
+#define PI 3.14159265358979323846
+
+static const double RHO = 2500.0, E = 7e10, NU = 0.25;
+
+static double e_star(void) { return E / (2.0 * (1.0 - NU * NU)); }
+
+/* ---- the kernels, through the law as the stages evaluate it ---- */
+
+typedef struct evaluated {
+    double f, u, fn;
+} evaluated;
+
+static evaluated eval_at(const tl_law *law, const tl_pair_law *pl, double ra, double rb, double delta) {
+    tl_contact c;
+    memset(&c, 0, sizeof c);
+    c.delta = delta;
+    c.n[2] = 1.0;
+    c.ra = ra;
+    c.rb = rb;
+    c.r_eff = isinf(rb) ? ra : ra * rb / (ra + rb);
+    c.m_eff = 1.0;
+    c.dt = 1e-6;
+    double hist[TL_MAX_HIST] = {0};
+    tl_law_eval_slots(law, pl, &c, hist);
+    return (evaluated){c.fos[0].f, c.fos[0].e, c.fn};
+}
+
+/* sjkr's intersection area in long double, in its textbook form */
+static long double area_ld(long double ra, long double rb, long double x) {
+    if (isinf((double)rb)) return (long double)PI * (2.0L * ra * x - x * x);
+    long double d = ra + rb - x;
+    return -(long double)PI / 4.0L * (d - ra - rb) * (d + ra - rb) * (d - ra + rb) * (d + ra + rb) / (d * d);
+}
+
+static double area_integral_simpson(double ra, double rb, double x) {
+    const int n = 20000;
+    long double h = (long double)x / n, s = area_ld(ra, rb, 0.0L) + area_ld(ra, rb, (long double)x);
+    for (int k = 1; k < n; k++) s += (k % 2 ? 4.0L : 2.0L) * area_ld(ra, rb, k * h);
+    return (double)(s * h / 3.0L);
+}
+
+static void test_kernels(void) {
+    tl_material mat;
+    memset(&mat, 0, sizeof mat);
+    mat.name = (char *)"glass";
+    mat.density = RHO;
+    mat.youngs_modulus = E;
+    mat.poisson_ratio = NU;
+    mat.shear_modulus = E / (2.0 * (1.0 + NU));
+    char msg[256];
+    const char *models[3] = {"dmt", "sjkr", "sjkr2"};
+    const double w = 0.3, k = 2e5;
+    for (int m = 0; m < 3; m++) {
+        tl_law_def d = tl_law_default();
+        d.damping = NULL;
+        d.tangential = NULL;
+        d.history = NULL;
+        ENSURE(tl_law_choose(&d, "cohesion", models[m]) == TL_OK);
+        tl_law_set(&d, m == 0 ? "w_adhesion" : "k_cohesion", m == 0 ? w : k);
+        tl_law law;
+        tl_pair_law pl;
+        ENSURE(tl_law_assemble(&d, &law, msg, sizeof msg) == TL_OK);
+        ENSURE(tl_law_prepare(&law, &mat, &mat, &pl, msg, sizeof msg) == TL_OK);
+        ENSURE(law.force_count == 1 && law.fused == NULL);
+        const double radii[3][2] = {{1e-3, 1e-3}, {1e-3, 3e-3}, {2e-3, INFINITY}};
+        for (int r = 0; r < 3; r++) {
+            const double ra = radii[r][0], rb = radii[r][1];
+            const double rs = isinf(rb) ? ra : ra * rb / (ra + rb);
+            const double K = 4.0 / 3.0 * e_star() * sqrt(rs);
+            for (double x = 1e-9 * ra; x < 2e-3 * ra; x *= 10.0) {
+                evaluated v = eval_at(&law, &pl, ra, rb, x);
+                double f, u;
+                if (m == 0) {
+                    f = -2.0 * PI * w * rs;
+                    u = f * x;
+                } else if (m == 1) {
+                    f = -k * (double)area_ld(ra, rb, x);
+                    u = -k * area_integral_simpson(ra, rb, x);
+                } else {
+                    f = -4.0 * PI * k * rs * x;
+                    u = -2.0 * PI * k * rs * x * x;
+                }
+                ENSURE_REL(v.f, f, m == 1 ? 1e-9 : 1e-14);
+                ENSURE_REL(v.u, u, m == 1 ? 1e-9 : 1e-14);
+                ENSURE_NEAR(v.fn, K * pow(x, 1.5) + f, (m == 1 ? 1e-9 : 1e-12) * (K * pow(x, 1.5) + fabs(f)));
+                /* the force is the potential's slope (central differences, h = 1e-4 x) */
+                const double h = 1e-4 * x;
+                double up = eval_at(&law, &pl, ra, rb, x + h).u, um = eval_at(&law, &pl, ra, rb, x - h).u;
+                ENSURE_REL((up - um) / (2.0 * h), v.f, 1e-6);
+            }
+            /* no force and no potential apart */
+            evaluated apart = eval_at(&law, &pl, ra, rb, -1e-9);
+            ENSURE(apart.f == 0.0 && apart.u == 0.0);
+        }
+    }
+}
+
+/* ---- runs ---- */
+
+static tl_world *world(tl_vec3 gravity, const char *cohesion, const char *coeff, double value, bool damped,
+                       int *mat) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = gravity;
+    wd.impact_speed = 0.01;
+    tl_world *w;
+    tl_world_create(&wd, &w);
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = RHO;
+    md.youngs_modulus = E;
+    md.poisson_ratio = NU;
+    tl_world_add_material(w, &md, mat);
+    tl_law_def law = tl_law_default();
+    law.damping = damped ? "tsuji" : NULL;
+    law.tangential = NULL;
+    law.history = NULL;
+    if (damped) tl_law_set(&law, "e", 0.2);
+    ENSURE(tl_law_choose(&law, "cohesion", cohesion) == TL_OK);
+    tl_law_set(&law, coeff, value);
+    if (tl_world_set_law(w, *mat, *mat, &law) != TL_OK) fprintf(stderr, "%s\n", tl_world_error(w));
+    return w;
+}
+
+/* two spheres of 1 mm, b drawn away from a fixed a at 1e-6 m/s from an overlap of 1e-9 m */
+static void test_pull_off(void) {
+    const double R = 1e-3, w_adh = 0.5, v = 1e-8, d0 = 1e-9;
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", w_adh, false, &m);
+    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
+    pa.material = pb.material = m;
+    pa.radius = pb.radius = R;
+    pa.flags = TL_PARTICLE_FIXED;
+    pb.flags = TL_PARTICLE_PRESCRIBED;
+    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
+    pb.velocity = (tl_vec3){0, 0, v};
+    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    const double rs = 0.5 * R, K = 4.0 / 3.0 * e_star() * sqrt(rs), fc = 2.0 * PI * w_adh * rs;
+    double worst = 0.0, fmin_seen = INFINITY, dlast = NAN;
+    size_t samples = 0;
+    const size_t steps = (size_t)ceil(1.2 * d0 / (v * tl_world_dt(w)));
+    for (size_t s = 0; s < steps && tl_world_contact_count(w) == 1; s++) {
+        tl_contact_info c;
+        ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
+        worst = fmax(worst, fabs(c.normal_force - (K * pow(c.overlap, 1.5) - fc)) / fc);
+        fmin_seen = fmin(fmin_seen, c.normal_force);
+        dlast = c.overlap;
+        samples++;
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+    }
+    printf("pull-off: %zu samples, last overlap %.3g m, largest |F - closed form| %.3g of 2 pi w R*, "
+           "pull-off %.12g N against %.12g N\n",
+           samples, dlast, worst, -fmin_seen, fc);
+    ENSURE(samples > 1000);
+    ENSURE(worst < 1e-9);
+    ENSURE_REL(-fmin_seen, fc, 1e-9);
+    ENSURE(tl_world_contact_count(w) == 0);
+    tl_world_destroy(w);
+}
+
+/* a sphere of radius r hanging under the plane z = 0 (normal +z, the sphere above it, gravity +z
+ * pulling it off), damped: its rest overlap, or whether it falls away */
+static double hang(double r, double w_adh, double *z_final) {
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 9.81}, "dmt", "w_adhesion", w_adh, true, &m);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.radius = r;
+    pd.position = (tl_vec3){0, 0, r - 1e-9};
+    uint32_t id;
+    ENSURE(tl_world_add_particle(w, &pd, &id) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    ENSURE(tl_world_step(w, 200000) == TL_OK);
+    tl_particle_state ps;
+    tl_world_get_particle(w, id, &ps);
+    *z_final = ps.position.z;
+    double overlap = tl_world_contact_count(w) ? r - ps.position.z : NAN;
+    if (tl_world_contact_count(w)) ENSURE(fabs(ps.velocity.z) < 1e-9);
+    tl_world_destroy(w);
+    return overlap;
+}
+
+static void test_hanging(void) {
+    const double r = 1e-3, m = RHO * 4.0 / 3.0 * PI * r * r * r, g = 9.81;
+    const double w_held = 2.0 * m * g / (2.0 * PI * r); /* 2 pi w R = 2 m g */
+    double z;
+    double d = hang(r, w_held, &z);
+    const double K = 4.0 / 3.0 * e_star() * sqrt(r);
+    const double want = pow((2.0 * PI * w_held * r - m * g) / K, 2.0 / 3.0);
+    printf("hanging: rest overlap %.12g m against %.12g m\n", d, want);
+    ENSURE_REL(d, want, 1e-9);
+    /* half the weight it can hold: it falls away */
+    d = hang(r, 0.5 * m * g / (2.0 * PI * r), &z);
+    ENSURE(isnan(d) && z > r);
+}
+
+static void test_bounce(void) {
+    double res[3];
+    const double dts[3] = {1e-8, 5e-9, 2.5e-9};
+    for (int k = 0; k < 3; k++) {
+        tl_collide_def d = tl_collide_default();
+        d.material_a.name = "glass";
+        d.material_a.density = RHO;
+        d.material_a.youngs_modulus = E;
+        d.material_a.poisson_ratio = NU;
+        d.same_material = true;
+        d.radius_a = d.radius_b = 1e-3;
+        d.speed = 0.01;
+        d.dt = dts[k];
+        d.law = tl_law_default();
+        d.law.damping = NULL;
+        d.law.tangential = NULL;
+        d.law.history = NULL;
+        ENSURE(tl_law_choose(&d.law, "cohesion", "dmt") == TL_OK);
+        tl_law_set(&d.law, "w_adhesion", 0.5);
+        tl_collide_result r;
+        char err[256];
+        ENSURE(tl_collide(&d, &r, err, sizeof err) == TL_OK);
+        ENSURE(fabs(r.energy_error) < 1e-9 * r.energy_in); /* the lab's rounding: 5e-11 for hertz alone */
+        ENSURE(fabs(r.diss_normal) < 1e-15 * r.energy_in);
+        res[k] = fabs(r.integration_residual) / r.energy_in;
+        printf("bounce, dt %.3g s: e_n %.8f, residual %.3g of the energy in, balance %.3g\n", dts[k], r.e_n, res[k],
+               r.energy_error / r.energy_in);
+        tl_collide_result_free(&r);
+    }
+    /* first order at most: the step's error falls with the step (over the halvings together) */
+    ENSURE(res[2] < 0.5 * res[0]);
+}
+
+/* sjkr2: two spheres held at an overlap by a fixed and a prescribed body at rest: the ledger's
+ * elastic_cohesion is -2 pi k R* delta^2 */
+static void test_ledger(void) {
+    const double R = 1e-3, k = 1e6, d0 = 2e-8;
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "sjkr2", "k_cohesion", k, false, &m);
+    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
+    pa.material = pb.material = m;
+    pa.radius = pb.radius = R;
+    pa.flags = TL_PARTICLE_FIXED;
+    pb.flags = TL_PARTICLE_PRESCRIBED;
+    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
+    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    ENSURE(tl_world_step(w, 10) == TL_OK);
+    tl_energy e;
+    tl_world_energy(w, &e);
+    const double rs = 0.5 * R;
+    ENSURE_REL(e.elastic_cohesion, -2.0 * PI * k * rs * d0 * d0, 1e-6);
+    ENSURE(e.term[TL_ENERGY_ELASTIC_COHESION] == e.elastic_cohesion && e.dissipated_cohesion == 0.0);
+    ENSURE_REL(e.elastic_normal, 0.4 * 4.0 / 3.0 * e_star() * sqrt(rs) * pow(d0, 2.5), 1e-6);
+    tl_contact_info c;
+    ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
+    ENSURE(fabs(c.normal_damping_force) < 1e-15); /* the damping part leaves cohesion's out */
+    tl_world_destroy(w);
+}
+
+static void test_refused_for_shapes(void) {
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", 0.1, false, &m);
+    tl_shape_def sd = tl_shape_default();
+    sd.kind = TL_SHAPE_ELLIPSOID;
+    sd.name = "e";
+    sd.semi_axes = (tl_vec3){2e-3, 1e-3, 1e-3};
+    int sh;
+    ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.shape = sh;
+    ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_ERROR_ARGUMENT);
+    ENSURE(strstr(tl_world_error(w), "cohesion") != NULL);
+    tl_world_destroy(w);
+}
+
+int main(void) {
+    test_kernels();
+    test_pull_off();
+    test_hanging();
+    test_bounce();
+    test_ledger();
+    test_refused_for_shapes();
+    return tl_test_report("test_cohesion");
+}
