@@ -17,9 +17,23 @@
  *           density (LIGGGHTS's cohesionEnergyDensity, J/m^3). U = -k int_0^delta A.
  *   sjkr2   f = -k A, A = 2 pi delta (2 R*) (LIGGGHTS `cohesion sjkr2`); U = -2 pi k R* delta^2.
  *
+ * and one acts beyond first touch (its row's reach):
+ *
+ *   jkr     Johnson, Kendall & Roberts 1971 with normal hertz: the contact radius a from
+ *           delta = a^2/R - sqrt(2 pi w a / E*) on its stable branch, the total normal force
+ *           F = 4 E* a^3/(3R) - sqrt(8 pi w E* a^3), so f = F - F_Hertz(delta+). The contact forms
+ *           at delta = 0 on approach (the force jumps to -4/3 pi w R) and holds while delta >
+ *           delta_c, the overlap where d delta/da = 0 (a_c^3 = pi w R^2/(8 E*), F = -5/6 pi w R:
+ *           a displacement-controlled pull-off); the largest tension on the way is 3/2 pi w R (the
+ *           pull-off force under load control). U = W(a) - W(a_c) - E_Hertz(delta+), W(a) =
+ *           int F d delta = 8 E* a^5/(15 R^2) - 2/3 sqrt(8 pi w E*) a^(7/2)/R + pi w a^2; the jump at
+ *           formation, -U(0), is the energy a contact cycle loses (dissipated_cohesion).
+ *
  * The radii Ra, Rb are the contact's (c->ra, c->rb: Rb infinite for a wall).
  */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "submodel.h"
 
@@ -84,6 +98,76 @@ static void sjkr2_force(const double *p, tl_contact *c, double *hist) {
     c->fo.e = -k * 2.0 * PI * c->r_eff * x * x;
 }
 
+/* ---- jkr ---- */
+
+enum { J_W = 0, J_E, J_C, J_C1 };
+
+static tl_status jkr_prepare(const tl_prep *in, double *p) {
+    const double E = tl_material_e_star(in->a, in->b);
+    if (!(E > 0.0) || !isfinite(E)) return tl_prep_fail(in, "cohesion 'jkr' needs the Young's moduli and Poisson ratios of both materials");
+    p[J_W] = in->coeff[0];
+    p[J_E] = E;
+    p[J_C] = sqrt(2.0 * PI * p[J_W] / E);  /* delta = x^4/R - C x, x = sqrt(a) */
+    p[J_C1] = sqrt(8.0 * PI * p[J_W] * E); /* F = 4 E a^3/(3R) - C1 a^3/2 */
+    return TL_OK;
+}
+
+/* the stable branch's limit: x_c = sqrt(a_c), (C R / 4)^(1/3) */
+static double jkr_xc(const double *p, double R) { return cbrt(0.25 * p[J_C] * R); }
+
+static double jkr_reach(const double *p, double R) {
+    if (!(p[J_W] > 0.0) || !(R > 0.0)) return 0.0;
+    const double x = jkr_xc(p, R);
+    return -(x * x * x * x / R - p[J_C] * x); /* -delta_c */
+}
+
+/* x = sqrt(a) on the stable branch for the overlap d (>= delta_c): Newton from the right (g is
+ * convex and increasing there), to the last digits */
+static double jkr_x(const double *p, double R, double d) {
+    const double C = p[J_C], xc = jkr_xc(p, R);
+    double x = fmax(cbrt(2.0 * C * R), pow(2.0 * R * fmax(d, 0.0), 0.25));
+    x = fmax(x, xc);
+    for (int it = 0; it < 100; it++) {
+        const double x3 = x * x * x, g = x3 * x / R - C * x - d, dg = 4.0 * x3 / R - C;
+        if (!(dg > 0.0)) break;
+        const double step = g / dg;
+        x -= step;
+        if (x < xc) x = xc;
+        if (fabs(step) <= 1e-15 * x) break;
+    }
+    return x;
+}
+
+/* W(a) = int F d delta along the branch (up to a constant) */
+static double jkr_w(const double *p, double R, double x) {
+    const double a = x * x, a2 = a * a;
+    return 8.0 * p[J_E] * a2 * a2 * a / (15.0 * R * R) - 2.0 / 3.0 * p[J_C1] * a2 * x * x * x / R + PI * p[J_W] * a2;
+}
+
+static void jkr_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    const double R = c->r_eff, d = c->delta;
+    if (!(p[J_W] > 0.0)) {
+        c->fo.f = c->fo.e = 0.0;
+        return;
+    }
+    const double x = jkr_x(p, R, d), a = x * x, a3 = a * a * a;
+    const double F = 4.0 * p[J_E] * a3 / (3.0 * R) - p[J_C1] * a * x;
+    const double dp = d > 0.0 ? d : 0.0, K = 4.0 / 3.0 * p[J_E] * sqrt(R), sd = sqrt(dp);
+    c->fo.f = F - K * dp * sd;
+    c->fo.e = jkr_w(p, R, x) - jkr_w(p, R, jkr_xc(p, R)) - 0.4 * K * dp * dp * sd;
+}
+
+/* its Hertz part is the normal slot's: jkr is JKR theory with normal hertz */
+static bool needs_hertz(const char *const models[TL_SLOT_COUNT], char *msg, size_t msg_size) {
+    if (strcmp(models[TL_SLOT_NORMAL], "hertz") == 0) return true;
+    snprintf(msg, msg_size,
+             "cohesion 'jkr' completes Hertz's force to JKR's: it needs normal 'hertz' (got '%s'); with other "
+             "normal models use dmt, sjkr or sjkr2",
+             models[TL_SLOT_NORMAL]);
+    return false;
+}
+
 static const tl_coeff_info w_coeffs[] = {
     {"w_adhesion", "J/m2", NAN, true, 0.0, INFINITY, false, false,
      "work of adhesion w (twice the surface energy gamma of each surface): the pull-off force is 2 pi w R*"},
@@ -95,17 +179,22 @@ static const tl_coeff_info k_coeffs[] = {
 };
 
 const tl_submodel tl_cohesion_models[] = {
-    {{TL_SLOT_COHESION, "none", "no cohesion", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL},
+    {{TL_SLOT_COHESION, "none", "no cohesion", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL},
     {{TL_SLOT_COHESION, "dmt",
       "Derjaguin-Muller-Toporov adhesion: a constant pull 2 pi w R* while the bodies touch",
       "Derjaguin, Muller & Toporov 1975; LAMMPS pair granular normal dmt (gamma = w/2)", w_coeffs, 1, 0},
-     0, w_prepare, dmt_force, NULL, false, NULL},
+     0, w_prepare, dmt_force, NULL, false, NULL, NULL},
     {{TL_SLOT_COHESION, "sjkr",
       "simplified JKR: a pull k A, A the intersection area of the undeformed spheres, while they touch",
       "LIGGGHTS cohesion sjkr", k_coeffs, 1, 0},
-     0, w_prepare, sjkr_force, NULL, false, NULL},
+     0, w_prepare, sjkr_force, NULL, false, NULL, NULL},
     {{TL_SLOT_COHESION, "sjkr2", "simplified JKR: a pull k A, A = 2 pi delta (2 R*), while the bodies touch",
       "LIGGGHTS cohesion sjkr2", k_coeffs, 1, 0},
-     0, w_prepare, sjkr2_force, NULL, false, NULL},
-    {{TL_SLOT_COHESION, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL},
+     0, w_prepare, sjkr2_force, NULL, false, NULL, NULL},
+    {{TL_SLOT_COHESION, "jkr",
+      "Johnson-Kendall-Roberts adhesion with hertz: the JKR force through the contact radius, formed at touch, "
+      "held to the displacement-controlled pull-off overlap",
+      "Johnson, Kendall & Roberts 1971; pull-off as Maugis 2000 (fixed grips)", w_coeffs, 1, 0},
+     0, jkr_prepare, jkr_force, NULL, false, needs_hertz, jkr_reach},
+    {{TL_SLOT_COHESION, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL},
 };

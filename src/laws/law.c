@@ -196,6 +196,7 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
     }
     out->hist_count = off;
     out->torque_count = out->force_count = 0;
+    out->reaches = false;
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
         const tl_slot_row *row = tl_slot_row_get(s);
         if (strcmp(out->sub[s]->info.name, "none") == 0) continue;
@@ -210,6 +211,7 @@ tl_status tl_law_assemble(const tl_law_def *def, tl_law *out, char *msg, size_t 
             out->force_at[out->force_count] = row->place;
             out->force_dissipated[out->force_count] = lost;
             out->force_count++;
+            out->reaches = out->reaches || out->sub[s]->reach != NULL;
         }
     }
     out->spins = out->torque_count > 0;

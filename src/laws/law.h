@@ -51,6 +51,7 @@ struct tl_law {
     int force_at[TL_FORCE_SLOTS];
     tl_energy_term force_dissipated[TL_FORCE_SLOTS]; /* the ledger's term of each one's losses */
     int force_count;
+    bool reaches;      /* a force slot acts beyond touch (its row's reach): tl_law_reach */
     bool spins;        /* torque_count > 0: the stages give wr, dth, i_eff and apply c->mr */
     tl_fused_fn fused; /* the composition in one function (fused.h), or NULL */
     int fused_kind;    /* tl_fused_kind */
@@ -101,13 +102,17 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     c->e_el_t = 0.0;
     c->sliding = false;
     for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = 0.0;
+    /* a contact held apart by a force slot's reach (delta < 0): the other slots see touch */
+    const double delta = c->delta;
+    if (delta < 0.0) c->delta = 0.0;
     law->sub[TL_SLOT_NORMAL]->force(pl->p[TL_SLOT_NORMAL], c, hist + law->hist_offset[TL_SLOT_NORMAL]);
     law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], c,
                                      hist + law->hist_offset[TL_SLOT_DAMPING]);
     double fn = c->fn_el + c->fn_damp;
     if (law->clamp_tensile && fn < 0.0) fn = 0.0;
-    /* the force slots (cohesion) in table order, after the clamp */
+    /* the force slots (cohesion) in table order, after the clamp, at the true overlap */
     if (law->force_count) {
+        c->delta = delta;
         c->fn_force = 0.0;
         for (int k = 0; k < law->force_count; k++) {
             const int s = law->force_slot[k];
@@ -116,6 +121,7 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
             c->fn_force += c->fo.f;
         }
         fn += c->fn_force;
+        if (delta < 0.0) c->delta = 0.0;
     }
     c->fn = fn * fn_scale;
     const tl_submodel *h = law->sub[TL_SLOT_HISTORY];
@@ -134,6 +140,21 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
         else
             for (int i = 0; i < 3; i++) c->mr[i] += c->tq.m[i];
     }
+    c->delta = delta;
+}
+
+/* How far apart (m, >= 0) a formed contact of this law at the radius r_eff still holds: the
+ * largest reach of its force slots (0: it ends at separation). */
+static inline double tl_law_reach(const tl_law *law, const tl_pair_law *pl, double r_eff) {
+    double r = 0.0;
+    for (int k = 0; law->reaches && k < law->force_count; k++) {
+        const tl_submodel *m = law->sub[law->force_slot[k]];
+        if (m->reach) {
+            const double x = m->reach(pl->p[law->force_slot[k]], r_eff);
+            if (x > r) r = x;
+        }
+    }
+    return r;
 }
 
 /* Runs the slots in order on one contact (fn_scale 1). */

@@ -147,6 +147,10 @@ typedef struct tl_submodel {
      * and returns false when the law does not give it (NULL: nothing). models[s] is the name of
      * the sub-model in slot s. */
     bool (*fits)(const char *const models[TL_SLOT_COUNT], char *msg, size_t msg_size);
+    /* A force slot that acts beyond touch once its contact formed (JKR): how far apart, m (>= 0),
+     * the contact at the radius r_eff still holds; the stages keep it (the other slots seeing
+     * zero overlap) while delta > -reach. NULL: it stops at separation. */
+    double (*reach)(const double *params, double r_eff);
 } tl_submodel;
 
 /* Index of a coefficient in a sub-model, or -1. */

@@ -523,7 +523,8 @@ static double contact_open(const stage *s, tl_pairs *l, size_t k, uint32_t i, co
 static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pair_kin *q,
                            const tl_law *law, const tl_contact *c, double *rec, const double ds[3],
                            double fn_app, const double ft_app[3], const double f_app[TL_FORCE_SLOTS],
-                           const double dth[3], double th0[TL_TORQUE_SLOTS][6], tl_block_sum *bs) {
+                           const tl_force_out *touch, const double dth[3], double th0[TL_TORQUE_SLOTS][6],
+                           tl_block_sum *bs) {
     const tl_rec_layout *lay = s->lay;
     double *bk = rec + lay->hist, *be = rec + lay->energy;
     if (s->acc) {
@@ -541,7 +542,14 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
                 const int t = law->force_at[m];
                 fprev += be[TL_BE_F_FORCE + t];
                 fnow += f_app[t];
-                fspring += 0.5 * (be[TL_BE_F_FORCE + t] + f_app[t]) * dd - (c->fos[t].e - be[TL_BE_E_FORCE + t]);
+                /* a new contact's potential starts from its value at the touch, which forming it
+                 * cost: the slot's loss (jkr's jump; zero for a force that starts at zero) */
+                double u_prev = be[TL_BE_E_FORCE + t];
+                if (touch && touch[t].e != 0.0) {
+                    u_prev = touch[t].e;
+                    bs->cur.term[law->force_dissipated[m]] -= touch[t].e;
+                }
+                fspring += 0.5 * (be[TL_BE_F_FORCE + t] + f_app[t]) * dd - (c->fos[t].e - u_prev);
             }
             damper = 0.5 * ((fn_prev - fel_prev - fprev) + (fn_app - c->fn_el - fnow)) * dd;
         }
@@ -792,7 +800,8 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
         c.rb = wall ? INFINITY : R[b.index];
     }
 
-    if (q.g.delta <= 0.0) {
+    /* apart: the contact ends, unless a force slot holds it (cohesion's reach: jkr) */
+    if (q.g.delta <= 0.0 && !(touching && law->reaches && q.g.delta > -tl_law_reach(law, pl, c.r_eff))) {
         l->state[k] = contact_exit(s, out, l, k, i, &b, &q, law, pl, &c, bs);
         return;
     }
@@ -834,10 +843,14 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     /* the force slots' applied forces: the law's, and the entry correction's share */
     double f_app[TL_FORCE_SLOTS];
     for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] = c.fos[law->force_at[m]].f;
+    /* a force slot's state at the touch of a new contact: its potential there is what forming the
+     * contact cost (jkr's jump; contact_energy) */
+    tl_force_out fo0[TL_FORCE_SLOTS];
+    const bool touch_known = c.first && law->force_count;
+    double fn0 = 0.0, ft0[3] = {0.0, 0.0, 0.0};
+    if (touch_known || (entered && s->correct && phi != 0.5)) touch_force(law, pl, &c, NULL, &fn0, ft0, fo0);
     if (entered && s->correct && phi != 0.5) {
-        double fn0, ft0[3], wgt = phi - 0.5;
-        tl_force_out fo0[TL_FORCE_SLOTS];
-        touch_force(law, pl, &c, NULL, &fn0, ft0, fo0);
+        const double wgt = phi - 0.5;
         fn_app += wgt * fn0;
         v3_axpy(ft_app, wgt, ft0);
         for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] += wgt * fo0[law->force_at[m]].f;
@@ -847,7 +860,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     v3_add(fa, fa, ft_app);
     apply(s, out, i, &b, q.g.n, q.la, q.lb, fa, ft_app, law->spins ? c.mr : NULL);
 
-    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, f_app, dth, th0, bs);
+    if (s->energy) contact_energy(s, i, &b, &q, law, &c, rec, ds, fn_app, ft_app, f_app, touch_known ? fo0 : NULL, dth, th0, bs);
     double *bk = rec + lay->hist;
     bk[TL_BK_DELTA] = c.delta;
     bk[TL_BK_FN] = fn_app;

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "blowup.h"
+#include "law.h"
 #include "contact_stage.h"
 #include "stages.h"
 #include "timestep.h"
@@ -74,6 +75,28 @@ static tl_status initial_overlaps(tl_world *w) {
     return TL_OK;
 }
 
+/* A law whose cohesion holds contacts apart (jkr's reach) keeps them only while the neighbor list
+ * has them: a bond's gap must stay within the skin (at the largest radius, where the reach is
+ * largest: it grows as R^(1/3)). */
+static tl_status check_reach(tl_world *w) {
+    double rmax = 0.0;
+    for (size_t i = 0; i < w->p.count; i++) rmax = dmax(rmax, w->p.radius[i]);
+    const size_t nm = w->cat.nmat;
+    for (size_t a = 0; a < nm; a++)
+        for (size_t b = 0; b < nm; b++) {
+            const int li = w->cat.law_of[a * w->cat.law_dim + b];
+            if (li < 0 || !w->cat.laws[li].reaches) continue;
+            const double reach = tl_law_reach(&w->cat.laws[li], tl_world_pair(w, (int)a, (int)b), rmax);
+            if (reach > 0.5 * w->broad.nb.skin)
+                return tl_world_fail(w, TL_ERROR_ARGUMENT,
+                                     "the cohesion between materials '%s' and '%s' holds contacts up to %.3g m "
+                                     "apart, more than half the neighbor skin (%.3g m); set neighbor: skin: to "
+                                     "at least %.3g m",
+                                     w->cat.mat[a].name, w->cat.mat[b].name, reach, w->broad.nb.skin, 2.0 * reach);
+        }
+    return TL_OK;
+}
+
 tl_status tl_world_prepare(tl_world *w) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (w->prepared) return TL_OK;
@@ -95,6 +118,7 @@ tl_status tl_world_prepare(tl_world *w) {
         w->broad.nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
     }
     s = initial_domain(w);
+    if (s == TL_OK) s = check_reach(w);
     if (s != TL_OK) return s;
     s = tl_timestep_compute(w);
     if (s != TL_OK) return s;

@@ -286,6 +286,175 @@ static void test_ledger(void) {
     tl_world_destroy(w);
 }
 
+/* ---- jkr ---- */
+
+/* JKR's curve, parametrised by the contact radius a (long double: an independent evaluation) */
+static long double jkr_delta(long double a, long double R, long double w, long double Es) {
+    return a * a / R - sqrtl(2.0L * (long double)PI * a * w / Es);
+}
+static long double jkr_F(long double a, long double R, long double w, long double Es) {
+    return 4.0L * Es * a * a * a / (3.0L * R) - sqrtl(8.0L * (long double)PI * w * Es * a * a * a);
+}
+/* a on the stable branch for the overlap d, by bisection between a_c and a large bound */
+static long double jkr_a_of(long double d, long double R, long double w, long double Es) {
+    long double lo = cbrtl((long double)PI * w * R * R / (8.0L * Es)), hi = lo;
+    while (jkr_delta(hi, R, w, Es) < d) hi *= 2.0L;
+    for (int it = 0; it < 200; it++) {
+        long double mid = 0.5L * (lo + hi);
+        if (jkr_delta(mid, R, w, Es) < d) lo = mid;
+        else hi = mid;
+    }
+    return 0.5L * (lo + hi);
+}
+
+static void test_jkr_kernel(void) {
+    tl_material mat;
+    memset(&mat, 0, sizeof mat);
+    mat.name = (char *)"glass";
+    mat.density = RHO;
+    mat.youngs_modulus = E;
+    mat.poisson_ratio = NU;
+    mat.shear_modulus = E / (2.0 * (1.0 + NU));
+    char msg[256];
+    const double w = 0.5;
+    tl_law_def d = tl_law_default();
+    d.damping = d.tangential = d.history = NULL;
+    ENSURE(tl_law_choose(&d, "cohesion", "jkr") == TL_OK);
+    tl_law_set(&d, "w_adhesion", w);
+    tl_law law;
+    tl_pair_law pl;
+    ENSURE(tl_law_assemble(&d, &law, msg, sizeof msg) == TL_OK);
+    ENSURE(tl_law_prepare(&law, &mat, &mat, &pl, msg, sizeof msg) == TL_OK);
+    ENSURE(law.reaches);
+    const double Es = e_star();
+    const double radii[2][2] = {{1e-3, 3e-3}, {2e-3, INFINITY}};
+    for (int r = 0; r < 2; r++) {
+        const double ra = radii[r][0], rb = radii[r][1], R = isinf(rb) ? ra : ra * rb / (ra + rb);
+        const long double ac = cbrtl((long double)PI * w * R * R / (8.0L * Es));
+        const double dc = (double)jkr_delta(ac, R, w, Es);
+        ENSURE_REL(tl_law_reach(&law, &pl, R), -dc, 1e-12);
+        /* along the branch from just past the pull-off point (where a(delta) is singular) to 300 a_c */
+        for (long double a = 1.01L * ac; a < 300.0L * ac; a *= 1.37L) {
+            const double x = (double)jkr_delta(a, R, w, Es);
+            evaluated v = eval_at(&law, &pl, ra, rb, x);
+            ENSURE_NEAR(v.fn, (double)jkr_F(a, R, w, Es), 1e-12 * (fabs((double)jkr_F(a, R, w, Es)) + 2.0 * PI * w * R));
+            const double h = 1e-5 * fabs(x) + 1e-4 * fabs(dc);
+            /* (up to 20 a_c: beyond, U is the small difference of W(a) and Hertz's energy, each
+             * exact to its rounding, and a difference quotient of it measures that rounding) */
+            if (x - h > dc && a < 20.0L * ac) {
+                double up = eval_at(&law, &pl, ra, rb, x + h).u, um = eval_at(&law, &pl, ra, rb, x - h).u;
+                ENSURE_NEAR((up - um) / (2.0 * h), v.f, 1e-6 * fabs(v.f) + 1e-9 * 2.0 * PI * w * R);
+            }
+        }
+        /* the force where the contact lets go (5/6 pi w R), the potential zero there, and what
+         * forming the contact costs: -U(0) = -int_{dc}^0 F d delta */
+        evaluated at_c = eval_at(&law, &pl, ra, rb, dc);
+        ENSURE_REL(at_c.fn, -5.0 / 6.0 * PI * w * R, 1e-7); /* a(delta) is singular there: sqrt(eps) */
+        ENSURE(fabs(at_c.u) < 1e-9 * 2.0 * PI * w * R * fabs(dc));
+        long double integral = 0.0L;
+        const int n = 20000;
+        for (int k = 0; k <= n; k++) { /* Simpson in a: F d delta = F(a) delta'(a) da */
+            long double a0 = cbrtl(2.0L * (long double)PI * w * R * R / Es); /* delta(a0) = 0 */
+            long double a = ac + (a0 - ac) * k / n, ha = 1e-7L * a;
+            long double dd = (jkr_delta(a + ha, R, w, Es) - jkr_delta(a - ha, R, w, Es)) / (2.0L * ha);
+            integral += (k == 0 || k == n ? 1.0L : (k % 2 ? 4.0L : 2.0L)) * jkr_F(a, R, w, Es) * dd * (a0 - ac) / n / 3.0L;
+        }
+        ENSURE_REL(eval_at(&law, &pl, ra, rb, 0.0).u, (double)integral, 1e-7);
+    }
+    /* jkr completes Hertz: another normal model is refused */
+    d.normal = "hooke";
+    ENSURE(tl_law_assemble(&d, &law, msg, sizeof msg) != TL_OK && strstr(msg, "hertz") != NULL);
+}
+
+/* two 1 mm spheres drawn apart quasi-statically under hertz + jkr: every sample on JKR's curve, the
+ * largest tension 3/2 pi w R*, the contact held past zero overlap and let go at delta_c */
+static void test_jkr_pull_off(void) {
+    const double R = 1e-3, w_adh = 0.5, v = 1e-8, d0 = 1e-9;
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "jkr", "w_adhesion", w_adh, false, &m);
+    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
+    pa.material = pb.material = m;
+    pa.radius = pb.radius = R;
+    pa.flags = TL_PARTICLE_FIXED;
+    pb.flags = TL_PARTICLE_PRESCRIBED;
+    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
+    pb.velocity = (tl_vec3){0, 0, v};
+    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    const double rs = 0.5 * R, Es = e_star(), fc = 1.5 * PI * w_adh * rs;
+    const long double ac = cbrtl((long double)PI * w_adh * rs * rs / (8.0L * Es));
+    const double dc = (double)jkr_delta(ac, rs, w_adh, Es);
+    double worst = 0.0, fmin_seen = INFINITY, dlast = NAN;
+    size_t samples = 0;
+    const size_t steps = (size_t)ceil(1.2 * (d0 - dc) / (v * tl_world_dt(w)));
+    for (size_t s = 0; s < steps && tl_world_contact_count(w) == 1; s++) {
+        tl_contact_info c;
+        ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
+        if (s % 97 == 0) {
+            const double want = (double)jkr_F(jkr_a_of(c.overlap, rs, w_adh, Es), rs, w_adh, Es);
+            worst = fmax(worst, fabs(c.normal_force - want) / fc);
+        }
+        fmin_seen = fmin(fmin_seen, c.normal_force);
+        dlast = c.overlap;
+        samples++;
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+    }
+    printf("jkr pull-off: %zu samples, last held overlap %.6g m (delta_c %.6g m), largest |F - JKR| %.3g of "
+           "3/2 pi w R*, largest tension %.12g N against %.12g N\n",
+           samples, dlast, dc, worst, -fmin_seen, fc);
+    ENSURE(worst < 1e-9);
+    ENSURE_REL(-fmin_seen, fc, 1e-9);
+    ENSURE(dlast < 0.0 && dlast >= dc && dlast < dc + 2.0 * v * tl_world_dt(w));
+    ENSURE(tl_world_contact_count(w) == 0);
+    tl_energy e;
+    tl_world_energy(w, &e);
+    ENSURE(e.elastic_cohesion == 0.0 && e.dissipated_cohesion == 0.0); /* formed before the run: no jump */
+    tl_world_destroy(w);
+}
+
+/* a slow impact of two spheres that bounce apart (above the sticking speed): the books close, and
+ * what the contact cycle lost is the jump at formation, -U(0) */
+static void test_jkr_cycle(void) {
+    const double R = 1e-3, w_adh = 0.05, speed = 0.05;
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "jkr", "w_adhesion", w_adh, false, &m);
+    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
+    pa.material = pb.material = m;
+    pa.radius = pb.radius = R;
+    pb.position = (tl_vec3){0, 0, 2.0 * R + 1e-6};
+    pb.velocity = (tl_vec3){0, 0, -speed};
+    uint32_t ib;
+    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pb, &ib) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    tl_energy e0, e1;
+    tl_world_energy(w, &e0);
+    size_t contacts_seen = 0;
+    for (int s = 0; s < 400000 && !(contacts_seen && tl_world_contact_count(w) == 0); s++) {
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+        contacts_seen += tl_world_contact_count(w);
+    }
+    ENSURE(contacts_seen > 0 && tl_world_contact_count(w) == 0);
+    tl_world_energy(w, &e1);
+    const double rs = 0.5 * R, Es = e_star();
+    const long double ac = cbrtl((long double)PI * w_adh * rs * rs / (8.0L * Es));
+    const long double a0 = cbrtl(2.0L * (long double)PI * w_adh * rs * rs / Es);
+    /* -U(0) = -int_{delta_c}^{0} F d delta = W(a_c) - W(a_0) (independent: the closed form of W) */
+    const long double C1 = sqrtl(8.0L * (long double)PI * w_adh * Es);
+#define WJ(a) (8.0L * Es * powl(a, 5) / (15.0L * rs * rs) - 2.0L / 3.0L * C1 * powl(a, 3.5L) / rs + (long double)PI * w_adh * (a) * (a))
+    const double loss = (double)(WJ(ac) - WJ(a0));
+#undef WJ
+    printf("jkr cycle: lost %.6g J (dissipated_cohesion) against %.6g J, kinetic %.6g -> %.6g J, balance %.3g of it\n",
+           e1.dissipated_cohesion, loss, e0.kinetic_translational, e1.kinetic_translational,
+           (e1.total - e0.total) / e0.total);
+    ENSURE(loss > 0.0);
+    ENSURE_REL(e1.dissipated_cohesion, loss, 1e-9);
+    ENSURE(fabs(e1.total - e0.total) < 1e-6 * e0.total);
+    ENSURE(e1.kinetic_translational < e0.kinetic_translational);
+    tl_world_destroy(w);
+}
+
 static void test_refused_for_shapes(void) {
     int m;
     tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", 0.1, false, &m);
@@ -310,6 +479,9 @@ int main(void) {
     test_hanging();
     test_bounce();
     test_ledger();
+    test_jkr_kernel();
+    test_jkr_pull_off();
+    test_jkr_cycle();
     test_refused_for_shapes();
     return tl_test_report("test_cohesion");
 }
