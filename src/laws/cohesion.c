@@ -29,6 +29,15 @@
  *           int F d delta = 8 E* a^5/(15 R^2) - 2/3 sqrt(8 pi w E*) a^(7/2)/R + pi w a^2; the jump at
  *           formation, -U(0), is the energy a contact cycle loses (dissipated_cohesion).
  *
+ *   capillary  a pendular liquid bridge of volume V, surface tension gamma, contact angle theta
+ *           (Rabinovich et al. 2005, written with R = 2 R*, which is the sphere radius for two equal
+ *           spheres and gives a sphere on a plate its 4 pi R gamma cos theta): at separation s >= 0
+ *           f = -F0 (1 - s / sqrt(s^2 + q)), F0 = 4 pi R* gamma cos theta, q = V / (pi R*);
+ *           in contact (delta > 0) f = -F0. The bridge forms at touch and ruptures at
+ *           s_r = (1 + theta/2) V^(1/3) (Lian et al. 1993): its reach. U(s) = -int_s^{s_r} f ds =
+ *           -F0 [(s_r - sqrt(s_r^2 + q)) - (s - sqrt(s^2 + q))], and U(delta) = U(0) - F0 delta in
+ *           contact; forming the bridge costs -U(0) (dissipated_cohesion), the energy a cycle loses.
+ *
  * The radii Ra, Rb are the contact's (c->ra, c->rb: Rb infinite for a wall).
  */
 #include <math.h>
@@ -168,6 +177,53 @@ static bool needs_hertz(const char *const models[TL_SLOT_COUNT], char *msg, size
     return false;
 }
 
+/* ---- capillary ---- */
+
+enum { L_V = 0, L_G, L_COS, L_SR };
+
+static tl_status capillary_prepare(const tl_prep *in, double *p) {
+    p[L_V] = in->coeff[0];
+    p[L_G] = in->coeff[1];
+    const double theta = in->coeff[2] * PI / 180.0;
+    p[L_COS] = cos(theta);
+    p[L_SR] = (1.0 + 0.5 * theta) * cbrt(p[L_V]); /* Lian et al. 1993 */
+    return TL_OK;
+}
+
+static double capillary_reach(const double *p, double r_eff) {
+    (void)r_eff;
+    return p[L_SR];
+}
+
+/* -int_s^{s_r} f ds for s in [0, s_r] */
+static double capillary_u(double F0, double q, double sr, double s) {
+    return -F0 * ((sr - sqrt(sr * sr + q)) - (s - sqrt(s * s + q)));
+}
+
+static void capillary_force(const double *p, tl_contact *c, double *hist) {
+    (void)hist;
+    const double R = c->r_eff, F0 = 4.0 * PI * R * p[L_G] * p[L_COS], q = p[L_V] / (PI * R), sr = p[L_SR];
+    const double s = -c->delta; /* the separation (negative in contact) */
+    if (!(p[L_V] > 0.0) || s >= sr) {
+        c->fo.f = c->fo.e = 0.0;
+        return;
+    }
+    if (s <= 0.0) {
+        c->fo.f = -F0;
+        c->fo.e = capillary_u(F0, q, sr, 0.0) - F0 * c->delta;
+    } else {
+        c->fo.f = -F0 * (1.0 - s / sqrt(s * s + q));
+        c->fo.e = capillary_u(F0, q, sr, s);
+    }
+}
+
+static const tl_coeff_info capillary_coeffs[] = {
+    {"liquid_volume", "m3", NAN, true, 0.0, INFINITY, false, false,
+     "the volume V of liquid in one bridge (its rupture distance is (1 + theta/2) V^(1/3))"},
+    {"surface_tension", "N/m", NAN, true, 0.0, INFINITY, false, false, "the liquid's surface tension gamma"},
+    {"contact_angle", "deg", 0.0, false, 0.0, 90.0, false, true, "the contact angle theta of the liquid on the solid"},
+};
+
 static const tl_coeff_info w_coeffs[] = {
     {"w_adhesion", "J/m2", NAN, true, 0.0, INFINITY, false, false,
      "work of adhesion w (twice the surface energy gamma of each surface): the pull-off force is 2 pi w R*"},
@@ -196,5 +252,10 @@ const tl_submodel tl_cohesion_models[] = {
       "held to the displacement-controlled pull-off overlap",
       "Johnson, Kendall & Roberts 1971; pull-off as Maugis 2000 (fixed grips)", w_coeffs, 1, 0},
      0, jkr_prepare, jkr_force, NULL, false, needs_hertz, jkr_reach},
+    {{TL_SLOT_COHESION, "capillary",
+      "a pendular liquid bridge: the capillary pull of a given liquid volume, formed at touch, ruptured at "
+      "(1 + theta/2) V^(1/3)",
+      "Rabinovich et al. 2005 (force, with R = 2 R*); Lian et al. 1993 (rupture distance)", capillary_coeffs, 3, 0},
+     0, capillary_prepare, capillary_force, NULL, false, NULL, capillary_reach},
     {{TL_SLOT_COHESION, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL},
 };

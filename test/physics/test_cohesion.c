@@ -455,6 +455,97 @@ static void test_jkr_cycle(void) {
     tl_world_destroy(w);
 }
 
+/* ---- capillary ---- */
+
+static tl_world *capillary_world(double V, double gamma, double theta_deg, int *m) {
+    tl_world_def wd = tl_world_default();
+    wd.impact_speed = 0.01;
+    tl_world *w;
+    tl_world_create(&wd, &w);
+    tl_material_def md = tl_material_default();
+    md.name = "glass";
+    md.density = RHO;
+    md.youngs_modulus = E;
+    md.poisson_ratio = NU;
+    tl_world_add_material(w, &md, m);
+    tl_law_def law = tl_law_default();
+    law.damping = law.tangential = law.history = NULL;
+    ENSURE(tl_law_choose(&law, "cohesion", "capillary") == TL_OK);
+    tl_law_set(&law, "liquid_volume", V);
+    tl_law_set(&law, "surface_tension", gamma);
+    tl_law_set(&law, "contact_angle", theta_deg);
+    if (tl_world_set_law(w, *m, *m, &law) != TL_OK) fprintf(stderr, "%s\n", tl_world_error(w));
+    return w;
+}
+
+/* a bridge drawn apart quasi-statically: the force on Rabinovich's curve, the bridge held to
+ * (1 + theta/2) V^(1/3) and ruptured there; then an impact that forms one: its loss is -U(0) */
+static void test_capillary(void) {
+    const double R = 1e-3, V = 1e-15, gamma = 0.072, theta = 20.0, th = theta * PI / 180.0;
+    const double rs = 0.5 * R, F0 = 4.0 * PI * rs * gamma * cos(th), q = V / (PI * rs);
+    const double sr = (1.0 + 0.5 * th) * cbrt(V);
+    int m;
+    tl_world *w = capillary_world(V, gamma, theta, &m);
+    const double v = 1e-4, d0 = 1e-9;
+    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
+    pa.material = pb.material = m;
+    pa.radius = pb.radius = R;
+    pa.flags = TL_PARTICLE_FIXED;
+    pb.flags = TL_PARTICLE_PRESCRIBED;
+    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
+    pb.velocity = (tl_vec3){0, 0, v};
+    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    double worst = 0.0, slast = NAN;
+    size_t samples = 0;
+    const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
+    for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
+        tl_contact_info c;
+        ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
+        const double sep = -c.overlap, K = 4.0 / 3.0 * e_star() * sqrt(rs);
+        const double want = sep > 0.0 ? -F0 * (1.0 - sep / sqrt(sep * sep + q)) : K * pow(-sep, 1.5) - F0;
+        worst = fmax(worst, fabs(c.normal_force - want) / F0);
+        slast = sep;
+        samples++;
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+    }
+    printf("capillary: %zu samples, largest |F - Rabinovich| %.3g of F0, held to s = %.6g m (rupture %.6g m)\n",
+           samples, worst, slast, sr);
+    ENSURE(samples > 1000 && worst < 1e-12);
+    ENSURE(slast < sr && slast > sr - 2.0 * v * tl_world_dt(w));
+    ENSURE(tl_world_contact_count(w) == 0);
+    tl_world_destroy(w);
+
+    /* an impact that forms a bridge and escapes it: what the cycle lost is -U(0) =
+     * F0 [(s_r - sqrt(s_r^2 + q)) + sqrt(q)] */
+    w = capillary_world(V, gamma, theta, &m);
+    tl_particle_def pc = tl_particle_default(), pd = tl_particle_default();
+    pc.material = pd.material = m;
+    pc.radius = pd.radius = R;
+    pd.position = (tl_vec3){0, 0, 2.0 * R + 1e-6};
+    pd.velocity = (tl_vec3){0, 0, -0.05};
+    ENSURE(tl_world_add_particle(w, &pc, NULL) == TL_OK);
+    ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    tl_energy e0, e1;
+    tl_world_energy(w, &e0);
+    size_t seen = 0;
+    for (int k = 0; k < 2000000 && !(seen && tl_world_contact_count(w) == 0); k++) {
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+        seen += tl_world_contact_count(w);
+    }
+    tl_world_energy(w, &e1);
+    const double loss = F0 * ((sr - sqrt(sr * sr + q)) + sqrt(q));
+    printf("capillary cycle: lost %.6g J against %.6g J, kinetic %.6g -> %.6g J, balance %.3g of the total\n",
+           e1.dissipated_cohesion, loss, e0.kinetic_translational, e1.kinetic_translational,
+           (e1.total - e0.total) / e0.total);
+    ENSURE(seen > 0 && tl_world_contact_count(w) == 0);
+    ENSURE_REL(e1.dissipated_cohesion, loss, 1e-9);
+    ENSURE(fabs(e1.total - e0.total) < 1e-6 * e0.total);
+    tl_world_destroy(w);
+}
+
 static void test_refused_for_shapes(void) {
     int m;
     tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", 0.1, false, &m);
@@ -482,6 +573,7 @@ int main(void) {
     test_jkr_kernel();
     test_jkr_pull_off();
     test_jkr_cycle();
+    test_capillary();
     test_refused_for_shapes();
     return tl_test_report("test_cohesion");
 }
