@@ -24,6 +24,7 @@
 #include "talus/lab.h"
 #include "talus/talus.h"
 #include "test.h"
+#include "world_hash.h"
 
 #define PI 3.14159265358979323846
 
@@ -546,6 +547,78 @@ static void test_capillary(void) {
     tl_world_destroy(w);
 }
 
+/* a bed of spheres with JKR cohesion falling into a box: held contacts (negative overlaps) across
+ * thread counts and a save and load, bit for bit; the books close */
+static tl_world *jkr_bed(int threads) {
+    tl_world_def wd = tl_world_default();
+    wd.gravity = (tl_vec3){0, 0, -9.81};
+    wd.threads = threads;
+    wd.impact_speed = 0.5;
+    tl_world *w;
+    tl_world_create(&wd, &w);
+    tl_material_def md = tl_material_default();
+    md.name = "soft";
+    md.density = RHO;
+    md.youngs_modulus = 5e6;
+    md.poisson_ratio = NU;
+    int m;
+    tl_world_add_material(w, &md, &m);
+    tl_law_def law = tl_law_default();
+    law.damping = "tsuji";
+    tl_law_set(&law, "e", 0.6);
+    tl_law_set(&law, "mu", 0.4);
+    ENSURE(tl_law_choose(&law, "cohesion", "jkr") == TL_OK);
+    tl_law_set(&law, "w_adhesion", 0.02);
+    tl_world_set_law(w, m, m, &law);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    wl.kind = TL_WALL_BOX;
+    wl.box_min = (tl_vec3){0, 0, 0};
+    wl.box_max = (tl_vec3){0.03, 0.03, 0.1};
+    tl_world_add_wall(w, &wl, NULL);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    uint64_t seed = 11;
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                double r = (double)(seed >> 11) * 0x1.0p-53;
+                pd.radius = 0.002 + 0.0005 * r;
+                pd.position = (tl_vec3){0.004 + 0.007 * i + 0.0005 * r, 0.004 + 0.007 * j, 0.004 + 0.0065 * k};
+                tl_world_add_particle(w, &pd, NULL);
+            }
+    return w;
+}
+
+static void test_jkr_bed(void) {
+    uint64_t h[3];
+    tl_world *a = tl_test_three_runs(jkr_bed, 8000, h);
+    ENSURE(a != NULL);
+    if (!a) return;
+    tl_energy e, e0;
+    tl_world_energy(a, &e);
+    tl_world *f = jkr_bed(1);
+    tl_world_prepare(f);
+    tl_world_energy(f, &e0);
+    size_t held = 0, n = tl_world_contact_count(a);
+    for (size_t k = 0; k < n; k++) {
+        tl_contact_info c;
+        tl_world_get_contact(a, k, &c);
+        held += c.overlap < 0.0;
+    }
+    const double scale = e0.potential - e.potential;
+    printf("jkr bed, 128 spheres, 8000 steps: %zu contacts (%zu held apart), cohesion stores %.3g J and lost %.3g J, "
+           "balance %.2g J of %.3g J; hash %016llx (1 thread) %016llx (2) %016llx (saved, loaded)\n",
+           n, held, e.elastic_cohesion, e.dissipated_cohesion, e.total - e0.total, scale, (unsigned long long)h[0],
+           (unsigned long long)h[1], (unsigned long long)h[2]);
+    ENSURE(n > 50 && e.dissipated_cohesion > 0.0 && e.elastic_cohesion < 0.0);
+    ENSURE(fabs(e.total - e0.total) < 1e-4 * scale);
+    ENSURE(h[0] == h[1] && h[0] == h[2]);
+    tl_world_destroy(a);
+    tl_world_destroy(f);
+}
+
 static void test_refused_for_shapes(void) {
     int m;
     tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", 0.1, false, &m);
@@ -574,6 +647,7 @@ int main(void) {
     test_jkr_pull_off();
     test_jkr_cycle();
     test_capillary();
+    test_jkr_bed();
     test_refused_for_shapes();
     return tl_test_report("test_cohesion");
 }
