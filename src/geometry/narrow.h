@@ -1,6 +1,7 @@
 /*
  * The narrow phase: the contact geometry of two bodies of any shape, the only
- * code (with the broad phase) that knows shapes. Laws never see a shape: they
+ * code (with the broad phase) that knows shapes. It dispatches by the table of
+ * shape kinds (shape_kind.h), whose rows name each kind's functions. Laws never see a shape: they
  * receive the patches computed here (overlap, normal, point, equivalent
  * radius) and the stage turns each into forces with lever arms r = p - x.
  *
@@ -17,23 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "alloc.h"
+#include "narrow_scratch.h"
 #include "patch.h"
 #include "shape.h"
-
-/* Working memory of the narrow phase, one per thread (the mesh pairs keep
- * their element lists here); grown on demand through the allocator. */
-typedef struct tl_narrow_scratch {
-    tl_mem mem;            /* its own allocation books (threads grow their scratches at once) */
-    struct tl_pcm_scratch *pcm; /* the polygonal contact model's buffers (pcm.h) */
-} tl_narrow_scratch;
-
-/* a: the allocator of the world (its own byte count is kept apart) */
-void tl_narrow_scratch_init(tl_narrow_scratch *s, const tl_allocator *a);
-void tl_narrow_scratch_free(tl_narrow_scratch *s);
-/* after the scratch was moved in memory (an array of them reallocated): its buffers' books
- * are its own member, so the pointer to them is set again */
-void tl_narrow_scratch_moved(tl_narrow_scratch *s);
 
 /* The patches of two bodies (at most max); -1 when the pair of shapes has no
  * geometry function, -2 when the scratch could not grow. n_hint (NULL: none): a unit

@@ -16,6 +16,16 @@
 
 typedef struct tl_mesh tl_mesh; /* mesh.h */
 
+/* A particle's coordinates and radius are bounded (docs/scene.md, limits):
+ * positions far from the others coarsen the cell grid, and beyond these the
+ * energies (m g z) and the step's arithmetic lose their meaning. */
+#define TL_MAX_COORDINATE 1e12 /* m */
+#define TL_MIN_RADIUS 1e-12    /* m */
+
+/* a body's length (a radius, a semi-axis): the range of a sphere's radius, TL_MIN_RADIUS (below,
+ * masses underflow) to TL_MAX_COORDINATE */
+static inline bool tl_body_length_ok(double x) { return x >= TL_MIN_RADIUS && x <= TL_MAX_COORDINATE; }
+
 typedef struct tl_shape {
     tl_shape_kind kind;
     double semi[3];       /* ellipsoid: semi-axes a, b, c along the body axes, m */
@@ -48,9 +58,6 @@ typedef struct tl_geometry {
 double tl_sphere_volume(double radius);
 /* The principal moment of inertia of a sphere of the given mass, 2/5 m R^2. */
 double tl_sphere_inertia(double mass, double radius);
-/* The largest radius of curvature the shape can present to a Hertzian law, m
- * (the time step's bound uses it: a larger radius makes a stiffer contact). */
-double tl_shape_contact_radius(const tl_shape *s);
 
 /* The principal moments of a body of the given mass and shape, kg m^2. */
 static inline void tl_shape_moments(const tl_shape *s, double mass, double I[3]) {

@@ -4,6 +4,7 @@
  */
 #include "csv_columns.h"
 
+#include "csv_options.h"
 #include "talus/talus.h"
 
 /* ---- columns ---- */
@@ -66,9 +67,11 @@ size_t tl_csv_columns(const tl_output_spec *spec, const char **names, size_t max
     case TL_OUTPUT_REPOSE: return copy_names(repose_columns, COUNT(repose_columns), names, max);
     case TL_OUTPUT_PARTICLES: {
         static const char *const lead[] = {"time", "step", "id"};
+        const tl_particles_options *po = spec->opts;
+        const unsigned fields = po ? po->fields : 0u;
         size_t k = copy_names(lead, COUNT(lead), names, max);
         for (size_t f = 0; f < COUNT(particle_fields); f++) {
-            if (!(spec->fields & particle_fields[f].bit)) continue;
+            if (!(fields & particle_fields[f].bit)) continue;
             for (int c = 0; c < particle_fields[f].count && k < max; c++)
                 names[k++] = particle_fields[f].names[c];
         }

@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "csv_columns.h"
+#include "csv_options.h"
 #include "output_kind.h"
 #include "outputs.h"
 #include "world.h"
@@ -192,9 +193,20 @@ static tl_status energy_record(tl_output *o) {
 
 /* ---- particles ---- */
 
+/* a kind's options, or its defaults (all zero) where it was given none */
+static const tl_particles_options *particles_options(const tl_output *o) {
+    static const tl_particles_options none = {0};
+    return o->spec->opts ? o->spec->opts : &none;
+}
+
+static const tl_walls_options *walls_options(const tl_output *o) {
+    static const tl_walls_options none = {0};
+    return o->spec->opts ? o->spec->opts : &none;
+}
+
 static void particle_row(tl_output *o, const tl_particle_state *p) {
     FILE *fp = o->file.fp;
-    unsigned f = o->spec->fields;
+    unsigned f = particles_options(o)->fields;
     row_start(o);
     fprintf(fp, ",%lu", (unsigned long)p->id);
     if (f & TL_FIELD_POSITION) put3(fp, p->position);
@@ -217,10 +229,11 @@ static void particle_row(tl_output *o, const tl_particle_state *p) {
 static tl_status particles_record(tl_output *o) {
     const tl_world *w = o->ctx->world;
     tl_particle_state p;
-    if (o->spec->ids) {
+    const tl_particles_options *po = particles_options(o);
+    if (po->ids) {
         /* the listed ids in the listed order; one that left the domain is skipped */
-        for (size_t k = 0; k < o->spec->nids; k++)
-            if (tl_world_get_particle(w, o->spec->ids[k], &p) == TL_OK) particle_row(o, &p);
+        for (size_t k = 0; k < po->nids; k++)
+            if (tl_world_get_particle(w, po->ids[k], &p) == TL_OK) particle_row(o, &p);
     } else {
         size_t n = tl_world_particle_count(w);
         for (size_t i = 0; i < n; i++)
@@ -313,7 +326,7 @@ static void wall_row(tl_output *o, int index) {
     put3(fp, st.velocity);
     put3(fp, st.force);
     /* the torque about the output's point P: T_O - P x F */
-    const tl_vec3 P = o->spec->torque_point, F = st.force;
+    const tl_vec3 P = walls_options(o)->torque_point, F = st.force;
     tl_vec3 t = {st.torque.x - (P.y * F.z - P.z * F.y), st.torque.y - (P.z * F.x - P.x * F.z),
                  st.torque.z - (P.x * F.y - P.y * F.x)};
     put3(fp, t);
@@ -322,8 +335,9 @@ static void wall_row(tl_output *o, int index) {
 }
 
 static tl_status walls_record(tl_output *o) {
-    if (o->spec->walls) {
-        for (size_t k = 0; k < o->spec->nwalls; k++) wall_row(o, o->spec->walls[k]);
+    const tl_walls_options *wo = walls_options(o);
+    if (wo->walls) {
+        for (size_t k = 0; k < wo->nwalls; k++) wall_row(o, wo->walls[k]);
     } else {
         int n = tl_world_wall_count(o->ctx->world);
         for (int i = 0; i < n; i++) wall_row(o, i);
@@ -336,7 +350,9 @@ static tl_status walls_record(tl_output *o) {
 
 static tl_status repose_record(tl_output *o) {
     tl_repose r;
-    tl_status st = tl_world_repose(o->ctx->world, &o->spec->repose, &r);
+    static const tl_repose_def none = {0}; /* an output given no options (a scene's always has them) */
+    const tl_repose_def *d = o->spec->opts ? o->spec->opts : &none;
+    tl_status st = tl_world_repose(o->ctx->world, d, &r);
     if (st != TL_OK) {
         snprintf(o->ctx->err, o->ctx->errsize, "cannot measure the angle of repose: %s",
                  st == TL_ERROR_MEMORY ? "out of memory" : "the axis is along gravity");
@@ -358,7 +374,7 @@ static const char *const field_names[] = {"position", "velocity", "angular_veloc
                                           "force",    "torque",   "orientation",
                                           "radius",   "kinetic_energy"};
 
-static int read_ids(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+static int read_ids(const tl_output_reader *r, const tl_yval *e, tl_particles_options *o) {
     tl_yval v;
     tl_ymap_get(e, "ids", &v);
     if (!v.node) return 0;
@@ -382,7 +398,7 @@ static int read_ids(const tl_output_reader *r, const tl_yval *e, tl_output_spec 
     return 0;
 }
 
-static int read_fields(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+static int read_fields(const tl_output_reader *r, const tl_yval *e, tl_particles_options *o) {
     tl_yval v;
     tl_ymap_get(e, "fields", &v);
     o->fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY;
@@ -405,11 +421,18 @@ static int read_fields(const tl_output_reader *r, const tl_yval *e, tl_output_sp
 
 /* particles: {ids, fields} (docs/outputs.md) */
 int tl_read_particles_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
-    return read_ids(r, e, o) || read_fields(r, e, o) ? -1 : 0;
+    return read_ids(r, e, o->opts) || read_fields(r, e, o->opts) ? -1 : 0;
+}
+
+void tl_drop_particles_options(void *opts) {
+    tl_particles_options *o = opts;
+    free(o->ids);
+    o->ids = NULL;
 }
 
 /* walls: {walls, torque_about} */
-int tl_read_walls_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
+int tl_read_walls_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *spec) {
+    tl_walls_options *o = spec->opts;
     tl_yval v;
     if (tl_ykey_vec3(r->doc, e, "torque_about", false, "m", &o->torque_point)) return -1;
     tl_ymap_get(e, "walls", &v);
@@ -433,9 +456,15 @@ int tl_read_walls_output(const tl_output_reader *r, const tl_yval *e, tl_output_
     return 0;
 }
 
+void tl_drop_walls_options(void *opts) {
+    tl_walls_options *o = opts;
+    free(o->walls);
+    o->walls = NULL;
+}
+
 /* repose: {axis, point, material, bin_width, trim} (docs/outputs.md) */
 int tl_read_repose_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
-    tl_repose_def *d = &o->repose;
+    tl_repose_def *d = o->opts;
     *d = tl_repose_default();
     tl_yval v;
     tl_ymap_get(e, "axis", &v);

@@ -36,17 +36,16 @@ typedef struct tl_output_kind_def {
     bool csv;                  /* writes one CSV file (a plot can draw it) */
     const char *also_claims;   /* a second name it writes, its file plus this suffix, or NULL */
     const char *const *keys;   /* its own keys besides type, file, every, every_steps (NULL-ended) */
+    /* its options (its struct, in its file's header): the bytes the scene loader allocates,
+     * zeroed, as spec->opts before its reader and resolve step (0: none, opts NULL) */
+    size_t opts_size;
+    /* frees what its options own (NULL: nothing beyond the struct itself) */
+    void (*drop)(void *opts);
     /* reads its own keys into o (NULL: none); -1 after a message */
     int (*read)(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o);
     /* after every output of the scene was read: ties o (outs[i]) to the others (NULL: none) */
     int (*resolve)(const tl_output_reader *r, const tl_yval *e, tl_output_spec *outs, size_t n, size_t i);
     const tl_output_ops *(*ops)(tl_output_kind kind);
 } tl_output_kind_def;
-
-/* The readers of the kinds with keys of their own (each in its kind's file). */
-int tl_read_particles_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o);
-int tl_read_walls_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o);
-int tl_read_repose_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o);
-int tl_resolve_plot_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *outs, size_t n, size_t i);
 
 #endif

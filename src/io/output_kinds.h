@@ -17,5 +17,7 @@
  * order of tl_output_kind). */
 const tl_output_kind_def *tl_output_kind_def_of(tl_output_kind kind);
 size_t tl_output_kind_count(void);
+/* Frees an output's options (spec->opts) and what they own, by its kind's row. */
+void tl_output_options_free(tl_output_spec *o);
 
 #endif

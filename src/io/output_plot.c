@@ -21,12 +21,19 @@
 
 #include "csv_columns.h"
 #include "output_kind.h"
+#include "output_plot.h"
 #include "outputs.h"
 
 
+/* the CSV output it draws (plot_options: -1, the first energy output) */
+static int plot_of(const tl_output *o) {
+    const tl_plot_options *po = o->spec->opts;
+    return po ? po->of : -1;
+}
+
 static const tl_output *plot_source(const tl_output *o) {
     const tl_output_context *c = o->ctx;
-    int of = o->spec->plot_of;
+    int of = plot_of(o);
     if (of >= 0) return (size_t)of < c->noutputs ? &c->outputs[of] : NULL;
     for (size_t k = 0; k < c->noutputs; k++)
         if (c->outputs[k].spec->kind == TL_OUTPUT_ENERGY) return &c->outputs[k];
@@ -36,9 +43,9 @@ static const tl_output *plot_source(const tl_output *o) {
 static tl_status plot_open(tl_output *o) {
     const tl_output *src = plot_source(o);
     if (!src) {
-        if (o->spec->plot_of >= 0)
+        if (plot_of(o) >= 0)
             snprintf(o->ctx->err, o->ctx->errsize, "plot '%s': output %d does not exist",
-                     o->spec->file, o->spec->plot_of);
+                     o->spec->file, plot_of(o));
         else
             snprintf(o->ctx->err, o->ctx->errsize, "plot '%s': there is no energy output to draw",
                      o->spec->file);
@@ -309,7 +316,7 @@ int tl_resolve_plot_output(const tl_output_reader *r, const tl_yval *e, tl_outpu
     if (!v.node) {
         for (size_t j = 0; j < n; j++)
             if (outs[j].kind == TL_OUTPUT_ENERGY) {
-                outs[i].plot_of = (int)j;
+                ((tl_plot_options *)outs[i].opts)->of = (int)j;
                 return 0;
             }
         tl_ymap_get(e, "type", &v);
@@ -324,7 +331,7 @@ int tl_resolve_plot_output(const tl_output_reader *r, const tl_yval *e, tl_outpu
         const tl_output_kind_def *d = r->kind_of(outs[j].kind);
         if (!d || !d->csv) continue;
         if (strcmp(outs[j].file, of) == 0) {
-            outs[i].plot_of = (int)j;
+            ((tl_plot_options *)outs[i].opts)->of = (int)j;
             return 0;
         }
         if (ncsv < sizeof csv / sizeof csv[0]) csv[ncsv++] = outs[j].file;

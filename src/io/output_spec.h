@@ -1,8 +1,10 @@
 /*
  * What a scene asks of an output: its kind, its file, its interval and the
- * choices of its kind (particle fields, walls, the repose drum...). scene.c
- * fills them from YAML (scene_plan.h holds them in the scene); the outputs
- * (outputs.h) write them.
+ * options of its kind (particle fields, walls, the repose drum...: the kind's
+ * own struct, in its file's header). scene.c fills them from YAML through the
+ * table of kinds (output_kinds.c; scene_plan.h holds them in the scene); the
+ * outputs (outputs.h) write them. A new kind changes this file by its enum
+ * value only.
  */
 #ifndef TL_OUTPUT_SPEC_H
 #define TL_OUTPUT_SPEC_H
@@ -23,31 +25,16 @@ typedef enum tl_output_kind {
     TL_OUTPUT_REPOSE       /* CSV time series of a drum bed's angle of repose (tl_world_repose) */
 } tl_output_kind;
 
-/* particle fields for TL_OUTPUT_PARTICLES (bit set) */
-enum tl_particle_field {
-    TL_FIELD_POSITION = 1u << 0,
-    TL_FIELD_VELOCITY = 1u << 1,
-    TL_FIELD_ANGULAR_VELOCITY = 1u << 2,
-    TL_FIELD_FORCE = 1u << 3,
-    TL_FIELD_TORQUE = 1u << 4,
-    TL_FIELD_ORIENTATION = 1u << 5,
-    TL_FIELD_RADIUS = 1u << 6,
-    TL_FIELD_KINETIC_ENERGY = 1u << 7
-};
-
 typedef struct tl_output_spec {
     tl_output_kind kind;
     char *file;           /* relative to the output directory; for vtk a base name */
     double every;         /* s of simulated time between records; 0 = see every_steps */
     int64_t every_steps;  /* steps between records; 0 with every = 0: the kind's default */
-    uint32_t *ids;        /* particles: the ids to write (NULL = all) */
-    size_t nids;
-    unsigned fields;      /* particles: tl_particle_field bits */
-    int plot_of;          /* plot: index of the CSV output it draws (-1 = the first energy output) */
-    int *walls;           /* walls: the wall indices to write (NULL = all) */
-    size_t nwalls;
-    tl_vec3 torque_point; /* walls: the torques are about this point, m (default the origin) */
-    tl_repose_def repose; /* repose: the drum's axis, its point, the bins, the material */
+    /* the kind's own options: its struct, declared beside its file (csv_options.h, output_plot.h),
+     * as many bytes as its row's opts_size, allocated zeroed by the scene loader and filled by
+     * the kind's reader or resolve step; NULL for a kind without options. Freed (and what they
+     * own) by tl_output_options_free (output_kinds.h) */
+    void *opts;
     int line;             /* where it was declared, for run-time messages */
 } tl_output_spec;
 

@@ -1229,7 +1229,6 @@ static int read_output_every(loader *L, const tl_yval *e, tl_output_spec *o) {
 
 static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     if (tl_ymap_expect(&L->doc, e, "an output mapping {type, file, ...}")) return -1;
-    o->plot_of = -1;
     o->line = e->line;
     const size_t nk = tl_output_kind_count();
     const char *names[32];
@@ -1248,6 +1247,8 @@ static int read_output(loader *L, const tl_yval *e, tl_output_spec *o) {
     const tl_output_kind_def *d = tl_output_kind_def_of(o->kind);
     if (check_output_keys(L, e, d) || read_output_file(L, e, o) || (d->series && read_output_every(L, e, o)))
         return -1;
+    /* the kind's own options, which its reader (and its resolve step) fills */
+    if (d->opts_size && !(o->opts = calloc(1, d->opts_size))) return tl_load_out_of_memory(L);
     if (d->read) {
         tl_output_reader r = output_reader(L);
         return d->read(&r, e, o);
@@ -1823,8 +1824,7 @@ void tl_scene_destroy(tl_scene *scene) {
     free(scene->walls);
     for (size_t i = 0; i < scene->noutputs; i++) {
         free(scene->outputs[i].file);
-        free(scene->outputs[i].ids);
-        free(scene->outputs[i].walls);
+        tl_output_options_free(&scene->outputs[i]);
     }
     free(scene->outputs);
     free(scene->checkpoint.dir);

@@ -15,6 +15,7 @@
 
 #include "loader.h"
 #include "scene_shapes.h"
+#include "shape_kind.h"
 
 typedef tl_loader loader;
 
@@ -25,19 +26,18 @@ static const double unit_scale[] = {1.0, 1e-2, 1e-3, 1e-6};
 static const char *const mesh_keys[] = {"file", "units", "scale", "icosphere", "subdivisions", "ellipsoid",
                                         "vertices"};
 static const char *const shape_keys[] = {"ellipsoid", "mesh", "contact_radius", "contact_depth"};
-/* in the order of tl_mesh_radius, tl_mesh_depth and tl_shape_kind */
+/* in the order of tl_mesh_radius and tl_mesh_depth */
 static const char *const radius_rules[] = {"volume", "area"};
 static const char *const depth_rules[] = {"volume", "potential"};
-static const char *const shape_kinds[] = {"sphere", "ellipsoid", "mesh"};
 
 size_t tl_load_shape_names(const char *table, const char *const **names) {
+    if (strcmp(table, "shape.kind") == 0) return tl_shape_kind_names(names); /* the table of kinds' */
     static const struct {
         const char *table;
         const char *const *names;
         size_t count;
     } tables[] = {
         {"shape", shape_keys, COUNT_OF(shape_keys)},
-        {"shape.kind", shape_kinds, COUNT_OF(shape_kinds)},
         {"shape.mesh", mesh_keys, COUNT_OF(mesh_keys)},
         {"shape.units", unit_names, COUNT_OF(unit_names)},
         {"shape.contact_radius", radius_rules, COUNT_OF(radius_rules)},
@@ -105,66 +105,87 @@ static int read_mesh(loader *L, const tl_yval *m, tl_shape_def *sd, char **path)
     return 0;
 }
 
+/* ---- each kind's keys: the reader of its key's value (v: `ellipsoid: [a, b, c]`, `mesh: {...}`)
+ * and of the keys it shares with the other kinds in the shape's mapping m (contact_radius,
+ * contact_depth) into sd; *path: a mesh file's path, freed by the caller. -1 after a message. */
+typedef int (*shape_reader)(loader *L, const tl_yval *v, const tl_yval *m, tl_shape_def *sd, char **path);
+
+static int read_ellipsoid(loader *L, const tl_yval *ell, const tl_yval *v, tl_shape_def *sd, char **path) {
+    (void)path;
+    tl_yval rr, rd;
+    tl_ymap_get(v, "contact_radius", &rr);
+    tl_ymap_get(v, "contact_depth", &rd);
+    if (tl_yvec3(&L->doc, ell, "m", &sd->semi_axes)) return -1;
+    if (rr.node) return tl_yfail(&L->doc, &rr, "contact_radius applies to meshes (an ellipsoid's comes from its "
+                                               "curvature)");
+    if (rd.node) return tl_yfail(&L->doc, &rd, "contact_depth applies to meshes (an ellipsoid's overlap comes "
+                                               "from its surface)");
+    return 0;
+}
+
+static int read_mesh_shape(loader *L, const tl_yval *mesh, const tl_yval *v, tl_shape_def *sd, char **path) {
+    tl_yval rr, rd;
+    tl_ymap_get(v, "contact_radius", &rr);
+    tl_ymap_get(v, "contact_depth", &rd);
+    if (read_mesh(L, mesh, sd, path)) return -1;
+    if (rr.node) {
+        int k;
+        if (tl_ychoice(&L->doc, &rr, radius_rules, COUNT_OF(radius_rules), &k)) return -1;
+        sd->mesh_radius = k == 1 ? TL_MESH_RADIUS_AREA : TL_MESH_RADIUS_VOLUME;
+        if (sd->mesh_radius == TL_MESH_RADIUS_AREA && !rd.node)
+            return tl_yfail(&L->doc, &rr, "contact_radius: area belongs to the paper's polygonal contact model: "
+                                          "give contact_depth: volume with it (the default reading, potential, "
+                                          "takes the volume-equivalent radius)");
+    }
+    if (rd.node) {
+        int k;
+        if (tl_ychoice(&L->doc, &rd, depth_rules, COUNT_OF(depth_rules), &k)) return -1;
+        sd->mesh_depth = k == 1 ? TL_MESH_DEPTH_POTENTIAL : TL_MESH_DEPTH_VOLUME;
+        if (sd->mesh_depth == TL_MESH_DEPTH_POTENTIAL && sd->mesh_radius == TL_MESH_RADIUS_AREA)
+            return tl_yfail(&L->doc, &rd, "contact_depth: potential takes the volume-equivalent radius; "
+                                          "leave out contact_radius: area");
+    }
+    return 0;
+}
+
+/* the kinds a scene names by their key (their name in the table of kinds, geometry/shape_kind.h),
+ * indexed by tl_shape_kind; the sphere needs no shape */
+static const shape_reader readers[TL_SHAPE_KIND_MAX] = {
+    [TL_SHAPE_ELLIPSOID] = read_ellipsoid,
+    [TL_SHAPE_MESH] = read_mesh_shape,
+};
+
 static int read_shape(loader *L, const char *name, const tl_yval *v) {
     if (tl_ymap_expect(&L->doc, v, "a mapping {ellipsoid: [a, b, c]} or {mesh: {...}}") ||
         tl_ymap_check_keys(&L->doc, v, shape_keys, COUNT_OF(shape_keys), NULL))
         return -1;
     tl_shape_def sd = tl_shape_default();
     sd.name = name;
-    tl_yval ell, mesh, rr, rd;
-    tl_ymap_get(v, "ellipsoid", &ell);
-    tl_ymap_get(v, "mesh", &mesh);
-    tl_ymap_get(v, "contact_radius", &rr);
-    tl_ymap_get(v, "contact_depth", &rd);
-    if ((ell.node != NULL) == (mesh.node != NULL))
+    /* the kind: the one key that names a kind */
+    tl_yval kv;
+    int given = 0;
+    for (size_t k = 0; k < tl_shape_kind_count(); k++) {
+        if (!readers[k]) continue;
+        tl_yval x;
+        tl_ymap_get(v, tl_shape_kind_name((tl_shape_kind)k), &x);
+        if (!x.node) continue;
+        if (given++ == 0) {
+            kv = x;
+            sd.kind = (tl_shape_kind)k;
+        }
+    }
+    if (given != 1)
         return tl_yfail(&L->doc, v, "give exactly one of ellipsoid (semi-axes [a, b, c] in m) or mesh");
     char *path = NULL;
-    if (ell.node) {
-        sd.kind = TL_SHAPE_ELLIPSOID;
-        if (tl_yvec3(&L->doc, &ell, "m", &sd.semi_axes)) return -1;
-        if (rr.node) return tl_yfail(&L->doc, &rr, "contact_radius applies to meshes (an ellipsoid's comes from its "
-                                                   "curvature)");
-        if (rd.node) return tl_yfail(&L->doc, &rd, "contact_depth applies to meshes (an ellipsoid's overlap comes "
-                                                   "from its surface)");
-    } else {
-        sd.kind = TL_SHAPE_MESH;
-        if (read_mesh(L, &mesh, &sd, &path)) {
-            free(path);
-            return -1;
-        }
-        if (rr.node) {
-            int k;
-            if (tl_ychoice(&L->doc, &rr, radius_rules, COUNT_OF(radius_rules), &k)) {
-                free(path);
-                return -1;
-            }
-            sd.mesh_radius = k == 1 ? TL_MESH_RADIUS_AREA : TL_MESH_RADIUS_VOLUME;
-            if (sd.mesh_radius == TL_MESH_RADIUS_AREA && !rd.node) {
-                free(path);
-                return tl_yfail(&L->doc, &rr, "contact_radius: area belongs to the paper's polygonal contact model: "
-                                              "give contact_depth: volume with it (the default reading, potential, "
-                                              "takes the volume-equivalent radius)");
-            }
-        }
-        if (rd.node) {
-            int k;
-            if (tl_ychoice(&L->doc, &rd, depth_rules, COUNT_OF(depth_rules), &k)) {
-                free(path);
-                return -1;
-            }
-            sd.mesh_depth = k == 1 ? TL_MESH_DEPTH_POTENTIAL : TL_MESH_DEPTH_VOLUME;
-            if (sd.mesh_depth == TL_MESH_DEPTH_POTENTIAL && sd.mesh_radius == TL_MESH_RADIUS_AREA) {
-                free(path);
-                return tl_yfail(&L->doc, &rd, "contact_depth: potential takes the volume-equivalent radius; "
-                                              "leave out contact_radius: area");
-            }
-        }
+    if (readers[sd.kind](L, &kv, v, &sd, &path)) {
+        free(path);
+        return -1;
     }
     int index;
     tl_status st = tl_world_add_shape(L->world, &sd, &index);
     free(path);
     if (st == TL_ERROR_MEMORY) return tl_load_out_of_memory(L);
-    if (st != TL_OK) return tl_yfail(&L->doc, ell.node ? &ell : &mesh, "%s", tl_world_error(L->world));
+    if (st != TL_OK) return tl_yfail(&L->doc, &kv, "%s", tl_world_error(L->world));
     return 0;
 }
 

@@ -10,8 +10,8 @@
 #include "parallel.h"
 #include "rigid.h"
 #include "vec.h"
+#include "shape_kind.h"
 #include "world.h"
-#include "ellipsoid_pair.h"
 
 static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) {
     return c->wall[k] ? tl_key_pw(ids[c->a[k]], c->b[k]) : tl_key_pp(ids[c->a[k]], ids[c->b[k]]);
@@ -115,9 +115,9 @@ static void side_particle(const sstage *s, uint32_t i, const double shift[3], si
     /* a body of a shape: its attitude and drift velocities from the stage's table (body_table) */
     const double *sb = o->body.shape ? w->contacts.sc.body + (size_t)i * TL_SB_COUNT : NULL;
     if (sb) memcpy(o->body.pose.R, sb + TL_SB_R, sizeof o->body.pose.R);
-    const bool ell = sb && o->body.shape->kind == TL_SHAPE_ELLIPSOID;
-    o->body.M = ell ? sb + TL_SB_M : NULL;
-    o->body.Mi = ell ? sb + TL_SB_MI : NULL;
+    const bool mat = sb && tl_shape_kinds[o->body.shape->kind]->matrices; /* body_table's */
+    o->body.M = mat ? sb + TL_SB_M : NULL;
+    o->body.Mi = mat ? sb + TL_SB_MI : NULL;
     v3_copy(o->v, p->v[i]);
     v3_copy(o->w, p->w[i]);
     if (s->half_is_v) {
@@ -667,9 +667,10 @@ static int body_table(const sstage *s) {
             tl_pose_from(&pose, p->x[i], p->q[i]);
             memcpy(sb + TL_SB_R, pose.R, sizeof pose.R);
             const tl_shape *shp = tl_world_shape_of(w, (uint32_t)i);
-            if (shp->kind == TL_SHAPE_ELLIPSOID) { /* the matrices its pairs' searches need */
+            void (*matrices)(const tl_body *, double *, double *) = tl_shape_kinds[shp->kind]->matrices;
+            if (matrices) { /* the matrices its pairs' searches need (an ellipsoid's) */
                 tl_body bd = {shp, p->radius[i], pose, NULL, NULL};
-                tl_ellipsoid_matrices(&bd, sb + TL_SB_M, sb + TL_SB_MI);
+                matrices(&bd, sb + TL_SB_M, sb + TL_SB_MI);
             }
             if (!s->half_is_v)
                 tl_body_drift_velocity(p, w->shapes.of, i, s->dt, s->b1, s->b2, sb + TL_SB_VH, sb + TL_SB_WH);
@@ -811,10 +812,7 @@ static tl_status reserve_step(tl_world *w, size_t n) {
     return TL_OK;
 }
 
-static const char *kind_name(const tl_shape *s) {
-    if (!s) return "sphere";
-    return s->kind == TL_SHAPE_ELLIPSOID ? "ellipsoid" : s->kind == TL_SHAPE_MESH ? "mesh" : "sphere";
-}
+static const char *kind_name(const tl_shape *s) { return tl_shape_kind_name(s ? s->kind : TL_SHAPE_SPHERE); }
 
 /* Step 4's sums of the whole (walls' reactions, the ledger, the touching count) from the
  * candidates' slots, in candidate order. Serially this world's slots; on several ranks those of

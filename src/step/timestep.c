@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fused.h"
+#include "shape_kind.h"
 #include "vec.h"
 #include "world.h"
 #include "timestep.h"
@@ -37,16 +38,8 @@ static double hertz_time_constant(void) { return 0.8 * tgamma(0.4) * tgamma(0.5)
  * at most omega rho sin(angle(r, u)). A sphere: none (its surface slides, it does not approach).
  * A convex body holding a ball of radius r_in about its centroid: rho cos >= r_in, so at most
  * omega sqrt(R^2 - r_in^2) with R its bounding radius; an ellipsoid's r_in is its smallest
- * semi-axis. A mesh: omega R (its contact point need not be a support point). */
-static double spin_reach(const tl_shape *sh) {
-    if (!sh) return 0.0;
-    if (sh->kind == TL_SHAPE_ELLIPSOID) {
-        double a = dmax(sh->semi[0], dmax(sh->semi[1], sh->semi[2]));
-        double c = dmin(sh->semi[0], dmin(sh->semi[1], sh->semi[2]));
-        return sqrt(dmax(a * a - c * c, 0.0));
-    }
-    return sh->radius;
-}
+ * semi-axis. A mesh: omega R (its contact point need not be a support point). Each kind gives
+ * its own (tl_shape_spin_reach: the spin_reach of its definition, shape_kind.h). */
 
 /* the fastest a body's surface approaches another: its centre's speed plus what its spin adds
  * (a fast-spinning ellipsoid or block hits with its corners) */
@@ -54,7 +47,7 @@ static double body_speed_max(const tl_world *w) {
     const tl_particles *p = &w->p;
     double vmax = 0.0;
     for (size_t i = 0; i < p->count; i++)
-        vmax = dmax(vmax, v3_norm(p->v[i]) + v3_norm(p->w[i]) * spin_reach(tl_world_shape_of(w, i)));
+        vmax = dmax(vmax, v3_norm(p->v[i]) + v3_norm(p->w[i]) * tl_shape_spin_reach(tl_world_shape_of(w, i)));
     return vmax;
 }
 

@@ -19,12 +19,6 @@
 #include "talus/talus.h"
 #include "walls.h"
 
-/* A particle's coordinates and radius are bounded (docs/scene.md, limits):
- * positions far from the others coarsen the cell grid, and beyond these the
- * energies (m g z) and the step's arithmetic lose their meaning. */
-#define TL_MAX_COORDINATE 1e12 /* m */
-#define TL_MIN_RADIUS 1e-12    /* m */
-
 /* A contact that separated in this step, finished once the step's
  * velocities are known. */
 typedef struct tl_pending_exit {

@@ -1,17 +1,16 @@
 /*
  * The world's shapes: bodies other than spheres, stored once in their body
- * frame and referred to by index from the particles (docs/shapes.md).
+ * frame and referred to by index from the particles (docs/shapes.md). Each is
+ * built by its kind (the table of kinds, geometry/shape_kind.h).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "mass.h"
 #include "mesh.h"
+#include "shape_kind.h"
 #include "vec.h"
 #include "world.h"
-
-/* an ellipsoid's display tessellation (the VTK surfaces): vertices */
-#define ELLIPSOID_DISPLAY_VERTICES 402
 
 tl_shape_def tl_shape_default(void) {
     tl_shape_def d;
@@ -22,25 +21,6 @@ tl_shape_def tl_shape_default(void) {
     /* the conservative reading (docs/geometry.md); the paper's PCM reading by name */
     d.mesh_depth = TL_MESH_DEPTH_POTENTIAL;
     return d;
-}
-
-/* a body's length (a radius, a semi-axis): the range of a sphere's radius, TL_MIN_RADIUS (below,
- * masses underflow) to TL_MAX_COORDINATE */
-static bool body_length_ok(double x) { return x >= TL_MIN_RADIUS && x <= TL_MAX_COORDINATE; }
-
-/* An ellipsoid of semi-axes a, b, c along the body axes (closed forms). */
-static void shape_ellipsoid(tl_shape *s, double a, double b, double c) {
-    memset(s, 0, sizeof *s);
-    s->kind = TL_SHAPE_ELLIPSOID;
-    s->semi[0] = a;
-    s->semi[1] = b;
-    s->semi[2] = c;
-    s->radius = dmax(a, dmax(b, c));
-    s->volume = 4.0 / 3.0 * TL_PI * a * b * c;
-    s->inertia[0] = (b * b + c * c) / 5.0;
-    s->inertia[1] = (a * a + c * c) / 5.0;
-    s->inertia[2] = (a * a + b * b) / 5.0;
-    s->r_volume = cbrt(a * b * c);
 }
 
 /* grows the per-shape arrays to cap entries (the new ones zeroed) */
@@ -74,96 +54,10 @@ static int grow_shapes(tl_world *w, size_t need) {
     return 0;
 }
 
-static tl_mesh *new_mesh(tl_world *w) {
-    tl_mesh *m = tl_mem_alloc(&w->mem, sizeof *m);
-    if (m) tl_mesh_init(m);
-    return m;
-}
-
 static void drop_mesh(tl_world *w, tl_mesh *m) {
     if (!m) return;
     tl_mesh_free(m);
     tl_mem_free(&w->mem, m, sizeof *m);
-}
-
-/* A mesh shape: the surface from its source, checked, moved to its body frame. */
-static tl_status shape_mesh(tl_world *w, const tl_shape_def *d, const char *name, tl_shape *s, tl_mesh **out,
-                            double frame[12]) {
-    tl_mesh *m = new_mesh(w);
-    if (!m) return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
-    char msg[512];
-    tl_status st;
-    tl_mesh_opts opts = {false, d->scale > 0.0 ? d->scale : 1.0};
-    switch (d->source) {
-    case TL_MESH_FILE:
-        if (!d->file) {
-            drop_mesh(w, m);
-            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': a mesh file is needed", name);
-        }
-        if (!(d->scale >= 0.0) || !isfinite(d->scale)) {
-            drop_mesh(w, m);
-            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': scale must be > 0 (m per file unit)", name);
-        }
-        st = tl_mesh_load(&w->mem, m, d->file, &opts, msg, sizeof msg);
-        break;
-    case TL_MESH_ICOSPHERE:
-        if (!body_length_ok(d->radius) || d->subdivisions < 0 || d->subdivisions > 7) {
-            drop_mesh(w, m);
-            return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': an icosphere needs a radius of 1e-12 to 1e12 m and 0 to 7 subdivisions, got %g and %d",
-                                 name, d->radius, d->subdivisions);
-        }
-        st = tl_mesh_icosphere(&w->mem, m, d->radius, d->subdivisions, msg, sizeof msg);
-        break;
-    case TL_MESH_ELLIPSOID: {
-        double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
-        if (!body_length_ok(a) || !body_length_ok(b) || !body_length_ok(c) || d->vertices < 6 ||
-            d->vertices > 10000000) {
-            drop_mesh(w, m);
-            return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': a triangulated ellipsoid needs semi-axes of 1e-12 to 1e12 m and 6 to 1e7 vertices",
-                                 name);
-        }
-        st = tl_mesh_ellipsoid(&w->mem, m, a, b, c, (size_t)d->vertices, msg, sizeof msg);
-        break;
-    }
-    case TL_MESH_ARRAYS:
-        if (!d->vertex_xyz || !d->triangles) {
-            drop_mesh(w, m);
-            return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': vertex and triangle arrays are needed", name);
-        }
-        st = tl_mesh_from_arrays(&w->mem, m, d->vertex_xyz, d->vertex_count, d->triangles, d->triangle_count, &opts,
-                                 name, msg, sizeof msg);
-        break;
-    default:
-        drop_mesh(w, m);
-        return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': unknown mesh source %d", name, (int)d->source);
-    }
-    if (st != TL_OK) {
-        drop_mesh(w, m);
-        return tl_world_fail(w, st, "shape '%s': %s", name, msg);
-    }
-    tl_body_frame bf;
-    st = tl_mesh_to_body_frame(m, &bf);
-    if (st != TL_OK) {
-        drop_mesh(w, m);
-        return tl_world_fail(w, st, "shape '%s': out of memory (body frame)", name);
-    }
-    memset(s, 0, sizeof *s);
-    s->kind = TL_SHAPE_MESH;
-    s->mesh = m;
-    s->radius = m->radius;
-    s->volume = bf.volume;
-    for (int k = 0; k < 3; k++) s->inertia[k] = bf.moments[k];
-    s->r_volume = cbrt(3.0 * bf.volume / (4.0 * TL_PI));
-    s->mesh_radius = d->mesh_radius;
-    s->mesh_depth = d->mesh_depth;
-    s->r_contact = d->mesh_radius == TL_MESH_RADIUS_AREA ? m->radius : s->r_volume;
-    v3_copy(frame, bf.origin);
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) frame[3 + 3 * r + c] = bf.R[r][c];
-    *out = m;
-    return TL_OK;
 }
 
 /* the unit quaternion of a rotation matrix (Shepperd's method) */
@@ -222,35 +116,26 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
     tl_shape s;
     tl_mesh *mesh = NULL;
     double frame[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-    switch (d->kind) {
-    case TL_SHAPE_ELLIPSOID: {
-        double a = d->semi_axes.x, b = d->semi_axes.y, c = d->semi_axes.z;
-        if (!body_length_ok(a) || !body_length_ok(b) || !body_length_ok(c))
-            return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "shape '%s': ellipsoid semi_axes must be 1e-12 to 1e12 m (a sphere's radii), got (%g, %g, %g)",
-                                 name, a, b, c);
-        shape_ellipsoid(&s, a, b, c);
-        /* its contacts with meshes go through its tessellation, measured as its def asks (the
-         * conservative reading by default); its radius is always the volume-equivalent one */
-        s.mesh_depth = d->mesh_depth;
-        /* its tessellation: for the outputs, and for its contacts with meshes */
-        mesh = new_mesh(w);
-        char msg[256];
-        if (!mesh || tl_mesh_ellipsoid(&w->mem, mesh, a, b, c, ELLIPSOID_DISPLAY_VERTICES, msg, sizeof msg) != TL_OK) {
-            drop_mesh(w, mesh);
-            return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape '%s')", name);
+    const tl_shape_kind_def *kd = tl_shape_kind_def_of(d->kind);
+    if (!kd || !kd->build) {
+        /* the kinds that take a shape, from the table: "ellipsoid or mesh" */
+        char kinds[256] = "";
+        const size_t nk = tl_shape_kind_count();
+        size_t given = 0, n = 0;
+        for (size_t k = 0; k < nk; k++) given += tl_shape_kinds[k]->build != NULL;
+        for (size_t k = 0; k < nk; k++) {
+            if (!tl_shape_kinds[k]->build) continue;
+            size_t at = strlen(kinds);
+            snprintf(kinds + at, sizeof kinds - at, "%s%s", n == 0 ? "" : n + 1 == given ? " or " : ", ",
+                     tl_shape_kind_name((tl_shape_kind)k));
+            n++;
         }
-        break;
+        return tl_world_fail(w, TL_ERROR_ARGUMENT, "shape '%s': kind must be %s (spheres need no shape)", name,
+                             kinds);
     }
-    case TL_SHAPE_MESH: {
-        tl_status st = shape_mesh(w, d, name, &s, &mesh, frame);
-        if (st != TL_OK) return st;
-        break;
-    }
-    default:
-        return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                             "shape '%s': kind must be ellipsoid or mesh (spheres need no shape)", name);
-    }
+    char msg[sizeof w->error];
+    tl_status built = kd->build(&w->mem, d, name, &s, &mesh, frame, msg, sizeof msg);
+    if (built != TL_OK) return tl_world_fail(w, built, "%s", msg);
     char *copy = tl_mem_strdup(&w->mem, name);
     if (!copy || grow_shapes(w, w->shapes.count + 1) != 0) {
         tl_mem_strfree(&w->mem, copy);
@@ -258,7 +143,6 @@ tl_status tl_world_add_shape(tl_world *w, const tl_shape_def *d, int *out_index)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory");
     }
     size_t k = w->shapes.count++;
-    if (s.kind == TL_SHAPE_ELLIPSOID) s.mesh = mesh;
     tl_quat fq = matrix_quat(frame + 3);
     s.frame_q[0] = fq.w;
     s.frame_q[1] = fq.x;
@@ -328,10 +212,8 @@ tl_status tl_world_get_shape(const tl_world *w, int index, tl_shape_info *o) {
     const double *fr = w->shapes.frame[index];
     o->origin = (tl_vec3){fr[0], fr[1], fr[2]};
     o->frame = matrix_quat(fr + 3);
-    if (s->kind == TL_SHAPE_MESH) {
-        o->vertices = s->mesh->nv;
-        o->facets = s->mesh->nt;
-    }
+    const tl_shape_kind_def *kd = tl_shape_kinds[s->kind];
+    if (kd->info) kd->info(s, o);
     return TL_OK;
 }
 

@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv_options.h"
+#include "output_kinds.h"
+#include "output_plot.h"
 #include "scene_plan.h"
 #include "talus/talus.h"
 #include "test.h"
@@ -307,7 +310,13 @@ static tl_output_spec spec_of(tl_output_kind kind, const char *file) {
     memset(&o, 0, sizeof o);
     o.kind = kind;
     o.file = dupstr(file);
-    o.plot_of = -1;
+    if (kind == TL_OUTPUT_PLOT) { /* the first energy output */
+        tl_plot_options *po = calloc(1, sizeof *po);
+        po->of = -1;
+        o.opts = po;
+    } else if (kind == TL_OUTPUT_PARTICLES) {
+        o.opts = calloc(1, sizeof(tl_particles_options));
+    }
     return o;
 }
 
@@ -382,14 +391,16 @@ static tl_scene *make_scene(scene_opts so) {
     if (so.all_outputs) {
         o = spec_of(TL_OUTPUT_PARTICLES, "particles.csv");
         o.every_steps = 1000;
-        o.fields = TL_FIELD_POSITION | TL_FIELD_VELOCITY | TL_FIELD_RADIUS | TL_FIELD_KINETIC_ENERGY;
+        ((tl_particles_options *)o.opts)->fields =
+            TL_FIELD_POSITION | TL_FIELD_VELOCITY | TL_FIELD_RADIUS | TL_FIELD_KINETIC_ENERGY;
         sc->outputs[n++] = o;
         o = spec_of(TL_OUTPUT_PARTICLES, "csv/chosen.csv");
-        o.ids = malloc(2 * sizeof *o.ids);
-        o.ids[0] = 3;
-        o.ids[1] = 1;
-        o.nids = 2;
-        o.fields = 0xffu;
+        tl_particles_options *po = o.opts;
+        po->ids = malloc(2 * sizeof *po->ids);
+        po->ids[0] = 3;
+        po->ids[1] = 1;
+        po->nids = 2;
+        po->fields = 0xffu;
         sc->outputs[n++] = o;
         o = spec_of(TL_OUTPUT_CONTACTS, "contacts.csv");
         o.every = 0.005;
@@ -411,7 +422,7 @@ static void free_scene(tl_scene *sc) {
     free(sc->stages);
     for (size_t k = 0; k < sc->noutputs; k++) {
         free(sc->outputs[k].file);
-        free(sc->outputs[k].ids);
+        tl_output_options_free(&sc->outputs[k]);
     }
     free(sc->outputs);
     free(sc);

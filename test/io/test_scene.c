@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csv_options.h"
+#include "output_plot.h"
 #include "scene_plan.h"
 #include "talus/talus.h"
 #include "test.h"
@@ -107,13 +109,16 @@ static void check_plan(const tl_scene *s) {
     ENSURE(s->noutputs == 6);
     if (s->noutputs != 6) return;
     const tl_output_spec *o = s->outputs;
+    /* the kinds' own options (csv_options.h, output_plot.h) */
+    const tl_particles_options *po = o[1].opts;
+    const tl_plot_options *plot4 = o[4].opts, *plot5 = o[5].opts;
     ENSURE(o[0].kind == TL_OUTPUT_ENERGY && o[0].every == 1e-3 && o[0].line == 47);
-    ENSURE(o[1].kind == TL_OUTPUT_PARTICLES && o[1].every_steps == 50 && o[1].nids == 1);
-    ENSURE(o[1].ids && o[1].ids[0] == 7);
-    ENSURE(o[1].fields == (TL_FIELD_POSITION | TL_FIELD_FORCE));
+    ENSURE(o[1].kind == TL_OUTPUT_PARTICLES && o[1].every_steps == 50 && po && po->nids == 1);
+    ENSURE(po && po->ids && po->ids[0] == 7);
+    ENSURE(po && po->fields == (TL_FIELD_POSITION | TL_FIELD_FORCE));
     ENSURE(o[2].kind == TL_OUTPUT_VTK && o[2].every == 0.0 && o[2].every_steps == 0);
-    ENSURE(o[4].kind == TL_OUTPUT_PLOT && o[4].plot_of == 1);
-    ENSURE(o[5].plot_of == 0);
+    ENSURE(o[4].kind == TL_OUTPUT_PLOT && plot4 && plot4->of == 1);
+    ENSURE(plot5 && plot5->of == 0);
     ENSURE(strcmp(s->slug, "falling-particle-demo") == 0);
 }
 

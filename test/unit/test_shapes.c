@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shape_kind.h"
+#include "talus/scene.h"
 #include "talus/talus.h"
 #include "test.h"
 
@@ -320,7 +322,42 @@ static void test_given_frame(void) {
     tl_world_destroy(w);
 }
 
+/* The table of shape kinds (geometry/shape_kind.h): every kind has its name where scenes and
+ * Python read it, its walls, and a geometry function for its pair with every kind before it
+ * (the dispatcher finds each pair in the later kind's row); every kind but the sphere is built
+ * and bounds the step. A new kind that misses one fails here. */
+static void test_kind_table(void) {
+    const size_t n = tl_shape_kind_count();
+    const char *const *names = NULL;
+    ENSURE(n == 3 && n <= TL_SHAPE_KIND_MAX);
+    ENSURE(tl_scene_names("shape.kind", &names) == n && names);
+    for (size_t k = 0; k < n; k++) {
+        const tl_shape_kind_def *d = tl_shape_kind_def_of((tl_shape_kind)k);
+        ENSURE(d && d == tl_shape_kinds[k]);
+        if (!d) continue;
+        ENSURE(names && strcmp(names[k], tl_shape_kind_name((tl_shape_kind)k)) == 0);
+        ENSURE(d->face && d->mesh_wall);
+        if (k != TL_SHAPE_SPHERE) ENSURE(d->build && d->contact_radius && d->spin_reach);
+        for (size_t j = 0; j <= k; j++) ENSURE(d->pair[j].fn != NULL);
+    }
+    ENSURE(strcmp(tl_shape_kind_name(TL_SHAPE_SPHERE), "sphere") == 0);
+    ENSURE(strcmp(tl_shape_kind_name(TL_SHAPE_ELLIPSOID), "ellipsoid") == 0);
+    ENSURE(strcmp(tl_shape_kind_name(TL_SHAPE_MESH), "mesh") == 0);
+    ENSURE(tl_shape_kind_def_of((tl_shape_kind)n) == NULL);
+    /* the kinds a shape may be, named from the table */
+    tl_world_def wd = tl_world_default();
+    tl_world *w = NULL;
+    ENSURE_OK(tl_world_create(&wd, &w));
+    tl_shape_def sd = tl_shape_default();
+    sd.name = "ball";
+    sd.kind = TL_SHAPE_SPHERE;
+    ENSURE(tl_world_add_shape(w, &sd, NULL) == TL_ERROR_ARGUMENT);
+    ENSURE(strcmp(tl_world_error(w), "shape 'ball': kind must be ellipsoid or mesh (spheres need no shape)") == 0);
+    tl_world_destroy(w);
+}
+
 int main(void) {
+    test_kind_table();
     test_arrays();
     test_generated();
     test_files();
