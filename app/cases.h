@@ -1,0 +1,48 @@
+/* The case files of `talus validate` (docs/validation.md, "The case files"): one file per
+ * section, validation/cases/<section>/checks.yaml, built into the command with the scenes
+ * it names (its own under validation/cases/<section>/, or an examples/ scene). It holds
+ *   parameters  numbers and words the section's code reads (quick: overrides them under
+ *               --quick);
+ *   scenes      named scenes: a scene file and the values the section sets in it, by key
+ *               path ("laws.0.e"); a value "$name" is a parameter;
+ *   checks      the rows of the report that compare Talus with the papers and with itself:
+ *               the quantity, the paper's value and source, the tolerance and its kind, and
+ *               the measured quantity it compares, by name.
+ * The section's code runs the scenes (or the lab), measures, gives each measured quantity
+ * to the case by name (vcase_measure) and asks for a group of rows where the report shows
+ * them (vcase_rows). A mistake in a case file is named by file, line, column and key. */
+#ifndef TALUS_APP_CASES_H
+#define TALUS_APP_CASES_H
+
+#include <stdbool.h>
+
+#include "report.h"
+#include "talus/scene.h"
+#include "verdict.h"
+
+typedef struct vcase vcase;
+
+/* Loads validation/cases/<section>/checks.yaml (quick: with its quick: overrides). NULL
+ * when it is missing or malformed, after saying where on stderr. */
+vcase *vcase_load(const char *section, bool quick);
+void vcase_free(vcase *c);
+
+/* A parameter's value (NAN, said on stderr, when absent or not a number) or its text
+ * ("" when absent). */
+double vcase_param(const vcase *c, const char *name);
+const char *vcase_text(const vcase *c, const char *name);
+
+/* A measured quantity (or a value computed from measurements) the checks name. */
+void vcase_measure(vcase *c, const char *name, double value);
+/* A prediction that may explain a difference (verdict.h); its texts are copied. */
+void vcase_explain(vcase *c, const char *name, const prediction *p);
+
+/* The scene `name` of the case, its set: values written in; NULL (said on stderr and in
+ * the report under `label`) when it cannot be made or is refused. */
+tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label);
+
+/* The rows of group `group` in the file's order (those for the other mode skipped).
+ * Returns 0, or -1 after naming on stderr a row whose quantities are not measured. */
+int vcase_rows(vcase *c, report *r, const char *group);
+
+#endif
