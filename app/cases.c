@@ -417,6 +417,15 @@ void vcase_measure(vcase *c, const char *name, double v) {
     c->value[i].v = v;
 }
 
+void vcase_measure_row(vcase *c, const char *prefix, const ref_table *t, int index) {
+    for (int k = 0; k < t->ncols; k++) {
+        double v = ref_num(t, index, t->header[k]); /* NAN where the row has no number */
+        char name[96];
+        snprintf(name, sizeof name, "%s.%s", prefix, t->header[k]);
+        vcase_measure(c, name, v);
+    }
+}
+
 void vcase_explain(vcase *c, const char *name, const prediction *p) {
     int i = 0;
     while (i < c->nexplain && strcmp(c->explain[i].name, name) != 0) i++;

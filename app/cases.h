@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "reference.h"
 #include "report.h"
 #include "talus/scene.h"
 #include "verdict.h"
@@ -34,6 +35,9 @@ const char *vcase_text(const vcase *c, const char *name);
 
 /* A measured quantity (or a value computed from measurements) the checks name. */
 void vcase_measure(vcase *c, const char *name, double value);
+/* Each number of row `row` of a reference table (a validation/ CSV file) as `prefix.<column>`, for
+ * the checks that compare with the paper's tables. */
+void vcase_measure_row(vcase *c, const char *prefix, const ref_table *t, int row);
 /* A prediction that may explain a difference (verdict.h); its texts are copied. */
 void vcase_explain(vcase *c, const char *name, const prediction *p);
 
