@@ -62,6 +62,7 @@ typedef struct scene_case {
 typedef struct value {
     char name[96];
     double v;
+    char word[64]; /* a word shown in quantities ("" for a number) */
 } value;
 
 typedef struct explanation {
@@ -415,6 +416,13 @@ void vcase_measure(vcase *c, const char *name, double v) {
     if (i == MAX_VALUES) return;
     if (i == c->nvalue) snprintf(c->value[c->nvalue++].name, sizeof c->value[0].name, "%s", name);
     c->value[i].v = v;
+    c->value[i].word[0] = '\0';
+}
+
+void vcase_word(vcase *c, const char *name, const char *text) {
+    vcase_measure(c, name, NAN);
+    for (int i = 0; i < c->nvalue; i++)
+        if (strcmp(c->value[i].name, name) == 0) snprintf(c->value[i].word, sizeof c->value[i].word, "%s", text);
 }
 
 void vcase_measure_row(vcase *c, const char *prefix, const ref_table *t, int index) {
@@ -468,6 +476,14 @@ static int quantity_text(const vcase *c, const row *w, char *buf, size_t size) {
         if (colon) {
             *colon = '\0';
             snprintf(fmt, sizeof fmt, "%s", colon + 1);
+        }
+        const char *word = NULL;
+        for (int i = 0; i < c->nvalue; i++)
+            if (strcmp(c->value[i].name, name) == 0 && c->value[i].word[0]) word = c->value[i].word;
+        if (word) {
+            for (const char *t = word; *t && n + 1 < size; t++) buf[n++] = *t;
+            s = end + 1;
+            continue;
         }
         double v;
         if (!lookup(c, name, &v) || fmt[0] != '%' || strpbrk(fmt + 1, "%sncp*")) {

@@ -35,6 +35,8 @@ const char *vcase_text(const vcase *c, const char *name);
 
 /* A measured quantity (or a value computed from measurements) the checks name. */
 void vcase_measure(vcase *c, const char *name, double value);
+/* A word the checks' quantities may show as ${name} (a law's name, say). */
+void vcase_word(vcase *c, const char *name, const char *text);
 /* Each number of row `row` of a reference table (a validation/ CSV file) as `prefix.<column>`, for
  * the checks that compare with the paper's tables. */
 void vcase_measure_row(vcase *c, const char *prefix, const ref_table *t, int row);
