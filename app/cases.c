@@ -45,6 +45,7 @@ typedef struct row {
 
 typedef struct param {
     const char *name, *text;
+    int line, column; /* of the value in force */
 } param;
 
 typedef struct scene_set {
@@ -74,6 +75,7 @@ typedef struct explanation {
 struct vcase {
     char file[256];
     bool quick;
+    bool failed; /* a parameter the code asked for was missing or wrong: no rows */
     struct fy_document *fyd; /* the strings below point into it */
     int nparam, nscene, nrow, nvalue, nexplain;
     param param[MAX_PARAMS];
@@ -92,6 +94,45 @@ static const app_data_file *data_file(const char *name) {
 }
 
 /* ---- reading the file ---- */
+
+/* libfyaml's printed diagnostics go nowhere: its errors are collected and said with the file */
+static void diag_sink(struct fy_diag *diag, void *user, const char *buf, size_t len) {
+    (void)diag;
+    (void)user;
+    (void)buf;
+    (void)len;
+}
+
+/* the document of a built-in file; NULL after saying the syntax error at its line and column */
+static struct fy_document *parse(const char *file, const char *text, size_t len) {
+    struct fy_diag_cfg dc;
+    fy_diag_cfg_default(&dc);
+    dc.fp = NULL;
+    dc.output_fn = diag_sink;
+    dc.user = NULL;
+    dc.colorize = false;
+    struct fy_diag *diag = fy_diag_create(&dc);
+    if (diag) fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg pc;
+    memset(&pc, 0, sizeof pc);
+    pc.flags = FYPCF_QUIET;
+    pc.diag = diag;
+    struct fy_document *d = fy_document_build_from_string(&pc, text, len);
+    if (!d || !fy_document_root(d)) {
+        void *iter = NULL;
+        struct fy_diag_error *e = NULL;
+        while (diag && (e = fy_diag_errors_iterate(diag, &iter)) != NULL && e->type < FYET_ERROR) continue;
+        if (e)
+            fprintf(stderr, "talus validate: %s:%d:%d: YAML syntax error: %s\n", file, e->line, e->column,
+                    e->msg ? e->msg : "invalid YAML");
+        else
+            fprintf(stderr, "talus validate: %s: empty or not YAML\n", file);
+        if (d) fy_document_destroy(d);
+        d = NULL;
+    }
+    if (diag) fy_diag_destroy(diag);
+    return d;
+}
 
 static int node_line(struct fy_node *n, int *column) {
     *column = 0;
@@ -183,7 +224,10 @@ static int read_params(vcase *c, struct fy_node *map, const char *key, bool appl
             if (c->nparam == MAX_PARAMS) return bad(c, map, key, "more than %d parameters", MAX_PARAMS);
             c->param[c->nparam++].name = name;
         }
-        if (apply) c->param[i].text = text;
+        if (apply) {
+            c->param[i].text = text;
+            c->param[i].line = node_line(fy_node_pair_value(p), &c->param[i].column);
+        }
     }
     return 0;
 }
@@ -341,13 +385,10 @@ vcase *vcase_load(const char *section, bool quick) {
         free(c);
         return NULL;
     }
-    struct fy_parse_cfg pc;
-    memset(&pc, 0, sizeof pc);
-    pc.flags = FYPCF_QUIET;
-    c->fyd = fy_document_build_from_string(&pc, (const char *)f->data, (size_t)f->size);
+    c->fyd = parse(c->file, (const char *)f->data, (size_t)f->size);
     struct fy_node *root = c->fyd ? fy_document_root(c->fyd) : NULL;
     if (!root || !fy_node_is_mapping(root)) {
-        fprintf(stderr, "talus validate: %s: not a YAML mapping (check its syntax)\n", c->file);
+        if (c->fyd) fprintf(stderr, "talus validate: %s: expected a mapping (section, parameters, ...)\n", c->file);
         vcase_free(c);
         return NULL;
     }
@@ -401,13 +442,30 @@ const char *vcase_text(const vcase *c, const char *name) {
     return p ? p->text : "";
 }
 
-double vcase_param(const vcase *c, const char *name) {
+double vcase_param(vcase *c, const char *name) {
     const param *p = find_param(c, name);
     double v;
     if (p && parse_number(p->text, &v)) return v;
-    fprintf(stderr, "talus validate: %s: parameters.%s: %s\n", c->file, name,
-            p ? "not a number" : "no such parameter");
+    if (p)
+        fprintf(stderr, "talus validate: %s:%d:%d: parameters.%s: expected a number, got '%s'\n", c->file, p->line,
+                p->column, name, p->text);
+    else
+        fprintf(stderr, "talus validate: %s: parameters.%s: no such parameter (the section's code needs it)\n",
+                c->file, name);
+    c->failed = true;
     return NAN;
+}
+
+int vcase_int(vcase *c, const char *name, int lo, int hi) {
+    double v = vcase_param(c, name);
+    if (v >= lo && v <= hi && v == floor(v)) return (int)v;
+    if (!isnan(v)) {
+        const param *p = find_param(c, name);
+        fprintf(stderr, "talus validate: %s:%d:%d: parameters.%s: expected an integer from %d to %d, got %g\n",
+                c->file, p ? p->line : 0, p ? p->column : 0, name, lo, hi, v);
+        c->failed = true;
+    }
+    return lo;
 }
 
 void vcase_measure(vcase *c, const char *name, double v) {
@@ -509,6 +567,7 @@ static int quantity_text(const vcase *c, const row *w, char *buf, size_t size) {
 }
 
 int vcase_rows(vcase *c, report *r, const char *group) {
+    if (c->failed) return -1; /* said where the parameter was asked for */
     bool any = false;
     for (int i = 0; i < c->nrow; i++) {
         const row *w = &c->row[i];
@@ -619,10 +678,7 @@ tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label) 
         return NULL;
     }
     const app_data_file *f = data_file(s->file);
-    struct fy_parse_cfg pc;
-    memset(&pc, 0, sizeof pc);
-    pc.flags = FYPCF_QUIET;
-    struct fy_document *d = fy_document_build_from_string(&pc, (const char *)f->data, (size_t)f->size);
+    struct fy_document *d = parse(s->file, (const char *)f->data, (size_t)f->size);
     struct fy_node *root = d ? fy_document_root(d) : NULL;
     edit ed[2 * MAX_SETS];
     int ned = 0, rc = 0;
@@ -685,8 +741,6 @@ tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label) 
                 n = n - (ed[i].to - ed[i].from) + len;
             }
         }
-    } else if (!root) {
-        fprintf(stderr, "talus validate: %s: not a YAML document\n", s->file);
     }
     if (d) fy_document_destroy(d);
     if (!text) return NULL;

@@ -28,9 +28,11 @@ typedef struct vcase vcase;
 vcase *vcase_load(const char *section, bool quick);
 void vcase_free(vcase *c);
 
-/* A parameter's value (NAN, said on stderr, when absent or not a number) or its text
- * ("" when absent). */
-double vcase_param(const vcase *c, const char *name);
+/* A parameter's value (NAN when absent or not a number), an integer parameter from lo to hi
+ * (lo when it is not one), or its text ("" when absent). A parameter refused is said on
+ * stderr, and the case then writes no rows (vcase_rows fails: the section could not run). */
+double vcase_param(vcase *c, const char *name);
+int vcase_int(vcase *c, const char *name, int lo, int hi);
 const char *vcase_text(const vcase *c, const char *name);
 
 /* A measured quantity (or a value computed from measurements) the checks name. */

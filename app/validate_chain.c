@@ -66,6 +66,7 @@ static double hertz_overlap(const chain_def *d, double force, bool wall) {
 
 static int chain_run(const chain_def *d, chain_out *o) {
     memset(o, 0, sizeof *o);
+    if (!(d->duration > 0.0 && d->duration < 1.0)) return -1; /* a case file's duration refused */
     int off = d->striker ? 1 : 0, nb = d->n + off; /* bodies; ids 1..nb in chain order */
     tl_world_def wd = tl_world_default();
     wd.dt = d->dt;
@@ -289,7 +290,7 @@ static void write_series(report *r, const char *name, const chain_def *d, chain_
 
 /* ---- 4.2: the horizontal chain ---- */
 
-static chain_def horizontal_def(int law, const vcase *cs) {
+static chain_def horizontal_def(int law, vcase *cs) {
     chain_def d = {0};
     d.n = 70;
     d.radius = 2.38e-3;
@@ -302,7 +303,7 @@ static chain_def horizontal_def(int law, const vcase *cs) {
     d.duration = vcase_param(cs, "horizontal_duration");
     d.rec_every = 5;
     int probes[] = {9, 16, 24, 31, 40, 50, 56, 63};
-    d.nprobe = (int)fmin(fmax(vcase_param(cs, "horizontal_probes"), 1.0), 8.0);
+    d.nprobe = vcase_int(cs, "horizontal_probes", 1, 8);
     for (int k = 0; k < d.nprobe; k++) d.probe[k] = probes[k];
     return d;
 }
@@ -424,7 +425,7 @@ static int horizontal(report *r, const validate_opts *o, vcase *cs) {
 
 /* ---- 4.1: the vertical chain ---- */
 
-static void vertical(report *r, const vcase *cs) {
+static void vertical(report *r, vcase *cs) {
     report_section(r, 3, "Vertical chain (4.1, Fig. 11–14)");
     report_text(r, "Readings (the text leaves the chain's length and geometry to its refs. [86, 92, 93]): 20 beads "
                    "of R = 2.38 mm stacked on a rigid steel base (a plane, stainless steel 316 of Table 4: "
@@ -444,7 +445,7 @@ static void vertical(report *r, const vcase *cs) {
     } cases[2] = {{0.47e-3, 2.38, 13, 0.99, 0.93, 0.0}, {1.23e-3, 2.6, 21, 0.98, 0.87, 2.38}};
     report_text(r, "\n| case | law | peak force bead 13 (N) at (µs) | bead 17 (N) at (µs) | base (N) at (µs) | "
                    "speed 13→17 (m/s) |\n|---|---|---|---|---|---|\n");
-    const int ncase = (int)fmin(fmax(vcase_param(cs, "vertical_cases"), 1.0), 2.0);
+    const int ncase = vcase_int(cs, "vertical_cases", 1, 2);
     for (int c = 0; c < ncase; c++) {
         chain_def d[2];
         chain_out out[2];

@@ -176,11 +176,11 @@ static int model_checks(report *r, vcase *cs, kharaz res[NMODELS][5], const doub
     return 0;
 }
 
-static void sweep(report *r, const vcase *cs) {
+static void sweep(report *r, vcase *cs) {
     FILE *f = report_data_open(r, "kharaz_sweep.dat");
     if (!f) return;
     fprintf(f, "# theta  then for M1..M4: e_n e_t omega alpha_v alpha_c psi1 psi2\n");
-    const int n = (int)vcase_param(cs, "sweep_points");
+    const int n = vcase_int(cs, "sweep_points", 1, 10000);
     const double first = vcase_param(cs, "sweep_first"), step = vcase_param(cs, "sweep_step");
     for (int i = 0; i < n; i++) {
         double theta = first + step * i;
@@ -218,8 +218,8 @@ static void sweep(report *r, const vcase *cs) {
 static int softening(report *r, vcase *vc) {
     const double cs[5] = {1.0, 1e-1, 1e-2, 1e-3, 1e-4};
     const double angles[5] = {10, 20, 30, 40, 50};
-    int nc = (int)fmin(fmax(vcase_param(vc, "softening_factors"), 1.0), 5.0);
-    int repeat = (int)fmax(vcase_param(vc, "softening_repeat"), 1.0);
+    int nc = vcase_int(vc, "softening_factors", 1, 5);
+    int repeat = vcase_int(vc, "softening_repeat", 1, 1000);
     report_section(r, 3, "Softening (section 3.1.3)");
     report_text(r, "Both Young's moduli multiplied by c; M1 at 10°–50°. Each c is run at the paper's step "
                    "(10⁻⁸ s) and at the step enlarged by eq. 24 corrected (1/E* = Σ(1−ν²)/E): the Hertz "

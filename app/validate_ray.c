@@ -13,7 +13,7 @@ typedef struct ray_particle {
     double rho, rp, tc; /* kg/m3, m, s: the prescribed collision time */
 } ray_particle;
 
-static ray_particle ray_load(const vcase *cs) {
+static ray_particle ray_load(vcase *cs) {
     ray_particle p = {vcase_param(cs, "density"), vcase_param(cs, "radius"), vcase_param(cs, "T_c")};
     return p;
 }
@@ -200,7 +200,7 @@ static int ray_lambda(report *r, vcase *cs) {
                    "`viscous`) whose k and d give λ (eq. 7), against the exact solution of eq. 6 (internal "
                    "checks) and the paper's approximations (43)-(44), which it states err by at most 4.9e-3 "
                    "and 2.2e-4 for λ ≤ 0.2.\n");
-    int n = (int)fmax(vcase_param(cs, "lambda_points"), 2.0);
+    int n = vcase_int(cs, "lambda_points", 2, 10000);
     double worst_e = 0.0, worst_t = 0.0, worst_sim = 0.0, e_last = NAN, lam_last = NAN;
     FILE *f = report_data_open(r, "ray_lambda.dat");
     if (!f) return -1;

@@ -220,7 +220,7 @@ static double time_engine(long n, double tc) {
 }
 
 static int sediment_cases(report *r, const validate_opts *o, vcase *cs) {
-    const int steps = (int)vcase_param(cs, "steps");
+    const int steps = vcase_int(cs, "steps", 1, 1000000000);
     const double dt = vcase_param(cs, "dt"), tc = vcase_param(cs, "T_c");
     const double es[2] = {vcase_param(cs, "e_case1"), vcase_param(cs, "e_case2")};
     const char *const tags[2] = {"095", "07"};
@@ -323,7 +323,8 @@ static int sediment_cases(report *r, const validate_opts *o, vcase *cs) {
     }
 
     /* the cost per collision */
-    long nd = (long)vcase_param(cs, "bench_calls_direct"), nx = (long)vcase_param(cs, "bench_calls_exact"), ne = nd;
+    long nd = vcase_int(cs, "bench_calls_direct", 1, 1000000000), nx = vcase_int(cs, "bench_calls_exact", 1, 1000000),
+         ne = nd;
     double td = time_direct(nd, tc), tx = time_exact(nx, tc), te = time_engine(ne, tc);
     report_section(r, 3, "Cost of stiffness and damping per collision");
     report_text(r,
