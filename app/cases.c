@@ -194,6 +194,34 @@ static bool is_name(const char *s) {
     return true;
 }
 
+/* a printf conversion of one double: %[flags][width][.precision] and one of e E f g G a A */
+static bool number_format(const char *f) {
+    if (*f++ != '%') return false;
+    while (*f && strchr("-+ #0", *f)) f++;
+    while (*f >= '0' && *f <= '9') f++;
+    if (*f == '.') {
+        f++;
+        while (*f >= '0' && *f <= '9') f++;
+    }
+    return *f && strchr("eEfgGaA", *f) && f[1] == '\0';
+}
+
+/* each ${name} or ${name:%fmt} of a quantity well formed */
+static int check_quantity(const vcase *c, struct fy_node *n, const char *key, const char *q) {
+    for (const char *s = strstr(q, "${"); s; s = strstr(s + 2, "${")) {
+        const char *end = strchr(s, '}');
+        if (!end) return bad(c, n, key, "'${' without its '}'");
+        char name[96];
+        snprintf(name, sizeof name, "%.*s", (int)(end - s - 2), s + 2);
+        char *colon = strchr(name, ':');
+        if (colon) *colon = '\0';
+        if (!is_name(name)) return bad(c, n, key, "'${%s}': expected the name of a measured quantity", name);
+        if (colon && !number_format(colon + 1))
+            return bad(c, n, key, "'${%s:%s}': expected a number's format such as %%.3g", name, colon + 1);
+    }
+    return 0;
+}
+
 static int read_operand(const vcase *c, struct fy_node *n, const char *key, operand *out) {
     const char *s = scalar(c, n, key);
     if (!s) return -1;
@@ -333,6 +361,14 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             have_ref = true;
             continue;
         }
+        static const char *const KEYS[] = {"kind",    "group",  "quantity", "unit",   "measured",
+                                           "reading", "explain", "source",  "when"};
+        size_t known = 0;
+        while (known < sizeof KEYS / sizeof KEYS[0] && strcmp(KEYS[known], key) != 0) known++;
+        if (known == sizeof KEYS / sizeof KEYS[0])
+            return bad(c, fy_node_pair_key(p), kk,
+                       "unknown key (a check has group, quantity, kind, unit, paper or expected, source, "
+                       "tolerance, measured, reading, explain, when)");
         const char *s = scalar(c, v, kk);
         if (!s) return -1;
         if (strcmp(key, "kind") == 0) {
@@ -345,7 +381,10 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
                            s);
             w->kind = (row_kind)i;
         } else if (strcmp(key, "group") == 0) w->group = s;
-        else if (strcmp(key, "quantity") == 0) w->quantity = s;
+        else if (strcmp(key, "quantity") == 0) {
+            if (check_quantity(c, v, kk, s) != 0) return -1;
+            w->quantity = s;
+        }
         else if (strcmp(key, "unit") == 0) w->unit = s;
         else if (strcmp(key, "measured") == 0) {
             if (!is_name(s)) return bad(c, v, kk, "expected the name of a measured quantity, got '%s'", s);
@@ -358,10 +397,6 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             if (strcmp(s, "quick") == 0) w->when = 1;
             else if (strcmp(s, "full") == 0) w->when = 2;
             else return bad(c, v, kk, "expected quick or full, got '%s'", s);
-        } else {
-            return bad(c, fy_node_pair_key(p), kk,
-                       "unknown key (a check has group, quantity, kind, unit, paper or expected, source, "
-                       "tolerance, measured, reading, explain, when)");
         }
     }
     if (!w->quantity) return bad(c, n, k, "no quantity:");
@@ -544,9 +579,8 @@ static int quantity_text(const vcase *c, const row *w, char *buf, size_t size) {
             continue;
         }
         double v;
-        if (!lookup(c, name, &v) || fmt[0] != '%' || strpbrk(fmt + 1, "%sncp*")) {
-            fprintf(stderr, "talus validate: %s:%d: quantity: '${%s}' is no measured quantity (or its format is "
-                            "not a number's)\n",
+        if (!lookup(c, name, &v) || !number_format(fmt)) { /* the format was checked on loading */
+            fprintf(stderr, "talus validate: %s:%d: quantity: '${%s}' is not measured by the section's code\n",
                     c->file, w->line, name);
             return -1;
         }
@@ -669,7 +703,7 @@ static bool node_span(struct fy_node *n, size_t *from, size_t *to, int *line) {
     return true;
 }
 
-tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label) {
+char *vcase_scene_text(vcase *c, const char *name, const char **file) {
     const scene_case *s = NULL;
     for (int i = 0; i < c->nscene; i++)
         if (strcmp(c->scene[i].name, name) == 0) s = &c->scene[i];
@@ -743,10 +777,17 @@ tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label) 
         }
     }
     if (d) fy_document_destroy(d);
+    if (text && file) *file = s->file;
+    return text;
+}
+
+tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label) {
+    const char *file = NULL;
+    char *text = vcase_scene_text(c, name, &file);
     if (!text) return NULL;
     tl_scene *sc = NULL;
     tl_scene_error err;
-    tl_status st = tl_scene_load_string(text, s->file, &sc, &err);
+    tl_status st = tl_scene_load_string(text, file, &sc, &err);
     free(text);
     if (st == TL_OK) return sc;
     char buf[2048];

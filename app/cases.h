@@ -49,6 +49,10 @@ void vcase_explain(vcase *c, const char *name, const prediction *p);
  * the report under `label`) when it cannot be made or is refused. */
 tl_scene *vcase_scene(vcase *c, report *r, const char *name, const char *label);
 
+/* The text of the scene `name` with its set: values written in and its drop: items taken out
+ * (malloc'd; NULL, said on stderr, when it cannot be made), and *file the scene's file. */
+char *vcase_scene_text(vcase *c, const char *name, const char **file);
+
 /* The rows of group `group` in the file's order (those for the other mode skipped).
  * Returns 0, or -1 after naming on stderr a row whose quantities are not measured. */
 int vcase_rows(vcase *c, report *r, const char *group);
