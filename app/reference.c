@@ -29,8 +29,10 @@ static char *split_field(char **p) {
 bool ref_load(ref_table *t, const char *name) {
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
+    char path[128];
+    snprintf(path, sizeof path, "validation/%s", name);
     const app_data_file *f = talus_validation_files;
-    while (f->name && strcmp(f->name, name) != 0) f++;
+    while (f->name && strcmp(f->name, path) != 0) f++;
     if (!f->name) {
         fprintf(stderr, "talus validate: no built-in reference data '%s'\n", name);
         return false;

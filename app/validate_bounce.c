@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cases.h"
 #include "validate.h"
 
 static const double BR = 0.1, BM = 1.0, Y0 = 1.0, V0 = 5.0, G = 9.81;
@@ -27,12 +28,8 @@ static const double DIE = 1e-3;
 
 typedef struct ball_case {
     const char *label;
-    double E, nu, yield, e, e_p;
-    bool plastic;
-    tl_integrator integ;
-    double steps;    /* steps per contact at the first impact */
-    double t_end;    /* s */
-    bool series;     /* write the time series */
+    const char *scene; /* its name in validation/cases/bounce/checks.yaml */
+    const char *tag;   /* of its measured quantities there */
 } ball_case;
 
 enum { MAX_BOUNCE = 512 };
@@ -51,50 +48,18 @@ typedef struct ball_result {
 
 static double impact_speed(void) { return sqrt(V0 * V0 + 2.0 * G * (Y0 - BR)); }
 
-static int ball_run(report *r, const ball_case *c, ball_result *res, const char *series_name) {
+/* runs the case's scene: the ball stepped until the scene's duration (its one stage) */
+static int ball_run(report *r, vcase *cs, const ball_case *c, ball_result *res, const char *series_name) {
     memset(res, 0, sizeof *res);
     res->t_die = NAN;
-    tl_world_def wd = tl_world_default();
-    wd.gravity = (tl_vec3){0, -G, 0};
-    wd.integrator = c->integ;
-    wd.steps_per_contact = c->steps;
-    wd.impact_speed = impact_speed();
-    tl_world *w;
-    char err[512];
-    if (tl_world_create(&wd, &w) != TL_OK) return -1;
-    double rho = BM / (4.0 / 3.0 * 3.14159265358979323846 * BR * BR * BR);
-    tl_material_def md = validate_material("ball", rho, c->E, c->nu, c->yield);
-    int m;
-    tl_law_def law = tl_law_default();
-    law.normal = "wang-kv";
-    law.damping = "wang-kv";
-    law.tangential = "none";
-    law.history = "none";
-    law.clamp_tensile = true;
-    tl_law_set(&law, "e", c->e);
-    tl_law_set(&law, "e_p", c->e_p);
-    tl_wall_def wl = tl_wall_default();
-    wl.kind = TL_WALL_PLANE;
-    wl.point = (tl_vec3){0, 0, 0};
-    wl.normal = (tl_vec3){0, 1, 0};
-    tl_particle_def pd = tl_particle_default();
-    pd.radius = BR;
-    pd.position = (tl_vec3){0, Y0, 0};
-    pd.velocity = (tl_vec3){0, -V0, 0};
-    tl_status s = tl_world_add_material(w, &md, &m);
-    if (s == TL_OK) s = tl_world_set_law(w, m, m, &law);
-    wl.material = m;
-    pd.material = m;
-    if (s == TL_OK) s = tl_world_add_wall(w, &wl, NULL);
-    if (s == TL_OK) s = tl_world_add_particle(w, &pd, NULL);
-    if (s == TL_OK) {
-        tl_world_log_collisions(w, true);
-        s = tl_world_step(w, 0);
-    }
-    if (s != TL_OK) {
-        snprintf(err, sizeof err, "%s", tl_world_error(w));
-        fprintf(stderr, "talus validate (bouncing ball): %s\n", err);
-        tl_world_destroy(w);
+    tl_scene *sc = vcase_scene(cs, r, c->scene, "bouncing ball");
+    if (!sc) return -1;
+    tl_world *w = tl_scene_world(sc);
+    const double t_end = tl_scene_stage_duration(sc, 0);
+    tl_world_log_collisions(w, true);
+    if (tl_world_step(w, 0) != TL_OK) {
+        fprintf(stderr, "talus validate (bouncing ball): %s\n", tl_world_error(w));
+        tl_scene_destroy(sc);
         return -1;
     }
     res->dt = tl_world_dt(w);
@@ -112,7 +77,7 @@ static int ball_run(report *r, const ball_case *c, ball_result *res, const char 
     /* a sample every 1e-3 s, apexes found between samples of the velocity sign */
     const int64_t per = (int64_t)fmax(1.0, floor(1e-3 / res->dt + 0.5));
     double vprev = -V0;
-    int64_t n = 0, nmax = (int64_t)ceil(c->t_end / res->dt);
+    int64_t n = 0, nmax = (int64_t)ceil(t_end / res->dt);
     while (n < nmax) {
         int64_t k = per < nmax - n ? per : nmax - n;
         if (tl_world_step(w, k) != TL_OK) break;
@@ -144,7 +109,7 @@ static int ball_run(report *r, const ball_case *c, ball_result *res, const char 
     res->e_first = res->ncoll > 0 ? cl[0].restitution : NAN;
     res->e_first_p = res->ncoll > 4 ? cl[4].restitution : NAN;
     for (size_t k = 0; k < 16; k++) res->ecoll[k] = k < res->ncoll ? cl[k].restitution : NAN;
-    tl_world_destroy(w);
+    tl_scene_destroy(sc);
     return 0;
 }
 
@@ -176,8 +141,8 @@ static double implied_e(double t, double mech0) {
     return 0.5 * (lo + hi);
 }
 
-int validate_bounce(report *r, const validate_opts *o) {
-    const double steps = o->quick ? 20 : 100;
+static int bounce_cases(report *r, const validate_opts *o, vcase *cs) {
+    const double steps = vcase_param(cs, "steps_per_contact");
     report_section(r, 2, "Wang et al. (2025), section 3.6: the bouncing ball");
     report_text(r,
                 "A ball (R = 0.1 m, m = 1 kg) starts with its centre 1 m above a floor at 5 m/s "
@@ -194,24 +159,19 @@ int validate_bounce(report *r, const validate_opts *o) {
                 "- plastic: E = 6.7e10 Pa, ν = 0.33, σ_y = 2.4e7 Pa, e = 0.9 (elastic phase), "
                 "e_p = 0.85 (plastic phase).\n",
                 impact_speed(), steps, o->quick ? " (quick mode)" : "", DIE);
-    const double E = 6.7e10, NU = 0.33;
-    ball_case cases[] = {
-        {"elastic, e = 0.9", E, NU, 1e12, 0.9, 0.9, false, TL_INTEGRATOR_PREDICTOR_CORRECTOR, steps, 16.0,
-         true},
-        {"elastic, e = 0.85", E, NU, 1e12, 0.85, 0.85, false, TL_INTEGRATOR_PREDICTOR_CORRECTOR, steps, 10.0,
-         false},
-        {"plastic, e = 0.9, e_p = 0.85", E, NU, 2.4e7, 0.9, 0.85, true, TL_INTEGRATOR_PREDICTOR_CORRECTOR,
-         steps, 10.0, true},
-        {"plastic, velocity Verlet", E, NU, 2.4e7, 0.9, 0.85, true, TL_INTEGRATOR_VERLET, steps, 10.0, false},
-        {"elastic e = 0.9, velocity Verlet", E, NU, 1e12, 0.9, 0.9, false, TL_INTEGRATOR_VERLET, steps,
-         16.0, false},
+    const ball_case cases[] = {
+        {"elastic, e = 0.9", "elastic", "elastic"},
+        {"elastic, e = 0.85", "elastic-e085", "elastic_e085"},
+        {"plastic, e = 0.9, e_p = 0.85", "plastic", "plastic"},
+        {"plastic, velocity Verlet", "plastic-verlet", "plastic_verlet"},
+        {"elastic e = 0.9, velocity Verlet", "elastic-verlet", "elastic_verlet"},
     };
     const char *series[] = {"bounce_elastic.dat", NULL, "bounce_plastic.dat", NULL, NULL};
     const size_t ncase = o->quick ? 3 : sizeof cases / sizeof cases[0];
     static ball_result res[5];
     for (size_t k = 0; k < ncase; k++) {
         size_t i = o->quick ? (k == 0 ? 0 : k == 1 ? 2 : 3) : k;
-        if (ball_run(r, &cases[i], &res[i], o->quick ? NULL : series[i]) != 0) return -1;
+        if (ball_run(r, cs, &cases[i], &res[i], o->quick ? NULL : series[i]) != 0) return -1;
     }
     report_text(r, "\n| case | dt (s) | steps | collisions | e of the 1st / 5th collision | "
                    "die-out time (s) | closed form with the 1st e (s) | largest energy balance error |\n"
@@ -223,15 +183,18 @@ int validate_bounce(report *r, const validate_opts *o) {
                     b->dt, (long long)b->steps, b->ncoll, b->e_first, b->e_first_p, b->t_die,
                     closed_die_out(b->e_first, b->e0), b->balance);
     }
-    const ball_result *el = &res[0], *pl = &res[2], *pv = &res[3];
-    report_paper(r, "elastic: die-out time", "s", 7.5, (tolerance){0.1, 0}, el->t_die, NULL, "wang-bounce");
-    report_paper(r, "plastic: die-out time", "s", 2.5, (tolerance){0.1, 0}, pl->t_die, NULL, "wang-bounce");
-    report_check(r, "elastic: die-out time against the closed form with the 1st collision's e", "s",
-                 closed_die_out(el->e_first, el->e0), (tolerance){0.02, 0}, el->t_die);
-    report_check(r, "plastic: die-out time, predictor-corrector against Verlet", "s", pv->t_die,
-                 (tolerance){0.02, 0}, pl->t_die);
-    report_check(r, "plastic: e of the 1st collision, predictor-corrector against Verlet", "", pv->e_first,
-                 (tolerance){2e-3, 0}, pl->e_first);
+    const ball_result *el = &res[0], *pl = &res[2];
+    for (size_t k = 0; k < ncase; k++) {
+        size_t i = o->quick ? (k == 0 ? 0 : k == 1 ? 2 : 3) : k;
+        char name[64];
+        snprintf(name, sizeof name, "%s.t_die", cases[i].tag);
+        vcase_measure(cs, name, res[i].t_die);
+        snprintf(name, sizeof name, "%s.e_first", cases[i].tag);
+        vcase_measure(cs, name, res[i].e_first);
+        snprintf(name, sizeof name, "%s.closed_form", cases[i].tag);
+        vcase_measure(cs, name, closed_die_out(res[i].e_first, res[i].e0));
+    }
+    if (vcase_rows(cs, r, "main") != 0) return -1;
     report_table_end(r);
     report_reading(r, "wang-bounce",
                    "with a constant restitution e the die-out time has the closed form of the table (bounces "
@@ -260,8 +223,8 @@ int validate_bounce(report *r, const validate_opts *o) {
                     h0 * pow(0.9, 2.0 * (k + 1)), h0 * pe, pl->apex[k], h0 * pow(0.85, 2.0 * (k + 1)), h0 * pp);
         worst = fmax(worst, fmax(fabs(el->apex[k] / (h0 * pe) - 1.0), fabs(pl->apex[k] / (h0 * pp) - 1.0)));
     }
-    report_check_bound(r, "apexes against h_0 Π e_j² (largest relative difference, first 10)", "", 0.01,
-                       BOUND_AT_MOST, worst);
+    vcase_measure(cs, "apex_difference", worst);
+    if (vcase_rows(cs, r, "apexes") != 0) return -1;
     report_table_end(r);
     if (!o->quick) {
         report_figure(r, "bounce_height.png", "Wang et al. 2025, 3.6: bouncing ball, centre height", "t (s)",
@@ -273,4 +236,12 @@ int validate_bounce(report *r, const validate_opts *o) {
                       "'bounce_elastic.dat' u 1:4 w l t 'elastic', 'bounce_plastic.dat' u 1:4 w l t 'plastic'");
     }
     return 0;
+}
+
+int validate_bounce(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("bounce", o->quick);
+    if (!cs) return -1;
+    int rc = bounce_cases(r, o, cs);
+    vcase_free(cs);
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cases.h"
 #include "validate.h"
 
 static const double PI = 3.14159265358979323846;
@@ -22,7 +23,6 @@ static const double R = 0.0025, DT = 1e-8;
 #define NORIENT 8
 #define NMOD 2
 static const int subdivisions[NK] = {2, 3, 4, 5};
-static const double angles[NANG] = {10, 20, 30, 40, 50};
 static const int models[NMOD] = {0, 3}; /* M1, M4 */
 static const char *const model_names[NMOD] = {"M1", "M4"};
 
@@ -187,10 +187,29 @@ typedef struct deviation {
 static const char *const READING[2] = {"the paper's PCM reading (contact_depth: volume)",
                                        "the conservative reading, Talus's default (contact_depth: potential)"};
 
-static void faceted_spheres(report *r, const validate_opts *o, const anvil *av, tl_mesh_depth depth) {
+/* the case's angles (a list of degrees, at most NANG) into ang; their count */
+static int angle_list(vcase *cs, double *ang) {
+    const char *t = vcase_text(cs, "angles");
+    int n = 0;
+    char *end;
+    for (; n < NANG; t = end) {
+        double v = strtod(t, &end);
+        if (end == t) break;
+        ang[n++] = v;
+    }
+    return n;
+}
+
+static int faceted_spheres(report *r, const validate_opts *o, vcase *cs, const anvil *av, tl_mesh_depth depth) {
     const int rd = depth == TL_MESH_DEPTH_POTENTIAL;
-    int nk = o->quick ? 2 : NK, nang = o->quick ? 1 : NANG, nor = o->quick ? 4 : NORIENT, nmod = o->quick ? 1 : NMOD;
-    const double *ang = o->quick ? &angles[2] : angles;
+    int nk = vcase_int(cs, "subdivisions", 1, NK), nor = vcase_int(cs, "attitudes", 2, NORIENT);
+    int nmod = vcase_int(cs, "laws", 1, NMOD);
+    double ang[NANG];
+    int nang = angle_list(cs, ang);
+    if (nang == 0) {
+        fprintf(stderr, "talus validate: validation/cases/facets/checks.yaml: parameters.angles: expected degrees\n");
+        return -1;
+    }
     tl_quat q[NORIENT];
     orientations(q, NORIENT);
     report_section(r, 3, rd ? "Under the conservative reading (Talus's default)" : "Under the paper's PCM reading");
@@ -287,7 +306,10 @@ static void faceted_spheres(report *r, const validate_opts *o, const anvil *av, 
      * order), for e_n, e_t and omega, unless it is already within twice the standard
      * error of a mean over the attitudes (sd / sqrt(n)), where the sampling, not the
      * facets, sets what is seen */
+    vcase_word(cs, "reading", rd ? "potential" : "PCM");
+    vcase_measure(cs, "attitudes", nor);
     for (int m = 0; m < nmod; m++) {
+        vcase_word(cs, "model", model_names[m]);
         for (int k = 1; k < nk; k++) {
             const deviation *c = &dev[m][k - 1], *f2 = &dev[m][k];
             const double se = 2.0 / sqrt((double)nor);
@@ -300,49 +322,47 @@ static void faceted_spheres(report *r, const validate_opts *o, const anvil *av, 
             /* from 162 to 642 vertices the facets are still larger than the contact (its
              * radius is about 0.1 mm, a 642-vertex facet's edge 0.3 mm): closer only */
             double order = subdivisions[k - 1] >= 3 ? 2.0 : 1.0;
+            vcase_measure(cs, "k0", subdivisions[k - 1]);
+            vcase_measure(cs, "k", subdivisions[k]);
+            vcase_measure(cs, "order", order);
+            vcase_word(cs, "order_text", order > 1.0 ? "first order in the facet size" : "closer");
             for (int j = 0; j < 3; j++) {
-                char what[240];
-                if (q3[j].fine <= q3[j].noise) {
-                    snprintf(what, sizeof what,
-                             "%s, %s: %s at %d subdivisions within twice the standard error of the mean over the "
-                             "%d attitudes",
-                             rd ? "potential" : "PCM", model_names[m], q3[j].name, subdivisions[k], nor);
-                    report_check_bound(r, what, "", q3[j].noise, BOUND_AT_MOST, q3[j].fine);
-                    continue;
-                }
-                snprintf(what, sizeof what, "%s, %s: %s at %d subdivisions over %s at %d (%s: ≥ %g)",
-                         rd ? "potential" : "PCM", model_names[m], q3[j].name, subdivisions[k - 1], q3[j].name,
-                         subdivisions[k], order > 1.0 ? "first order in the facet size" : "closer", order);
-                report_check_bound(r, what, "", order, BOUND_AT_LEAST, q3[j].coarse / q3[j].fine);
+                vcase_word(cs, "name", q3[j].name);
+                vcase_measure(cs, "fine", q3[j].fine);
+                vcase_measure(cs, "noise", q3[j].noise);
+                vcase_measure(cs, "ratio", q3[j].coarse / q3[j].fine);
+                if (vcase_rows(cs, r, q3[j].fine <= q3[j].noise ? "within_noise" : "order") != 0) return -1;
             }
         }
     }
+    return 0;
 }
 
 /* the paper's CPU time for one collision (2562 vertices, dt = 1e-8 s) against Talus's */
-static void cost(report *r, const anvil *av) {
+static int cost(report *r, vcase *cs, const anvil *av) {
     tl_collide_def d = on_anvil(0, 30.0, av, 4, R * cbrt(4.0 / 3.0 * PI / icosphere_volume(4)), TL_MESH_DEPTH_VOLUME);
-    const int repeat = 5;
+    const int repeat = vcase_int(cs, "timing_runs", 1, 1000);
     double t0 = now_seconds();
     bool ok = true;
     for (int k = 0; k < repeat; k++) ok = ok && run(&d).ok;
     double t = (now_seconds() - t0) / repeat;
     if (!ok) {
         report_crash(r, "the timed collision");
-        return;
+        return 0;
     }
-    report_timing(r, "one collision, 2562-vertex sphere on the 1936-vertex anvil, dt = 1e-8 s (M1, 30°), one core",
-                  "s", 570.0, t);
+    vcase_measure(cs, "t_collision", t);
+    if (vcase_rows(cs, r, "cost") != 0) return -1;
     report_text(r, "\nThe paper gives 570 to 625 s of CPU time for this collision (Intel Xeon Silver 4216); Talus "
                    "takes %.3g s here (the mean of %d runs, on whatever machine ran this report): %.0f to %.0f "
                    "times less.\n",
                 t, repeat, 570.0 / t, 625.0 / t);
+    return 0;
 }
 
 /* the analytic ellipsoid against triangulated ones, same attitudes */
-static void ellipsoids(report *r, const validate_opts *o) {
+static int ellipsoids(report *r, vcase *cs) {
     static const int counts[3] = {810, 2864, 11000};
-    int nc = o->quick ? 1 : 3, nor = o->quick ? 4 : NORIENT;
+    int nc = vcase_int(cs, "ellipsoid_meshes", 1, 3), nor = vcase_int(cs, "attitudes", 2, NORIENT);
     tl_quat q[NORIENT];
     orientations(q, NORIENT);
     report_section(r, 3, "Ellipsoids: the analytic contact against triangulated ellipsoids");
@@ -386,21 +406,23 @@ static void ellipsoids(report *r, const validate_opts *o) {
             const char *name;
             double coarse, fine;
         } q3[3] = {{"Δe_n", dn[c - 1], dn[c]}, {"Δe_t", dt_[c - 1], dt_[c]}, {"Δω", dw[c - 1], dw[c]}};
+        vcase_measure(cs, "count0", counts[c - 1]);
+        vcase_measure(cs, "count", counts[c]);
         for (int j = 0; j < 3; j++) {
-            char what[200];
-            snprintf(what, sizeof what, "ellipsoid: %s at %d vertices below that at %d", q3[j].name, counts[c],
-                     counts[c - 1]);
-            report_check_bound(r, what, "", q3[j].coarse, BOUND_AT_MOST, q3[j].fine);
+            vcase_word(cs, "name", q3[j].name);
+            vcase_measure(cs, "coarse", q3[j].coarse);
+            vcase_measure(cs, "fine", q3[j].fine);
+            if (vcase_rows(cs, r, "ellipsoid_refine") != 0) return -1;
         }
     }
-    double lim = nc == 1 ? 3e-2 : 1e-3; /* the quick run stops at 810 vertices */
-    char what[128];
-    snprintf(what, sizeof what, "ellipsoid, %d vertices: Δe_n", counts[nc - 1]);
-    report_check_bound(r, what, "", lim, BOUND_AT_MOST, dn[nc - 1]);
-    snprintf(what, sizeof what, "ellipsoid, %d vertices: Δe_t", counts[nc - 1]);
-    report_check_bound(r, what, "", lim, BOUND_AT_MOST, dt_[nc - 1]);
-    snprintf(what, sizeof what, "ellipsoid, %d vertices: Δω / max ω", counts[nc - 1]);
-    report_check_bound(r, what, "", 5 * lim, BOUND_AT_MOST, dw[nc - 1]);
+    double lim = vcase_param(cs, "ellipsoid_limit");
+    vcase_measure(cs, "count", counts[nc - 1]);
+    vcase_measure(cs, "limit", lim);
+    vcase_measure(cs, "limit_omega", vcase_param(cs, "ellipsoid_omega_factor") * lim);
+    vcase_measure(cs, "d_e_n", dn[nc - 1]);
+    vcase_measure(cs, "d_e_t", dt_[nc - 1]);
+    vcase_measure(cs, "d_omega", dw[nc - 1]);
+    return vcase_rows(cs, r, "ellipsoid_finest");
 }
 
 int validate_li_facets(report *r, const validate_opts *o) {
@@ -410,16 +432,20 @@ int validate_li_facets(report *r, const validate_opts *o) {
                    "work. Here the Kharaz impacts (M1 and M4, as in the section above) run with faceted spheres of "
                    "162 to 10242 vertices and with the analytic sphere, all on one triangulated anvil. No number of "
                    "the paper is compared: the rows are internal checks.\n");
+    vcase *cs = vcase_load("facets", o->quick);
+    if (!cs) return -1;
     anvil av;
     memset(&av, 0, sizeof av);
     if (!anvil_make(&av, 43, 0.01)) {
         anvil_free(&av);
+        vcase_free(cs);
         return -1;
     }
-    faceted_spheres(r, o, &av, TL_MESH_DEPTH_VOLUME);
-    faceted_spheres(r, o, &av, TL_MESH_DEPTH_POTENTIAL);
-    if (!o->quick) cost(r, &av);
+    int rc = faceted_spheres(r, o, cs, &av, TL_MESH_DEPTH_VOLUME);
+    if (rc == 0) rc = faceted_spheres(r, o, cs, &av, TL_MESH_DEPTH_POTENTIAL);
+    if (rc == 0 && vcase_int(cs, "timing_runs", 0, 1000) > 0) rc = cost(r, cs, &av);
     anvil_free(&av);
-    ellipsoids(r, o);
-    return 0;
+    if (rc == 0) rc = ellipsoids(r, cs);
+    vcase_free(cs);
+    return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cases.h"
 #include "validate.h"
 
 static const double PI = 3.14159265358979323846;
@@ -120,68 +121,69 @@ static void table_at_angles(report *r, kharaz res[NMODELS][5], const double *ang
         }
 }
 
-/* the paper's statement that two laws give nearly the same indicator, read as within 2 %
- * (docs/readings.md, li-nearly-same) */
-static void same_claim(report *r, const char *what, const char *quantity, int m, int base, double angle,
-                       double value, double base_value) {
-    char q[200];
-    snprintf(q, sizeof q, "%s at %g°: %s / %s − 1 (the paper: %s)", quantity, angle, model_names[m],
-             model_names[base], what);
-    report_paper(r, q, "", 0.0, (tolerance){0, 0.02}, value / base_value - 1.0, NULL, "li-nearly-same");
-}
-
-static void model_checks(report *r, kharaz res[NMODELS][5], const double *angles) {
+/* the paper's statements that two laws give nearly the same indicators, read as within 2 %
+ * (docs/readings.md, li-nearly-same); the rigid-body limit, M2 against M1 and the energy
+ * balance (validation/cases/li/checks.yaml) */
+static int model_checks(report *r, vcase *cs, kharaz res[NMODELS][5], const double *angles) {
     report_text(r, "\nThe paper's statements about the laws (its Fig. 5 has no numbers: \"nearly coincident\" "
                    "and \"nearly the same\" are read as within 2 %%):\n");
-    for (int a = 0; a < 5; a++) {
-        same_claim(r, "M1 and M3 nearly coincident", "e_t", M3, M1, angles[a], res[M3][a].e_t, res[M1][a].e_t);
-        same_claim(r, "M1 and M3 nearly coincident", "ω_out", M3, M1, angles[a], res[M3][a].omega,
-                   res[M1][a].omega);
+    int rc = 0;
+    for (int a = 0; a < 5 && rc == 0; a++) {
+        vcase_measure(cs, "angle", angles[a]);
+        vcase_measure(cs, "et_M3_M1", res[M3][a].e_t / res[M1][a].e_t - 1.0);
+        vcase_measure(cs, "omega_M3_M1", res[M3][a].omega / res[M1][a].omega - 1.0);
+        rc = vcase_rows(cs, r, "coincident");
     }
-    for (int a = 0; a < 5; a++) {
+    for (int a = 0; a < 5 && rc == 0; a++) {
         if (angles[a] <= 20.0) continue; /* "if theta exceeds 20 degrees" */
-        same_claim(r, "above 20° the nonlinear laws are nearly the same", "e_t", M4, M1, angles[a],
-                   res[M4][a].e_t, res[M1][a].e_t);
-        same_claim(r, "above 20° the nonlinear laws are nearly the same", "ω_out", M4, M1, angles[a],
-                   res[M4][a].omega, res[M1][a].omega);
+        vcase_measure(cs, "angle", angles[a]);
+        vcase_measure(cs, "et_M4_M1", res[M4][a].e_t / res[M1][a].e_t - 1.0);
+        vcase_measure(cs, "omega_M4_M1", res[M4][a].omega / res[M1][a].omega - 1.0);
+        rc = vcase_rows(cs, r, "above20");
     }
     report_table_end(r);
-    for (int a = 3; a < 5; a++) { /* 40 and 50 degrees: gross sliding */
-        for (int m = 0; m < NMODELS; m++) {
+    for (int a = 3; a < 5 && rc == 0; a++) { /* 40 and 50 degrees: gross sliding */
+        for (int m = 0; m < NMODELS && rc == 0; m++) {
             double et, om, av;
             sliding_formulas(angles[a], res[m][a].e_n, &et, &om, &av);
-            char q[128];
-            snprintf(q, sizeof q, "%s at %g°: e_t against rigid-body sliding", model_names[m], angles[a]);
-            report_check(r, q, "", et, (tolerance){1e-3, 0}, res[m][a].e_t);
-            snprintf(q, sizeof q, "%s at %g°: ω_out against rigid-body sliding", model_names[m], angles[a]);
-            report_check(r, q, "rad/s", om, (tolerance){1e-3, 0}, res[m][a].omega);
-            snprintf(q, sizeof q, "%s at %g°: α_v against rigid-body sliding", model_names[m], angles[a]);
-            report_check(r, q, "°", av, (tolerance){1e-3, 0}, res[m][a].alpha_v);
+            vcase_measure(cs, "angle", angles[a]);
+            vcase_word(cs, "model", model_names[m]);
+            vcase_measure(cs, "e_t", res[m][a].e_t);
+            vcase_measure(cs, "e_t_sliding", et);
+            vcase_measure(cs, "omega", res[m][a].omega);
+            vcase_measure(cs, "omega_sliding", om);
+            vcase_measure(cs, "alpha_v", res[m][a].alpha_v);
+            vcase_measure(cs, "alpha_v_sliding", av);
+            rc = vcase_rows(cs, r, "sliding");
         }
     }
-    for (int a = 0; a < 5; a++) {
-        char q[128];
-        snprintf(q, sizeof q, "e_n at %g°: M2 (linear) against M1", angles[a]);
-        report_check(r, q, "", res[M1][a].e_n, (tolerance){1e-5, 0}, res[M2][a].e_n);
+    for (int a = 0; a < 5 && rc == 0; a++) {
+        vcase_measure(cs, "angle", angles[a]);
+        vcase_measure(cs, "e_n_M1", res[M1][a].e_n);
+        vcase_measure(cs, "e_n_M2", res[M2][a].e_n);
+        rc = vcase_rows(cs, r, "e_n");
     }
     double worst = 0.0;
     for (int m = 0; m < NMODELS; m++)
         for (int a = 0; a < 5; a++) worst = fmax(worst, fabs(res[m][a].energy_error) / res[m][a].energy_in);
-    report_check_bound(r, "energy: |in − (out + dissipated)| / in, largest of 20 runs", "", 1e-6, BOUND_AT_MOST,
-                       worst);
+    vcase_measure(cs, "energy_error", worst);
+    if (rc == 0) rc = vcase_rows(cs, r, "energy");
+    if (rc != 0) return rc;
     report_text(r, "The linear law M2 gives the same e_n as M1 here: its dashpot comes from e_n "
                    "(Appendix A), so both return e_n = 0.98 exactly. The paper's M2 differs in e_n "
                    "because it used 2√(mK), which is critical damping: with that dashpot the sphere "
                    "would not rebound at all ([readings: li-m2-damping](../../docs/readings.md#li-m2-damping)).\n");
+    return 0;
 }
 
-static void sweep(report *r, const validate_opts *o) {
+static void sweep(report *r, vcase *cs) {
     FILE *f = report_data_open(r, "kharaz_sweep.dat");
     if (!f) return;
     fprintf(f, "# theta  then for M1..M4: e_n e_t omega alpha_v alpha_c psi1 psi2\n");
-    int n = o->quick ? 5 : 40;
+    const int n = vcase_int(cs, "sweep_points", 1, 10000);
+    const double first = vcase_param(cs, "sweep_first"), step = vcase_param(cs, "sweep_step");
     for (int i = 0; i < n; i++) {
-        double theta = o->quick ? 10.0 + 15.0 * i : 2.0 + 2.0 * i;
+        double theta = first + step * i;
         fprintf(f, "%g", theta);
         for (int m = 0; m < NMODELS; m++) {
             kharaz k = run(m, theta, 1.0, DT, 1);
@@ -213,11 +215,11 @@ static void sweep(report *r, const validate_opts *o) {
                   "'' u 21:22 w l lw 2 dt 2 t 'M3', '' u 28:29 w l lw 2 t 'M4'");
 }
 
-static void softening(report *r, const validate_opts *o) {
+static int softening(report *r, vcase *vc) {
     const double cs[5] = {1.0, 1e-1, 1e-2, 1e-3, 1e-4};
     const double angles[5] = {10, 20, 30, 40, 50};
-    const double paper_saving[5] = {NAN, 0.49, 0.84, 0.93, NAN};
-    int nc = o->quick ? 3 : 5, repeat = o->quick ? 1 : 5;
+    int nc = vcase_int(vc, "softening_factors", 1, 5);
+    int repeat = vcase_int(vc, "softening_repeat", 1, 1000);
     report_section(r, 3, "Softening (section 3.1.3)");
     report_text(r, "Both Young's moduli multiplied by c; M1 at 10°–50°. Each c is run at the paper's step "
                    "(10⁻⁸ s) and at the step enlarged by eq. 24 corrected (1/E* = Σ(1−ν²)/E): the Hertz "
@@ -284,18 +286,23 @@ static void softening(report *r, const validate_opts *o) {
                  "/ R = %.4g with E* = %.4g Pa (undamped; e = 0.98 takes about 1%% off)",
                  hertz, es);
         prediction p = {PREDICTION_OWN, hertz, {0.03, 0}, how, "li-softening-overlap"};
-        report_paper_bound(r, q, "", 0.01, BOUND_AT_MOST, overlap[ic], &p, NULL);
+        vcase_explain(vc, "hertz_overlap", &p);
+        vcase_measure(vc, "c", cs[ic]);
+        vcase_measure(vc, "overlap", overlap[ic]);
+        if (vcase_rows(vc, r, "overlap") != 0) return -1;
     }
     for (int ic = 1; ic < nc; ic++) {
-        char q[96];
-        snprintf(q, sizeof q, "steps saved by the enlarged step, c = %g, against 1 − c^(2/5)", cs[ic]);
-        report_check(r, q, "", 1.0 - pow(cs[ic], 0.4), (tolerance){0, 0.01}, steps_saved[ic]);
+        vcase_measure(vc, "c", cs[ic]);
+        vcase_measure(vc, "steps_saved_predicted", 1.0 - pow(cs[ic], 0.4));
+        vcase_measure(vc, "steps_saved", steps_saved[ic]);
+        if (vcase_rows(vc, r, "steps_saved") != 0) return -1;
     }
     for (int ic = 1; ic < nc; ic++) {
-        char q[96];
-        snprintf(q, sizeof q, "CPU time saved by the enlarged step, c = %g", cs[ic]);
-        report_timing(r, q, "", paper_saving[ic], saved[ic]);
+        char name[32];
+        snprintf(name, sizeof name, "cpu_saved.c%d", ic);
+        vcase_measure(vc, name, saved[ic]);
     }
+    if (vcase_rows(vc, r, "cpu_saved") != 0) return -1;
     report_text(r, "The lab's run is almost all contact (3.4 steps of approach), so its CPU time falls with "
                    "the steps, 1 − c^(2/5); the paper's 49%%, 84%%, 93%% include work that does not shrink "
                    "with the step ([readings: li-softening-cpu](../../docs/readings.md#li-softening-cpu)).\n");
@@ -307,9 +314,12 @@ static void softening(report *r, const validate_opts *o) {
                   "c", "omega_out (rad/s)", "set logscale x",
                   "'kharaz_softening.dat' u 1:4 w lp t '10 deg', '' u 1:8 w lp t '20 deg', '' u 1:12 w lp t "
                   "'30 deg', '' u 1:16 w lp t '40 deg', '' u 1:20 w lp t '50 deg'");
+    return 0;
 }
 
 int validate_li_kharaz(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("li", o->quick);
+    if (!cs) return -1;
     report_section(r, 2, "Li et al. (2022), section 3.1: the Kharaz oblique impacts, M1–M4");
     const double mass = 3500.0 * 4.0 / 3.0 * PI * R * R * R;
     report_text(r, "An alumina sphere (d = 5 mm, E = 380 GPa, ν = 0.23) hits a soda-lime glass anvil "
@@ -337,8 +347,11 @@ int validate_li_kharaz(report *r, const validate_opts *o) {
             }
         }
     table_at_angles(r, res, angles);
-    model_checks(r, res, angles);
-    sweep(r, o);
-    softening(r, o);
-    return 0;
+    int rc = model_checks(r, cs, res, angles);
+    if (rc == 0) {
+        sweep(r, cs);
+        rc = softening(r, cs);
+    }
+    vcase_free(cs);
+    return rc;
 }

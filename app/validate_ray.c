@@ -2,16 +2,42 @@
  * direct and exact) and the e(lambda), tau_c(lambda) curves. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cases.h"
 #include "validate.h"
 
-static const double RHO = 7800.0, RP = 0.01, TC = 0.01;
+/* the particle of Table 1 (validation/cases/ray/checks.yaml) */
+typedef struct ray_particle {
+    double rho, rp, tc; /* kg/m3, m, s: the prescribed collision time */
+} ray_particle;
 
-static double particle_mass(void) { return RHO * 4.0 / 3.0 * 3.14159265358979323846 * RP * RP * RP; }
+static ray_particle ray_load(vcase *cs) {
+    ray_particle p = {vcase_param(cs, "density"), vcase_param(cs, "radius"), vcase_param(cs, "T_c")};
+    return p;
+}
+
+static double particle_mass(const ray_particle *p) {
+    return p->rho * 4.0 / 3.0 * 3.14159265358979323846 * p->rp * p->rp * p->rp;
+}
+
+/* whether Table 1's row of restitution e is compared: the case's table_e lists them, or is all */
+static bool row_chosen(const char *list, double e) {
+    if (strcmp(list, "all") == 0) return true;
+    char *end;
+    for (const char *s = list; *s; s = end) {
+        double v = strtod(s, &end);
+        if (end == s) return false;
+        if (fabs(v - e) < 1e-9) return true;
+    }
+    return false;
+}
 
 /* one particle-wall collision with the adaptive law */
-static int adaptive_run(const char *normal, double e, double steps, tl_collide_result *res) {
+static int adaptive_run(const ray_particle *p, const char *normal, double e, double steps,
+                        tl_collide_result *res) {
+    const double RHO = p->rho, RP = p->rp, TC = p->tc;
     tl_collide_def d = tl_collide_default();
     d.material_a = validate_material("steel", RHO, 0.0, 0.3, 0.0);
     d.same_material = true;
@@ -34,10 +60,12 @@ static int adaptive_run(const char *normal, double e, double steps, tl_collide_r
     return 0;
 }
 
-int validate_ray_table1(report *r, const validate_opts *o) {
+static int ray_table1(report *r, vcase *cs) {
     ref_table t;
     if (!ref_load(&t, "ray2015_table1.csv")) return -1;
-    double m = particle_mass(), steps = o->quick ? 2000 : 4000;
+    const ray_particle rp = ray_load(cs);
+    const double TC = rp.tc;
+    double m = particle_mass(&rp), steps = vcase_param(cs, "steps");
     report_section(r, 2, "Ray, Kempe & Fröhlich (2015), Table 1: the adaptive collision time model");
     report_text(r, "A particle (density 7800 kg/m³, R = 0.01 m, m = %.6g kg) hits a wall at u_in = 1 m/s "
                    "(Table 1 is a particle–wall setting: its k needs the full mass, [readings: "
@@ -50,21 +78,20 @@ int validate_ray_table1(report *r, const validate_opts *o) {
                    m, steps);
     for (int i = 0; i < t.nrows; i++) {
         double e = ref_num(&t, i, "e");
-        if (o->quick && !(fabs(e - 0.95) < 1e-9 || fabs(e - 0.7) < 1e-9 || fabs(e - 0.4) < 1e-9)) continue;
+        if (!row_chosen(vcase_text(cs, "table_e"), e)) continue;
         double kd, dd, lam, ke, de, lame;
         tl_actm_direct(e, TC, m, 1.0, &kd, &dd, &lam);
         tl_actm_exact(e, TC, m, 1.0, &ke, &de, &lame);
         tl_collide_result rd, rx;
-        if (adaptive_run("hertz-adaptive-direct", e, steps, &rd) != 0) return -1;
-        if (adaptive_run("hertz-adaptive", e, steps, &rx) != 0) {
+        if (adaptive_run(&rp, "hertz-adaptive-direct", e, steps, &rd) != 0) return -1;
+        if (adaptive_run(&rp, "hertz-adaptive", e, steps, &rx) != 0) {
             tl_collide_result_free(&rd);
             return -1;
         }
         report_section(r, 3, "e = %.2f", e);
-        report_paper(r, "k, direct (eq. 54)", "N/m^1.5", ref_num(&t, i, "k_direct"), (tolerance){0, 0.051}, kd,
-                     NULL, NULL);
-        report_paper(r, "d, direct (eq. 53)", "N s/m", ref_num(&t, i, "d_direct"), (tolerance){0, 5.1e-6}, dd,
-                     NULL, NULL);
+        vcase_measure_row(cs, "table", &t, i);
+        vcase_measure(cs, "k_direct", kd);
+        vcase_measure(cs, "d_direct", dd);
         /* What the direct method achieves: its lambda (eq. 51) in the exact eq. 6 gives e, and
          * its t* = T_c / tau_c(lambda) of eq. 44 (tau_c0 = 3.218 rounded) makes the collision
          * last T_c tau_exact / tau_44. These are predictions of the method the paper describes,
@@ -87,10 +114,10 @@ int validate_ray_table1(report *r, const validate_opts *o) {
          * plus the engine's own error (below 1e-8) */
         prediction pu = {PREDICTION_OWN, hd.restitution, {0, 1e-8}, how_u, "ray-table1-e090"};
         prediction pt = {PREDICTION_OWN, TC * hd.tau_c / tau44, {0, 1e-8}, how_t, "ray-tau-c0"};
-        report_paper(r, "u_out, direct, in the engine", "m/s", ref_num(&t, i, "u_out_direct"),
-                     (tolerance){0, 5.1e-6}, rd.e_n, &pu, NULL);
-        report_paper(r, "T_c, direct, in the engine", "s", ref_num(&t, i, "T_c_direct"), (tolerance){0, 6e-8},
-                     rd.duration, &pt, NULL);
+        vcase_explain(cs, "e_direct", &pu);
+        vcase_explain(cs, "T_c_direct", &pt);
+        vcase_measure(cs, "u_out_direct", rd.e_n);
+        vcase_measure(cs, "T_c_direct", rd.duration);
         /* The Newton iterations of Kempe & Froehlich stopped where their own u_out column says
          * (0.4999 for e = 0.5, 0.3998 for 0.4): Talus's inverse at that e, scaled to the target
          * e, predicts what Talus gives at the target (to the 4 printed decimals of u_out). */
@@ -108,23 +135,37 @@ int validate_ray_table1(report *r, const validate_opts *o) {
         double kp = ref_num(&t, i, "k_newton"), dp = ref_num(&t, i, "d_newton");
         prediction pk = {PREDICTION_PAPER, kp * ke / kn, {2e-4, 0}, how_k, "ray-table1-newton"};
         prediction pdd = {PREDICTION_PAPER, dp * de / dn, {2e-4, 0}, how_d, "ray-table1-newton"};
-        report_paper(r, "k, exact", "N/m^1.5", kp, (tolerance){3e-4, 0}, ke, &pk, "ray-table1-newton");
-        report_paper(r, "d, exact", "N s/m", dp, (tolerance){3e-4, 0}, de, &pdd, "ray-table1-newton");
-        report_check(r, "u_out, exact, in the engine, against the target e", "m/s", e, (tolerance){1e-6, 0},
-                     rx.e_n);
-        report_check(r, "T_c, exact, in the engine, against the target", "s", TC, (tolerance){1e-6, 0},
-                     rx.duration);
+        vcase_explain(cs, "k_newton", &pk);
+        vcase_explain(cs, "d_newton", &pdd);
+        vcase_measure(cs, "k_exact", ke);
+        vcase_measure(cs, "d_exact", de);
+        vcase_measure(cs, "u_out_exact", rx.e_n);
+        vcase_measure(cs, "T_c_exact", rx.duration);
+        int rc = vcase_rows(cs, r, "table1");
         report_table_end(r);
         tl_collide_result_free(&rd);
         tl_collide_result_free(&rx);
+        if (rc != 0) {
+            ref_free(&t);
+            return -1;
+        }
     }
     ref_free(&t);
     return 0;
 }
 
+int validate_ray_table1(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("ray", o->quick);
+    if (!cs) return -1;
+    int rc = ray_table1(r, cs);
+    vcase_free(cs);
+    return rc;
+}
+
 /* a Hertz + viscous collision with the k and d that give lambda */
-static int lambda_run(double lambda, double steps, double *e, double *tau) {
-    double m = particle_mass(), k = 60694.4, u = 1.0;
+static int lambda_run(const ray_particle *p, double lambda, double steps, double *e, double *tau) {
+    const double RHO = p->rho, RP = p->rp, TC = p->tc;
+    double m = particle_mass(p), k = 60694.4, u = 1.0;
     double tstar = pow(m * m / (k * k * u), 0.2);
     tl_collide_def d = tl_collide_default();
     d.material_a = validate_material("steel", RHO, 0.0, 0.3, 0.0);
@@ -152,20 +193,21 @@ static int lambda_run(double lambda, double steps, double *e, double *tau) {
     return 0;
 }
 
-int validate_ray_lambda(report *r, const validate_opts *o) {
+static int ray_lambda(report *r, vcase *cs) {
+    const ray_particle rp = ray_load(cs);
     report_section(r, 2, "Ray et al. (2015): e(λ) and τ_c(λ)");
     report_text(r, "Collisions run in the engine with Hertz + a constant dashpot (`hertz-stiffness` + "
                    "`viscous`) whose k and d give λ (eq. 7), against the exact solution of eq. 6 (internal "
                    "checks) and the paper's approximations (43)-(44), which it states err by at most 4.9e-3 "
                    "and 2.2e-4 for λ ≤ 0.2.\n");
-    int n = o->quick ? 3 : 11;
+    int n = vcase_int(cs, "lambda_points", 2, 10000);
     double worst_e = 0.0, worst_t = 0.0, worst_sim = 0.0, e_last = NAN, lam_last = NAN;
     FILE *f = report_data_open(r, "ray_lambda.dat");
     if (!f) return -1;
     fprintf(f, "# lambda e_sim tau_sim e_exact tau_exact e_approx tau_approx\n");
     for (int i = 0; i < n; i++) {
         double lam = 0.2 * i / (n - 1), es, ts, ea, ta;
-        if (lambda_run(lam, o->quick ? 2000 : 4000, &es, &ts) != 0) {
+        if (lambda_run(&rp, lam, vcase_param(cs, "steps"), &es, &ts) != 0) {
             fclose(f);
             return -1;
         }
@@ -178,11 +220,15 @@ int validate_ray_lambda(report *r, const validate_opts *o) {
         worst_t = fmax(worst_t, fabs(ta / x.tau_c - 1.0));
         e_last = es;
         lam_last = lam;
-        char q[64];
-        snprintf(q, sizeof q, "e at λ = %.2f, engine against eq. 6", lam);
-        report_check(r, q, "", x.restitution, (tolerance){1e-6, 0}, es);
-        snprintf(q, sizeof q, "τ_c at λ = %.2f, engine against eq. 6", lam);
-        report_check(r, q, "", x.tau_c, (tolerance){1e-6, 0}, ts);
+        vcase_measure(cs, "lambda", lam);
+        vcase_measure(cs, "e_exact", x.restitution);
+        vcase_measure(cs, "e_engine", es);
+        vcase_measure(cs, "tau_exact", x.tau_c);
+        vcase_measure(cs, "tau_engine", ts);
+        if (vcase_rows(cs, r, "lambda_point") != 0) {
+            fclose(f);
+            return -1;
+        }
     }
     /* eq. 43 at the largest lambda against the restitution the engine measured there:
      * computed without the ODE solver that gives the row's value */
@@ -194,10 +240,13 @@ int validate_ray_lambda(report *r, const validate_opts *o) {
              "there by |%.6f/%.6f − 1|",
              e43, lam_last, e_last, e43, e_last);
     prediction p43 = {PREDICTION_OWN, fabs(e43 / e_last - 1.0), {0.01, 0}, how43, "ray-eq43-error"};
-    report_paper(r, "largest relative error of eq. 43 for λ ≤ 0.2 (the paper's claim)", "", 4.9e-3,
-                 (tolerance){0.05, 0}, worst_e, &p43, NULL);
-    report_paper(r, "largest relative error of eq. 44 for λ ≤ 0.2 (the paper's claim)", "", 2.2e-4,
-                 (tolerance){0.1, 0}, worst_t, NULL, NULL);
+    vcase_explain(cs, "eq43_at_end", &p43);
+    vcase_measure(cs, "eq43_error", worst_e);
+    vcase_measure(cs, "eq44_error", worst_t);
+    if (vcase_rows(cs, r, "lambda") != 0) {
+        fclose(f);
+        return -1;
+    }
     report_data_close(r, f, "ray_lambda.dat");
     report_text(r, "The engine reproduces the exact e(λ) within %.1e over the range.\n", worst_sim);
     report_figure(r, "ray_e_lambda.png", "Ray et al. 2015: restitution against lambda", "lambda",
@@ -209,4 +258,12 @@ int validate_ray_lambda(report *r, const validate_opts *o) {
                   "'ray_lambda.dat' u 1:5 w l lw 2 t 'exact (eq. 6)', '' u 1:7 w l dt 2 t 'approximation (eq. 44)', "
                   "'' u 1:3 w p pt 7 t 'Talus engine'");
     return 0;
+}
+
+int validate_ray_lambda(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("ray", o->quick);
+    if (!cs) return -1;
+    int rc = ray_lambda(r, cs);
+    vcase_free(cs);
+    return rc;
 }

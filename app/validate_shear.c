@@ -5,8 +5,8 @@
  * history (eq. 5) or none. Section 4: 5,000 glass beads (d = 6 mm) in a 12 cm x
  * 12 cm box at four normal stresses, E = 4e6 and 4e7 Pa (`--long`).
  *
- * Each case is a scene (the same as examples/004-direct-shear*.yaml, written
- * here with its parameters): rainfall into the box while the lid comes down,
+ * Each case is a scene of validation/cases/shear/checks.yaml (examples/004-direct-shear*.yaml,
+ * the quick box its own file): rainfall into the box while the lid comes down,
  * compaction with friction off (lid under servo control at the normal stress),
  * friction back on, then the upper half and the lid move in +x while the servo
  * holds the normal stress. The walls output gives the shear force (x forces on
@@ -18,23 +18,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "cases.h"
 #include "talus/scene.h"
 #include "validate.h"
 
 static const double PI = 3.14159265358979323846;
 
+/* a run: its scene in the case file, and what its analysis needs of the box */
 typedef struct shear_case {
-    const char *label;   /* file-name-safe */
+    const char *label;   /* the scene's name in the case file; file-name-safe */
     const char *history; /* true, pseudo, none */
     int count;           /* spheres */
     double side;         /* box inner side, m */
-    double diameter;     /* m */
-    double density, E, nu, mu;
     double stress;       /* Pa */
-    double speed;        /* shear speed, m/s */
     double distance;     /* shear displacement, m */
-    double dt;
-    bool frictionless_compaction; /* section 3: friction off while compacting; section 4: not */
 } shear_case;
 
 typedef struct shear_result {
@@ -47,97 +44,6 @@ typedef struct shear_result {
     double seconds;             /* wall time of the run */
     int64_t steps;
 } shear_result;
-
-/* The scene of a case (examples/004-direct-shear.yaml at the quartz values). */
-static char *shear_scene(const shear_case *c) {
-    const double L = c->side, h = 0.5 * L; /* the split plane at half the box */
-    const double vol = c->count * PI / 6.0 * c->diameter * c->diameter * c->diameter;
-    const double fill = vol / (0.21 * L * L); /* rain region height: solid fraction 0.21 */
-    const double top = fill + 0.04, lid0 = fill + 0.002;
-    const double bed = vol / (0.6 * L * L);   /* the packed height, about */
-    const double lid_travel = lid0 - (bed + 0.008);
-    const double Es = c->E / (2.0 * (1.0 - c->nu * c->nu)); /* E* of two equal spheres */
-    const double G = c->E / (2.0 * (1.0 + c->nu)), Gs = G / (2.0 * (2.0 - c->nu));
-    const double area = L * L, force = c->stress * area;
-    /* the servo: full speed at an error of 60 % of the target force. The lid's contact
-     * dashpots feed its velocity straight back into its force (dF = D dv, D = sum over
-     * the lid's contacts of gamma_n m sqrt(delta R)); gain D must stay below 1 or the
-     * lid chatters between +-max_speed from one step to the next. Measured on the glass
-     * box at 3.1 kPa: D = 360 N s/m, so gain D = 0.67 there (full speed at 25 % gave 1.6:
-     * the lid chattered and the stress was not held); lower gains lag more while the
-     * specimen dilates (the lid's speed needs an error of v / gain). */
-    const double max_speed = 0.05, gain = max_speed / (0.6 * force);
-    /* two-sided rectangles, one wall per face so that the walls output gives each face's
-     * force; a fixed ledge level with the split plane beyond the lower half, on the side
-     * the upper half moves to, carries the spheres of the upper half's overhang (without
-     * it they spill out: 95 of 1,800 by 10 mm of shear, 512 by 18 mm); the floor reaches
-     * beyond the box */
-    char walls[4096];
-    const double hl = 0.5 * L, hh = 0.5 * h, ht = 0.5 * (top - h);
-    const double ledge = c->distance + c->diameter;
-    snprintf(walls, sizeof walls,
-             "  - {name: floor, type: rectangle, material: box, center: [%.9g, %.9g, 0], normal: [0, 0, 1], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: lower-x0, type: rectangle, material: box, center: [0, %.9g, %.9g], normal: [1, 0, 0], axis: [0, 1, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: lower-x1, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [1, 0, 0], axis: [0, 1, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: lower-y0, type: rectangle, material: box, center: [%.9g, 0, %.9g], normal: [0, 1, 0], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: lower-y1, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [0, 1, 0], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: upper-x0, type: rectangle, material: box, center: [0, %.9g, %.9g], normal: [1, 0, 0], axis: [0, 1, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: upper-x1, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [1, 0, 0], axis: [0, 1, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: upper-y0, type: rectangle, material: box, center: [%.9g, 0, %.9g], normal: [0, 1, 0], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: upper-y1, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [0, 1, 0], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n"
-             "  - {name: lid, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [0, 0, -1], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g, velocity: [0, 0, -0.2]}\n"
-             "  - {name: ledge, type: rectangle, material: box, center: [%.9g, %.9g, %.9g], normal: [0, 0, 1], axis: [1, 0, 0], half_length: %.9g, half_width: %.9g}\n",
-             hl, hl, hl + 0.5 * L, hl + 0.5 * L,
-             hl, hh, hl, hh,  L, hl, hh, hl, hh,  hl, hh, hl, hh,  hl, L, hh, hl, hh,
-             hl, h + ht, hl, ht,  L, hl, h + ht, hl, ht,  hl, h + ht, hl, ht,  hl, L, h + ht, hl, ht,
-             hl, hl, lid0, hl, hl,
-             L + 0.5 * ledge, hl, h, 0.5 * ledge, hl);
-    size_t n = 16384;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    snprintf(s, n,
-             "talus: 1\nname: 004 direct shear %s\nunits: SI\nseed: 4\n"
-             "gravity: [0, 0, -9.81]\n"
-             "integrator: {dt: %.9g, steps_per_contact: 10}\n"
-             "materials:\n"
-             "  grain: {density: %.9g, youngs_modulus: %.9g, poisson_ratio: %.9g}\n"
-             "  box: {density: 7800, youngs_modulus: %.9g, poisson_ratio: %.9g}\n"
-             "laws:\n"
-             "  - {between: [grain, any], normal: hertz-stiffness, k_n: %.9g, damping: "
-             "mass-proportional, gamma_n: %.9g, tangential: linear, k_t: %.9g, gamma_t: %.9g, "
-             "history: %s, mu: %.9g, coulomb_test: spring}\n"
-             "walls:\n"
-             "%s"
-             "particles:\n"
-             "  - random: {region: {min: [0, 0, 0], max: [%.9g, %.9g, %.9g]}, count: %d, diameter: "
-             "%.9g, material: grain, velocity: [0, 0, -0.5]}\n"
-             "stages:\n"
-             "  - {name: rain, until: {wall_displacement: {wall: lid, axis: z, reaches: %.9g}}, "
-             "check_every: 100, max_duration: 2}\n"
-             "  - name: compact\n"
-             "    set: {%swalls: [{wall: lid, velocity: [0, 0, 0], servo: {direction: "
-             "[0, 0, -1], stress: %.9g, gain: %.9g, max_speed: %.9g}}]}\n"
-             "    duration: %.9g\n"
-             "  - {name: settle, %sduration: %.9g}\n"
-             "  - name: shear\n"
-             "    set:\n      walls:\n"
-             "        - {wall: upper-x0, velocity: [%.9g, 0, 0]}\n"
-             "        - {wall: upper-x1, velocity: [%.9g, 0, 0]}\n"
-             "        - {wall: upper-y0, velocity: [%.9g, 0, 0]}\n"
-             "        - {wall: upper-y1, velocity: [%.9g, 0, 0]}\n"
-             "        - {wall: lid, velocity: [%.9g, 0, 0]}\n"
-             "    until: {wall_displacement: {wall: upper-x0, axis: x, reaches: %.9g}}\n"
-             "    check_every: 100\n"
-             "    max_duration: %.9g\n"
-             "outputs:\n"
-             "  - {type: walls, file: walls.csv, every_steps: %d}\n",
-             c->label, c->dt, c->density, c->E, c->nu, c->E, c->nu, 4.0 / 3.0 * Es, 1.0e7,
-             8.0 * Gs, 5.0e6, c->history, c->mu, walls, L, L, fill, c->count, c->diameter, -lid_travel,
-             c->frictionless_compaction ? "friction: 0, " : "", c->stress, gain, max_speed, 0.4,
-             c->frictionless_compaction ? "set: {friction: restore}, " : "", 0.05, c->speed, c->speed, c->speed, c->speed, c->speed, c->distance, 1.2 * c->distance / c->speed,
-             c->speed * 100.0 >= 0.5 ? 20 : 50);
-    return s;
-}
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -210,11 +116,11 @@ static shear_result analyze(const shear_case *c, const char *csv, FILE *dat) {
     return res;
 }
 
-static shear_result run_case_raw(report *r, const shear_case *c, int threads);
+static shear_result run_case_raw(report *r, vcase *cs, const shear_case *c, int threads);
 
 /* a case that does not run leaves NaN results (counted as failed) and a failed row */
-static shear_result run_case(report *r, const shear_case *c, int threads) {
-    shear_result res = run_case_raw(r, c, threads);
+static shear_result run_case(report *r, vcase *cs, const shear_case *c, int threads) {
+    shear_result res = run_case_raw(r, cs, c, threads);
     if (!res.ok) {
         res.peak = res.residual = res.peak_at = res.sigma_mean_dev = res.sigma_max_dev = res.dilation = NAN;
         char what[160];
@@ -224,14 +130,15 @@ static shear_result run_case(report *r, const shear_case *c, int threads) {
     return res;
 }
 
-static shear_result run_case_raw(report *r, const shear_case *c, int threads) {
+static shear_result run_case_raw(report *r, vcase *cs, const shear_case *c, int threads) {
     shear_result res;
     memset(&res, 0, sizeof res);
-    char *text = shear_scene(c);
+    const char *file = NULL;
+    char *text = vcase_scene_text(cs, c->label, &file);
     if (!text) return res;
     tl_scene *sc = NULL;
     tl_scene_error err;
-    if (tl_scene_load_string(text, c->label, &sc, &err) != TL_OK) {
+    if (tl_scene_load_string(text, file, &sc, &err) != TL_OK) {
         char msg[1024];
         tl_scene_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "talus validate: shear %s: %s\n", c->label, msg);
@@ -293,19 +200,14 @@ static const char *const table_head =
     "σ_n held: mean / max deviation | steps | wall time (s) |\n"
     "|---|---|---|---|---|---|---|---|---|---|\n";
 
-static shear_case quartz(const char *label, const char *history, bool quick) {
-    shear_case c = {label, history, 1800, 0.06, 5e-3, 2500.0, 8e6, 0.3, 0.5, 1.0e4, 0.01, 0.006,
-                    1e-5, true};
-    if (quick) { /* a small box: a few hundred spheres, 3 mm of shear */
-        c.count = 260;
-        c.side = 0.03;
-        c.speed = 0.02;
-        c.distance = 0.003;
-    }
+/* a quartz box of section 3: the case file's scene `label` */
+static shear_case quartz(vcase *cs, const char *label, const char *history) {
+    shear_case c = {label, history, vcase_int(cs, "quartz.count", 1, 1000000), vcase_param(cs, "quartz.side"),
+                    vcase_param(cs, "quartz.stress"), vcase_param(cs, "quartz.distance")};
     return c;
 }
 
-int validate_shear(report *r, const validate_opts *o) {
+static int shear_quartz(report *r, const validate_opts *o, vcase *vc) {
     report_section(r, 2, "Fleischmann, Serban, Negrut & Jayakumar (2015): the direct shear test");
     report_text(r,
                 "Section 3: %s quartz spheres (d = 5 mm, density 2500, E = 8e6 Pa (softened), ν = 0.3, "
@@ -320,7 +222,7 @@ int validate_shear(report *r, const validate_opts *o) {
                 o->quick ? "260 (quick: a 3 cm box)" : "1,800", o->quick ? "3 cm × 3 cm" : "6 cm × 6 cm",
                 o->quick ? "3 mm" : "6 mm");
     const char *modes[3] = {"true", "pseudo", "none"};
-    int nmodes = o->quick ? 1 : 3;
+    int nmodes = vcase_int(vc, "quartz.modes", 1, 3);
     shear_case cs[3];
     shear_result rs[3];
     report_text(r, "%s", table_head);
@@ -328,35 +230,25 @@ int validate_shear(report *r, const validate_opts *o) {
         char *label = malloc(32);
         if (!label) return -1;
         snprintf(label, 32, "%squartz-%s", o->quick ? "quick-" : "", modes[m]);
-        cs[m] = quartz(label, modes[m], o->quick);
-        rs[m] = run_case(r, &cs[m], o->threads);
+        cs[m] = quartz(vc, label, modes[m]);
+        rs[m] = run_case(r, vc, &cs[m], o->threads);
         result_row(r, &cs[m], &rs[m]);
+        char name[64];
+        snprintf(name, sizeof name, "%s.peak", modes[m]);
+        vcase_measure(vc, name, rs[m].peak);
+        snprintf(name, sizeof name, "%s.residual", modes[m]);
+        vcase_measure(vc, name, rs[m].residual);
+        snprintf(name, sizeof name, "%s.sigma_dev", modes[m]);
+        vcase_measure(vc, name, rs[m].ok ? rs[m].sigma_mean_dev : NAN);
     }
-    if (!o->quick) {
-        /* the paper's figures are read off its curves ("about 2", "about 0.25"): 10 % and 0.05
-         * are the reading accuracy (docs/readings.md, fl-shear-ratios) */
-        report_paper(r, "peak τ/σ, true history", "", 2.0, (tolerance){0.10, 0}, rs[0].peak, NULL,
-                     "fl-shear-unstated");
-        report_other_reading(r, "residual τ/σ, true history, over the last third of 6 mm", "", 1.0,
-                             rs[0].residual, "fl-shear-residual");
-        report_paper(r, "peak τ/σ, pseudo history", "", 0.25, (tolerance){0, 0.05}, rs[1].peak, NULL,
-                     "fl-shear-unstated");
-        report_paper(r, "residual τ/σ, pseudo history", "", 0.25, (tolerance){0, 0.05}, rs[1].residual, NULL,
-                     "fl-shear-unstated");
-        report_paper(r, "peak τ/σ, no history", "", 0.25, (tolerance){0, 0.05}, rs[2].peak, NULL,
-                     "fl-shear-unstated");
-        report_paper(r, "residual τ/σ, no history", "", 0.25, (tolerance){0, 0.05}, rs[2].residual, NULL,
-                     "fl-shear-unstated");
-    }
-    report_value(r, "true history: peak τ/σ (the paper: far above μ = 0.5)", "", rs[0].peak);
-    report_check_bound(r, "normal stress held during shear, true history: mean deviation", "", 0.05,
-                       BOUND_AT_MOST, rs[0].ok ? rs[0].sigma_mean_dev : NAN);
+    int rc = vcase_rows(vc, r, "main");
     report_table_end(r);
     if (!o->quick)
         report_text(r, "The paper's residual ratio (≈ 1 with true history) is compared with the 18 mm run of "
                        "`--long`: over 6 mm the ratio has not left its peak ([readings: fl-shear-residual]"
                        "(../../docs/readings.md#fl-shear-residual)).\n");
     for (int m = 0; m < nmodes; m++) free((char *)cs[m].label);
+    if (rc != 0) return -1;
     /* tau / sigma (column 4) and the lid's rise (column 5) against the shear displacement */
     static const char *const fig_png[2] = {"shear_ratio.png", "shear_dilation.png"};
     static const char *const fig_title[2] = {"Direct shear (004 section 3): tau / sigma",
@@ -384,21 +276,17 @@ int validate_shear(report *r, const validate_opts *o) {
         /* the rate and the length of the quartz test */
         report_section(r, 3, "Section 3 at the paper's shear speed, and a longer shear (`--long`)");
         report_text(r, "%s", table_head);
-        shear_case slow = quartz("quartz-true-1mm-s", "true", false);
-        slow.speed = 1e-3;
-        shear_case far = quartz("quartz-true-18mm", "true", false);
-        far.distance = 0.018;
-        shear_result rslow = run_case(r, &slow, o->threads), rfar = run_case(r, &far, o->threads);
+        shear_case slow = quartz(vc, "quartz-true-1mm-s", "true");
+        shear_case far = quartz(vc, "quartz-true-18mm", "true");
+        far.distance = vcase_param(vc, "quartz.far");
+        shear_result rslow = run_case(r, vc, &slow, o->threads), rfar = run_case(r, vc, &far, o->threads);
         result_row(r, &slow, &rslow);
         result_row(r, &far, &rfar);
-        report_paper(r, "residual τ/σ, true history, over the last third of 18 mm", "", 1.0,
-                     (tolerance){0.10, 0}, rfar.residual, NULL, "fl-shear-residual");
-        report_check(r, "peak τ/σ at 1 mm/s (the paper's speed) against 10 mm/s", "", rs[0].peak,
-                     (tolerance){0.10, 0}, rslow.peak);
-        report_check_bound(r, "normal stress held at 1 mm/s: mean deviation", "", 0.05, BOUND_AT_MOST,
-                           rslow.ok ? rslow.sigma_mean_dev : NAN);
-        report_check_bound(r, "normal stress held over 18 mm: mean deviation", "", 0.05, BOUND_AT_MOST,
-                           rfar.ok ? rfar.sigma_mean_dev : NAN);
+        vcase_measure(vc, "far.residual", rfar.residual);
+        vcase_measure(vc, "slow.peak", rslow.peak);
+        vcase_measure(vc, "slow.sigma_dev", rslow.ok ? rslow.sigma_mean_dev : NAN);
+        vcase_measure(vc, "far.sigma_dev", rfar.ok ? rfar.sigma_mean_dev : NAN);
+        if (vcase_rows(vc, r, "long") != 0) return -1;
         report_table_end(r);
         report_figure(r, "shear_quartz_long.png", "Direct shear, quartz, true history: speed and length",
                       "shear displacement (mm)", "tau / sigma_n", "",
@@ -409,10 +297,28 @@ int validate_shear(report *r, const validate_opts *o) {
     return 0;
 }
 
+int validate_shear(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("shear", o->quick);
+    if (!cs) return -1;
+    int rc = shear_quartz(r, o, cs);
+    vcase_free(cs);
+    return rc;
+}
+
+static int shear_glass(report *r, const validate_opts *o, vcase *vc);
+
 /* Section 4 of 004 (`--long`): a section of its own, so that `--only` can run the quartz tests
  * and the glass beads apart (they take 20 minutes and an hour on two cores). */
 int validate_shear_glass(report *r, const validate_opts *o) {
     if (!o->long_runs) return 0;
+    vcase *cs = vcase_load("shear", o->quick);
+    if (!cs) return -1;
+    int rc = shear_glass(r, o, cs);
+    vcase_free(cs);
+    return rc;
+}
+
+static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
     /* section 4: glass beads, compacted without changing the friction (as the paper) */
     static const double stresses[4] = {3.1e3, 6.4e3, 12.5e3, 24.2e3};
     static const double moduli[2] = {4e6, 4e7};
@@ -429,9 +335,9 @@ int validate_shear_glass(report *r, const validate_opts *o) {
         for (int k = 0; k < 4; k++) {
             char label[64];
             snprintf(label, sizeof label, "glass-E%.0e-%.1fkPa", moduli[e], stresses[k] / 1e3);
-            shear_case c = {label, "true", 5000, 0.12, 6e-3, 2550.0, moduli[e], 0.22, 0.18,
-                            stresses[k], 0.01, 0.012, 1e-5, false};
-            g[e][k] = run_case(r, &c, o->threads);
+            shear_case c = {label, "true", vcase_int(vc, "glass.count", 1, 1000000), vcase_param(vc, "glass.side"),
+                            stresses[k], vcase_param(vc, "glass.distance")};
+            g[e][k] = run_case(r, vc, &c, o->threads);
             result_row(r, &c, &g[e][k]);
         }
     /* Mohr-Coulomb envelopes: least squares of the peak and residual shear stress against
@@ -460,22 +366,21 @@ int validate_shear_glass(report *r, const validate_opts *o) {
      * E = 4e6 at every normal stress, and the shortfall of E = 4e6 grows with the stress */
     for (int w = 0; w < 2; w++) /* peak, then residual */
         for (int k = 0; k < 4; k++) {
-            char q[160];
-            snprintf(q, sizeof q, "%s τ, E = 4e6 over E = 4e7, at %.1f kPa (the paper: lower)",
-                     w ? "residual" : "peak", stresses[k] / 1e3);
             double soft = w ? g[0][k].residual : g[0][k].peak, stiff = w ? g[1][k].residual : g[1][k].peak;
-            report_paper_bound(r, q, "", 1.0, BOUND_AT_MOST, g[0][k].ok && g[1][k].ok ? soft / stiff : NAN, NULL,
-                               "fl-glass");
+            vcase_word(vc, "which", w ? "residual" : "peak");
+            vcase_measure(vc, "kpa", stresses[k] / 1e3);
+            vcase_measure(vc, "ratio", g[0][k].ok && g[1][k].ok ? soft / stiff : NAN);
+            if (vcase_rows(vc, r, "glass_lower") != 0) return -1;
         }
     double lo = g[0][0].peak / g[1][0].peak, hi = g[0][3].peak / g[1][3].peak;
-    report_paper_bound(r, "shortfall grows with σ_n: (4e6/4e7 peak ratio) at 24.2 kPa minus at 3.1 kPa", "", 0.0,
-                       BOUND_AT_MOST, hi - lo, NULL, "fl-glass");
+    vcase_measure(vc, "shortfall_growth", hi - lo);
+    if (vcase_rows(vc, r, "glass_grows") != 0) return -1;
     for (int k = 0; k < 4; k++)
         for (int e = 0; e < 2; e++) {
-            char q[160];
-            snprintf(q, sizeof q, "normal stress held at %.1f kPa, E = %.0e: mean deviation", stresses[k] / 1e3,
-                     moduli[e]);
-            report_check_bound(r, q, "", 0.05, BOUND_AT_MOST, g[e][k].ok ? g[e][k].sigma_mean_dev : NAN);
+            vcase_measure(vc, "kpa", stresses[k] / 1e3);
+            vcase_measure(vc, "E", moduli[e]);
+            vcase_measure(vc, "sigma_dev", g[e][k].ok ? g[e][k].sigma_mean_dev : NAN);
+            if (vcase_rows(vc, r, "glass_held") != 0) return -1;
         }
     report_table_end(r);
     for (int e = 0; e < 2; e++) {

@@ -1,4 +1,6 @@
-/* The reference data of `talus validate` (validation/ CSV files), built into the command. */
+/* The reference data of `talus validate` (validation/ CSV files), its case files
+ * (validation/cases/) and the scenes they name (examples/), built into the command, each
+ * named by its path in the source tree. */
 #ifndef TALUS_APP_VALIDATION_DATA_H
 #define TALUS_APP_VALIDATION_DATA_H
 
