@@ -149,11 +149,9 @@ static tl_world *world(tl_vec3 gravity, const char *cohesion, const char *coeff,
     return w;
 }
 
-/* two spheres of 1 mm, b drawn away from a fixed a at 1e-6 m/s from an overlap of 1e-9 m */
-static void test_pull_off(void) {
-    const double R = 1e-3, w_adh = 0.5, v = 1e-8, d0 = 1e-9;
-    int m;
-    tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", w_adh, false, &m);
+/* two spheres of radius R, b drawn away from a fixed a at the speed v from the overlap d0 (b
+ * prescribed: the contact is the law's along a path the bodies do not choose), and prepared */
+static void drawn_pair(tl_world *w, int m, double R, double d0, double v) {
     tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
     pa.material = pb.material = m;
     pa.radius = pb.radius = R;
@@ -164,6 +162,14 @@ static void test_pull_off(void) {
     ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
     ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
     ENSURE(tl_world_prepare(w) == TL_OK);
+}
+
+/* two spheres of 1 mm, b drawn away from a fixed a at 1e-8 m/s from an overlap of 1e-9 m */
+static void test_pull_off(void) {
+    const double R = 1e-3, w_adh = 0.5, v = 1e-8, d0 = 1e-9;
+    int m;
+    tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", w_adh, false, &m);
+    drawn_pair(w, m, R, d0, v);
     const double rs = 0.5 * R, K = 4.0 / 3.0 * e_star() * sqrt(rs), fc = 2.0 * PI * w_adh * rs;
     double worst = 0.0, fmin_seen = INFINITY, dlast = NAN;
     size_t samples = 0;
@@ -265,15 +271,7 @@ static void test_ledger(void) {
     const double R = 1e-3, k = 1e6, d0 = 2e-8;
     int m;
     tl_world *w = world((tl_vec3){0, 0, 0}, "sjkr2", "k_cohesion", k, false, &m);
-    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
-    pa.material = pb.material = m;
-    pa.radius = pb.radius = R;
-    pa.flags = TL_PARTICLE_FIXED;
-    pb.flags = TL_PARTICLE_PRESCRIBED;
-    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
-    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
-    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
-    ENSURE(tl_world_prepare(w) == TL_OK);
+    drawn_pair(w, m, R, d0, 0.0);
     ENSURE(tl_world_step(w, 10) == TL_OK);
     tl_energy e;
     tl_world_energy(w, &e);
@@ -373,16 +371,7 @@ static void test_jkr_pull_off(void) {
     const double R = 1e-3, w_adh = 0.5, v = 1e-8, d0 = 1e-9;
     int m;
     tl_world *w = world((tl_vec3){0, 0, 0}, "jkr", "w_adhesion", w_adh, false, &m);
-    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
-    pa.material = pb.material = m;
-    pa.radius = pb.radius = R;
-    pa.flags = TL_PARTICLE_FIXED;
-    pb.flags = TL_PARTICLE_PRESCRIBED;
-    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
-    pb.velocity = (tl_vec3){0, 0, v};
-    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
-    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
-    ENSURE(tl_world_prepare(w) == TL_OK);
+    drawn_pair(w, m, R, d0, v);
     const double rs = 0.5 * R, Es = e_star(), fc = 1.5 * PI * w_adh * rs;
     const long double ac = cbrtl((long double)PI * w_adh * rs * rs / (8.0L * Es));
     const double dc = (double)jkr_delta(ac, rs, w_adh, Es);
@@ -550,16 +539,7 @@ static void test_capillary(void) {
     int m;
     tl_world *w = capillary_world(V, gamma, theta, &m);
     const double v = 1e-4, d0 = 1e-9;
-    tl_particle_def pa = tl_particle_default(), pb = tl_particle_default();
-    pa.material = pb.material = m;
-    pa.radius = pb.radius = R;
-    pa.flags = TL_PARTICLE_FIXED;
-    pb.flags = TL_PARTICLE_PRESCRIBED;
-    pb.position = (tl_vec3){0, 0, 2.0 * R - d0};
-    pb.velocity = (tl_vec3){0, 0, v};
-    ENSURE(tl_world_add_particle(w, &pa, NULL) == TL_OK);
-    ENSURE(tl_world_add_particle(w, &pb, NULL) == TL_OK);
-    ENSURE(tl_world_prepare(w) == TL_OK);
+    drawn_pair(w, m, R, d0, v);
     double worst = 0.0, slast = NAN;
     size_t samples = 0;
     const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
