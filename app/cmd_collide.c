@@ -526,6 +526,11 @@ static void json_result(FILE *f, const tl_collide_def *d, const tl_collide_resul
     json_number(f, "diss_tangential_damping", r->diss_tangential_damping, true);
     json_number(f, "diss_friction", r->diss_friction, true);
     json_number(f, "integration_residual", r->integration_residual, true);
+    /* the whole ledger at the end, by the table's names */
+    fprintf(f, "\"energy\": {");
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) json_number(f, tl_energy_term_get(k)->name, r->energy.term[k], true);
+    json_number(f, "total", r->energy.total, false);
+    fprintf(f, "}, ");
     json_number(f, "energy_error", r->energy_error, false);
     fprintf(f, "}");
 }
@@ -581,15 +586,24 @@ static void print_kinematics(const tl_collide_def *d, const tl_collide_result *r
         printf("  Maw's angles      undefined (no friction, or no elastic moduli)\n");
 }
 
-static void print_energy(const tl_collide_result *r) {
+static void print_energy(const tl_law_def *law, const tl_collide_result *r) {
     double out = r->energy_out_translational + r->energy_out_rotational;
     printf("\nenergy\n");
     printf("  in                %.6g J\n", r->energy_in);
     printf("  out               %.6g J: translational %.6g J, rotational %.6g J\n", out,
            r->energy_out_translational, r->energy_out_rotational);
-    printf("  dissipated        normal damping %.4g J, plastic %.4g J, tangential damping %.4g J, "
-           "friction %.4g J\n",
-           r->diss_normal, r->diss_plastic, r->diss_tangential_damping, r->diss_friction);
+    /* every dissipated term of the ledger's table: the four slots' always, an optional slot's when
+     * the law uses it */
+    printf("  dissipated       ");
+    for (int k = 0, n = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const tl_energy_term_info *ti = tl_energy_term_get(k);
+        if (ti->kind != TL_ENERGY_KIND_DISSIPATED) continue;
+        const char *m = ti->slot >= 0 ? tl_law_model(law, (tl_slot)ti->slot) : NULL;
+        if (ti->slot > TL_SLOT_HISTORY && (!m || strcmp(m, "none") == 0)) continue;
+        const char *label = strncmp(ti->label, "dissipated, ", 12) == 0 ? ti->label + 12 : ti->label;
+        printf("%s %s %.4g J", n++ ? "," : "", label, r->energy.term[k]);
+    }
+    printf("\n");
     printf("  integration error %.3g J (%.2g of the energy in: what the normal spring did not give "
            "back, a finite step's error)\n",
            r->integration_residual, r->integration_residual / r->energy_in);
@@ -651,7 +665,7 @@ static int run_one(collide_opts *o) {
     } else if (rc == 0) {
         print_setup(&o->def, &r);
         print_kinematics(&o->def, &r);
-        print_energy(&r);
+        print_energy(&o->def.law, &r);
         if (o->csv) printf("\ntime series (%zu rows) written to %s\n", r.nsamples, o->csv);
     }
     tl_collide_result_free(&r);

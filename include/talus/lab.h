@@ -91,6 +91,8 @@ typedef struct tl_collide_result {
     int64_t steps;
     tl_collide_sample *samples;
     size_t nsamples;
+    tl_energy energy;          /* the pair's energy ledger at the end: every term of the table
+                                * (tl_energy_term_get), a law slot's own among them */
 } tl_collide_result;
 
 /* ---- impact indicators (Li et al. 2022 eq. 20-23), for the lab and for scenes ---- */

@@ -79,7 +79,8 @@ def collide(material_a=None, material_b=None, law=None, wall=False, radius_a=0.0
         alpha_c_deg (degrees, as ``talus collide --json``), psi1, psi2, kappa,
         energy_in, energy_out_translational, energy_out_rotational,
         diss_normal, diss_plastic, diss_tangential_damping, diss_friction,
-        integration_residual, energy_error, dt, steps (and samples).
+        integration_residual, energy_error, dt, steps, energy (the pair's ledger at the end: a dict
+        of every term of ``talus.energy_terms()`` and the total) (and samples).
 
     Raises
     ------
@@ -134,6 +135,9 @@ def _run(d, record=False):
         for k in ("v_in", "v_out", "omega_out", "omega_out_b", "vc_out"):
             out[k] = _tup(getattr(r, k))
         out["alpha_v_deg"], out["alpha_c_deg"] = math.degrees(r.alpha_v), math.degrees(r.alpha_c)
+        # the pair's whole ledger at the end, by the library's table of terms (a slot's own among them)
+        out["energy"] = {text(lib.tl_energy_term_get(k).name): r.energy.term[k] for k in range(lib.TL_ENERGY_TERM_COUNT)}
+        out["energy"]["total"] = r.energy.total
         if record:
             out["samples"] = _structs.read_array(r.samples, r.nsamples, _structs.SAMPLE, _structs.SAMPLE_PACKED)
     finally:

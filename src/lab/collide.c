@@ -434,6 +434,7 @@ static void measure_energy(const lab *lb, double energy_in, tl_collide_result *r
         if (ti->sign > 0 && ti->kind != TL_ENERGY_KIND_POTENTIAL) err -= e.term[k];
     }
     r->energy_error = err;
+    r->energy = e;
 }
 
 /* the first logged collision; the time series is shifted to its first touch */
