@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "energy_table.h"
 #include "io_file.h"
 #include "output_spec.h"
 #include "talus/talus.h"
@@ -106,25 +107,20 @@ const tl_output_ops *tl_output_ops_of(tl_output_kind kind); /* output_kinds.c */
  * would grow with the distance of the scene from the origin and shrink the
  * reported error with it). */
 static inline double tl_energy_scale_update(double scale, const tl_energy *e, const tl_energy *e0) {
-    /* the kinetic, elastic and dissipated terms each summed in the table's order (laws/energy_table.c),
-     * the potential as its change, each booked work and residual alone */
-    double kinetic = 0.0, elastic = 0.0, dissipated = 0.0, alone[TL_ENERGY_TERM_COUNT];
-    bool first_k = true, first_e = true, first_d = true;
-    size_t n = 0;
-    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
-        const double x = e->term[k];
-        switch (tl_energy_term_get(k)->kind) {
-        case TL_ENERGY_KIND_KINETIC: kinetic = first_k ? x : kinetic + x, first_k = false; break;
-        case TL_ENERGY_KIND_POTENTIAL: alone[n++] = x - e0->term[k]; break;
-        case TL_ENERGY_KIND_ELASTIC: elastic = first_e ? x : elastic + x, first_e = false; break;
-        case TL_ENERGY_KIND_DISSIPATED: dissipated = first_d ? x : dissipated + x, first_d = false; break;
-        default: alone[n++] = x; break;
-        }
-    }
-    const double sums[3] = {kinetic, elastic, dissipated};
+    /* the kinetic, elastic and dissipated terms each summed (laws/energy_table.h), the potential as
+     * its change, each booked work and residual alone */
+    const double sums[3] = {tl_energy_kind_sum(e, TL_ENERGY_KIND_KINETIC), tl_energy_kind_sum(e, TL_ENERGY_KIND_ELASTIC),
+                            tl_energy_kind_sum(e, TL_ENERGY_KIND_DISSIPATED)};
     if (!(scale > 1e-300)) scale = 1e-300;
-    for (size_t i = 0; i < 3 + n; i++) {
-        const double t = i < 3 ? sums[i] : alone[i - 3];
+    for (int k = 0; k < 3 + TL_ENERGY_TERM_COUNT; k++) {
+        double t;
+        if (k < 3) t = sums[k];
+        else {
+            const tl_energy_kind kind = tl_energy_term_get(k - 3)->kind;
+            if (kind == TL_ENERGY_KIND_KINETIC || kind == TL_ENERGY_KIND_ELASTIC || kind == TL_ENERGY_KIND_DISSIPATED)
+                continue;
+            t = kind == TL_ENERGY_KIND_POTENTIAL ? e->term[k - 3] - e0->term[k - 3] : e->term[k - 3];
+        }
         double a = t < 0.0 ? -t : t;
         if (a > scale) scale = a;
     }

@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "energy_table.h"
 #include "insert.h"
 #include "outputs.h"
 #include "run_checkpoint.h"
@@ -1186,12 +1187,7 @@ tl_status tl_scene_run(tl_scene *scene, const tl_run_options *options, tl_run_su
         summary->energy_inserted = r.energy_inserted;
         summary->energy_balance_error =
             fabs(e1.total - r.energy0 - r.energy_inserted) / r.ctx.energy_scale;
-        summary->energy_dissipated = 0.0; /* every dissipated term, in the table's order */
-        for (int k = 0, first = 1; k < TL_ENERGY_TERM_COUNT; k++)
-            if (tl_energy_term_get(k)->kind == TL_ENERGY_KIND_DISSIPATED) {
-                summary->energy_dissipated = first ? e1.term[k] : summary->energy_dissipated + e1.term[k];
-                first = 0;
-            }
+        summary->energy_dissipated = tl_energy_kind_sum(&e1, TL_ENERGY_KIND_DISSIPATED);
         summary->energy_integration_residual = e1.integration_residual;
         summary->energy_tracked = r.scene->def.track_energy;
         summary->particles_inserted = r.inserted;
