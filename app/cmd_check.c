@@ -46,14 +46,13 @@ static void summarize(tl_world *w, material_summary *ms, int nm) {
 static void print_law(tl_world *w, int a, int b) {
     tl_law_def law;
     if (tl_world_get_law(w, a, b, &law) != TL_OK) return;
-    /* the slots in table order: the first four always, an optional torque slot when used */
+    /* the slots in table order: the first four always, an optional one when used */
     char models[400];
     size_t used = 0;
     models[0] = '\0';
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
-        const char *m = tl_law_model(&law, (tl_slot)s);
-        if (!m) m = "none";
-        if (s > TL_SLOT_HISTORY && strcmp(m, "none") == 0) continue;
+        const char *m;
+        if (!app_slot_shown(&law, s, &m)) continue;
         int n = snprintf(models + used, sizeof models - used, "%s%s %s", s ? ", " : "", tl_slot_name((tl_slot)s), m);
         if (n < 0 || (size_t)n >= sizeof models - used) break;
         used += (size_t)n;

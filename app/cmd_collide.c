@@ -539,12 +539,10 @@ static void print_law(const tl_law_def *law) {
     /* the slots in table order: the first four always, an optional one (none by default) when used */
     printf("  law        ");
     for (int s = 0; s < TL_SLOT_COUNT; s++) {
-        const tl_slot_info *si = tl_slot_get((tl_slot)s);
-        const char *m = tl_law_model(law, (tl_slot)s);
-        if (!m) m = "?";
-        bool optional = s > TL_SLOT_HISTORY;
-        if (optional && strcmp(m, "none") == 0) continue;
-        printf("%s%s%s%s", s ? " + " : "", optional ? si->key : "", optional ? " " : "", m);
+        const char *m;
+        if (!app_slot_shown(law, s, &m)) continue;
+        const bool optional = s > TL_SLOT_HISTORY; /* named with its key */
+        printf("%s%s%s%s", s ? " + " : "", optional ? tl_slot_name((tl_slot)s) : "", optional ? " " : "", m);
     }
     for (int i = 0; i < law->coeff_count; i++)
         printf("%s%s = %g", i ? ", " : " (", law->coeffs[i].name, law->coeffs[i].value);
@@ -598,8 +596,8 @@ static void print_energy(const tl_law_def *law, const tl_collide_result *r) {
     for (int k = 0, n = 0; k < TL_ENERGY_TERM_COUNT; k++) {
         const tl_energy_term_info *ti = tl_energy_term_get(k);
         if (ti->kind != TL_ENERGY_KIND_DISSIPATED) continue;
-        const char *m = ti->slot >= 0 ? tl_law_model(law, (tl_slot)ti->slot) : NULL;
-        if (ti->slot > TL_SLOT_HISTORY && (!m || strcmp(m, "none") == 0)) continue;
+        const char *m;
+        if (ti->slot >= 0 && !app_slot_shown(law, ti->slot, &m)) continue;
         const char *label = strncmp(ti->label, "dissipated, ", 12) == 0 ? ti->label + 12 : ti->label;
         printf("%s %s %.4g J", n++ ? "," : "", label, r->energy.term[k]);
     }

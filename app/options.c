@@ -186,6 +186,12 @@ int app_law_slot(const app_cli *cli, app_law_names *ln, tl_slot slot, const char
     return 0;
 }
 
+bool app_slot_shown(const tl_law_def *law, int slot, const char **model) {
+    const char *m = tl_law_model(law, (tl_slot)slot);
+    *model = m ? m : "none";
+    return slot <= TL_SLOT_HISTORY || strcmp(*model, "none") != 0;
+}
+
 int app_law_spec(const app_cli *cli, app_law_names *ln, const char *spec, const char *sep) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", spec);

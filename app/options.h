@@ -90,6 +90,9 @@ typedef struct app_law_names {
 /* one sub-model, a name of the registry for that slot; else "PROG: unknown SLOT model
  * 'NAME' (known: ...)", listing the registry's names */
 int app_law_slot(const app_cli *cli, app_law_names *ln, tl_slot slot, const char *name);
+/* Whether a law's line shows a slot: the first four (normal .. history) always, a later, optional
+ * one (rolling, twisting, cohesion) when the law uses it; *model its model ("none" when unset). */
+bool app_slot_shown(const tl_law_def *law, int slot, const char **model);
 /* NORMAL[<sep>DAMPING[<sep>TANGENTIAL[<sep>HISTORY]]]: ln cleared, then the slots named */
 int app_law_spec(const app_cli *cli, app_law_names *ln, const char *spec, const char *sep);
 
