@@ -538,6 +538,7 @@ typedef enum tl_energy_term {
     TL_ENERGY_BOUNDARY_WORK,
     TL_ENERGY_INTEGRATION_RESIDUAL,
     TL_ENERGY_CURVATURE_WORK,
+    TL_ENERGY_TANGENTIAL_STIFFNESS_WORK,
     TL_ENERGY_TERM_COUNT
 } tl_energy_term;
 
@@ -593,10 +594,16 @@ typedef struct tl_energy {
              * contact, and what that changes of the stored energy is the work of no force (0 for every
              * other pair: docs/ellipsoid.md) */
             double curvature_work;
+            /* J so far put into the tangential springs by their stiffness changing under a held
+             * displacement: a total-form spring (mindlin, mindlin-renzo, linear with hertz-stiffness)
+             * stores 1/2 k_t |xi|^2 with k_t following the overlap, so a change of load changes its
+             * energy with no force doing work; negative where it takes energy out, as when a contact
+             * ends with its spring loaded (docs/outputs.md) */
+            double tangential_stiffness_work;
         };
     };
     double total; /* kinetic + potential + elastic + dissipated (all) + integration_residual
-                   * - boundary_work - curvature_work: conserved */
+                   * - boundary_work - curvature_work - tangential_stiffness_work: conserved */
 } tl_energy;
 
 /* A contact that ended, with its measured outcome (for restitution checks). */

@@ -1009,7 +1009,9 @@ class World(WorldVerbs):
         kinetic_rotational, potential, the elastic and dissipated terms of
         each law slot, boundary_work, integration_residual (the
         integration's error, docs/outputs.md), curvature_work (ellipsoid
-        pairs, docs/ellipsoid.md)), then total (conserved).
+        pairs, docs/ellipsoid.md), tangential_stiffness_work (what a
+        total-form tangential spring's changing stiffness put in,
+        docs/models.md)), then total (conserved).
         """
         e = ffi.new("tl_energy *")
         with self._hold() as h:

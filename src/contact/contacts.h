@@ -57,7 +57,12 @@ enum tl_book_energy {
     TL_BE_F_FORCE = TL_BE_E_TORQUE + TL_TORQUE_SLOTS, /* each force slot's applied force of the last
                       * step, N, by its place (laws/slots.h: cohesion) */
     TL_BE_E_FORCE = TL_BE_F_FORCE + TL_FORCE_SLOTS,   /* and its potential, J */
-    TL_BE_COUNT = TL_BE_E_FORCE + TL_FORCE_SLOTS
+    TL_BE_KT = TL_BE_E_FORCE + TL_FORCE_SLOTS, /* the tangential spring's kt_xi of the last evaluation,
+                      * N/m, and */
+    TL_BE_XI,        /* its displacement xi (3 values), m: what a change of kt_xi at a held xi
+                      * put in (step/tangential_books.h) */
+    TL_BE_FTD = TL_BE_XI + 3, /* the tangential dashpot's force of the last evaluation (3 values), N */
+    TL_BE_COUNT = TL_BE_FTD + 3
 };
 /* impact group: present when a law needs the impact speed or collisions are logged */
 enum tl_book_impact {

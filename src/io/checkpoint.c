@@ -29,7 +29,7 @@
 #include "blowup.h"
 
 #define MAGIC 0x31534c5553554154ULL /* "TALUSLS1" */
-#define FORMAT 13u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
+#define FORMAT 14u /* 7: structures field by field (no padding bytes, bools as 0 or 1); 8: the rolling
                     * terms of the energy ledger and of the contact records; 9: a shape contact
                     * record keeps its patch's fn_scale; the fingerprint, a mesh's contact readings;
                     * 10: a shape candidate's domain (its place in the order of the sums); 11: the
@@ -37,7 +37,8 @@
                     * ledger's curvature work, a shape contact record's curvature torque and couple;
                     * 12: the ledger as a tl_energy (every term of the table, laws/energy_table.c);
                     * 13: the cohesion slot (its terms in the ledger, its force and potential in the
-                    * contact records) */
+                    * contact records); 14: the ledger's tangential stiffness work, a contact record's
+                    * tangential stiffness, displacement and dashpot force (step/tangential_books.h) */
 
 /* what must agree between the saved world and the one that loads it */
 static uint64_t fingerprint(const tl_world *w) {

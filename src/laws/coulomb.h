@@ -94,6 +94,7 @@ static inline void tl_spring_dashpot_coulomb(tl_contact *c, double k, double eta
                     &c->e_el_t);
     if (slide) c->sliding = true;
     c->kt = k; /* what a twisting model derived from the tangential one reads */
+    c->kt_xi = k;
     c->eta_t = eta;
     c->mu_t = mu;
 }

@@ -51,6 +51,10 @@ static const tl_energy_term_info terms[TL_ENERGY_TERM_COUNT] = {
     {TL_ENERGY_CURVATURE_WORK, "curvature_work", "curvature work",
      "put into the normal springs so far by their contacts' changing radius of curvature", TL_ENERGY_KIND_WORK, -1,
      -1, "#c5b0d5"},
+    {TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, "tangential_stiffness_work", "tangential stiffness work",
+     "put into the tangential springs so far by their stiffness changing under a held displacement "
+     "(total-form springs), negative where it takes energy out (a loaded spring whose contact ends)",
+     TL_ENERGY_KIND_WORK, -1, TL_SLOT_TANGENTIAL, "#7b4173"},
 };
 
 const tl_energy_term_info *tl_energy_term_get(int term) {

@@ -44,7 +44,7 @@ void tl_fused_prepare(const tl_law *law, tl_pair_law *pl);
 
 /* What the kernel gives for one contact. */
 typedef struct tl_hm_result {
-    double fn, fn_el, fn_damp, k, e_el_n, e_el_t;
+    double fn, fn_el, fn_damp, k, e_el_n, e_el_t, kt;
     double xi[3], ft[3], ft_damp[3];
     bool sliding;
 } tl_hm_result;
@@ -75,7 +75,8 @@ static inline void tl_hm_eval_sr(const tl_law *law, const tl_pair_law *pl, doubl
     /* tangential: mindlin (pt[4] = 1) or mindlin-renzo (2/3), dashpot 2 sqrt(5/6) beta_t sqrt(K_t0 m*) */
     double kt0 = pt[1] * sr * sd;
     double eta = TL_TWO_SQRT_5_6 * pt[2] * (pl->fused[1] * A * q);
-    tl_coulomb_eval(xi, vt, pt[4] * kt0, eta, pt[0], fn, (int)pt[3], r->xi, r->ft, r->ft_damp,
+    r->kt = pt[4] * kt0;
+    tl_coulomb_eval(xi, vt, r->kt, eta, pt[0], fn, (int)pt[3], r->xi, r->ft, r->ft_damp,
                     &r->sliding, &r->e_el_t);
     v3_copy(hist, r->xi);
 }
@@ -106,6 +107,8 @@ static inline void tl_fused_hertz_mindlin(const tl_law *law, const tl_pair_law *
     v3_copy(c->ft, r.ft);
     v3_copy(c->ft_damp, r.ft_damp);
     c->e_el_t = r.e_el_t;
+    c->kt_xi = r.kt;
+    c->w_t = 0.0;
     c->sliding = r.sliding;
 }
 

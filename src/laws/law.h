@@ -88,6 +88,10 @@ void tl_law_models_text(const tl_law *law, char *buf, size_t size);
 /* The value of a named coefficient in any slot of the law (NAN if absent). */
 double tl_law_coeff(const tl_law *law, const char *name);
 
+/* Whether the law's history keeps the tangential displacement over a contact's life (true), or
+ * holds only a step's (pseudo, none): a spring that keeps nothing dissipates what it takes. */
+static inline bool tl_law_keeps_xi(const tl_law *law) { return law->sub[TL_SLOT_HISTORY]->commit != NULL; }
+
 /* Runs the slots in order on one contact. hist: the contact's law history. fn_scale: the
  * body's normal force per unit of the law's (1 but for the PCM's potential depth, whose delta
  * is a generalised coordinate: narrow.h, tl_patch): the normal and damping slots work in
@@ -100,6 +104,8 @@ static inline void tl_law_eval_scaled(const tl_law *law, const tl_pair_law *pl, 
     c->yielded = false;
     c->fn_damp = 0.0;
     c->e_el_t = 0.0;
+    c->kt_xi = 0.0;
+    c->w_t = 0.0;
     c->sliding = false;
     for (int i = 0; i < 3; i++) c->xi[i] = c->ft[i] = c->ft_damp[i] = c->mr[i] = 0.0;
     /* a contact held apart by a force slot's reach (delta < 0): the other slots see touch */

@@ -103,6 +103,13 @@ typedef struct tl_contact {
     double e_el_t;     /* elastic energy in the tangential spring, J */
     bool sliding;      /* at the Coulomb limit in this step */
     double kt;         /* the tangential spring's stiffness of this evaluation, N/m (0: none) */
+    double kt_xi;      /* the stiffness of a spring whose energy is 1/2 kt_xi |xi|^2 (coulomb.h: the
+                        * linear and mindlin models), 0 for a model whose energy is its own
+                        * (mindlin-deresiewicz): the stages book the energy a change of it puts in
+                        * at a held xi as tangential_stiffness_work (step/tangential_books.h) */
+    double w_t;        /* what a change of such a model's own parameters put into its stored energy
+                        * at a held state in this evaluation, J (mindlin-deresiewicz: P and K_t0 at
+                        * the held force), booked with the stage's share of kt_xi */
     double eta_t;      /* the tangential dashpot's coefficient of this evaluation, N s/m */
     double mu_t;       /* the tangential slot's friction coefficient */
     /* torque slots (rolling, twisting: slots.h, TL_CLASS_TORQUE) */

@@ -130,7 +130,8 @@ enum md_slot {
     MD_P,             /* elastic normal force P of the last advancing evaluation, N */
     MD_N,             /* turning points in use */
     MD_TP,            /* the turning points T*, T**, ... (MD_DEPTH values), N */
-    MD_HIST = MD_TP + MD_DEPTH
+    MD_K = MD_TP + MD_DEPTH, /* K_t0 of the last evaluation, N/m: what its energy was taken with */
+    MD_HIST
 };
 
 typedef struct md_state {
@@ -389,6 +390,15 @@ static void md_force(const double *p, tl_contact *c, double *hist) {
     if (!c->first) md_load(&s, hist);
     bool slid = false;
     md_carry(&s, c->n);
+    /* the energy the change of P and K_t0 puts in at the held force (the stages book it as
+     * tangential_stiffness_work, step/tangential_books.h): its energy now less that of the last
+     * evaluation, both of the last force */
+    if (!c->first) {
+        double f0[3];
+        md_vector(&s, f0);
+        const double f0n = v3_norm(f0);
+        c->w_t = md_energy(f0n, m, k) - md_energy(f0n, p[0] * dmax(s.p, 0.0), hist[MD_K]);
+    }
     if (c->dt > 0.0) md_step(&s, c, k, m, p[0] * (pn - s.p), &slid);
     s.p = pn;
     /* the MD force never exceeds mu P, whatever the cross part added */
@@ -408,7 +418,10 @@ static void md_force(const double *p, tl_contact *c, double *hist) {
     c->e_el_t = md_energy(v3_norm(f), m, k);
     /* evaluations without a step (dt = 0) change nothing, except that a contact
      * opened by one records its normal force, so that its first step sees no jump */
-    if (c->dt > 0.0 || c->first) md_store(&s, hist);
+    if (c->dt > 0.0 || c->first) {
+        md_store(&s, hist);
+        hist[MD_K] = k;
+    }
 }
 
 static const tl_coeff_info linear_coeffs[] = {

@@ -62,6 +62,7 @@
 #include "shape_stage.h"
 #include "external.h"
 #include "contact_stage.h"
+#include "tangential_books.h"
 
 /* force slot of a cross candidate: force on a (3), n x ft (3), lever arms of a and b (its
  * rolling torque, when it has one, in a slot of its own: w->scratch.out_m) */
@@ -439,8 +440,11 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         if (plastic) bs->cur.dissipated_plastic += spring;
         else bs->cur.integration_residual += spring;
         if (law->force_count) bs->cur.integration_residual += fspring;
-        bs->cur.dissipated_tangential_damping +=
-            -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
+        /* the last tangential force over half this drift, and the spring's energy, which goes with
+         * the contact (tangential_books.h) */
+        const bool held = tl_law_keeps_xi(law);
+        const tl_tangential_books tb = tl_tangential_exit(be, held, bk + TL_BK_FT, ds_prev);
+        tl_tangential_add(&bs->cur, &tb);
         if (law->spins) {
             /* the last rolling (twisting) torque over half this drift, and the rolling (twisting)
              * spring's energy, which goes with the contact */
@@ -461,7 +465,10 @@ static uint8_t contact_exit(const stage *s, const sink *out, tl_pairs *l, size_t
         } else {
             bs->next.dissipated_normal += 0.5 * fn_app * q->rate * s->dt;
         }
-        bs->next.dissipated_tangential_damping -= 0.5 * v3_dot(ft_app, ds);
+        /* and the correction's tangential share, with the spring's energy (tangential_books.h) */
+        tl_tangential_books tc = {0.0, 0.0, 0.0, 0.0};
+        tl_tangential_book_rest(&tc, tl_tangential_exit_term(be, held), -0.5 * v3_dot(ft_app, ds));
+        tl_tangential_add(&bs->next, &tc);
     }
     if (s->w->log.on && lay->impact >= 0) {
         /* the collision log reads the record after the stage */
@@ -564,11 +571,11 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
          * lever arms), this step's through this one: second order as the contact turns */
         double ds_prev[3] = {0.0, 0.0, 0.0};
         if (!c->first) drift_slip(s, i, b, be + TL_BE_N, be[TL_BE_LA], be[TL_BE_LB], ds_prev);
-        double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
-        double diss_t = absorbed_t - (c->e_el_t - be[TL_BE_E_T]);
-        /* at the Coulomb limit the whole tangential loss is friction; below it, the dashpot's */
-        if (c->sliding) bs->cur.dissipated_friction += diss_t;
-        else bs->cur.dissipated_tangential_damping += diss_t;
+        /* the tangential force's work: the dashpot's, the stiffness's, friction's or the integration's
+         * (tangential_books.h) */
+        const tl_tangential_books tb =
+            tl_tangential_step(be, c, tl_law_keeps_xi(law), bk + TL_BK_FT, ds_prev, ft_app, ds);
+        tl_tangential_add(&bs->cur, &tb);
         for (int k = 0; k < law->torque_count; k++) {
             /* each torque slot's torques (rolling, twisting), spring and dashpot, of the last step and
              * of this one over this drift's relative rotation: the dashpot's is lost; the spring's,
@@ -593,7 +600,7 @@ static void contact_energy(const stage *s, uint32_t i, const side_b *b, const pa
     }
     be[TL_BE_FN_EL] = c->fn_el;
     be[TL_BE_E_N] = c->e_el_n;
-    be[TL_BE_E_T] = c->e_el_t;
+    tl_tangential_store(be, c);
     v3_copy(be + TL_BE_N, q->g.n);
     be[TL_BE_LA] = q->la;
     be[TL_BE_LB] = q->lb;

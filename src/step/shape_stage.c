@@ -11,6 +11,7 @@
 #include "rigid.h"
 #include "vec.h"
 #include "shape_kind.h"
+#include "tangential_books.h"
 #include "world.h"
 
 static uint64_t cand_key(const tl_shape_list *c, size_t k, const uint32_t *ids) {
@@ -481,8 +482,10 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             double damper = 0.5 * ((fn_prev - fel_prev) * (c.first ? dd : dd_prev) + (fn_app / fs - c.fn_el) * dd);
             damper -= c.first ? 0.5 * phi * v3_dot(trk, turn) : 0.5 * (v3_dot(bp + TL_BP_TR, turn) + v3_dot(trk, turn));
             double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
-            double absorbed_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds_prev) + v3_dot(ft_app, ds));
-            double diss_t = absorbed_t - (c.e_el_t - be[TL_BE_E_T]);
+            /* the tangential force's work: the dashpot's, the stiffness's, friction's or the
+             * integration's (tangential_books.h) */
+            const tl_tangential_books tb =
+                tl_tangential_step(be, &c, tl_law_keeps_xi(law), bk + TL_BK_FT, ds_prev, ft_app, ds);
             /* the torque slots' torques (rolling, twisting), as the sphere stage books them
              * (contact_forces.c, contact_energy): the dashpot's work is lost; the spring's, less the
              * change of its energy, is the slip's loss at the limit, else the integration's error */
@@ -507,13 +510,14 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 spring += curv;
             }
             book(slot, TL_SS_CUR, TL_ENERGY_CURVATURE_WORK, curv);
-            double residual = plastic ? 0.0 : spring;
+            double residual = (plastic ? 0.0 : spring) + tb.residual;
             for (int k = 0; k < law->torque_count; k++)
                 if (!c.tqs[law->torque_at[k]].slip) residual += ts[k];
             book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_NORMAL, damper);
             book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_PLASTIC, plastic ? spring : 0.0);
-            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, c.sliding ? 0.0 : diss_t);
-            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_FRICTION, c.sliding ? diss_t : 0.0);
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, tb.damping);
+            book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_FRICTION, tb.friction);
+            book(slot, TL_SS_CUR, TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, tb.stiffness);
             book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, residual);
             for (int k = 0; k < law->torque_count; k++) {
                 const int t = law->torque_at[k];
@@ -526,7 +530,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         }
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
-        be[TL_BE_E_T] = c.e_el_t;
+        tl_tangential_store(be, &c);
         v3_copy(be + TL_BE_N, P->n);
     }
     bp[TL_BP_REFF] = c.r_eff;
@@ -594,7 +598,12 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double dd = dnow - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         double damper = 0.5 * ((bk[TL_BK_FN] + fn_app) / fs - fel_prev) * dd;
-        double diss_t = -0.5 * (v3_dot(bk + TL_BK_FT, ds) + v3_dot(ft_app, ds)) + be[TL_BE_E_T];
+        /* the last tangential force over half this drift and the spring's energy, which goes with
+         * the contact, and the correction's share with the spring's (tangential_books.h) */
+        const bool held = tl_law_keeps_xi(law);
+        const tl_tangential_books tb = tl_tangential_exit(be, held, bk + TL_BK_FT, ds);
+        tl_tangential_books tn = {0.0, 0.0, 0.0, 0.0};
+        tl_tangential_book_rest(&tn, tl_tangential_exit_term(be, held), -0.5 * v3_dot(ft_app, ds));
         /* the torque slots' last torques over half this drift, and their springs' energy, which
          * goes with the contact */
         double dtq[TL_TORQUE_SLOTS] = {0.0};
@@ -614,12 +623,17 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         damper -= 0.5 * s->dt * v3_dot(bp + TL_BP_TR, dth_r);
         book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_NORMAL, damper);
         book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_PLASTIC, plastic ? spring : 0.0);
-        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, diss_t);
-        book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, plastic ? 0.0 : spring);
+        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, tb.damping);
+        book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_FRICTION, tb.friction);
+        book(slot, TL_SS_CUR, TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, tb.stiffness);
+        book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, (plastic ? 0.0 : spring) + tb.residual);
         for (int k = 0; k < law->torque_count; k++)
             book(slot, TL_SS_CUR, law->torque_dissipated[k], dtq[k]);
         book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_NORMAL, 0.5 * fn_app * rate_d * s->dt);
-        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, -0.5 * v3_dot(ft_app, ds));
+        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, tn.damping);
+        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_FRICTION, tn.friction);
+        book(slot, TL_SS_NEXT, TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, tn.stiffness);
+        book(slot, TL_SS_NEXT, TL_ENERGY_INTEGRATION_RESIDUAL, tn.residual);
     }
     if (s->w->log.on && lay->impact >= 0) {
         slot[TL_SS_EXITS] += 1.0;

@@ -214,7 +214,7 @@ def test_contacts_and_energy_of_a_settled_bed():
               + e["elastic_tangential"] + e["elastic_rolling"] + e["elastic_twisting"] + e["dissipated_normal"]
               + e["dissipated_plastic"] + e["dissipated_tangential_damping"] + e["dissipated_friction"]
               + e["dissipated_rolling"] + e["dissipated_twisting"] + e["integration_residual"]
-              - e["boundary_work"] - e["curvature_work"])
+              - e["boundary_work"] - e["curvature_work"] - e["tangential_stiffness_work"])
     assert e["total"] == pytest.approx(ledger, rel=1e-12)
     w.close()
 

@@ -196,7 +196,8 @@ static void test_tables(void) {
     ENSURE(tl_energy_term_get(TL_ENERGY_TERM_COUNT) == NULL);
     /* the named members are the term[] view (a few checked by name) */
     ENSURE(e.kinetic_translational == 1.0 && e.elastic_twisting == 1.0 + TL_ENERGY_ELASTIC_TWISTING &&
-           e.dissipated_rolling == 1.0 + TL_ENERGY_DISSIPATED_ROLLING && e.curvature_work == (double)TL_ENERGY_TERM_COUNT);
+           e.dissipated_rolling == 1.0 + TL_ENERGY_DISSIPATED_ROLLING && e.curvature_work == 1.0 + TL_ENERGY_CURVATURE_WORK &&
+           e.tangential_stiffness_work == (double)TL_ENERGY_TERM_COUNT);
     for (int s = TL_SLOT_ROLLING; s <= TL_SLOT_COHESION; s++) { /* the optional slots: two terms each */
         int elastic = 0, dissipated = 0;
         for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
