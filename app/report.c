@@ -65,6 +65,7 @@ void report_free(report *r) {
     list_free(&r->explained);
     list_free(&r->differs);
     list_free(&r->failed);
+    list_free(&r->fitted);
 }
 
 bool report_close(report *r) {
@@ -300,6 +301,11 @@ static void paper_status(report *r, const char *quantity, const char *pstr, cons
         snprintf(cell, size, "– (no value in the text)");
         r->n.no_value++;
         break;
+    case VERDICT_FITTED: /* report_paper_fitted writes its own cell */
+        snprintf(cell, size, "fitted (%s)", okstr);
+        r->n.fitted++;
+        list_add(&r->fitted, "%s › %s: paper %s, Talus %s", loc, quantity, pstr, tstr);
+        break;
     }
 }
 
@@ -332,6 +338,43 @@ void report_paper_bound(report *r, const char *quantity, const char *unit, doubl
     cell_text(q, sizeof q, quantity);
     cell_text(c, sizeof c, cell);
     fprintf(r->md, "| %s | %s | %s | %s | – | %s |\n", q, unit, p, t, c);
+}
+
+void report_paper_bound_margin(report *r, const char *quantity, const char *unit, double bound,
+                               bound_sense sense, double talus, double margin, const prediction *explain,
+                               const char *reading) {
+    table_open(r, REPORT_TABLE_PAPER);
+    char p[96], t[64], cell[3000];
+    snprintf(p, sizeof p, "%s %.6g beyond the scatter %.3g", sense == BOUND_AT_MOST ? "≤" : "≥", bound, margin);
+    result(t, sizeof t, talus);
+    verdict v = verdict_bound_margin(bound, sense, talus, margin, explain);
+    paper_status(r, quantity, p, t, "–", v, NULL, explain, reading, cell, sizeof cell);
+    char q[512], c[3100];
+    cell_text(q, sizeof q, quantity);
+    cell_text(c, sizeof c, cell);
+    fprintf(r->md, "| %s | %s | %s | %s | – | %s |\n", q, unit, p, t, c);
+}
+
+void report_paper_fitted(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                         double talus, const char *fitted_by, const char *reading) {
+    table_open(r, REPORT_TABLE_PAPER);
+    char p[64], t[64], d[96], ts[64], cell[3000];
+    number(p, sizeof p, paper);
+    result(t, sizeof t, talus);
+    difference(d, sizeof d, paper, talus);
+    tol_text(ts, sizeof ts, tol);
+    verdict v = verdict_fitted(paper, tol, talus);
+    paper_status(r, quantity, p, t, d, v, ts, NULL, reading, cell, sizeof cell);
+    if (v.status == VERDICT_FITTED) {
+        char ref[256];
+        reading_ref(ref, sizeof ref, reading);
+        snprintf(cell, sizeof cell, "fitted (within %s; %s: not counted as agreement) %s", ts,
+                 fitted_by ? fitted_by : "a parameter chosen to reproduce it", ref);
+    }
+    char q[512], c[3100];
+    cell_text(q, sizeof q, quantity);
+    cell_text(c, sizeof c, cell);
+    fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
 }
 
 void report_value(report *r, const char *quantity, const char *unit, double talus) {
@@ -444,11 +487,12 @@ void report_summary(report *r) {
     report_summary_line(r, line, sizeof line);
     fprintf(r->md,
             "\n## Summary\n\n%s.\n\nShown, not counted: %d values the papers do not state, %d other "
-            "readings of ambiguous numbers, %d timings.\n",
-            line, r->n.no_value, r->n.other_readings, r->n.timings);
+            "readings of ambiguous numbers, %d timings%s.\n",
+            line, r->n.no_value, r->n.other_readings, r->n.timings, r->n.fitted ? ", the fitted numbers below" : "");
     summary_list(r, "Explained, each by a prediction the report computes and checks", &r->explained);
     summary_list(r, "Differs: mismatches with the papers that no check explains", &r->differs);
     summary_list(r, "Failed", &r->failed);
+    if (r->n.fitted) summary_list(r, "Fitted: numbers a parameter was chosen to reproduce (not agreement)", &r->fitted);
 }
 
 /* ---- data files and figures ---- */

@@ -26,6 +26,7 @@ typedef struct report_counts {
     int checks_ok, checks_failed;
     /* shown, not counted */
     int no_value, other_readings, timings;
+    int fitted; /* numbers a parameter of the case was chosen to reproduce (verdict_fitted) */
     /* cases that could not run (counted as failed) */
     int crashed;
 } report_counts;
@@ -45,7 +46,7 @@ typedef struct report {
     report_counts n;
     report_table table; /* the table now open */
     char section[256], subsection[256];
-    report_list explained, differs, failed; /* for the summary */
+    report_list explained, differs, failed, fitted; /* for the summary */
 } report;
 
 bool report_open(report *r, const char *dir, bool plots);
@@ -90,6 +91,15 @@ void report_paper(report *r, const char *quantity, const char *unit, double pape
 void report_paper_bound(report *r, const char *quantity, const char *unit, double bound,
                         bound_sense sense, double talus, const prediction *explain,
                         const char *reading);
+/* A directional claim of the paper against Talus's value whose scatter is `margin`
+ * (verdict_bound_margin): ok only beyond the bound by more than the margin. */
+void report_paper_bound_margin(report *r, const char *quantity, const char *unit, double bound,
+                               bound_sense sense, double talus, double margin, const prediction *explain,
+                               const char *reading);
+/* A number a parameter of the case was chosen to reproduce (`fitted_by` says which and how):
+ * shown as fitted, never counted as agreement (verdict_fitted). */
+void report_paper_fitted(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                         double talus, const char *fitted_by, const char *reading);
 /* Talus's value where the paper gives none. Shown, not counted. */
 void report_value(report *r, const char *quantity, const char *unit, double talus);
 /* A paper number against a run the report does not use for it (another reading of an

@@ -57,6 +57,23 @@ verdict verdict_bound(double bound, bound_sense sense, double talus, const predi
     return tolerance_within(p->tol, p->value, talus) ? make(VERDICT_EXPLAINED, NULL) : missed(p);
 }
 
+verdict verdict_bound_margin(double bound, bound_sense sense, double talus, double margin, const prediction *p) {
+    if (!isfinite(talus)) return make(VERDICT_FAIL, "not a finite number");
+    if (isnan(bound)) return make(VERDICT_NO_VALUE, NULL);
+    if (!isfinite(margin) || margin < 0.0) return make(VERDICT_FAIL, "no scatter to judge the claim by");
+    const double beyond = sense == BOUND_AT_MOST ? bound - margin : bound + margin;
+    if (satisfies(beyond, sense, talus) && talus != beyond) return make(VERDICT_OK, NULL);
+    if (satisfies(bound, sense, talus)) return make(VERDICT_DIFFERS, "within the scatter");
+    return verdict_bound(bound, sense, talus, p);
+}
+
+verdict verdict_fitted(double paper, tolerance tol, double talus) {
+    if (!isfinite(talus)) return make(VERDICT_FAIL, "not a finite number");
+    if (isnan(paper)) return make(VERDICT_FAIL, "no value it was fitted to");
+    return tolerance_within(tol, paper, talus) ? make(VERDICT_FITTED, NULL)
+                                               : make(VERDICT_DIFFERS, "misses the value it was fitted to");
+}
+
 verdict verdict_check(double expected, tolerance tol, double talus) {
     if (!isfinite(talus)) return make(VERDICT_FAIL, "not a finite number");
     if (!isfinite(expected)) return make(VERDICT_FAIL, "no expected value");
@@ -71,6 +88,7 @@ const char *verdict_name(verdict_status s) {
     case VERDICT_DIFFERS: return "differs";
     case VERDICT_FAIL: return "fail";
     case VERDICT_NO_VALUE: return "no value in the text";
+    case VERDICT_FITTED: return "fitted";
     }
     return "?";
 }

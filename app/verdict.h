@@ -10,7 +10,11 @@
  *   differs    Talus misses the paper's value and nothing computed explains it (counted and
  *              listed; it does not fail the run);
  *   fail       Talus's value is NaN or infinite, or it misses a prediction of Talus's own
- *              model (PREDICTION_OWN), or the prediction is malformed.
+ *              model (PREDICTION_OWN), or the prediction is malformed;
+ *   fitted     a parameter of the case was chosen to reproduce the paper's number, which Talus
+ *              then meets: shown, never counted as agreement.
+ * A directional claim (a ratio above 1) is ok only beyond the scatter of Talus's own value
+ * (verdict_bound_margin): one claim is not counted both ways.
  * An internal check (Talus against itself or a closed form) is ok or fail.
  * No text passed with a row can change its status: only the numbers here do. */
 #ifndef TALUS_APP_VERDICT_H
@@ -23,7 +27,9 @@ typedef enum verdict_status {
     VERDICT_EXPLAINED,
     VERDICT_DIFFERS,
     VERDICT_FAIL,
-    VERDICT_NO_VALUE /* the paper states no number: the row is shown, not counted */
+    VERDICT_NO_VALUE, /* the paper states no number: the row is shown, not counted */
+    VERDICT_FITTED    /* a parameter was chosen to reproduce this very number: the row is shown
+                       * (within its tolerance), not counted as agreement */
 } verdict_status;
 
 /* A tolerance: relative to the reference when rel > 0, else absolute. */
@@ -66,6 +72,14 @@ bool tolerance_within(tolerance t, double reference, double value);
 verdict verdict_compare(double paper, tolerance tol, double talus, const prediction *p);
 /* Talus's value against a bound the paper states. */
 verdict verdict_bound(double bound, bound_sense sense, double talus, const prediction *p);
+/* Talus's value against a directional claim of the paper ("M1 keeps more energy": a ratio at
+ * least 1), where Talus's value has a scatter (the seeds' standard deviation, say) of `margin`:
+ * the claim is shown only when the value lies beyond the bound by more than the margin; within
+ * it, the row differs ("within the scatter"), however it falls. */
+verdict verdict_bound_margin(double bound, bound_sense sense, double talus, double margin, const prediction *p);
+/* A number a parameter of the case was chosen to reproduce: fitted within the tolerance (not an
+ * agreement), differs outside it. */
+verdict verdict_fitted(double paper, tolerance tol, double talus);
 /* An internal check: Talus's value against what Talus itself predicts. */
 verdict verdict_check(double expected, tolerance tol, double talus);
 

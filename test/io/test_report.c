@@ -53,6 +53,22 @@ static void verdicts(void) {
     ENSURE(verdict_bound(0.01, BOUND_AT_MOST, 0.03, &breaks).status == VERDICT_FAIL);
     prediction keeps = {PREDICTION_OWN, 0.009, {0.03, 0}, "keeps the bound", "x"};
     ENSURE(verdict_bound(0.01, BOUND_AT_MOST, 0.0105, &keeps).status == VERDICT_FAIL);
+    /* a directional claim against a value with a scatter: ok only beyond it (issue 44: M1/M4 1.0015
+     * with the seeds' sd 0.066 of a ratio is no evidence of "M1 keeps more energy") */
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 1.0015, 0.066, NULL).status == VERDICT_DIFFERS);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 1.2, 0.066, NULL).status == VERDICT_OK);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 1.066, 0.066, NULL).status == VERDICT_DIFFERS);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 0.9, 0.066, NULL).status == VERDICT_DIFFERS);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_MOST, 0.9, 0.066, NULL).status == VERDICT_OK);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_MOST, 0.95, 0.066, NULL).status == VERDICT_DIFFERS);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 1.2, NAN, NULL).status == VERDICT_FAIL);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, 1.2, -0.1, NULL).status == VERDICT_FAIL);
+    ENSURE(verdict_bound_margin(1.0, BOUND_AT_LEAST, NAN, 0.066, NULL).status == VERDICT_FAIL);
+    /* a fitted number: never ok */
+    ENSURE(verdict_fitted(7.4292e-7, ONE_PERCENT, 7.4292e-7).status == VERDICT_FITTED);
+    ENSURE(verdict_fitted(7.4292e-7, ONE_PERCENT, 8e-7).status == VERDICT_DIFFERS);
+    ENSURE(verdict_fitted(7.4292e-7, ONE_PERCENT, NAN).status == VERDICT_FAIL);
+    ENSURE(verdict_fitted(NAN, ONE_PERCENT, 1.0).status == VERDICT_FAIL);
     /* internal checks: ok or fail */
     ENSURE(verdict_check(2.0, ONE_PERCENT, 2.01).status == VERDICT_OK);
     ENSURE(verdict_check(2.0, ONE_PERCENT, 2.1).status == VERDICT_FAIL);
@@ -95,11 +111,16 @@ static void counting(void) {
     report_timing(&r, "a timing", "s", 1e-6, 3e-8);
     report_section(&r, 3, "a subsection");
     report_crash(&r, "a case");
+    report_paper_fitted(&r, "a number the modulus was chosen for", "m", 2.0, ONE_PERCENT, 2.0,
+                        "E chosen to give it", NULL);
+    report_paper_bound_margin(&r, "a claim inside the scatter", "", 1.0, BOUND_AT_LEAST, 1.01, 0.05, NULL, NULL);
+    report_paper_bound_margin(&r, "a claim beyond the scatter", "", 1.0, BOUND_AT_LEAST, 1.2, 0.05, NULL, NULL);
 
     const report_counts *n = &r.n;
-    ENSURE(n->ok == 1);
+    ENSURE(n->ok == 2);
     ENSURE(n->explained == 1);
-    ENSURE(n->differs == 1);
+    ENSURE(n->differs == 2);
+    ENSURE(n->fitted == 1);
     ENSURE(n->failed == 2); /* the NaN and the missed own prediction */
     ENSURE(n->no_value == 2);
     ENSURE(n->other_readings == 1);
@@ -108,11 +129,12 @@ static void counting(void) {
     ENSURE(n->timings == 1);
     ENSURE(n->crashed == 1);
     ENSURE(report_failures(&r) == 4);
-    ENSURE(r.explained.n == 1 && r.differs.n == 1 && r.failed.n == 4);
+    ENSURE(r.explained.n == 1 && r.differs.n == 2 && r.failed.n == 4 && r.fitted.n == 1);
 
     char line[512];
     report_summary_line(&r, line, sizeof line);
-    ENSURE(strstr(line, "5 comparisons with the papers: 1 ok, 1 explained, 1 differ, 2 failed") != NULL);
+    /* a fitted number is not among the comparisons */
+    ENSURE(strstr(line, "7 comparisons with the papers: 2 ok, 1 explained, 2 differ, 2 failed") != NULL);
     ENSURE(strstr(line, "3 internal checks: 2 ok, 1 failed") != NULL);
     report_summary(&r);
     static char text[65536];
@@ -128,6 +150,10 @@ static void counting(void) {
         ENSURE(strstr(summary, "a case could not run") != NULL);
         ENSURE(strstr(summary, "A paper › a hit prediction") != NULL);
         ENSURE(strstr(summary, "an agreeing number") == NULL);
+        ENSURE(strstr(summary, "a claim inside the scatter") != NULL);
+        ENSURE(strstr(summary, "a claim beyond the scatter") == NULL);
+        const char *fitted = strstr(summary, "### Fitted");
+        ENSURE(fitted != NULL && strstr(fitted, "a number the modulus was chosen for") != NULL);
     }
     /* the internal checks and the timing are in tables of their own */
     const char *internal = strstr(text, "Internal checks");
