@@ -12,7 +12,23 @@
 #include "options.h"
 #include "progress.h"
 
-static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt, const char *how) {
+/* The ledger's work terms of the contact models (kind work, other than the walls' boundary work:
+ * curvature_work, tangential_stiffness_work), when any is not 0: energy a model put in that no
+ * force did (docs/outputs.md). e: the world's ledger at the end, or NULL. */
+static void print_model_work(const tl_energy *e) {
+    if (!e) return;
+    int shown = 0;
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) {
+        const tl_energy_term_info *ti = tl_energy_term_get(k);
+        if (ti->kind != TL_ENERGY_KIND_WORK || k == TL_ENERGY_BOUNDARY_WORK || e->term[k] == 0.0) continue;
+        printf("%s%s %.4g J", shown++ ? ", " : "  model work   put in by the contact models (no force did it): ",
+               ti->label, e->term[k]);
+    }
+    if (shown) printf("\n");
+}
+
+static void print_summary(const tl_scene *scene, const tl_run_summary *s, double dt, const char *how,
+                          const tl_energy *books) {
     char steps[32], wall[32], rate[32];
     app_format_count(s->steps, steps, sizeof steps);
     app_format_duration(s->wall_seconds, wall, sizeof wall);
@@ -38,6 +54,7 @@ static void print_summary(const tl_scene *scene, const tl_run_summary *s, double
         printf("  energy       balance error %.2e of %.4g J; dissipated %.4g J; integration error %.3g J "
                "(what the springs did not give back at this step)\n",
                s->energy_balance_error, s->energy_scale, s->energy_dissipated, s->energy_integration_residual);
+    if (s->energy_tracked) print_model_work(books);
     for (int i = 0; i < tl_scene_stage_count(scene); i++) {
         tl_stage_result r;
         if (tl_scene_stage_result(scene, i, &r) != TL_OK || strcmp(r.ended_by, "not run") == 0)
@@ -238,7 +255,9 @@ int cmd_run(int argc, char **argv) {
                     sum.checkpoint, path ? path : "", outdir ? " -o " : "", outdir ? outdir : "",
                     dir_len, slash ? sum.checkpoint : ".");
         }
-        if (!quiet) print_summary(scene, &sum, ts.dt, "interrupted");
+        tl_energy fin; /* on every rank: the ledger's sums are collective */
+        const tl_energy *pe = tl_world_energy(w, &fin) == TL_OK ? &fin : NULL;
+        if (!quiet) print_summary(scene, &sum, ts.dt, "interrupted", pe);
         tl_scene_destroy(scene);
         if (err != stderr) fclose(err);
         return 130;
@@ -247,7 +266,9 @@ int cmd_run(int argc, char **argv) {
         fprintf(err, "talus: %s\ntalus: the outputs hold the records made before it", tl_scene_run_error(scene));
         if (sum.checkpoint[0]) fprintf(err, "; the last checkpoint before it: %s", sum.checkpoint);
         fprintf(err, "\n");
-        if (!quiet) print_summary(scene, &sum, ts.dt, "stopped by the blow-up check");
+        tl_energy fin; /* on every rank: the ledger's sums are collective */
+        const tl_energy *pe = tl_world_energy(w, &fin) == TL_OK ? &fin : NULL;
+        if (!quiet) print_summary(scene, &sum, ts.dt, "stopped by the blow-up check", pe);
         tl_scene_destroy(scene);
         if (err != stderr) fclose(err);
         return 3;
@@ -260,7 +281,9 @@ int cmd_run(int argc, char **argv) {
         if (err != stderr) fclose(err);
         return 1;
     }
-    if (!quiet) print_summary(scene, &sum, ts.dt, "done");
+    tl_energy fin; /* on every rank: the ledger's sums are collective */
+    const tl_energy *pe = tl_world_energy(w, &fin) == TL_OK ? &fin : NULL;
+    if (!quiet) print_summary(scene, &sum, ts.dt, "done", pe);
     tl_scene_destroy(scene);
     if (err != stderr) fclose(err);
     return 0;
