@@ -39,7 +39,9 @@ typedef struct row {
     const char *group, *quantity, *unit, *measured, *reading, *explain;
     row_kind kind;
     operand ref; /* paper: or expected: */
-    tolerance tol;
+    operand tol; /* tolerance: its width (a number, or a parameter's or measured quantity's name) */
+    bool tol_relative;
+    const char *tol_of; /* tolerance: {..., of: name}: the width times that quantity (NULL: none) */
     int when; /* 0 both modes, 1 quick only, 2 full only */
 } row;
 
@@ -341,18 +343,33 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
         snprintf(kk, sizeof kk, "%s.%s", k, key);
         struct fy_node *v = fy_node_pair_value(p);
         if (strcmp(key, "tolerance") == 0) {
-            if (!v || !fy_node_is_mapping(v) || fy_node_mapping_item_count(v) != 1)
-                return bad(c, v, kk, "expected {relative: x} or {absolute: x}");
-            struct fy_node_pair *t = fy_node_mapping_get_by_index(v, 0);
-            const char *tk = scalar(c, fy_node_pair_key(t), kk);
-            const char *tv = tk ? scalar(c, fy_node_pair_value(t), kk) : NULL;
-            double x;
-            if (!tv) return -1;
-            if (!parse_number(tv, &x) || !(x >= 0.0))
-                return bad(c, fy_node_pair_value(t), kk, "expected a number >= 0, got '%s'", tv);
-            if (strcmp(tk, "relative") == 0) w->tol = (tolerance){x, 0.0};
-            else if (strcmp(tk, "absolute") == 0) w->tol = (tolerance){0.0, x};
-            else return bad(c, fy_node_pair_key(t), kk, "expected relative: or absolute:, got '%s'", tk);
+            /* {relative: x} or {absolute: x}, x a number >= 0 or a name; `of: name` multiplies it */
+            if (!v || !fy_node_is_mapping(v) || fy_node_mapping_item_count(v) < 1 || fy_node_mapping_item_count(v) > 2)
+                return bad(c, v, kk, "expected {relative: x} or {absolute: x} (and of: a quantity)");
+            bool have_width = false;
+            void *tt = NULL;
+            struct fy_node_pair *t;
+            while ((t = fy_node_mapping_iterate(v, &tt)) != NULL) {
+                const char *tk = scalar(c, fy_node_pair_key(t), kk);
+                if (!tk) return -1;
+                struct fy_node *tv = fy_node_pair_value(t);
+                if (strcmp(tk, "of") == 0) {
+                    const char *name = scalar(c, tv, kk);
+                    if (!name) return -1;
+                    if (!is_name(name)) return bad(c, tv, kk, "of: expected the name of a quantity, got '%s'", name);
+                    w->tol_of = name;
+                    continue;
+                }
+                if (strcmp(tk, "relative") != 0 && strcmp(tk, "absolute") != 0)
+                    return bad(c, fy_node_pair_key(t), kk, "expected relative: or absolute: (and of:), got '%s'", tk);
+                if (have_width) return bad(c, fy_node_pair_key(t), kk, "one of relative: and absolute:");
+                if (read_operand(c, tv, kk, &w->tol) != 0) return -1;
+                if (!w->tol.name && !(w->tol.number >= 0.0))
+                    return bad(c, tv, kk, "expected a number >= 0, got '%s'", fy_node_get_scalar0(tv));
+                w->tol_relative = strcmp(tk, "relative") == 0;
+                have_width = true;
+            }
+            if (!have_width) return bad(c, v, kk, "expected relative: or absolute: with of:");
             have_tol = true;
             continue;
         }
@@ -619,6 +636,17 @@ int vcase_rows(vcase *c, report *r, const char *group) {
                     c->file, w->line, w->ref.name);
             return -1;
         }
+        double width = w->tol.number, of = 1.0;
+        const char *missing = w->tol.name && !lookup(c, w->tol.name, &width) ? w->tol.name
+                              : w->tol_of && !lookup(c, w->tol_of, &of)       ? w->tol_of
+                                                                              : NULL;
+        if (missing) {
+            fprintf(stderr, "talus validate: %s:%d: tolerance: '%s' is neither a parameter nor a measured quantity\n",
+                    c->file, w->line, missing);
+            return -1;
+        }
+        if (w->tol_of) width *= of;
+        const tolerance tol = w->tol_relative ? (tolerance){width, 0.0} : (tolerance){0.0, width};
         const prediction *ex = NULL;
         if (w->explain) {
             for (int k = 0; k < c->nexplain; k++)
@@ -632,10 +660,10 @@ int vcase_rows(vcase *c, report *r, const char *group) {
         char q[512];
         if (quantity_text(c, w, q, sizeof q) != 0) return -1;
         switch (w->kind) {
-        case ROW_PAPER: report_paper(r, q, w->unit, ref, w->tol, talus, ex, w->reading); break;
+        case ROW_PAPER: report_paper(r, q, w->unit, ref, tol, talus, ex, w->reading); break;
         case ROW_AT_MOST: report_paper_bound(r, q, w->unit, ref, BOUND_AT_MOST, talus, ex, w->reading); break;
         case ROW_AT_LEAST: report_paper_bound(r, q, w->unit, ref, BOUND_AT_LEAST, talus, ex, w->reading); break;
-        case ROW_CHECK: report_check(r, q, w->unit, ref, w->tol, talus); break;
+        case ROW_CHECK: report_check(r, q, w->unit, ref, tol, talus); break;
         case ROW_CHECK_AT_MOST: report_check_bound(r, q, w->unit, ref, BOUND_AT_MOST, talus); break;
         case ROW_CHECK_AT_LEAST: report_check_bound(r, q, w->unit, ref, BOUND_AT_LEAST, talus); break;
         case ROW_OTHER_READING: report_other_reading(r, q, w->unit, ref, talus, w->reading); break;

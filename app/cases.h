@@ -6,8 +6,9 @@
  *   scenes      named scenes: a scene file and the values the section sets in it, by key
  *               path ("laws.0.e"); a value "$name" is a parameter;
  *   checks      the rows of the report that compare Talus with the papers and with itself:
- *               the quantity, the paper's value and source, the tolerance and its kind, and
- *               the measured quantity it compares, by name.
+ *               the quantity, the paper's value and source, the tolerance and its kind (its
+ *               width a number or a name, `of:` a quantity it is a fraction of), and the
+ *               measured quantity it compares, by name.
  * The section's code runs the scenes (or the lab), measures, gives each measured quantity
  * to the case by name (vcase_measure) and asks for a group of rows where the report shows
  * them (vcase_rows). A mistake in a case file is named by file, line, column and key. */

@@ -8,9 +8,11 @@
  *    torques on it, the walls' (the drum's liner and caps) and the weight's,
  *    summed step by step;
  *  - friction raises the angle, and elongated grains stand steeper than spheres.
- * Cases: a drum of R = 40 mm at 30 rpm with spheres (mu 0.5 and 0.1) and with
- * ellipsoids of the same volume; and the example's drum (R = 0.1 m, 10 rpm,
- * 2500 beads). The liner is written as drum_liner.stl next to the report.
+ * Cases (validation/cases/drum/checks.yaml: the scenes, the runs' lengths, the rows): a
+ * drum of R = 40 mm at 30 rpm with spheres (mu 0.5 and 0.1) and with ellipsoids of the
+ * same volume (scenes of the case's own); and the example's drum (examples/drum-spheres.yaml,
+ * R = 0.1 m, 10 rpm, 2500 beads). Each liner is written as drum_<case>_liner.stl next to
+ * the report, where the scene is loaded from; the code steps the world and measures.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cases.h"
 #include "talus/scene.h"
 #include "validate.h"
 
@@ -44,11 +47,12 @@ static bool write_liner(report *r, const char *name, double R, double L, int n) 
     return report_data_close(r, f, name);
 }
 
+/* a drum of validation/cases/drum/checks.yaml: its scene there, and what its run and its
+ * analysis need (the case file's parameters <name>.*) */
 typedef struct drum_case {
-    const char *label, *file; /* the data file's base name */
-    double R, L, rpm, mu, E;
-    const char *particles;    /* the particles: entries (YAML lines) */
-    const char *shapes;       /* a shapes: block or "" */
+    const char *name;         /* the scene's name in the case file, and its parameters' prefix */
+    char label[160], file[64]; /* the report's heading; the data files' base name (drum_<name>) */
+    double R, L, rpm;         /* the liner the section writes, and the turning (as in the scene) */
     double settle, window;    /* s of turning before the measurement, and its length */
     double bin_width;         /* m, the surface's bins (0: the default, two mean diameters) */
 } drum_case;
@@ -79,34 +83,17 @@ static double momentum_y(tl_world *w) {
     return l;
 }
 
-static int run_case(report *r, const drum_case *c, drum_result *res, int threads) {
+static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, int threads) {
     memset(res, 0, sizeof *res);
-    char stl[64], text[4096], where[1200];
+    char stl[96], where[1200];
     snprintf(stl, sizeof stl, "%s_liner.stl", c->file);
     if (!write_liner(r, stl, c->R, c->L, 72)) return -1;
-    snprintf(text, sizeof text,
-             "talus: 1\nname: %s\nseed: 11\ngravity: [0, 0, -9.81]\n"
-             "domain: {min: [%g, %g, %g], max: [%g, %g, %g]}\n"
-             "integrator: {dt: auto}\n"
-             "materials:\n"
-             "  glass: {density: 2500, youngs_modulus: %g, poisson_ratio: 0.25}\n"
-             "  steel: {density: 7800, youngs_modulus: %g, poisson_ratio: 0.3}\n"
-             "%s"
-             "laws:\n"
-             "  - {between: [glass, any], normal: hertz, damping: tsuji, tangential: mindlin, e: 0.5, mu: %g}\n"
-             "walls:\n"
-             "  - {name: liner, type: mesh, material: steel, file: %s,\n"
-             "     motion: {rotate: {axis: [0, 1, 0], point: [0, 0, 0], rpm: %g}}}\n"
-             "  - {name: front, type: plane, material: steel, point: [0, %g, 0], normal: [0, 1, 0],\n"
-             "     motion: {rotate: {axis: [0, 1, 0], point: [0, 0, 0], rpm: %g}}}\n"
-             "  - {name: back, type: plane, material: steel, point: [0, %g, 0], normal: [0, -1, 0],\n"
-             "     motion: {rotate: {axis: [0, 1, 0], point: [0, 0, 0], rpm: %g}}}\n"
-             "particles:\n%s"
-             "stages:\n  - {duration: 1}\n",
-             c->label, -1.2 * c->R, -0.6 * c->L, -1.2 * c->R, 1.2 * c->R, 0.6 * c->L, 1.2 * c->R, c->E, c->E,
-             c->shapes, c->mu, stl, c->rpm, -0.5 * c->L, c->rpm, 0.5 * c->L, c->rpm, c->particles);
+    /* the case's scene, loaded from the report's folder, where its liner is */
+    char *text = vcase_scene_text(cs, c->name, NULL);
+    if (!text) return -1;
     snprintf(where, sizeof where, "%s/%s.yaml", r->dir, c->file);
     tl_scene *sc = validate_scene(r, text, where, c->label);
+    free(text);
     if (!sc) return -1;
     tl_world *w = tl_scene_world(sc);
     clock_t t0 = clock();
@@ -211,6 +198,19 @@ static int run_case(report *r, const drum_case *c, drum_result *res, int threads
     return 0;
 }
 
+/* a drum's parameter <name>.<what> in the case file */
+static double case_param(vcase *cs, const char *name, const char *what) {
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", name, what);
+    return vcase_param(cs, key);
+}
+
+static const char *case_text(vcase *cs, const char *name, const char *what) {
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", name, what);
+    return vcase_text(cs, key);
+}
+
 int validate_drum(report *r, const validate_opts *o) {
     if (!o->long_runs || o->quick) return 0;
     report_section(r, 2, "A rotating drum: the dynamic angle of repose (`--long`)");
@@ -224,50 +224,63 @@ int validate_drum(report *r, const validate_opts *o) {
                    "e = 0.5; the liner an open mesh wall, the caps two planes, all turning about +y. "
                    "Averages over the measurement window, every 0.025 s; the angular momentum and "
                    "the torques' impulse over the same window, step by step.\n");
-    static const char spheres[] =
-        "  - random: {material: glass, radius: 0.002, count: 420,\n"
-        "             region: {min: [-0.027, -0.0095, -0.027], max: [0.027, 0.0095, 0.027]}}\n";
-    static const char grains[] = /* a lattice: random fills of these would jam */
-        "  - lattice: {material: glass, shape: grain, min: [-0.0243, -0.0095, -0.0243],\n"
-        "              max: [0.0243, 0.0095, 0.0243], count: [7, 3, 7]}\n";
-    static const char large[] =
-        "  - random: {material: glass, radius: 0.002, count: 2500,\n"
-        "             region: {min: [-0.06, -0.0245, -0.075], max: [0.06, 0.0245, 0.02]}}\n";
-    static const char grain_shape[] = "shapes:\n  grain: {ellipsoid: [0.003, 0.002, 0.002]}\n";
-    const drum_case cases[] = {
-        {"drum R 40 mm, 30 rpm, 420 spheres, mu 0.5", "drum_small_spheres", 0.04, 0.02, 30, 0.5, 2e6, spheres,
-         "", 1.0, 1.0, 0.004},
-        {"drum R 40 mm, 30 rpm, 420 spheres, mu 0.1", "drum_small_spheres_mu01", 0.04, 0.02, 30, 0.1, 2e6,
-         spheres, "", 1.0, 1.0, 0.004},
-        {"drum R 40 mm, 30 rpm, 147 ellipsoids 3x2x2 mm, mu 0.5", "drum_small_ellipsoids", 0.04, 0.02, 30, 0.5,
-         2e6, grains, grain_shape, 1.0, 1.0, 0.004},
-        {"drum R 0.1 m, 10 rpm, 2500 spheres, mu 0.5", "drum_large_spheres", 0.1, 0.05, 10, 0.5, 1e7, large, "",
-         3.0, 1.5, 0.0},
-    };
-    const size_t n = sizeof cases / sizeof cases[0];
-    drum_result res[sizeof cases / sizeof cases[0]];
-    for (size_t k = 0; k < n; k++)
-        if (run_case(r, &cases[k], &res[k], o->threads) != 0) return -1;
+    vcase *cs = vcase_load("drum", o->quick);
+    if (!cs) return -1;
+    /* the drums of the case file; the trends below compare the first three */
+    static const char *const names[] = {"small_spheres", "small_spheres_mu01", "small_ellipsoids", "large_spheres"};
+    enum { NCASE = sizeof names / sizeof names[0] };
+    drum_case cases[NCASE];
+    drum_result res[NCASE];
+    const size_t n = NCASE;
+    bool ok = true;
     for (size_t k = 0; k < n; k++) {
+        drum_case *c = &cases[k];
+        c->name = names[k];
+        snprintf(c->label, sizeof c->label, "%s", case_text(cs, c->name, "label"));
+        snprintf(c->file, sizeof c->file, "drum_%s", c->name);
+        c->R = case_param(cs, c->name, "radius");
+        c->L = case_param(cs, c->name, "length");
+        c->rpm = case_param(cs, c->name, "rpm");
+        c->settle = case_param(cs, c->name, "settle");
+        c->window = case_param(cs, c->name, "window");
+        c->bin_width = case_param(cs, c->name, "bin_width");
+        ok = ok && !isnan(c->R + c->L + c->rpm + c->settle + c->window + c->bin_width);
+        if (!c->label[0]) {
+            fprintf(stderr, "talus validate: validation/cases/drum/checks.yaml: parameters.%s.label: none\n", c->name);
+            ok = false;
+        }
+    }
+    if (!ok) { /* said on stderr */
+        vcase_free(cs);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++)
+        if (run_case(r, cs, &cases[k], &res[k], o->threads) != 0) rc = -1;
+    for (size_t k = 0; k < n && rc == 0; k++) {
         report_section(r, 3, "%s (Fr = %.3f; %zu bodies, %d samples, %.0f s of CPU)", cases[k].label, res[k].fr,
                        res[k].particles, res[k].samples, res[k].seconds);
-        report_value(r, "dynamic angle of repose, by the free surface", "deg", res[k].surface);
-        report_value(r, "dynamic angle of repose, by the centroid", "deg", res[k].centroid);
-        report_value(r, "free surface: rms of the bins about the line", "m", res[k].rms);
-        report_value(r, "mean torque of the particles on the walls about the axis", "N m", res[k].torque);
-        report_value(r, "the weight's moment about the axis, M g u_c", "N m", res[k].torque_gravity);
-        report_check_bound(r, "the two measures of the angle: |surface - centroid|", "deg", 4.0, BOUND_AT_MOST,
-                           fabs(res[k].surface - res[k].centroid));
-        report_check(r, "change of the bed's angular momentum about the axis against the torques' impulse",
-                     "N m s", res[k].impulse, (tolerance){0.0, 0.01 * res[k].scale}, res[k].dl);
+        vcase_measure(cs, "surface", res[k].surface);
+        vcase_measure(cs, "centroid", res[k].centroid);
+        vcase_measure(cs, "rms", res[k].rms);
+        vcase_measure(cs, "torque", res[k].torque);
+        vcase_measure(cs, "torque_gravity", res[k].torque_gravity);
+        vcase_measure(cs, "angle_gap", fabs(res[k].surface - res[k].centroid));
+        vcase_measure(cs, "impulse", res[k].impulse);
+        vcase_measure(cs, "impulse_scale", res[k].scale);
+        vcase_measure(cs, "momentum_change", res[k].dl);
+        rc = vcase_rows(cs, r, "drum");
         report_table_end(r);
     }
-    report_section(r, 3, "Trends");
-    report_check_bound(r, "spheres: the angle at mu 0.5 less the angle at mu 0.1", "deg", 5.0, BOUND_AT_LEAST,
-                       res[0].surface - res[1].surface);
-    report_check_bound(r, "the angle of ellipsoids less that of spheres (mu 0.5)", "deg", 0.0, BOUND_AT_LEAST,
-                       res[2].surface - res[0].surface);
-    report_table_end(r);
+    if (rc == 0) {
+        report_section(r, 3, "Trends");
+        vcase_measure(cs, "friction_rise", res[0].surface - res[1].surface);
+        vcase_measure(cs, "shape_rise", res[2].surface - res[0].surface);
+        rc = vcase_rows(cs, r, "trends");
+        report_table_end(r);
+    }
+    vcase_free(cs);
+    if (rc != 0) return -1;
     for (size_t k = 0; k < n; k++) {
         char png[96], plot[1024], title[160];
         snprintf(png, sizeof png, "%s_section.png", cases[k].file);

@@ -318,11 +318,39 @@ int validate_shear_glass(report *r, const validate_opts *o) {
     return rc;
 }
 
+enum { GLASS_STRESSES = 8 };
+
+/* the numbers of a parameter written as a list ("3.1e3 6.4e3"), at most max, into out: their
+ * count, or -1 (said on stderr) when it holds something else or more */
+static int number_list(vcase *vc, const char *name, double *out, int max) {
+    const char *t = vcase_text(vc, name);
+    int n = 0;
+    char *end;
+    for (;; t = end) {
+        while (*t == ' ') t++;
+        if (!*t) break;
+        double v = strtod(t, &end);
+        if (end == t || n == max || !(v > 0.0)) {
+            fprintf(stderr, "talus validate: validation/cases/shear/checks.yaml: parameters.%s: expected up to %d "
+                            "numbers above 0, got '%s'\n", name, max, vcase_text(vc, name));
+            return -1;
+        }
+        out[n++] = v;
+    }
+    return n;
+}
+
 static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
-    /* section 4: glass beads, compacted without changing the friction (as the paper) */
-    static const double stresses[4] = {3.1e3, 6.4e3, 12.5e3, 24.2e3};
-    static const double moduli[2] = {4e6, 4e7};
-    shear_result g[2][4];
+    /* section 4: glass beads, compacted without changing the friction (as the paper); the case's
+     * normal stresses (each scene's servo target) and its two moduli */
+    double stresses[GLASS_STRESSES], moduli[2];
+    const int ns = number_list(vc, "glass.stresses", stresses, GLASS_STRESSES);
+    if (ns < 1 || number_list(vc, "glass.moduli", moduli, 2) != 2) {
+        if (ns >= 0) fprintf(stderr, "talus validate: validation/cases/shear/checks.yaml: parameters.glass.stresses "
+                                     "and glass.moduli: expected stresses and two moduli\n");
+        return -1;
+    }
+    shear_result g[2][GLASS_STRESSES];
     report_section(r, 2, "Fleischmann et al. (2015), section 4: 5,000 glass beads (d = 6 mm, 12 cm box, μ = 0.18, "
                          "ν = 0.22, density 2550), true history (`--long`)");
     report_text(r, "Compaction by the normal stress with the friction unchanged (as the paper); shear "
@@ -332,7 +360,7 @@ static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
                    "shortfall of E = 4e6 grows with the normal stress.\n\n%s",
                    table_head);
     for (int e = 0; e < 2; e++)
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < ns; k++) {
             char label[64];
             snprintf(label, sizeof label, "glass-E%.0e-%.1fkPa", moduli[e], stresses[k] / 1e3);
             shear_case c = {label, "true", vcase_int(vc, "glass.count", 1, 1000000), vcase_param(vc, "glass.side"),
@@ -350,7 +378,7 @@ static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
         for (int w = 0; w < 2; w++) {
             double sx = 0, sy = 0, sxx = 0, sxy = 0;
             int n = 0;
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < ns; k++) {
                 if (!g[e][k].ok) continue;
                 double x = stresses[k], y = x * (w == 0 ? g[e][k].peak : g[e][k].residual);
                 sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
@@ -365,17 +393,17 @@ static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
     /* the paper's two findings: E = 4e7 gives higher peak and residual shear stresses than
      * E = 4e6 at every normal stress, and the shortfall of E = 4e6 grows with the stress */
     for (int w = 0; w < 2; w++) /* peak, then residual */
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < ns; k++) {
             double soft = w ? g[0][k].residual : g[0][k].peak, stiff = w ? g[1][k].residual : g[1][k].peak;
             vcase_word(vc, "which", w ? "residual" : "peak");
             vcase_measure(vc, "kpa", stresses[k] / 1e3);
             vcase_measure(vc, "ratio", g[0][k].ok && g[1][k].ok ? soft / stiff : NAN);
             if (vcase_rows(vc, r, "glass_lower") != 0) return -1;
         }
-    double lo = g[0][0].peak / g[1][0].peak, hi = g[0][3].peak / g[1][3].peak;
+    double lo = g[0][0].peak / g[1][0].peak, hi = g[0][ns - 1].peak / g[1][ns - 1].peak;
     vcase_measure(vc, "shortfall_growth", hi - lo);
     if (vcase_rows(vc, r, "glass_grows") != 0) return -1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < ns; k++)
         for (int e = 0; e < 2; e++) {
             vcase_measure(vc, "kpa", stresses[k] / 1e3);
             vcase_measure(vc, "E", moduli[e]);
@@ -386,7 +414,7 @@ static int shear_glass(report *r, const validate_opts *o, vcase *vc) {
     for (int e = 0; e < 2; e++) {
         char gplot[2048], png[64], title[128];
         int len = 0;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < ns; k++)
             len += snprintf(gplot + len, sizeof gplot - (size_t)len,
                             "%s'shear_glass-E%.0e-%.1fkPa.dat' u 1:2 w l lw 2 t '%.1f kPa'", k ? ", " : "",
                             moduli[e], stresses[k] / 1e3, stresses[k] / 1e3);

@@ -48,7 +48,11 @@ static const char GOOD[] = "section: a test\n"
                            "     measured: e_out, source: \"a table\"}\n"
                            "  - {quantity: \"full only\", kind: value, measured: e_out, when: full}\n"
                            "  - {group: b, quantity: \"${law}: bound\", kind: check-at-most, expected: 1,\n"
-                           "     measured: e_out}\n";
+                           "     measured: e_out}\n"
+                           "  - {group: t, quantity: scaled, kind: check, expected: 1,\n"
+                           "     tolerance: {absolute: 0.01, of: scale}, measured: x}\n"
+                           "  - {group: t, quantity: named, kind: check, expected: 1,\n"
+                           "     tolerance: {relative: width}, measured: x}\n";
 
 /* each refused, with its line:column and key */
 static const char BAD_KEY[] = "checks:\n  - {quantity: q, measured: m, paper: 1,\n     tolerence: {relative: 1}}\n";
@@ -59,6 +63,7 @@ static const char BAD_FILE[] = "scenes:\n  s: {file: examples/none.yaml}\nchecks
                                "kind: value}\n";
 static const char BAD_PATH[] = "scenes:\n  s:\n    file: validation/cases/test/scene.yaml\n    set: {laws.0.f: 1}\n"
                                "checks:\n  - {quantity: q, measured: m, kind: value}\n";
+static const char BAD_OF[] = "checks:\n  - {quantity: q, measured: m, kind: check, expected: 1, tolerance: {of: s}}\n";
 static const char BAD_PARAM[] = "parameters:\n  n: 2.5\nchecks:\n  - {quantity: q, measured: m, kind: value}\n";
 
 const app_data_file talus_validation_files[] = {
@@ -70,6 +75,7 @@ const app_data_file talus_validation_files[] = {
     FILE_ENTRY("validation/cases/bad_format/checks.yaml", BAD_FORMAT),
     FILE_ENTRY("validation/cases/bad_file/checks.yaml", BAD_FILE),
     FILE_ENTRY("validation/cases/bad_path/checks.yaml", BAD_PATH),
+    FILE_ENTRY("validation/cases/bad_of/checks.yaml", BAD_OF),
     FILE_ENTRY("validation/cases/bad_param/checks.yaml", BAD_PARAM),
     {0, 0, 0}};
 
@@ -140,6 +146,28 @@ static void good(const char *tmp) {
     ENSURE(strstr(all, "| hertz: bound |") != NULL);
     ENSURE(strstr(all, "e at 2.0") < strstr(all, "full only"));
     fclose(out);
+    /* a tolerance named, or a fraction of a measured quantity: resolved when the rows are written */
+    out = tmpfile();
+    ENSURE(out != NULL);
+    report_open_stream(&r, out);
+    vcase_measure(c, "x", 1.05);
+    ENSURE(stderr_to(tmp));
+    ENSURE(vcase_rows(c, &r, "t") != 0);
+    read_back(tmp, msg, sizeof msg);
+    ENSURE(strstr(msg, "good/checks.yaml:18: tolerance: 'scale' is neither a parameter nor a measured") != NULL);
+    vcase_measure(c, "scale", 10.0); /* 0.01 of it: 0.1, and x is within */
+    vcase_measure(c, "width", 0.01); /* relative: 0.01 of 1, and x is not */
+    ENSURE(stderr_to(tmp));
+    ENSURE(vcase_rows(c, &r, "t") == 0);
+    report_table_end(&r);
+    read_back(tmp, msg, sizeof msg);
+    ENSURE(strstr(msg, "FAIL: named: expected 1, Talus 1.05") != NULL);
+    ENSURE(r.n.checks_ok == 1 && r.n.checks_failed == 1);
+    rewind(out);
+    n = fread(all, 1, sizeof all - 1, out);
+    all[n] = '\0';
+    ENSURE(strstr(all, "| scaled |") != NULL && strstr(all, "within 0.1") != NULL);
+    fclose(out);
     vcase_free(c);
     /* under --quick: the quick: values, and no full-only rows */
     c = vcase_load("good", true);
@@ -187,6 +215,7 @@ int main(void) {
     refused(tmp, "bad_format", "bad_format/checks.yaml:2:17: checks[0].quantity: '${x:%d}'");
     refused(tmp, "bad_file", "bad_file/checks.yaml:2:13: scenes.s.file: no built-in scene 'examples/none.yaml'");
     refused(tmp, "bad_path", "bad_path/checks.yaml:4:11: scenes.s.set.laws.0.f:");
+    refused(tmp, "bad_of", "bad_of/checks.yaml:2:70: checks[0].tolerance: expected relative: or absolute: with of:");
     refused(tmp, "bad_param", "bad_param/checks.yaml:2:6: parameters.n: expected an integer from 1 to 10, got 2.5");
     ENSURE(stderr_to(tmp));
     vcase *none = vcase_load("absent", false);
