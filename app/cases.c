@@ -21,12 +21,15 @@ typedef enum row_kind {
     ROW_CHECK_AT_LEAST,
     ROW_OTHER_READING,  /* another reading of an ambiguous number: shown, not counted */
     ROW_TIMING,         /* shown, not counted */
-    ROW_VALUE           /* Talus's value where the paper gives none: shown, not counted */
+    ROW_VALUE,          /* Talus's value where the paper gives none: shown, not counted */
+    ROW_FITTED          /* a number a parameter of the case was chosen to reproduce: shown, not
+                         * counted as agreement (fitted_by: says which) */
 } row_kind;
 
 static const char *const KIND_NAMES[] = {"paper",          "at-most",       "at-least",
                                          "check",          "check-at-most", "check-at-least",
-                                         "other-reading",  "timing",        "value"};
+                                         "other-reading",  "timing",        "value",
+                                         "fitted"};
 
 /* a number written in the file, or the name of a parameter or measured quantity */
 typedef struct operand {
@@ -42,6 +45,9 @@ typedef struct row {
     operand tol; /* tolerance: its width (a number, or a parameter's or measured quantity's name) */
     bool tol_relative;
     const char *tol_of; /* tolerance: {..., of: name}: the width times that quantity (NULL: none) */
+    const char *fitted_by; /* fitted: what was chosen to reproduce the number */
+    operand margin;     /* at-most, at-least: the scatter of Talus's value the claim must clear */
+    bool have_margin;
     int when; /* 0 both modes, 1 quick only, 2 full only */
 } row;
 
@@ -378,14 +384,22 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             have_ref = true;
             continue;
         }
-        static const char *const KEYS[] = {"kind",    "group",  "quantity", "unit",   "measured",
-                                           "reading", "explain", "source",  "when"};
+        if (strcmp(key, "margin") == 0) {
+            /* a number >= 0 or the name of a quantity: the scatter a directional claim must clear */
+            if (read_operand(c, v, kk, &w->margin) != 0) return -1;
+            if (!w->margin.name && !(w->margin.number >= 0.0))
+                return bad(c, v, kk, "expected a number >= 0 or a quantity's name, got '%s'", fy_node_get_scalar0(v));
+            w->have_margin = true;
+            continue;
+        }
+        static const char *const KEYS[] = {"kind",    "group",   "quantity", "unit", "measured",
+                                           "reading", "explain", "source",   "when", "fitted_by"};
         size_t known = 0;
         while (known < sizeof KEYS / sizeof KEYS[0] && strcmp(KEYS[known], key) != 0) known++;
         if (known == sizeof KEYS / sizeof KEYS[0])
             return bad(c, fy_node_pair_key(p), kk,
                        "unknown key (a check has group, quantity, kind, unit, paper or expected, source, "
-                       "tolerance, measured, reading, explain, when)");
+                       "tolerance, margin, measured, reading, explain, fitted_by, when)");
         const char *s = scalar(c, v, kk);
         if (!s) return -1;
         if (strcmp(key, "kind") == 0) {
@@ -394,7 +408,7 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             if (i == sizeof KIND_NAMES / sizeof KIND_NAMES[0])
                 return bad(c, v, kk,
                            "expected paper, at-most, at-least, check, check-at-most, check-at-least, "
-                           "other-reading, timing or value; got '%s'",
+                           "other-reading, timing, value or fitted; got '%s'",
                            s);
             w->kind = (row_kind)i;
         } else if (strcmp(key, "group") == 0) w->group = s;
@@ -408,6 +422,7 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             w->measured = s;
         } else if (strcmp(key, "reading") == 0) w->reading = s;
         else if (strcmp(key, "explain") == 0) w->explain = s;
+        else if (strcmp(key, "fitted_by") == 0) w->fitted_by = s;
         else if (strcmp(key, "source") == 0) {
             /* documentation only: where the paper states the value */
         } else if (strcmp(key, "when") == 0) {
@@ -419,9 +434,13 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
     if (!w->quantity) return bad(c, n, k, "no quantity:");
     if (!w->measured) return bad(c, n, k, "no measured:");
     bool needs_ref = w->kind != ROW_VALUE;
-    bool needs_tol = w->kind == ROW_PAPER || w->kind == ROW_CHECK;
+    bool needs_tol = w->kind == ROW_PAPER || w->kind == ROW_CHECK || w->kind == ROW_FITTED;
     if (needs_ref && !have_ref) return bad(c, n, k, "no paper: (or expected:) value");
     if (needs_tol && !have_tol) return bad(c, n, k, "no tolerance:");
+    if (w->kind == ROW_FITTED && !w->fitted_by) return bad(c, n, k, "a fitted row says what was fitted (fitted_by:)");
+    if (w->fitted_by && w->kind != ROW_FITTED) return bad(c, n, k, "fitted_by: is for kind: fitted");
+    if (w->have_margin && w->kind != ROW_AT_MOST && w->kind != ROW_AT_LEAST)
+        return bad(c, n, k, "margin: is for a claim of the paper (kind: at-most or at-least)");
     c->nrow++;
     return 0;
 }
@@ -646,6 +665,12 @@ int vcase_rows(vcase *c, report *r, const char *group) {
             return -1;
         }
         if (w->tol_of) width *= of;
+        double margin = w->margin.number;
+        if (w->margin.name && !lookup(c, w->margin.name, &margin)) {
+            fprintf(stderr, "talus validate: %s:%d: margin: '%s' is neither a parameter nor a measured quantity\n",
+                    c->file, w->line, w->margin.name);
+            return -1;
+        }
         const tolerance tol = w->tol_relative ? (tolerance){width, 0.0} : (tolerance){0.0, width};
         const prediction *ex = NULL;
         if (w->explain) {
@@ -661,8 +686,14 @@ int vcase_rows(vcase *c, report *r, const char *group) {
         if (quantity_text(c, w, q, sizeof q) != 0) return -1;
         switch (w->kind) {
         case ROW_PAPER: report_paper(r, q, w->unit, ref, tol, talus, ex, w->reading); break;
-        case ROW_AT_MOST: report_paper_bound(r, q, w->unit, ref, BOUND_AT_MOST, talus, ex, w->reading); break;
-        case ROW_AT_LEAST: report_paper_bound(r, q, w->unit, ref, BOUND_AT_LEAST, talus, ex, w->reading); break;
+        case ROW_AT_MOST:
+        case ROW_AT_LEAST: {
+            const bound_sense sense = w->kind == ROW_AT_MOST ? BOUND_AT_MOST : BOUND_AT_LEAST;
+            if (w->have_margin) report_paper_bound_margin(r, q, w->unit, ref, sense, talus, margin, ex, w->reading);
+            else report_paper_bound(r, q, w->unit, ref, sense, talus, ex, w->reading);
+            break;
+        }
+        case ROW_FITTED: report_paper_fitted(r, q, w->unit, ref, tol, talus, w->fitted_by, w->reading); break;
         case ROW_CHECK: report_check(r, q, w->unit, ref, tol, talus); break;
         case ROW_CHECK_AT_MOST: report_check_bound(r, q, w->unit, ref, BOUND_AT_MOST, talus); break;
         case ROW_CHECK_AT_LEAST: report_check_bound(r, q, w->unit, ref, BOUND_AT_LEAST, talus); break;

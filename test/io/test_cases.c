@@ -52,7 +52,10 @@ static const char GOOD[] = "section: a test\n"
                            "  - {group: t, quantity: scaled, kind: check, expected: 1,\n"
                            "     tolerance: {absolute: 0.01, of: scale}, measured: x}\n"
                            "  - {group: t, quantity: named, kind: check, expected: 1,\n"
-                           "     tolerance: {relative: width}, measured: x}\n";
+                           "     tolerance: {relative: width}, measured: x}\n"
+                           "  - {group: f, quantity: fitted one, kind: fitted, fitted_by: \"E chosen\", paper: 1,\n"
+                           "     tolerance: {relative: 0.01}, measured: x}\n"
+                           "  - {group: f, quantity: claim, kind: at-least, paper: 1, margin: sd, measured: x}\n";
 
 /* each refused, with its line:column and key */
 static const char BAD_KEY[] = "checks:\n  - {quantity: q, measured: m, paper: 1,\n     tolerence: {relative: 1}}\n";
@@ -64,6 +67,8 @@ static const char BAD_FILE[] = "scenes:\n  s: {file: examples/none.yaml}\nchecks
 static const char BAD_PATH[] = "scenes:\n  s:\n    file: validation/cases/test/scene.yaml\n    set: {laws.0.f: 1}\n"
                                "checks:\n  - {quantity: q, measured: m, kind: value}\n";
 static const char BAD_OF[] = "checks:\n  - {quantity: q, measured: m, kind: check, expected: 1, tolerance: {of: s}}\n";
+static const char BAD_FITTED[] = "checks:\n  - {quantity: q, measured: m, kind: fitted, paper: 1, tolerance: {relative: 1}}\n";
+static const char BAD_MARGIN[] = "checks:\n  - {quantity: q, measured: m, paper: 1, margin: 0.1, tolerance: {relative: 1}}\n";
 static const char BAD_PARAM[] = "parameters:\n  n: 2.5\nchecks:\n  - {quantity: q, measured: m, kind: value}\n";
 
 const app_data_file talus_validation_files[] = {
@@ -77,6 +82,8 @@ const app_data_file talus_validation_files[] = {
     FILE_ENTRY("validation/cases/bad_path/checks.yaml", BAD_PATH),
     FILE_ENTRY("validation/cases/bad_of/checks.yaml", BAD_OF),
     FILE_ENTRY("validation/cases/bad_param/checks.yaml", BAD_PARAM),
+    FILE_ENTRY("validation/cases/bad_fitted/checks.yaml", BAD_FITTED),
+    FILE_ENTRY("validation/cases/bad_margin/checks.yaml", BAD_MARGIN),
     {0, 0, 0}};
 
 /* stderr into the file at path until read back (descriptor 2 moved, the stream kept) */
@@ -168,6 +175,25 @@ static void good(const char *tmp) {
     all[n] = '\0';
     ENSURE(strstr(all, "| scaled |") != NULL && strstr(all, "within 0.1") != NULL);
     fclose(out);
+    /* a fitted row (shown, not counted) and a directional claim judged against a scatter: x = 1.005
+     * is fitted (within 1 % of 1); "at least 1" with a scatter of 0.1 differs (within it), with a
+     * scatter of 0.001 holds */
+    out = tmpfile();
+    report_open_stream(&r, out);
+    vcase_measure(c, "x", 1.005);
+    vcase_measure(c, "sd", 0.1);
+    ENSURE(vcase_rows(c, &r, "f") == 0);
+    ENSURE(r.n.fitted == 1 && r.n.differs == 1 && r.n.ok == 0);
+    vcase_measure(c, "sd", 0.001);
+    ENSURE(vcase_rows(c, &r, "f") == 0);
+    ENSURE(r.n.fitted == 2 && r.n.differs == 1 && r.n.ok == 1);
+    report_table_end(&r);
+    rewind(out);
+    n = fread(all, 1, sizeof all - 1, out);
+    all[n] = '\0';
+    ENSURE(strstr(all, "fitted (within 1%; E chosen: not counted as agreement)") != NULL);
+    ENSURE(strstr(all, "within the scatter") != NULL);
+    fclose(out);
     vcase_free(c);
     /* under --quick: the quick: values, and no full-only rows */
     c = vcase_load("good", true);
@@ -216,6 +242,8 @@ int main(void) {
     refused(tmp, "bad_file", "bad_file/checks.yaml:2:13: scenes.s.file: no built-in scene 'examples/none.yaml'");
     refused(tmp, "bad_path", "bad_path/checks.yaml:4:11: scenes.s.set.laws.0.f:");
     refused(tmp, "bad_of", "bad_of/checks.yaml:2:70: checks[0].tolerance: expected relative: or absolute: with of:");
+    refused(tmp, "bad_fitted", "bad_fitted/checks.yaml:2:6: checks[0]: a fitted row says what was fitted (fitted_by:)");
+    refused(tmp, "bad_margin", "bad_margin/checks.yaml:2:6: checks[0]: margin: is for a claim of the paper");
     refused(tmp, "bad_param", "bad_param/checks.yaml:2:6: parameters.n: expected an integer from 1 to 10, got 2.5");
     ENSURE(stderr_to(tmp));
     vcase *none = vcase_load("absent", false);
