@@ -29,7 +29,7 @@ typedef struct held_run {
     double ke_from, ke_end, stiff_from, stiff_end, fric_from, fric_end;
     double fall;                 /* the largest fall of a tangential dissipation column, J */
     double balance;              /* |total - total_0| / the largest term's magnitude */
-    double t_from, t_end, wall_s;
+    double t_from, t_end, wall_s, dt_s;
     char error[256];
 } held_run;
 
@@ -60,6 +60,7 @@ static void run_one(vcase *c, report *r, held_run *h, double duration, double fr
         return;
     }
     const double dt = tl_world_dt(w);
+    h->dt_s = dt;
     const int64_t per = llround(sample / dt), total = llround(duration / dt), at_from = llround(from / dt);
     tl_energy e, e0;
     tl_world_energy(w, &e0);
@@ -114,7 +115,7 @@ int validate_held(report *r, const validate_opts *o) {
                 "`test_tangential_cycle`). Every run samples the ledger each %g s.\n\n",
                 vcase_param(c, "sample"));
     const double duration = vcase_param(c, "duration"), from = vcase_param(c, "measure_from");
-    const double sample = vcase_param(c, "sample");
+    const double sample = vcase_param(c, "sample"), books = vcase_param(c, "books");
     const int bodies = vcase_int(c, "bodies", 1, 3);
     held_run runs[HELD_RUNS];
     int n = 0;
@@ -153,6 +154,7 @@ int validate_held(report *r, const validate_opts *o) {
         vcase_measure(c, "stiffness", h->stiff_end);
         vcase_measure(c, "fall", h->fall);
         vcase_measure(c, "balance", h->balance);
+        vcase_measure(c, "books_bound", books * (h->dt_s / 1e-5) * (h->dt_s / 1e-5));
         if (vcase_rows(c, r, "run") != 0) rc = -1;
         fprintf(stderr, "talus validate: held bed %s: %.0f s of wall time\n", h->scene, h->wall_s);
     }

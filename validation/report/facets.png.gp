@@ -1,6 +1,6 @@
 set terminal pngcairo size 900,600 noenhanced
 set output 'facets.png.part'
-set title "Faceted sphere against the analytic one (Kharaz, 10-50 deg)"
+set title "Faceted sphere against the analytic one, PCM reading (Kharaz, 10-50 deg)"
 set xlabel "vertices"
 set ylabel "largest deviation of the mean"
 set grid
