@@ -309,6 +309,15 @@ static void paper_status(report *r, const char *quantity, const char *pstr, cons
     }
 }
 
+/* a row of the papers' table: quantity, unit, the paper's value, Talus's, the difference, the status */
+static void paper_row(report *r, const char *quantity, const char *unit, const char *p, const char *t,
+                      const char *d, const char *cell) {
+    char q[512], c[3100];
+    cell_text(q, sizeof q, quantity);
+    cell_text(c, sizeof c, cell);
+    fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
+}
+
 void report_paper(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
                   double talus, const prediction *explain, const char *reading) {
     table_open(r, REPORT_TABLE_PAPER);
@@ -319,10 +328,7 @@ void report_paper(report *r, const char *quantity, const char *unit, double pape
     tol_text(ts, sizeof ts, tol);
     verdict v = verdict_compare(paper, tol, talus, explain);
     paper_status(r, quantity, p, t, d, v, ts, explain, reading, cell, sizeof cell);
-    char q[512], c[3100];
-    cell_text(q, sizeof q, quantity);
-    cell_text(c, sizeof c, cell);
-    fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
+    paper_row(r, quantity, unit, p, t, d, cell);
 }
 
 void report_paper_bound(report *r, const char *quantity, const char *unit, double bound,
@@ -334,10 +340,7 @@ void report_paper_bound(report *r, const char *quantity, const char *unit, doubl
     result(t, sizeof t, talus);
     verdict v = verdict_bound(bound, sense, talus, explain);
     paper_status(r, quantity, p, t, "–", v, NULL, explain, reading, cell, sizeof cell);
-    char q[512], c[3100];
-    cell_text(q, sizeof q, quantity);
-    cell_text(c, sizeof c, cell);
-    fprintf(r->md, "| %s | %s | %s | %s | – | %s |\n", q, unit, p, t, c);
+    paper_row(r, quantity, unit, p, t, "–", cell);
 }
 
 void report_paper_bound_margin(report *r, const char *quantity, const char *unit, double bound,
@@ -349,10 +352,7 @@ void report_paper_bound_margin(report *r, const char *quantity, const char *unit
     result(t, sizeof t, talus);
     verdict v = verdict_bound_margin(bound, sense, talus, margin, explain);
     paper_status(r, quantity, p, t, "–", v, NULL, explain, reading, cell, sizeof cell);
-    char q[512], c[3100];
-    cell_text(q, sizeof q, quantity);
-    cell_text(c, sizeof c, cell);
-    fprintf(r->md, "| %s | %s | %s | %s | – | %s |\n", q, unit, p, t, c);
+    paper_row(r, quantity, unit, p, t, "–", cell);
 }
 
 void report_paper_fitted(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
@@ -371,10 +371,7 @@ void report_paper_fitted(report *r, const char *quantity, const char *unit, doub
         snprintf(cell, sizeof cell, "fitted (within %s; %s: not counted as agreement) %s", ts,
                  fitted_by ? fitted_by : "a parameter chosen to reproduce it", ref);
     }
-    char q[512], c[3100];
-    cell_text(q, sizeof q, quantity);
-    cell_text(c, sizeof c, cell);
-    fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
+    paper_row(r, quantity, unit, p, t, d, cell);
 }
 
 void report_value(report *r, const char *quantity, const char *unit, double talus) {
