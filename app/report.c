@@ -301,8 +301,8 @@ static void paper_status(report *r, const char *quantity, const char *pstr, cons
         snprintf(cell, size, "– (no value in the text)");
         r->n.no_value++;
         break;
-    case VERDICT_FITTED: /* report_paper_fitted writes its own cell */
-        snprintf(cell, size, "fitted (%s)", okstr);
+    case VERDICT_FITTED: /* compare_row writes the cell, with what was fitted */
+        cell[0] = '\0';
         r->n.fitted++;
         list_add(&r->fitted, "%s › %s: paper %s, Talus %s", loc, quantity, pstr, tstr);
         break;
@@ -318,17 +318,31 @@ static void paper_row(report *r, const char *quantity, const char *unit, const c
     fprintf(r->md, "| %s | %s | %s | %s | %s | %s |\n", q, unit, p, t, d, c);
 }
 
-void report_paper(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
-                  double talus, const prediction *explain, const char *reading) {
+/* A row against a number the paper states: the paper's value, Talus's, the difference and the
+ * status of v (fitted_by: the fitted status's cell says what was fitted) */
+static void compare_row(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                        double talus, verdict v, const prediction *explain, const char *reading,
+                        const char *fitted_by) {
     table_open(r, REPORT_TABLE_PAPER);
     char p[64], t[64], d[96], ts[64], cell[3000];
     number(p, sizeof p, paper);
     result(t, sizeof t, talus);
     difference(d, sizeof d, paper, talus);
     tol_text(ts, sizeof ts, tol);
-    verdict v = verdict_compare(paper, tol, talus, explain);
     paper_status(r, quantity, p, t, d, v, ts, explain, reading, cell, sizeof cell);
+    if (v.status == VERDICT_FITTED) {
+        char ref[256];
+        reading_ref(ref, sizeof ref, reading);
+        snprintf(cell, sizeof cell, "fitted (within %s; %s: not counted as agreement) %s", ts,
+                 fitted_by ? fitted_by : "a parameter chosen to reproduce it", ref);
+    }
     paper_row(r, quantity, unit, p, t, d, cell);
+}
+
+void report_paper(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
+                  double talus, const prediction *explain, const char *reading) {
+    compare_row(r, quantity, unit, paper, tol, talus, verdict_compare(paper, tol, talus, explain), explain, reading,
+                NULL);
 }
 
 void report_paper_bound(report *r, const char *quantity, const char *unit, double bound,
@@ -357,21 +371,7 @@ void report_paper_bound_margin(report *r, const char *quantity, const char *unit
 
 void report_paper_fitted(report *r, const char *quantity, const char *unit, double paper, tolerance tol,
                          double talus, const char *fitted_by, const char *reading) {
-    table_open(r, REPORT_TABLE_PAPER);
-    char p[64], t[64], d[96], ts[64], cell[3000];
-    number(p, sizeof p, paper);
-    result(t, sizeof t, talus);
-    difference(d, sizeof d, paper, talus);
-    tol_text(ts, sizeof ts, tol);
-    verdict v = verdict_fitted(paper, tol, talus);
-    paper_status(r, quantity, p, t, d, v, ts, NULL, reading, cell, sizeof cell);
-    if (v.status == VERDICT_FITTED) {
-        char ref[256];
-        reading_ref(ref, sizeof ref, reading);
-        snprintf(cell, sizeof cell, "fitted (within %s; %s: not counted as agreement) %s", ts,
-                 fitted_by ? fitted_by : "a parameter chosen to reproduce it", ref);
-    }
-    paper_row(r, quantity, unit, p, t, d, cell);
+    compare_row(r, quantity, unit, paper, tol, talus, verdict_fitted(paper, tol, talus), NULL, reading, fitted_by);
 }
 
 void report_value(report *r, const char *quantity, const char *unit, double talus) {

@@ -72,6 +72,8 @@ typedef struct tl_contact {
     double dt;         /* s */
     bool first;        /* the contact began in this step */
     double v_impact;   /* approach speed at first touch, m/s (>= 0 approaching) */
+    bool ledger;       /* the stage keeps the energy ledger: a model computes what only the ledger
+                        * reads (w_t) only then */
     /* inputs read by the torque slots only (a law without one leaves them unset) */
     double wr[3];      /* angular velocity of a relative to b (w_a - w_b), rad/s */
     double dth[3];     /* rotation of a relative to b over this step's drift, rad (zero when the

@@ -393,7 +393,7 @@ static void md_force(const double *p, tl_contact *c, double *hist) {
     /* the energy the change of P and K_t0 puts in at the held force (the stages book it as
      * tangential_stiffness_work, step/tangential_books.h): its energy now less that of the last
      * evaluation, both of the last force */
-    if (!c->first) {
+    if (!c->first && c->ledger) {
         double f0[3];
         md_vector(&s, f0);
         const double f0n = v3_norm(f0);

@@ -801,6 +801,7 @@ static void interact(const stage *s, const sink *out, tl_pairs *l, size_t k, boo
     c.m_eff = 1.0 / iml;
     c.dt = s->acc ? s->dt : 0.0; /* the evaluation before the first step adds no displacement */
     c.first = false;
+    c.ledger = s->energy;
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
     if (law->force_count) { /* the force slots' radii */
         c.ra = R[i];

@@ -345,6 +345,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     c.m_eff = 1.0 / (a->iml + b->iml);
     c.dt = s->acc ? s->dt : 0.0;
     c.first = false;
+    c.ledger = s->energy;
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
 
     double ds[3] = {0.0, 0.0, 0.0};
