@@ -152,6 +152,7 @@ static void good(const char *tmp) {
     ENSURE(strstr(all, "| e at 2.0 m/s |  | 0.7 | 0.695 |") != NULL);
     ENSURE(strstr(all, "| hertz: bound |") != NULL);
     ENSURE(strstr(all, "e at 2.0") < strstr(all, "full only"));
+    report_free(&r);
     fclose(out);
     /* a tolerance named, or a fraction of a measured quantity: resolved when the rows are written */
     out = tmpfile();
@@ -174,6 +175,7 @@ static void good(const char *tmp) {
     n = fread(all, 1, sizeof all - 1, out);
     all[n] = '\0';
     ENSURE(strstr(all, "| scaled |") != NULL && strstr(all, "within 0.1") != NULL);
+    report_free(&r);
     fclose(out);
     /* a fitted row (shown, not counted) and a directional claim judged against a scatter: x = 1.005
      * is fitted (within 1 % of 1); "at least 1" with a scatter of 0.1 differs (within it), with a
@@ -193,6 +195,7 @@ static void good(const char *tmp) {
     all[n] = '\0';
     ENSURE(strstr(all, "fitted (within 1%; E chosen: not counted as agreement)") != NULL);
     ENSURE(strstr(all, "within the scatter") != NULL);
+    report_free(&r);
     fclose(out);
     vcase_free(c);
     /* under --quick: the quick: values, and no full-only rows */
@@ -204,6 +207,7 @@ static void good(const char *tmp) {
     vcase_measure(c, "speed", 2.0);
     ENSURE(vcase_rows(c, &r, "main") == 0);
     ENSURE(r.n.ok == 1 && r.n.no_value == 0);
+    report_free(&r);
     fclose(out);
     vcase_free(c);
 }
@@ -220,6 +224,7 @@ static void refused(const char *tmp, const char *section, const char *where) {
         tl_scene *sc = vcase_scene(c, &r, "s", section);
         ENSURE(sc == NULL);
         if (vcase_int(c, "n", 1, 10) == 1) ENSURE(vcase_rows(c, &r, "main") != 0);
+        report_free(&r);
         fclose(out);
         vcase_free(c);
     }
