@@ -10,7 +10,15 @@
 
 #include "validation_data.h"
 
-enum { MAX_PARAMS = 64, MAX_SCENES = 32, MAX_SETS = 16, MAX_ROWS = 256, MAX_VALUES = 256, MAX_EXPLAIN = 32 };
+enum {
+    MAX_PARAMS = 64,
+    MAX_SCENES = 32,
+    MAX_SETS = 16,
+    MAX_ROWS = 256,
+    MAX_VALUES = 256,
+    MAX_EXPLAIN = 32,
+    MAX_REASONS = 32
+};
 
 typedef enum row_kind {
     ROW_PAPER,          /* a number the paper states, within a tolerance */
@@ -46,10 +54,17 @@ typedef struct row {
     bool tol_relative;
     const char *tol_of; /* tolerance: {..., of: name}: the width times that quantity (NULL: none) */
     const char *fitted_by; /* fitted: what was chosen to reproduce the number */
+    const char *reason;    /* the name of its tolerance's reason (reasons:) */
+    int reason_index;      /* into vcase.reason, once the file is read */
     operand margin;     /* at-most, at-least: the scatter of Talus's value the claim must clear */
     bool have_margin;
     int when; /* 0 both modes, 1 quick only, 2 full only */
 } row;
+
+/* reasons: a name and why a tolerance is as wide as it is */
+typedef struct reason {
+    const char *name, *text;
+} reason;
 
 typedef struct param {
     const char *name, *text;
@@ -85,7 +100,8 @@ struct vcase {
     bool quick;
     bool failed; /* a parameter the code asked for was missing or wrong: no rows */
     struct fy_document *fyd; /* the strings below point into it */
-    int nparam, nscene, nrow, nvalue, nexplain;
+    int nparam, nscene, nrow, nvalue, nexplain, nreason;
+    reason reason[MAX_REASONS];
     param param[MAX_PARAMS];
     scene_case scene[MAX_SCENES];
     row row[MAX_ROWS];
@@ -327,6 +343,50 @@ static int read_scenes(vcase *c, struct fy_node *map) {
     return 0;
 }
 
+static int read_reasons(vcase *c, struct fy_node *map) {
+    if (!map || !fy_node_is_mapping(map))
+        return bad(c, map, "reasons", "expected a mapping of names to the reasons of tolerances");
+    void *it = NULL;
+    struct fy_node_pair *p;
+    while ((p = fy_node_mapping_iterate(map, &it)) != NULL) {
+        if (c->nreason == MAX_REASONS) return bad(c, map, "reasons", "more than %d reasons", MAX_REASONS);
+        const char *name = scalar(c, fy_node_pair_key(p), "reasons");
+        if (!name) return -1;
+        if (!is_name(name)) return bad(c, fy_node_pair_key(p), "reasons", "expected a name, got '%s'", name);
+        char k[160];
+        snprintf(k, sizeof k, "reasons.%s", name);
+        const char *text = scalar(c, fy_node_pair_value(p), k);
+        if (!text) return -1;
+        if (strlen(text) < 10) return bad(c, fy_node_pair_value(p), k, "expected a sentence saying why, got '%s'", text);
+        c->reason[c->nreason++] = (reason){name, text};
+    }
+    return 0;
+}
+
+/* each row's reason: one of reasons:, and each reason used */
+static int resolve_reasons(vcase *c) {
+    bool used[MAX_REASONS] = {false};
+    for (int i = 0; i < c->nrow; i++) {
+        row *w = &c->row[i];
+        if (!w->reason) continue;
+        int j = 0;
+        while (j < c->nreason && strcmp(c->reason[j].name, w->reason) != 0) j++;
+        if (j == c->nreason) {
+            fprintf(stderr, "talus validate: %s:%d: checks[%d].reason: '%s' is not one of the file's reasons:\n",
+                    c->file, w->line, i, w->reason);
+            return -1;
+        }
+        w->reason_index = j;
+        used[j] = true;
+    }
+    for (int j = 0; j < c->nreason; j++)
+        if (!used[j]) {
+            fprintf(stderr, "talus validate: %s: reasons.%s: no check names it\n", c->file, c->reason[j].name);
+            return -1;
+        }
+    return 0;
+}
+
 static int read_row(vcase *c, struct fy_node *n, int index) {
     char k[64];
     snprintf(k, sizeof k, "checks[%d]", index);
@@ -393,13 +453,14 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
             continue;
         }
         static const char *const KEYS[] = {"kind",    "group",   "quantity", "unit", "measured",
-                                           "reading", "explain", "source",   "when", "fitted_by"};
+                                           "reading", "explain", "source",   "when", "fitted_by",
+                                           "reason"};
         size_t known = 0;
         while (known < sizeof KEYS / sizeof KEYS[0] && strcmp(KEYS[known], key) != 0) known++;
         if (known == sizeof KEYS / sizeof KEYS[0])
             return bad(c, fy_node_pair_key(p), kk,
                        "unknown key (a check has group, quantity, kind, unit, paper or expected, source, "
-                       "tolerance, margin, measured, reading, explain, fitted_by, when)");
+                       "tolerance, reason, margin, measured, reading, explain, fitted_by, when)");
         const char *s = scalar(c, v, kk);
         if (!s) return -1;
         if (strcmp(key, "kind") == 0) {
@@ -423,7 +484,10 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
         } else if (strcmp(key, "reading") == 0) w->reading = s;
         else if (strcmp(key, "explain") == 0) w->explain = s;
         else if (strcmp(key, "fitted_by") == 0) w->fitted_by = s;
-        else if (strcmp(key, "source") == 0) {
+        else if (strcmp(key, "reason") == 0) {
+            if (!is_name(s)) return bad(c, v, kk, "expected the name of one of reasons:, got '%s'", s);
+            w->reason = s;
+        } else if (strcmp(key, "source") == 0) {
             /* documentation only: where the paper states the value */
         } else if (strcmp(key, "when") == 0) {
             if (strcmp(s, "quick") == 0) w->when = 1;
@@ -441,6 +505,14 @@ static int read_row(vcase *c, struct fy_node *n, int index) {
     if (w->fitted_by && w->kind != ROW_FITTED) return bad(c, n, k, "fitted_by: is for kind: fitted");
     if (w->have_margin && w->kind != ROW_AT_MOST && w->kind != ROW_AT_LEAST)
         return bad(c, n, k, "margin: is for a claim of the paper (kind: at-most or at-least)");
+    /* every tolerance has its stated reason: a width, or the bound of an internal check */
+    bool needs_reason = needs_tol || w->kind == ROW_CHECK_AT_MOST || w->kind == ROW_CHECK_AT_LEAST;
+    if (needs_reason && !w->reason)
+        return bad(c, n, k, "no reason: (every tolerance, and every bound of an internal check, names its "
+                            "reason, one of the file's reasons:)");
+    if (w->reason && !needs_reason)
+        return bad(c, n, k, "reason: is for a tolerance or an internal check's bound (kind: %s has none)",
+                   KIND_NAMES[w->kind]);
     c->nrow++;
     return 0;
 }
@@ -473,6 +545,7 @@ vcase *vcase_load(const char *section, bool quick) {
             /* the title; the overrides are read after the parameters */
         } else if (strcmp(key, "parameters") == 0) rc = read_params(c, fy_node_pair_value(p), key, true);
         else if (strcmp(key, "scenes") == 0) rc = read_scenes(c, fy_node_pair_value(p));
+        else if (strcmp(key, "reasons") == 0) rc = read_reasons(c, fy_node_pair_value(p));
         else if (strcmp(key, "checks") == 0) {
             struct fy_node *seq = fy_node_pair_value(p);
             if (!seq || !fy_node_is_sequence(seq)) rc = bad(c, seq, key, "expected a list of checks");
@@ -482,9 +555,10 @@ vcase *vcase_load(const char *section, bool quick) {
             while (rc == 0 && seq && (e = fy_node_sequence_iterate(seq, &jt)) != NULL) rc = read_row(c, e, i++);
         } else {
             rc = bad(c, fy_node_pair_key(p), key, "unknown key (a case file has section, parameters, quick, "
-                                                   "scenes, checks)");
+                                                   "scenes, reasons, checks)");
         }
     }
+    if (rc == 0) rc = resolve_reasons(c);
     struct fy_node *q = fy_node_mapping_lookup_by_string(root, "quick", FY_NT);
     if (rc == 0 && q) rc = read_params(c, q, "quick", quick);
     if (rc != 0) {
@@ -684,6 +758,7 @@ int vcase_rows(vcase *c, report *r, const char *group) {
         }
         char q[512];
         if (quantity_text(c, w, q, sizeof q) != 0) return -1;
+        if (w->reason) report_tolerance_reason(r, c->reason[w->reason_index].name, c->reason[w->reason_index].text);
         switch (w->kind) {
         case ROW_PAPER: report_paper(r, q, w->unit, ref, tol, talus, ex, w->reading); break;
         case ROW_AT_MOST:

@@ -201,7 +201,31 @@ static void cell_text(char *buf, size_t size, const char *s) {
 void report_table_end(report *r) {
     if (r->table == REPORT_TABLE_NONE) return;
     fprintf(r->md, "\n");
+    if (r->nreason > 0) {
+        fprintf(r->md, "Tolerances:\n\n");
+        for (int i = 0; i < r->nreason; i++) fprintf(r->md, "- *%s*: %s\n", r->reason[i].name, r->reason[i].text);
+        fprintf(r->md, "\n");
+    }
+    r->nreason = 0;
     r->table = REPORT_TABLE_NONE;
+}
+
+void report_tolerance_reason(report *r, const char *name, const char *text) {
+    snprintf(r->pending.name, sizeof r->pending.name, "%s", name);
+    snprintf(r->pending.text, sizeof r->pending.text, "%s", text);
+}
+
+/* " [*name*]": the reason of the row being written (its table open), listed under the table
+ * once; "" when the row has none. The pending reason is used up. */
+static void take_reason(report *r, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (!r->pending.name[0]) return;
+    int i = 0;
+    while (i < r->nreason && strcmp(r->reason[i].name, r->pending.name) != 0) i++;
+    if (i == r->nreason && i < REPORT_MAX_REASONS) r->reason[r->nreason++] = r->pending;
+    if (i < REPORT_MAX_REASONS) snprintf(buf, size, " [*%s*]", r->pending.name);
+    else snprintf(buf, size, " [*%s*: %s]", r->pending.name, r->pending.text); /* no room under the table */
+    r->pending.name[0] = '\0';
 }
 
 static void table_open(report *r, report_table kind) {
@@ -248,9 +272,12 @@ static void difference(char *buf, size_t size, double ref, double v) {
     else snprintf(buf, size, "%+.3g", diff);
 }
 
-static void tol_text(char *buf, size_t size, tolerance t) {
-    if (t.rel > 0.0) snprintf(buf, size, "%.3g%%", 100.0 * t.rel);
-    else snprintf(buf, size, "%.3g", t.abs);
+/* the tolerance's width and the name of its reason (its table open) */
+static void tol_text(report *r, char *buf, size_t size, tolerance t) {
+    char why[720];
+    take_reason(r, why, sizeof why);
+    if (t.rel > 0.0) snprintf(buf, size, "%.3g%%%s", 100.0 * t.rel, why);
+    else snprintf(buf, size, "%.3g%s", t.abs, why);
 }
 
 /* "predicted X ± w (how)" */
@@ -266,7 +293,7 @@ static void prediction_text(char *buf, size_t size, const prediction *p) {
 static void paper_status(report *r, const char *quantity, const char *pstr, const char *tstr,
                          const char *dstr, verdict v, const char *tol, const prediction *p,
                          const char *reading, char *cell, size_t size) {
-    char okstr[96], missstr[96];
+    char okstr[900], missstr[900];
     snprintf(okstr, sizeof okstr, "%s%s", tol ? "within " : "the bound holds", tol ? tol : "");
     snprintf(missstr, sizeof missstr, "%s%s", tol ? "outside " : "the bound does not hold", tol ? tol : "");
     char ref[256], pred[1024] = "", loc[600];
@@ -324,11 +351,11 @@ static void compare_row(report *r, const char *quantity, const char *unit, doubl
                         double talus, verdict v, const prediction *explain, const char *reading,
                         const char *fitted_by) {
     table_open(r, REPORT_TABLE_PAPER);
-    char p[64], t[64], d[96], ts[64], cell[3000];
+    char p[64], t[64], d[96], ts[800], cell[3000];
     number(p, sizeof p, paper);
     result(t, sizeof t, talus);
     difference(d, sizeof d, paper, talus);
-    tol_text(ts, sizeof ts, tol);
+    tol_text(r, ts, sizeof ts, tol);
     paper_status(r, quantity, p, t, d, v, ts, explain, reading, cell, sizeof cell);
     if (v.status == VERDICT_FITTED) {
         char ref[256];
@@ -414,10 +441,11 @@ static void check_row(report *r, const char *quantity, const char *unit, const c
 
 void report_check(report *r, const char *quantity, const char *unit, double expected,
                   tolerance tol, double talus) {
-    char e[64], d[96], ts[64], tolstr[96];
+    char e[64], d[96], ts[800], tolstr[820];
     number(e, sizeof e, expected);
     difference(d, sizeof d, expected, talus);
-    tol_text(ts, sizeof ts, tol);
+    table_open(r, REPORT_TABLE_INTERNAL);
+    tol_text(r, ts, sizeof ts, tol);
     snprintf(tolstr, sizeof tolstr, "within %s", ts);
     check_row(r, quantity, unit, e, talus, d, verdict_check(expected, tol, talus), tolstr);
 }
@@ -430,7 +458,11 @@ void report_check_bound(report *r, const char *quantity, const char *unit, doubl
     if (!isfinite(talus)) v = (verdict){VERDICT_FAIL, "not a finite number"};
     else if (!(sense == BOUND_AT_MOST ? talus <= bound : talus >= bound))
         v = (verdict){VERDICT_FAIL, "the bound does not hold"};
-    check_row(r, quantity, unit, e, talus, "–", v, "the bound holds");
+    table_open(r, REPORT_TABLE_INTERNAL);
+    char why[720], holds[760];
+    take_reason(r, why, sizeof why);
+    snprintf(holds, sizeof holds, "the bound holds%s", why);
+    check_row(r, quantity, unit, e, talus, "–", v, holds);
 }
 
 void report_timing(report *r, const char *quantity, const char *unit, double paper, double talus) {

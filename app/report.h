@@ -36,6 +36,14 @@ typedef struct report_list {
     int n, cap;
 } report_list;
 
+/* the reason of a tolerance, shown by name in its row and in full under its table */
+typedef struct report_reason {
+    char name[48];
+    char text[640];
+} report_reason;
+
+enum { REPORT_MAX_REASONS = 16 };
+
 typedef struct report {
     char dir[1024];
     FILE *md; /* report.md.part (or any stream, see report_open_stream) */
@@ -47,6 +55,9 @@ typedef struct report {
     report_table table; /* the table now open */
     char section[256], subsection[256];
     report_list explained, differs, failed, fitted; /* for the summary */
+    report_reason reason[REPORT_MAX_REASONS];     /* the reasons of the open table's tolerances */
+    int nreason;
+    report_reason pending; /* the next row's (report_tolerance_reason); name "" when none */
 } report;
 
 bool report_open(report *r, const char *dir, bool plots);
@@ -57,6 +68,11 @@ bool report_close(report *r);
 void report_abort(report *r);
 /* Frees the summary lists (report_close and report_abort do it too). */
 void report_free(report *r);
+
+/* The reason of the next row's tolerance (its width, or the bound of an internal check):
+ * the row names it, and its text is written once under the table (the rule: every tolerance
+ * has a stated reason, docs/validation.md). */
+void report_tolerance_reason(report *r, const char *name, const char *text);
 
 /* Text; it ends any open table. */
 void report_text(report *r, const char *fmt, ...)

@@ -16,7 +16,12 @@
  * A directional claim (a ratio above 1) is ok only beyond the scatter of Talus's own value
  * (verdict_bound_margin): one claim is not counted both ways.
  * An internal check (Talus against itself or a closed form) is ok or fail.
- * No text passed with a row can change its status: only the numbers here do. */
+ * No text passed with a row can change its status: only the numbers here do.
+ * The rules the rows are written under (docs/validation.md): every tolerance, and every bound
+ * of an internal check, has a stated reason (the case files refuse a row without one:
+ * app/cases.c; the report names it in the row and writes it under the table); a prediction
+ * that explains a difference is computed independently of the value it explains; a claim the
+ * paper does not make is not a comparison with the paper. */
 #ifndef TALUS_APP_VERDICT_H
 #define TALUS_APP_VERDICT_H
 

@@ -43,18 +43,21 @@ static const char GOOD[] = "section: a test\n"
                            "    file: validation/cases/test/scene.yaml\n"
                            "    set: {laws.0.e: $e, stages.0.duration: 0.02}\n"
                            "    drop: [outputs.1]\n"
+                           "reasons:\n"
+                           "  digits: \"the paper's two digits\"\n"
+                           "  ours: \"a bound of the test's own\"\n"
                            "checks:\n"
                            "  - {quantity: \"e at ${speed:%.1f} m/s\", paper: e, tolerance: {relative: 0.01},\n"
-                           "     measured: e_out, source: \"a table\"}\n"
+                           "     reason: digits, measured: e_out, source: \"a table\"}\n"
                            "  - {quantity: \"full only\", kind: value, measured: e_out, when: full}\n"
                            "  - {group: b, quantity: \"${law}: bound\", kind: check-at-most, expected: 1,\n"
-                           "     measured: e_out}\n"
+                           "     reason: ours, measured: e_out}\n"
                            "  - {group: t, quantity: scaled, kind: check, expected: 1,\n"
-                           "     tolerance: {absolute: 0.01, of: scale}, measured: x}\n"
+                           "     tolerance: {absolute: 0.01, of: scale}, reason: ours, measured: x}\n"
                            "  - {group: t, quantity: named, kind: check, expected: 1,\n"
-                           "     tolerance: {relative: width}, measured: x}\n"
+                           "     tolerance: {relative: width}, reason: ours, measured: x}\n"
                            "  - {group: f, quantity: fitted one, kind: fitted, fitted_by: \"E chosen\", paper: 1,\n"
-                           "     tolerance: {relative: 0.01}, measured: x}\n"
+                           "     tolerance: {relative: 0.01}, reason: digits, measured: x}\n"
                            "  - {group: f, quantity: claim, kind: at-least, paper: 1, margin: sd, measured: x}\n";
 
 /* each refused, with its line:column and key */
@@ -69,6 +72,14 @@ static const char BAD_PATH[] = "scenes:\n  s:\n    file: validation/cases/test/s
 static const char BAD_OF[] = "checks:\n  - {quantity: q, measured: m, kind: check, expected: 1, tolerance: {of: s}}\n";
 static const char BAD_FITTED[] = "checks:\n  - {quantity: q, measured: m, kind: fitted, paper: 1, tolerance: {relative: 1}}\n";
 static const char BAD_MARGIN[] = "checks:\n  - {quantity: q, measured: m, paper: 1, margin: 0.1, tolerance: {relative: 1}}\n";
+static const char BAD_REASON[] = "checks:\n  - {quantity: q, measured: m, kind: check, expected: 1, tolerance: {relative: 1}}\n";
+static const char BAD_REASON_NAME[] = "reasons: {a: \"a reason of ours\"}\nchecks:\n"
+                                      "  - {quantity: q, measured: m, kind: check-at-most, expected: 1, reason: b}\n"
+                                      "  - {quantity: p, measured: m, kind: check-at-most, expected: 1, reason: a}\n";
+static const char BAD_REASON_UNUSED[] = "reasons: {a: \"a reason of ours\", b: \"another of ours\"}\nchecks:\n"
+                                        "  - {quantity: q, measured: m, kind: check-at-most, expected: 1, reason: a}\n";
+static const char BAD_REASON_KIND[] = "reasons: {a: \"a reason of ours\"}\nchecks:\n"
+                                      "  - {quantity: q, measured: m, kind: value, reason: a}\n";
 static const char BAD_PARAM[] = "parameters:\n  n: 2.5\nchecks:\n  - {quantity: q, measured: m, kind: value}\n";
 
 const app_data_file talus_validation_files[] = {
@@ -84,6 +95,10 @@ const app_data_file talus_validation_files[] = {
     FILE_ENTRY("validation/cases/bad_param/checks.yaml", BAD_PARAM),
     FILE_ENTRY("validation/cases/bad_fitted/checks.yaml", BAD_FITTED),
     FILE_ENTRY("validation/cases/bad_margin/checks.yaml", BAD_MARGIN),
+    FILE_ENTRY("validation/cases/bad_reason/checks.yaml", BAD_REASON),
+    FILE_ENTRY("validation/cases/bad_reason_name/checks.yaml", BAD_REASON_NAME),
+    FILE_ENTRY("validation/cases/bad_reason_unused/checks.yaml", BAD_REASON_UNUSED),
+    FILE_ENTRY("validation/cases/bad_reason_kind/checks.yaml", BAD_REASON_KIND),
     {0, 0, 0}};
 
 /* stderr into the file at path until read back (descriptor 2 moved, the stream kept) */
@@ -137,7 +152,7 @@ static void good(const char *tmp) {
     ENSURE(vcase_rows(c, &r, "main") != 0);
     char msg[2048];
     read_back(tmp, msg, sizeof msg);
-    ENSURE(strstr(msg, "validation/cases/good/checks.yaml:13: measured: 'e_out'") != NULL);
+    ENSURE(strstr(msg, "validation/cases/good/checks.yaml:16: measured: 'e_out'") != NULL);
     vcase_measure(c, "e_out", 0.695);
     vcase_measure(c, "speed", 2.0);
     vcase_word(c, "law", "hertz");
@@ -151,6 +166,9 @@ static void good(const char *tmp) {
     all[n] = '\0';
     ENSURE(strstr(all, "| e at 2.0 m/s |  | 0.7 | 0.695 |") != NULL);
     ENSURE(strstr(all, "| hertz: bound |") != NULL);
+    /* each tolerance's reason named in its row, its sentence once under the table */
+    ENSURE(strstr(all, "ok (within 1% [*digits*])") != NULL);
+    ENSURE(strstr(all, "Tolerances:\n\n- *digits*: the paper's two digits\n") != NULL);
     ENSURE(strstr(all, "e at 2.0") < strstr(all, "full only"));
     report_free(&r);
     fclose(out);
@@ -162,7 +180,7 @@ static void good(const char *tmp) {
     ENSURE(stderr_to(tmp));
     ENSURE(vcase_rows(c, &r, "t") != 0);
     read_back(tmp, msg, sizeof msg);
-    ENSURE(strstr(msg, "good/checks.yaml:18: tolerance: 'scale' is neither a parameter nor a measured") != NULL);
+    ENSURE(strstr(msg, "good/checks.yaml:21: tolerance: 'scale' is neither a parameter nor a measured") != NULL);
     vcase_measure(c, "scale", 10.0); /* 0.01 of it: 0.1, and x is within */
     vcase_measure(c, "width", 0.01); /* relative: 0.01 of 1, and x is not */
     ENSURE(stderr_to(tmp));
@@ -193,7 +211,7 @@ static void good(const char *tmp) {
     rewind(out);
     n = fread(all, 1, sizeof all - 1, out);
     all[n] = '\0';
-    ENSURE(strstr(all, "fitted (within 1%; E chosen: not counted as agreement)") != NULL);
+    ENSURE(strstr(all, "fitted (within 1% [*digits*]; E chosen: not counted as agreement)") != NULL);
     ENSURE(strstr(all, "within the scatter") != NULL);
     report_free(&r);
     fclose(out);
@@ -249,6 +267,11 @@ int main(void) {
     refused(tmp, "bad_of", "bad_of/checks.yaml:2:70: checks[0].tolerance: expected relative: or absolute: with of:");
     refused(tmp, "bad_fitted", "bad_fitted/checks.yaml:2:6: checks[0]: a fitted row says what was fitted (fitted_by:)");
     refused(tmp, "bad_margin", "bad_margin/checks.yaml:2:6: checks[0]: margin: is for a claim of the paper");
+    /* every tolerance names its reason, one of the file's, and every reason is used */
+    refused(tmp, "bad_reason", "bad_reason/checks.yaml:2:6: checks[0]: no reason: (every tolerance");
+    refused(tmp, "bad_reason_name", "bad_reason_name/checks.yaml:3: checks[0].reason: 'b' is not one of the file's reasons:");
+    refused(tmp, "bad_reason_unused", "bad_reason_unused/checks.yaml: reasons.b: no check names it");
+    refused(tmp, "bad_reason_kind", "bad_reason_kind/checks.yaml:3:6: checks[0]: reason: is for a tolerance");
     refused(tmp, "bad_param", "bad_param/checks.yaml:2:6: parameters.n: expected an integer from 1 to 10, got 2.5");
     ENSURE(stderr_to(tmp));
     vcase *none = vcase_load("absent", false);
