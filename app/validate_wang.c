@@ -1,13 +1,20 @@
 /* Wang, Faes, Shi, Cheng & Pan (2025): two steel spheres hit at 0.05, 8 and
  * 25 m/s with the new elastoplastic Kelvin-Voigt law, the EDEM law, Hunt-
- * Crossley and Ma-Liu. */
+ * Crossley and Ma-Liu. The material, the paper's numbers and their tolerances are
+ * the case file validation/cases/wang/checks.yaml; the laws' restitution
+ * coefficients at each speed validation/wang2025_laws.csv. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cases.h"
 #include "validate.h"
 
-static const double E = 2.07e11, NU = 0.3, SY = 1.03e9, RHO = 7800.0, R = 0.02;
+/* the two spheres, from the case file */
+typedef struct spheres {
+    double E, nu, sy, rho, R;
+    int steps;
+} spheres;
 
 enum { LAW_WANG, LAW_WANG_PRINTED, LAW_EDEM, LAW_HC, LAW_ML, NLAWS };
 static const char *const law_names[NLAWS] = {"wang-kv", "wang-kv-printed", "edem", "hunt-crossley",
@@ -18,14 +25,14 @@ typedef struct impact {
     bool ok;
 } impact;
 
-static int run_law(int law, bool clamp, double speed, const ref_table *laws, int row,
+static int run_law(const spheres *sp, int law, bool clamp, double speed, const ref_table *laws, int row,
                    tl_collide_result *res) {
     tl_collide_def d = tl_collide_default();
-    d.material_a = validate_material("steel", RHO, E, NU, SY);
+    d.material_a = validate_material("steel", sp->rho, sp->E, sp->nu, sp->sy);
     d.same_material = true;
-    d.radius_a = d.radius_b = R;
+    d.radius_a = d.radius_b = sp->R;
     d.speed = speed;
-    d.steps_per_contact = 4000;
+    d.steps_per_contact = sp->steps;
     d.record = true;
     d.law = tl_law_default();
     d.law.tangential = "none";
@@ -70,27 +77,19 @@ static void write_loop(FILE *f, int law, const tl_collide_result *res) {
     fprintf(f, "\n\n");
 }
 
-static void critical_overlaps(report *r) {
-    ref_table t;
-    if (!ref_load(&t, "wang2025_spheres.csv")) {
-        report_crash(r, "the reference data wang2025_spheres.csv");
-        return;
-    }
+static int critical_overlaps(report *r, vcase *cs, const spheres *sp) {
     /* effective E and R (docs/readings.md, wang-effective-er) */
-    double Es = 1.0 / (2.0 * (1.0 - NU * NU) / E), Re = R * R / (R + R), py = 1.61 * SY;
+    double Es = 1.0 / (2.0 * (1.0 - sp->nu * sp->nu) / sp->E), Re = sp->R * sp->R / (sp->R + sp->R);
+    double py = 1.61 * sp->sy;
     double dy = 3.14159265358979323846 * 3.14159265358979323846 * Re * py * py / (4.0 * Es * Es);
-    double dp = 13.0 * 13.0 * dy / 2.0;
+    vcase_measure(cs, "delta_y", dy);
+    vcase_measure(cs, "delta_p", 13.0 * 13.0 * dy / 2.0);
     report_text(r, "\nCritical overlaps of the Ma–Liu curve (eq. 1-2) with the effective E* and R* (the "
                    "only convention that gives the paper's numbers: [readings: wang-effective-er]"
                    "(../../docs/readings.md#wang-effective-er)):\n");
-    for (int i = 0; i < t.nrows; i++) {
-        const char *q = ref_str(&t, i, "quantity");
-        double v = strcmp(q, "delta_y") == 0 ? dy : dp;
-        report_paper(r, q, ref_str(&t, i, "unit"), ref_num(&t, i, "value"),
-                     (tolerance){ref_num(&t, i, "tolerance"), 0}, v, NULL, NULL);
-    }
+    int rc = vcase_rows(cs, r, "overlaps");
     report_table_end(r);
-    ref_free(&t);
+    return rc;
 }
 
 static void results_table(report *r, double speed, impact res[NLAWS][2]) {
@@ -111,102 +110,72 @@ static void results_table(report *r, double speed, impact res[NLAWS][2]) {
 }
 
 /* the reduced mass of the two equal spheres: the relative motion carries 1/2 m* v^2 */
-static double reduced_mass(void) { return 0.5 * RHO * 4.0 / 3.0 * 3.14159265358979323846 * R * R * R; }
-
-/* Each stated number against the clamped run (docs/readings.md, wang-clamping). Where the
- * text states both a speed and an energy for a law, the one implies the other through
- * 1/2 m* (v^2 - v'^2); that is not used to explain a difference: Talus's energy and speed are
- * bound by the same identity, so hitting the energy the paper's speed implies is hitting the
- * paper's speed, an agreement the speed's own row already counts (issue 44). The rows differ
- * where they differ (docs/readings.md, wang-speed-energy, shows the paper's two numbers'
- * mismatch). */
-static void compare_paper(report *r, double speed, impact res[NLAWS][2]) {
-    ref_table t;
-    if (!ref_load(&t, "wang2025_impacts.csv")) {
-        report_crash(r, "the reference data wang2025_impacts.csv");
-        return;
-    }
-    report_text(r, "\nAgainst the values stated in the text (figures are not available), each with the "
-                   "clamped run ([readings: wang-clamping](../../docs/readings.md#wang-clamping)):\n");
-    for (int i = 0; i < t.nrows; i++) {
-        if (fabs(ref_num(&t, i, "speed") - speed) > 1e-9) continue;
-        const char *law = ref_str(&t, i, "law"), *q = ref_str(&t, i, "quantity");
-        int l = 0;
-        while (l < NLAWS && strcmp(law_names[l], law) != 0) l++;
-        if (l == NLAWS) continue;
-        const impact *x = &res[l][1];
-        bool is_speed = strcmp(q, "post_velocity") == 0;
-        double v = is_speed ? x->post : x->lost;
-        double paper = ref_num(&t, i, "value");
-        tolerance tol = {ref_num(&t, i, "tolerance"), 0};
-        char label[160];
-        snprintf(label, sizeof label, "%s, %s (%s)", law, is_speed ? "post-impact speed" : "energy lost",
-                 ref_str(&t, i, "source"));
-        report_paper(r, label, is_speed ? "m/s" : "J", paper, tol, v, NULL,
-                     l == LAW_ML ? "wang-ma-liu-closure" : "wang-speed-energy");
-    }
-    report_table_end(r);
-    ref_free(&t);
+static double reduced_mass(const spheres *sp) {
+    return 0.5 * sp->rho * 4.0 / 3.0 * 3.14159265358979323846 * sp->R * sp->R * sp->R;
 }
 
-/* The reading of the tensile force, computed: which of the text's numbers each run fits. */
-static void clamping_reading(report *r, const double *speeds, impact (*all)[NLAWS][2], int nspeeds,
-                             const ref_table *laws) {
-    const double ms = reduced_mass();
+/* Each run's results under its speed's name (v8.edem.lost, ...) for the case's rows, and the
+ * unclamped EDEM run's closed forms: the Tsuji dashpot returns exactly e, so e v and
+ * 1/2 m* v^2 (1 - e^2) */
+static void measure(vcase *cs, const spheres *sp, double speed, double e_edem, impact res[NLAWS][2]) {
+    char name[96];
+    for (int l = 0; l < NLAWS; l++)
+        for (int c = 1; c >= 0; c--) {
+            if (!res[l][c].ok) continue;
+            snprintf(name, sizeof name, "v%g.%s.post%s", speed, law_names[l], c ? "" : "_unclamped");
+            vcase_measure(cs, name, res[l][c].post);
+            snprintf(name, sizeof name, "v%g.%s.lost%s", speed, law_names[l], c ? "" : "_unclamped");
+            vcase_measure(cs, name, res[l][c].lost);
+        }
+    snprintf(name, sizeof name, "v%g.edem.post_closed", speed);
+    vcase_measure(cs, name, e_edem * speed);
+    snprintf(name, sizeof name, "v%g.edem.lost_closed", speed);
+    vcase_measure(cs, name, 0.5 * reduced_mass(sp) * speed * speed * (1.0 - e_edem * e_edem));
+}
+
+/* The reading of the tensile force: the text's numbers against the unclamped runs (the clamped
+ * are counted in each speed's table), and the unclamped EDEM runs against their closed form. */
+static int clamping_reading(report *r, vcase *cs) {
     report_section(r, 3, "The tensile force: clamped or not");
     report_reading(r, "wang-clamping",
                    "section 3.5 says the force is set to zero when it turns negative (Fig. 7), while the "
                    "loops of 3.4 are described with a tensile area; the report compares every number with "
-                   "the clamped runs, the reading that fits the most of the text's numbers:");
-    report_text(r, "\n| number in the text | value | clamped run | unclamped run | unclamped closed form "
-                   "(EDEM: exactly e) |\n|---|---|---|---|---|\n");
-    for (int k = 0; k < nspeeds; k++) {
-        double v = speeds[k], e_edem = ref_num(laws, k, "edem_e");
-        const impact *w = all[k][LAW_WANG], *d = all[k][LAW_EDEM];
-        if (!w[1].ok) continue; /* not run (quick mode) */
-        if (fabs(v - 0.05) < 1e-9)
-            report_text(r, "| wang-kv speed at 0.05 m/s | 0.04512 | %.6g | %.6g | – |\n", w[1].post, w[0].post);
-        if (fabs(v - 8) < 1e-9) {
-            report_text(r, "| wang-kv speed at 8 m/s | 5.75541 | %.6g | %.6g | – |\n", w[1].post, w[0].post);
-            report_text(r, "| EDEM energy at 8 m/s (Table 2) | 2.0389 | %.6g | %.6g | ½ m* v² (1 − e²) = %.6g |\n",
-                        d[1].lost, d[0].lost, 0.5 * ms * v * v * (1.0 - e_edem * e_edem));
-        }
-        if (fabs(v - 25) < 1e-9) {
-            report_text(r, "| wang-kv speed at 25 m/s | 16.22 | %.6g | %.6g | – |\n", w[1].post, w[0].post);
-            report_text(r, "| EDEM speed at 25 m/s | 16.22 | %.6g | %.6g | e v = %.6g |\n", d[1].post, d[0].post,
-                        e_edem * v);
-            report_text(r, "| EDEM energy at 25 m/s (Table 3) | 22.559 | %.6g | %.6g | ½ m* v² (1 − e²) = %.6g |\n",
-                        d[1].lost, d[0].lost, 0.5 * ms * v * v * (1.0 - e_edem * e_edem));
-        }
-    }
+                   "the clamped runs, the reading that fits the most of the text's numbers. The same numbers "
+                   "against the unclamped runs:");
+    int rc = vcase_rows(cs, r, "clamping");
     report_text(r, "\nThe unclamped Tsuji dashpot returns exactly e (docs/models.md), so an unclamped EDEM run "
                    "cannot give Table 2's or Table 3's energy; the clamped runs fit the speeds at 0.05 and "
                    "8 m/s and the EDEM energies of both tables, the unclamped ones only the 16.22 m/s at "
-                   "25 m/s, which Table 3's EDEM energy contradicts (below, the row of the EDEM speed).\n");
+                   "25 m/s, which Table 3's EDEM energy contradicts (the rows of each speed's table).\n");
+    return rc;
 }
 
 int validate_wang_spheres(report *r, const validate_opts *o) {
+    vcase *cs = vcase_load("wang", o->quick);
+    if (!cs) return -1;
+    spheres sp = {vcase_param(cs, "youngs_modulus"), vcase_param(cs, "poisson_ratio"), vcase_param(cs, "yield_stress"),
+                  vcase_param(cs, "density"),        vcase_param(cs, "radius"),
+                  vcase_int(cs, "steps_per_contact", 10, 1000000)};
     ref_table laws;
-    if (!ref_load(&laws, "wang2025_laws.csv")) return -1;
+    if (!ref_load(&laws, "wang2025_laws.csv")) {
+        vcase_free(cs);
+        return -1;
+    }
     report_section(r, 2, "Wang et al. (2025): two steel spheres");
-    report_text(r, "E = 207 GPa, ν = 0.3, R = 0.02 m, σ_y = 1.03 GPa, density 7800 kg/m³, ψ = 3, ε = 13; one "
+    report_text(r, "E = %g GPa, ν = %g, R = %g m, σ_y = %g GPa, density %g kg/m³, ψ = 3, ε = 13; one "
                    "sphere hits the other (at rest) head-on. Laws: `wang-kv` (the new model, continuous), "
                    "`wang-kv-printed` (eq. 25 as printed), EDEM (`hertz` + `tsuji`), Hunt–Crossley (`hertz` + "
                    "`hunt-crossley`) and Ma–Liu (`ma-liu`, with the unloading closure of docs/models.md), "
                    "each with the restitution coefficients the paper uses at that speed, run with the tensile "
-                   "force clamped (the reading compared with the paper) and unclamped (shown).\n");
-    critical_overlaps(r);
-    enum { MAX_SPEEDS = 8 };
-    static impact all[MAX_SPEEDS][NLAWS][2];
-    double speeds[MAX_SPEEDS];
-    int nspeeds = 0;
-    for (int row = 0; row < laws.nrows && row < MAX_SPEEDS; row++) {
+                   "force clamped (the reading compared with the paper) and unclamped (shown).\n",
+                sp.E * 1e-9, sp.nu, sp.R, sp.sy * 1e-9, sp.rho);
+    int rc = critical_overlaps(r, cs, &sp);
+    for (int row = 0; row < laws.nrows; row++) {
         double speed = ref_num(&laws, row, "speed");
-        impact (*res)[2] = all[row];
+        impact res[NLAWS][2];
         for (int l = 0; l < NLAWS; l++)
             for (int c = 0; c < 2; c++)
                 res[l][c] = (impact){NAN, NAN, NAN, NAN, NAN, NAN, false};
-        speeds[nspeeds++] = speed;
         if (o->quick && speed < 1.0) continue;
         char loops[64];
         snprintf(loops, sizeof loops, "wang_loops_%g.dat", speed);
@@ -215,7 +184,7 @@ int validate_wang_spheres(report *r, const validate_opts *o) {
         for (int l = 0; l < NLAWS; l++)
             for (int c = 0; c < 2; c++) {
                 tl_collide_result cr;
-                if (run_law(l, c == 1, speed, &laws, row, &cr) != 0) {
+                if (run_law(&sp, l, c == 1, speed, &laws, row, &cr) != 0) {
                     char what[128];
                     snprintf(what, sizeof what, "%s at %g m/s (%s)", law_names[l], speed,
                              c ? "clamped" : "unclamped");
@@ -235,7 +204,13 @@ int validate_wang_spheres(report *r, const validate_opts *o) {
             }
         if (f) report_data_close(r, f, loops);
         results_table(r, speed, res);
-        compare_paper(r, speed, res);
+        measure(cs, &sp, speed, ref_num(&laws, row, "edem_e"), res);
+        report_text(r, "\nAgainst the values stated in the text (figures are not available), each with the "
+                       "clamped run ([readings: wang-clamping](../../docs/readings.md#wang-clamping)):\n");
+        char group[32];
+        snprintf(group, sizeof group, "v%g", speed);
+        if (vcase_rows(cs, r, group) != 0) rc = -1;
+        report_table_end(r);
         char png[64], title[128], plot[1024];
         snprintf(png, sizeof png, "wang_loops_%g.png", speed);
         snprintf(title, sizeof title, "Wang et al. 2025: force against overlap at %g m/s (clamped)", speed);
@@ -246,7 +221,8 @@ int validate_wang_spheres(report *r, const validate_opts *o) {
                  loops);
         report_figure(r, png, title, "overlap (um)", "normal force (kN)", "", plot);
     }
-    clamping_reading(r, speeds, all, nspeeds, &laws);
+    if (clamping_reading(r, cs) != 0) rc = -1;
     ref_free(&laws);
-    return 0;
+    vcase_free(cs);
+    return rc;
 }
