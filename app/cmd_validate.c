@@ -96,14 +96,16 @@ int cmd_validate(int argc, char **argv) {
     int (*const cases[])(report *, const validate_opts *) = {
         validate_ray_table1, validate_ray_lambda, validate_wang_spheres, validate_li_kharaz, validate_li_facets,
         validate_sediment,   validate_chains,     validate_bounce,       validate_shear,
-        validate_shear_glass, validate_brazil,    validate_brazil_meshes, validate_cycle, validate_held,
+        validate_shear_glass, validate_brazil,    validate_brazil_meshes, validate_brazil_shaken, validate_cycle,
+        validate_held,
         validate_drum};
     static const char *const case_names[] = {
         "Ray et al. 2015, Table 1", "Ray et al. 2015, e(lambda)", "Wang et al. 2025, two spheres",
         "Li et al. 2022, Kharaz impacts", "Li et al. 2022, faceted bodies", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
         "Wang et al. 2025, bouncing ball", "Fleischmann et al. 2015, direct shear",
         "Fleischmann et al. 2015, glass beads", "Li et al. 2022, Brazil nut",
-        "Li et al. 2022, meshed peanuts and nut", "a contact's load cycle (Li et al. 2022, M1 and M4)",
+        "Li et al. 2022, meshed peanuts and nut", "Li et al. 2022, the nut shaken vertically",
+        "a contact's load cycle (Li et al. 2022, M1 and M4)",
         "a held bed's energy (Li et al. 2022, M1 and M4)",
         "a rotating drum"};
     if (only) {

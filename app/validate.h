@@ -36,6 +36,7 @@ int validate_bounce(report *r, const validate_opts *o);   /* 002 3.6: bouncing b
 int validate_drum(report *r, const validate_opts *o);     /* a rotating drum, --long (validate_drum.c) */
 int validate_brazil(report *r, const validate_opts *o);   /* 000 3.2: the Brazil nut, --long (validate_brazil.c) */
 int validate_brazil_meshes(report *r, const validate_opts *o); /* the same with meshed bodies, --long */
+int validate_brazil_shaken(report *r, const validate_opts *o); /* the box shaken vertically, --long */
 int validate_cycle(report *r, const validate_opts *o); /* issue 44: a contact's load cycle (validate_cycle.c) */
 int validate_held(report *r, const validate_opts *o); /* issue 44: a held bed's energy, --long (validate_held.c) */
 

@@ -36,6 +36,7 @@
 #define PI 3.14159265358979323846
 #define SEEDS 3      /* the analytic section's seeds per law (scenes M1_seed1 ... M4_seed3) */
 #define MESH_SEEDS 3 /* the meshed section's most seeds per law (--mesh-seeds) */
+#define SHAKEN_SECONDS 16 /* the shaken section's heights: one mean per second */
 
 /* what the runs and their analysis take from the case file's parameters */
 typedef struct brazil_params {
@@ -68,6 +69,10 @@ typedef struct brazil_run {
     /* the nut against a point fixed in the box (box_fit): the rms of its height about the best
      * such point's over t >= fit_from, and its mean speed over that point's */
     double fit_rms, fit_speed_ratio, fit_x, fit_z;
+    /* a box shaken along z (the shaken section): its amplitude and period, and the nut's height
+     * above the floor, mean over each second [k, k + 1) s (NaN past the run) */
+    double shake_amplitude, shake_period;
+    double height[SHAKEN_SECONDS];
     bool ok;
 } brazil_run;
 
@@ -147,6 +152,35 @@ static void box_fit(const brazil_params *bp, const char *dat, size_t n, double p
         b->fit_speed_ratio = nut_speed / (rate * sqrt(X * X + Z * Z));
     }
     free(smp);
+}
+
+/* The nut's height above the floor of a box shaken along z, whose floor is at A sin(2 pi t / T)
+ * (the scene's `oscillate`, from 0): the mean over each second [k, k + 1) s of the run's samples
+ * (t, nut z: the first two columns of its data text). Sampled at T / 10 (the case's sample), a
+ * second's mean holds whole periods, so the floor's motion averages out of it exactly. */
+static void shaken_heights(const char *dat, size_t n, brazil_run *b) {
+    double sum[SHAKEN_SECONDS] = {0}, cnt[SHAKEN_SECONDS] = {0};
+    const double w = 2.0 * PI / b->shake_period;
+    for (const char *p = dat, *end = dat + n; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        char line[256];
+        double t, z;
+        if (len > 0 && len < sizeof line && *p != '#') {
+            memcpy(line, p, len);
+            line[len] = 0;
+            /* a sample at t closes the step ending at t: it counts in the second it ends */
+            if (sscanf(line, "%lf %lf", &t, &z) == 2 && t > 0.0) {
+                int k = (int)ceil(t - 1e-9) - 1;
+                if (k >= 0 && k < SHAKEN_SECONDS) {
+                    sum[k] += z - b->shake_amplitude * sin(w * t);
+                    cnt[k] += 1.0;
+                }
+            }
+        }
+        p += len + 1;
+    }
+    for (int k = 0; k < SHAKEN_SECONDS; k++) b->height[k] = cnt[k] > 0.0 ? sum[k] / cnt[k] : NAN;
 }
 
 /* box_fit against samples of a point fixed in the box (the case's fit_check.x and fit_check.z from
@@ -479,6 +513,7 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
     b->wall = pg.wall;
     b->cpu = pg.cpu;
     box_fit(bp, dat, ndat, b->pivot_z, b);
+    if (b->shake_period > 0.0) shaken_heights(dat, ndat, b);
     b->ok = true;
     rc = 0;
 done:
@@ -562,10 +597,10 @@ static void stats(const double *x, int n, double *mean, double *sd, int *count) 
 static int run_brazil(report *r, const validate_opts *o, vcase *cs, const brazil_params *bp);
 static int run_meshes(report *r, const validate_opts *o, vcase *cs, const brazil_params *bp);
 
-/* the case (validation/cases/brazil/checks.yaml) and its parameters; NULL (said on stderr) when
+/* the case (validation/cases/<section>/checks.yaml: brazil or shaken) and its parameters; NULL (said on stderr) when
  * it cannot be read */
-static vcase *load_case(const validate_opts *o, brazil_params *bp) {
-    vcase *cs = vcase_load("brazil", o->quick);
+static vcase *load_case(const validate_opts *o, const char *section, brazil_params *bp) {
+    vcase *cs = vcase_load(section, o->quick);
     if (!cs) return NULL;
     bp->sample = vcase_param(cs, "sample");
     bp->top_rank = vcase_param(cs, "top_rank");
@@ -595,7 +630,7 @@ int validate_brazil(report *r, const validate_opts *o) {
                    "(translation and rotation), and kinetic plus potential above the floor's level, "
                    "averaged over the run every 0.01 s.\n");
     brazil_params bp;
-    vcase *cs = load_case(o, &bp);
+    vcase *cs = load_case(o, "brazil", &bp);
     if (!cs) return -1;
     int rc = run_brazil(r, o, cs, &bp);
     vcase_free(cs);
@@ -771,7 +806,7 @@ int validate_brazil_meshes(report *r, const validate_opts *o) {
                    "scatter). The runs save where they are every two minutes, so that `--stop-after` can split "
                    "the section over several sittings with the same numbers.\n", ns, ns > 1 ? "s" : "");
     brazil_params bp;
-    vcase *cs = load_case(o, &bp);
+    vcase *cs = load_case(o, "brazil", &bp);
     if (!cs) return -1;
     int rc = run_meshes(r, o, cs, &bp);
     vcase_free(cs);
@@ -904,6 +939,124 @@ static int run_meshes(report *r, const validate_opts *o, vcase *cs, const brazil
     static const char *const snaps[][2] = {{"brazil_M1_seed1_mesh_initial", "meshes, initial packing (seed 1)"},
                                            {"brazil_M1_seed1_mesh_final", "M1 with meshes, after 12 s"},
                                            {"brazil_M4_seed1_mesh_final", "M4 with meshes, after 12 s"}};
+    snapshot_figures(r, snaps);
+    return 0;
+}
+
+/* The paper's box shaken vertically in place of the rocking (issue 44, item 3): what makes Talus's
+ * nut rise. The box oscillates along z, z = A sin(2 pi t / T), at Gamma = A (2 pi / T)^2 / g of
+ * 2.0 (M1 and M4), 1.2 and 0.4 (M1): the classic Brazil-nut regime lies above Gamma = 1, where the
+ * bed leaves the floor once a cycle. The scenes are examples/000-brazil-nut-shaken.yaml with the
+ * amplitude and the law set (validation/cases/shaken/checks.yaml); the runs are the analytic
+ * section's (run_one), sampled every T / 10. */
+static int run_shaken(report *r, const validate_opts *o, vcase *cs, const brazil_params *bp);
+
+int validate_brazil_shaken(report *r, const validate_opts *o) {
+    if (!o->long_runs || o->quick) return 0;
+    report_section(r, 2, "Li et al. (2022), section 3.2, shaken vertically: what makes the nut rise (`--long`)");
+    brazil_params bp;
+    vcase *cs = load_case(o, "shaken", &bp);
+    if (!cs) return -1;
+    int rc = run_shaken(r, o, cs, &bp);
+    vcase_free(cs);
+    return rc;
+}
+
+static int run_shaken(report *r, const validate_opts *o, vcase *cs, const brazil_params *bp) {
+    /* {tag (its scene), law, the case's parameter holding its amplitude} */
+    static const struct {
+        const char *tag;
+        int model;
+        const char *amplitude;
+    } RUNS[] = {{"M1_gamma2", 1, "amplitude_gamma2"},
+                {"M4_gamma2", 4, "amplitude_gamma2"},
+                {"M1_gamma1.2", 1, "amplitude_gamma1.2"},
+                {"M1_gamma0.4", 1, "amplitude_gamma0.4"}};
+    enum { NR = sizeof RUNS / sizeof RUNS[0] };
+    const double T = vcase_param(cs, "shake_period"), g = vcase_param(cs, "gravity");
+    const double from = vcase_param(cs, "rise_from"), to = vcase_param(cs, "rise_to");
+    if (!(T > 0.0) || !(g > 0.0) || !(from >= 0.0) || !(to > from) || to > SHAKEN_SECONDS) {
+        fprintf(stderr, "talus validate: %s: shake_period, gravity, rise_from and rise_to: expected T > 0, g > 0 "
+                        "and 0 <= rise_from < rise_to <= %d s\n", "validation/cases/shaken/checks.yaml",
+                SHAKEN_SECONDS);
+        return -1;
+    }
+    brazil_run runs[NR];
+    for (int k = 0; k < NR; k++) {
+        brazil_run *b = &runs[k];
+        memset(b, 0, sizeof *b);
+        b->model = RUNS[k].model;
+        b->seed = 1;
+        b->shake_amplitude = vcase_param(cs, RUNS[k].amplitude);
+        b->shake_period = T;
+        snprintf(b->tag, sizeof b->tag, "%s", RUNS[k].tag);
+        if (!(b->shake_amplitude > 0.0)) return -1; /* said by vcase_param */
+    }
+    const double w = 2.0 * PI / T;
+    report_text(r, "The box, the bodies, the materials, the step and the 12 s of the section above, seed 1's "
+                   "packing, with the rocking (15 degrees, period 3 s: about 0.02 g at the bed) replaced by a "
+                   "vertical oscillation of the whole box, z = A sin(2 pi t / T), T = %g s "
+                   "(`examples/000-brazil-nut-shaken.yaml`). Gamma = A (2 pi / T)^2 / g: %.2f (A = %g mm) under "
+                   "M1 and M4, %.2f (A = %g mm) and %.2f (A = %g mm) under M1. Above Gamma = 1 the bed leaves the "
+                   "floor once a cycle, the classic Brazil-nut regime. This is not the paper's setup, so no row "
+                   "here compares with the paper: the runs show what it takes to make this nut rise in Talus, "
+                   "beside the paper's Fig. 10 (its nut at the top within about 6 s under M1, about 4 s later "
+                   "under M4). The nut's height is its centre's above the box's floor, the mean over a second "
+                   "(whole periods: the floor's motion averages out).\n",
+                T, runs[0].shake_amplitude * w * w / g, runs[0].shake_amplitude * 1e3,
+                runs[2].shake_amplitude * w * w / g, runs[2].shake_amplitude * 1e3,
+                runs[3].shake_amplitude * w * w / g, runs[3].shake_amplitude * 1e3);
+    int rc = run_all(r, o, cs, bp, runs, NR);
+    if (rc != 0) return rc;
+    remove_pieces(r, runs, NR);
+    report_text(r, "\n| run | Gamma | height (mm) at 0-1 s | 2-3 s | 5-6 s | 8-9 s | 11-12 s | reaches the top (s) | "
+                   "final rank | nut's mean speed (m/s) | CPU time (s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < NR; k++) {
+        const brazil_run *b = &runs[k];
+        char top[32];
+        if (isfinite(b->t_top)) snprintf(top, sizeof top, "%.2f", b->t_top);
+        else snprintf(top, sizeof top, "not within %g s", b->duration);
+        report_text(r, "| M%d | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %.3f | %.4f | %.0f |\n", b->model,
+                    b->shake_amplitude * w * w / g, 1e3 * b->height[0], 1e3 * b->height[2], 1e3 * b->height[5],
+                    1e3 * b->height[8], 1e3 * b->height[11], top, b->final_rank, b->mean_speed, b->cpu);
+    }
+    double books = 0.0;
+    for (int k = 0; k < NR; k++) {
+        const brazil_run *b = &runs[k];
+        char name[64];
+        books = fmax(books, b->books);
+        /* the rise: the mean height over the second ending at rise_to less that over the one ending at
+         * rise_from + 1 (after the first settling) */
+        snprintf(name, sizeof name, "%s.rise", b->tag);
+        vcase_measure(cs, name, b->height[(int)to - 1] - b->height[(int)from]);
+        snprintf(name, sizeof name, "%s.rank", b->tag);
+        vcase_measure(cs, name, b->final_rank);
+        snprintf(name, sizeof name, "%s.top", b->tag);
+        vcase_measure(cs, name, b->t_top);
+        snprintf(name, sizeof name, "%s.gamma", b->tag);
+        vcase_measure(cs, name, b->shake_amplitude * w * w / g);
+    }
+    vcase_measure(cs, "books", books);
+    if (vcase_rows(cs, r, "rise") != 0 || vcase_rows(cs, r, "checks") != 0) return -1;
+    report_table_end(r);
+    char plot[1400];
+    snprintf(plot, sizeof plot,
+             "'brazil_M1_gamma2.dat' u 1:($2 - %.17g*sin(%.17g*$1)) w l lc 1 t 'M1, Gamma 2', "
+             "'brazil_M4_gamma2.dat' u 1:($2 - %.17g*sin(%.17g*$1)) w l lc 2 t 'M4, Gamma 2', "
+             "'brazil_M1_gamma1.2.dat' u 1:($2 - %.17g*sin(%.17g*$1)) w l lc 3 t 'M1, Gamma 1.2', "
+             "'brazil_M1_gamma0.4.dat' u 1:($2 - %.17g*sin(%.17g*$1)) w l lc 4 t 'M1, Gamma 0.4'",
+             runs[0].shake_amplitude, w, runs[1].shake_amplitude, w, runs[2].shake_amplitude, w,
+             runs[3].shake_amplitude, w);
+    report_figure(r, "brazil_shaken_height.png",
+                  "Brazil nut shaken vertically: the nut's height above the floor; the arrows: the paper's rocked nut "
+                  "at the top (Fig. 10: about 6 s M1, 10 s M4)",
+                  "t (s)", "height above the floor (m)",
+                  "set arrow from 6, graph 0 to 6, graph 1 nohead dt 3 lc 1; "
+                  "set arrow from 10, graph 0 to 10, graph 1 nohead dt 3 lc 2",
+                  plot);
+    static const char *const snaps[][2] = {{"brazil_M1_gamma2_initial", "shaken, initial packing (seed 1)"},
+                                           {"brazil_M1_gamma2_final", "M1 shaken at Gamma 2, after 12 s"},
+                                           {"brazil_M4_gamma2_final", "M4 shaken at Gamma 2, after 12 s"}};
     snapshot_figures(r, snaps);
     return 0;
 }
