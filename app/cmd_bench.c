@@ -1,7 +1,8 @@
 /* talus bench: the throughput benchmark of one scene, in the form of the peers' figures.
  *
  *   talus bench SCENE.yaml [--data FILE] [--material NAME] [--warmup N] [--steps N]
- *               [--threads N] [--warmup-threads N] [--ke-every N] [--velocity X,Y,Z] [--json]
+ *               [--threads N] [--warmup-threads N] [--ke-every N] [--velocity X,Y,Z]
+ *               [--write-state FILE] [--json]
  *
  * Loads the scene, adds the particles of a LAMMPS data file (atom_style sphere/granular:
  * `id type diameter density x y z`), runs the untimed warm-up, then times the timed steps
@@ -50,13 +51,16 @@ static void usage(FILE *f) {
             "                    intervals); JSON: \"ke\": [[step, trans, rot, Z], ...]\n"
             "  --velocity X,Y,Z  set every free particle's velocity (m/s) before the warm-up\n"
             "                    (angular velocity zero): the perturbed start of the parity check\n"
+            "  --write-state FILE  the bed after the warm-up, the one the timed steps start from,\n"
+            "                    as CSV (id, x, y, z in m; qw, qx, qy, qz: the orientation as the\n"
+            "                    shape was given, its file's frame): a peer code's start\n"
             "  --json            one JSON object instead of the text report\n");
 }
 
 /* ---- options ---- */
 
 typedef struct bench_opts {
-    const char *scene, *data, *material;
+    const char *scene, *data, *material, *state;
     long long warmup, steps, ke_every;
     int threads, warmup_threads; /* warmup_threads < 0: as threads */
     bool json, set_velocity;
@@ -94,7 +98,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         if (n[0] == '-' && n[1] != '\0') {
             static const char *const with_value[] = {"--data",     "--material",       "--warmup",
                                                      "--steps",    "--threads",        "--warmup-threads",
-                                                     "--ke-every", "--velocity"};
+                                                     "--ke-every", "--velocity",     "--write-state"};
             bool known = false;
             for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
                 if (strcmp(n, with_value[k]) == 0) known = true;
@@ -105,6 +109,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
                 o->data = a.value;
             } else if (strcmp(n, "--material") == 0) {
                 o->material = a.value;
+            } else if (strcmp(n, "--write-state") == 0) {
+                o->state = a.value;
             } else if (strcmp(n, "--warmup") == 0) {
                 if (count_option(n, a.value, 0, &o->warmup)) return 2;
             } else if (strcmp(n, "--steps") == 0) {
@@ -128,6 +134,53 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         o->scene = argv[i];
     }
     if (!o->scene) return app_usage_error(&CLI, "no scene file given");
+    return 0;
+}
+
+/* ---- the bed's state, for a peer ---- */
+
+/* q1 q2 (Hamilton) */
+static tl_quat quat_mul(tl_quat a, tl_quat b) {
+    return (tl_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                     a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+
+/* Every particle's id, position and orientation as its shape was given (the body frame's
+ * orientation times the conjugate of the shape's frame: a shape's vertices as in its file, turned
+ * by it and moved to the position, are the body's), to a temporary name renamed into place. */
+static int write_state(const tl_world *cw, const char *path) {
+    tl_world *w = (tl_world *)cw;
+    tl_particle_arrays pa;
+    if (tl_world_particle_arrays(w, &pa) != TL_OK) {
+        fprintf(stderr, "talus bench: --write-state: %s\n", tl_world_error(w));
+        return 1;
+    }
+    char part[4096];
+    snprintf(part, sizeof part, "%s.part", path);
+    FILE *f = fopen(part, "w");
+    if (!f) {
+        fprintf(stderr, "talus bench: --write-state: cannot write '%s': %s\n", part, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "id,x,y,z,qw,qx,qy,qz\n");
+    for (size_t i = 0; i < pa.count; i++) {
+        const double *x = pa.position + 3 * i, *o = pa.orientation + 4 * i;
+        tl_quat q = {o[0], o[1], o[2], o[3]};
+        if (pa.shape[i] != TL_SPHERE) {
+            tl_shape_info si;
+            if (tl_world_get_shape(w, pa.shape[i], &si) == TL_OK)
+                q = quat_mul(q, (tl_quat){si.frame.w, -si.frame.x, -si.frame.y, -si.frame.z});
+        }
+        fprintf(f, "%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", pa.id[i], x[0], x[1], x[2], q.w, q.x, q.y,
+                q.z);
+    }
+    bool ok = fflush(f) == 0 && !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(part, path) != 0) {
+        fprintf(stderr, "talus bench: --write-state: cannot write '%s': %s\n", path, strerror(errno));
+        remove(part);
+        return 1;
+    }
     return 0;
 }
 
@@ -524,6 +577,7 @@ int cmd_bench(int argc, char **argv) {
     if (o.ke_every > 0 && ke_record(&log, w, 0, "start")) goto oom;
     double warm_s = 0.0, timed_s = 0.0;
     if (run_steps(w, o.warmup, o.ke_every, &step_no, &log, "warm-up", &warm_s)) goto done;
+    if (o.state && write_state(w, o.state)) goto done;
     if (warm_threads != o.threads && tl_world_set_threads(w, o.threads) != TL_OK) {
         fprintf(stderr, "talus bench: --threads: %s\n", tl_world_error(w));
         goto done;

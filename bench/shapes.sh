@@ -1,10 +1,17 @@
 #!/bin/bash
-# The non-spherical path beside the spheres (issue 16 item 3): the 10k sphere bed of bench/run.sh,
-# a bed of 10,140 analytic ellipsoids (bench/shapes/ellipsoids.yaml) and one of 1,014 meshed grains
-# of 162 vertices (bench/shapes/meshes.yaml), each timed by `talus bench` (CLOCK_MONOTONIC around
-# the steps only) after a warm-up long enough for the falling grains to settle (the kinetic energy
-# and coordination at the end of the warm-up and of the timed run are recorded to show it).
-# Talus only: the peers of bench/run.sh have no ellipsoids or polyhedra in their Debian builds.
+# The non-spherical path beside the spheres (issue 16 item 3) and beside YADE (issue 45): the 10k
+# sphere bed of bench/run.sh, a bed of 10,140 analytic ellipsoids (bench/shapes/ellipsoids.yaml),
+# one of 1,014 meshed grains of 162 vertices (bench/shapes/meshes.yaml), and beds of 1,014 convex
+# polyhedra of 12, 42 and 162 vertices (bench/shapes/polyhedra.yaml with the grain of
+# bench/shapes/grain_obj.py), each timed by `talus bench` (CLOCK_MONOTONIC around the steps only)
+# after a warm-up long enough for the falling grains to settle (the kinetic energy and coordination
+# at the end of the warm-up and of the timed run are recorded to show it).
+# YADE (Debian's `yade`, CGAL polyhedra; installed here when missing and run as root, else the
+# apt-get line is printed and the script stops) runs the sphere bed and the polyhedra beds with
+# bench/peers/yade_bench.py: the same bodies, the polyhedra placed as Talus left them after its
+# warm-up (talus bench --write-state), its own law (volumetric, Elias 2014) with a stiffness chosen
+# to match the Hertz overlaps at the bed's load (docs/bench.md). YADE has no ellipsoids in this
+# table (its level sets and potential particles are not run yet).
 # Writes bench/work/shapes_runs.txt (one line per run) and bench/SHAPES.md. `make bench-shapes`.
 #
 # Environment (all optional):
@@ -14,7 +21,10 @@
 #                       2 % of its value 2000 steps later, on both beds)
 #   WARM_THREADS=$(nproc) (threads of the warm-up only: the results do not depend on the
 #                       thread count, so the untimed settling uses every core)
-#   BEDS="spheres ellipsoids meshes"   OUT=bench/SHAPES.md
+#   BEDS="spheres ellipsoids meshes poly12 poly42 poly162"   OUT=bench/SHAPES.md
+#   PEERS=yade (or "" for Talus alone)
+#   YADE_WARM=20  YADE_STEPS=100 (YADE's polyhedra cost seconds per step: its timed steps are fewer,
+#                       the figures compared are per particle-step; its sphere bed takes STEPS)
 # The ellipsoid bed's warm-up is the long part: about 10^8 particle-steps at some 3e4 per second
 # and thread on this kind of machine (the warm-ups on every core: about an hour on two cores).
 set -u
@@ -30,12 +40,30 @@ WARM_ELLIPSOIDS=${WARM_ELLIPSOIDS:-10000}
 WARM_MESHES=${WARM_MESHES:-10000}
 WARM_THREADS=${WARM_THREADS:-$(nproc)}
 OUT=${OUT:-bench/SHAPES.md}
-BEDS=${BEDS:-spheres ellipsoids meshes}
+BEDS=${BEDS:-spheres ellipsoids meshes poly12 poly42 poly162}
+PEERS=${PEERS-yade}
+YADE_WARM=${YADE_WARM:-20}
+YADE_STEPS=${YADE_STEPS:-100}
 WORK=bench/work
 SCENE_TEMPLATE=bench/bed.yaml
 RUNS=$WORK/shapes_runs.txt
 LOGS=$WORK/logs
 die() { echo "bench/shapes.sh: $*" >&2; exit 1; }
+case " $PEERS " in
+  *" yade "*)
+    if ! dpkg-query -W -f='${Status}' yade 2>/dev/null | grep -q "install ok installed"; then
+      if [ "$(id -u)" = 0 ]; then
+        echo "Installing the missing Debian package: yade"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends yade \
+          || die "apt-get install yade failed"
+      else
+        echo "Missing Debian package: yade (PEERS= runs Talus alone)"
+        echo "Install it with:"
+        echo "  sudo apt-get install -y --no-install-recommends yade"
+        exit 1
+      fi
+    fi ;;
+esac
 command -v python3 > /dev/null || die "python3 is needed (apt-get install -y python3)"
 [ -x "$TALUS" ] || die "no talus command at $TALUS (make build, or TALUS=path)"
 mkdir -p "$WORK" "$LOGS"
@@ -49,7 +77,8 @@ make_bed 10k
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "machine: $(uname -srm); $(nproc) cores; $(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
   echo "talus: $("$TALUS" version)"
-  echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes $WARM_MESHES (on $WARM_THREADS threads); reps $REPS; threads $NPS"
+  echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes and polyhedra $WARM_MESHES (on $WARM_THREADS threads); reps $REPS; threads $NPS"
+  case " $PEERS " in *" yade "*) echo "yade: $(dpkg-query -W -f='${Version}' yade 2>/dev/null); spheres: warm-up $WARM_SPHERES, $STEPS timed steps; polyhedra: from Talus's warmed-up bed, warm-up $YADE_WARM, $YADE_STEPS timed steps" ;; esac
 } > $WORK/shapes_conditions.txt
 
 : > "$RUNS"
@@ -60,7 +89,12 @@ for rep in $(seq 1 "$REPS"); do
         spheres) args="$WORK/bed_10k.yaml --data $WORK/bed_10k.data" warm=$WARM_SPHERES ;;
         ellipsoids) args="bench/shapes/ellipsoids.yaml" warm=$WARM_ELLIPSOIDS ;;
         meshes) args="bench/shapes/meshes.yaml" warm=$WARM_MESHES ;;
-        *) die "unknown bed '$bed' (spheres, ellipsoids, meshes)" ;;
+        poly12|poly42|poly162)
+          v=${bed#poly}
+          python3 bench/shapes/grain_obj.py "$v" "$WORK/grain$v.obj" || die "grain_obj.py $v failed"
+          sed "s/GRAIN_OBJ/grain$v.obj/" bench/shapes/polyhedra.yaml > "$WORK/polyhedra$v.yaml"
+          args="$WORK/polyhedra$v.yaml --write-state $WORK/state$v.csv" warm=$WARM_MESHES ;;
+        *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, poly12, poly42, poly162)" ;;
       esac
       out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out
       # the kinetic energy and Z at the end of the warm-up and of the timed run
@@ -81,7 +115,31 @@ except Exception as ex:
     print("loop_s= error=%s" % type(ex).__name__)
 PY
 )
-      echo "$(date +%T) bed=$bed np=$np steps=$STEPS warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
+      echo "$(date +%T) code=talus bed=$bed np=$np steps=$STEPS warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
+      # YADE on the same bed
+      yargs=""
+      case " $PEERS " in *" yade "*)
+        case $bed in
+          spheres) yargs="--bed spheres --data $WORK/bed_10k.data --warmup $WARM_SPHERES --steps $STEPS" ;;
+          poly*) yargs="--bed polyhedra --obj $WORK/grain${bed#poly}.obj --state $WORK/state${bed#poly}.csv --warmup $YADE_WARM --steps $YADE_STEPS" ;;
+        esac ;;
+      esac
+      if [ -n "$yargs" ]; then
+        yout=$LOGS/shapes_${bed}_yade_np${np}_rep${rep}.out
+        m=$(python3 bench/measure.py --stdout "$yout" -- yade -j "$np" -n -x bench/peers/yade_bench.py $yargs)
+        f=$(python3 - "$yout" <<'PY'
+import json, sys
+try:
+    d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"code": "yade"')][-1]
+    print("loop_s=%.6f N=%d Z=%.4f contacts_pp=%d contacts_wall=%d ke_warm=%.4e ke_end=%.4e ysteps=%d"
+          % (d["seconds"], d["N"], d["Z"], d["contacts_pp"], d["contacts_wall"], d["ke_warm"], d["ke_end"],
+             d["steps"]))
+except Exception as ex:
+    print("loop_s= error=%s" % type(ex).__name__)
+PY
+)
+        echo "$(date +%T) code=yade bed=$bed np=$np steps=$STEPS warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
+      fi
     done
   done
 done
@@ -93,41 +151,53 @@ for ln in open(sys.argv[1]):
     d = dict(w.split("=", 1) for w in ln.split()[1:] if "=" in w)
     if d.get("rc") != "0" or not d.get("loop_s"):
         continue
+    d.setdefault("code", "talus")
     runs.append(d)
 cond = open(sys.argv[2]).read().strip().splitlines()
-print("# Talus on non-spherical beds (bench/shapes.sh)\n")
-print("Generated by `bash bench/shapes.sh` (issue 16 item 3); conditions:\n")
+print("# Talus on non-spherical beds, beside YADE (bench/shapes.sh)\n")
+print("Generated by `bash bench/shapes.sh` (issue 16 item 3, issue 45); conditions:\n")
 for c in cond:
     print("- " + c)
 print("\nEach bed is timed by `talus bench` after its warm-up (the grains fall from a lattice and "
-      "settle; the sphere bed is settled already). Per-particle-step figures are medians over the "
-      "repetitions; `contacts` counts the touching pairs at the end (particle pairs Z N / 2 plus "
-      "the wall's); `contact-steps/s` is contacts times steps per second. Talus only: the peers "
-      "have no ellipsoids or polyhedra in their Debian builds. docs/bench.md reads the table.\n")
-print("| bed | particles | threads | timed steps | loop (s), median | particle-steps/s | us per particle-step | "
-      "contacts | contact-steps/s | us per contact-step | per particle-step, over the spheres' | KE at the end of the warm-up (J) | KE at the end (J) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "settle; the sphere bed is settled already), and by YADE (bench/peers/yade_bench.py: the sphere "
+      "bed from the same data file; the polyhedra beds from the bed Talus left after its warm-up, with "
+      "YADE's volumetric polyhedra law) with the wall-clock time of its timed steps alone. "
+      "Per-particle-step figures are medians over the repetitions; `contacts` counts the touching "
+      "pairs at the end (particle pairs Z N / 2 plus the floor's); `contact-steps/s` is contacts "
+      "times steps per second. `over the spheres'` is Talus's cost per particle-step over Talus's on "
+      "the sphere bed; `YADE / Talus` YADE's over Talus's on the same bed and threads. A YADE bed "
+      "whose kinetic energy grows by orders of magnitude did not stay the bed Talus timed (the KE "
+      "columns show it: more than 100 times Talus's at the end): its time is shown, not compared. docs/bench.md reads the table.\n")
+print("| code | bed | particles | threads | timed steps | loop (s), median | particle-steps/s | us per particle-step | "
+      "contacts | contact-steps/s | us per contact-step | over the spheres' | YADE / Talus | KE at the end of the warm-up (J) | KE at the end (J) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 groups = {}
 for d in runs:
-    groups.setdefault((d["bed"], d["np"]), []).append(d)
-ref = {}
-order = ["spheres", "ellipsoids", "meshes"]
-rows = []
-for (bed, np_), g in sorted(groups.items(), key=lambda x: (int(x[0][1]), order.index(x[0][0]) if x[0][0] in order else 9)):
+    groups.setdefault((d["code"], d["bed"], d["np"]), []).append(d)
+order = ["spheres", "ellipsoids", "meshes", "poly12", "poly42", "poly162"]
+rows, us_of, ke_of = [], {}, {}
+for (code, bed, np_), g in groups.items():
     loop = statistics.median(float(d["loop_s"]) for d in g)
-    n = int(g[0]["N"]); steps = int(g[0]["steps"])
+    n = int(g[0]["N"]); steps = int(g[0].get("ysteps", g[0]["steps"]))
     contacts = statistics.median(float(d["contacts_pp"]) + float(d["contacts_wall"]) for d in g)
     ps = n * steps / loop
     us = 1e6 / ps
-    if bed == "spheres":
-        ref[np_] = us
+    us_of[(code, bed, np_)] = us
+    ke_of[(code, bed, np_)] = statistics.median(float(d["ke_end"]) for d in g)
     cs = contacts * steps / loop
-    rows.append((bed, n, np_, steps, loop, ps, us, contacts, cs, 1e6 / cs if cs > 0 else float("nan"),
+    rows.append((code, bed, n, np_, steps, loop, ps, us, contacts, cs, 1e6 / cs if cs > 0 else float("nan"),
                  statistics.median(float(d["ke_warm"]) for d in g), statistics.median(float(d["ke_end"]) for d in g)))
+rows.sort(key=lambda r: (int(r[3]), order.index(r[1]) if r[1] in order else 9, r[0] != "talus"))
 for r in rows:
-    rel = r[6] / ref[r[2]] if r[2] in ref else float("nan")
-    print("| %s | %d | %s | %d | %.3f | %.3e | %.3f | %.0f | %.3e | %.3f | %.1f | %.2e | %.2e |"
-          % (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], rel, r[10], r[11]))
+    code, bed, np_ = r[0], r[1], r[3]
+    sph = us_of.get(("talus", "spheres", np_))
+    rel = r[7] / sph if code == "talus" and sph else float("nan")
+    t = us_of.get(("talus", bed, np_))
+    grew = r[12] > 100.0 * max(ke_of.get(("talus", bed, np_), 0.0), 1e-30)
+    ratio = "%.1f" % (r[7] / t) if code == "yade" and t and not grew else ("(not the same bed)" if code == "yade" else "")
+    print("| %s | %s | %d | %s | %d | %.3f | %.3e | %.3f | %.0f | %.3e | %.3f | %s | %s | %.2e | %.2e |"
+          % (code, bed, r[2], np_, r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+             "%.1f" % rel if rel == rel else "", ratio, r[11], r[12]))
 PY
 mv "$OUT.part" "$OUT"
 echo "wrote $OUT"

@@ -342,6 +342,34 @@ grep -q '\[30, [0-9]' ke_1.txt && cmp -s ke_1.txt ke_2.txt \
 [ $rc -eq 2 ] && grep -q -- "--warmup-threads needs a whole number" err.txt \
   || fail "bench --warmup-threads x: exit status $rc: $(cat err.txt)"
 
+# bench --write-state: the bed the timed steps start from, each body's orientation as its shape was
+# given (a mesh whose principal axes are not its file's: the body frame's orientation times the
+# conjugate of the shape's frame gives back the scene's orientation)
+cat > state.yaml <<'EOF2'
+talus: 1
+gravity: [0, 0, 0]
+integrator: {dt: 1.0e-5}
+materials:
+  m: {density: 1000, youngs_modulus: 1.0e6, poisson_ratio: 0.3}
+shapes:
+  egg: {mesh: {ellipsoid: [0.001, 0.003, 0.002], vertices: 200}}
+laws:
+  - {between: [any, any], normal: hertz}
+particles:
+  - {id: 7, material: m, shape: egg, position: [0.01, 0.02, 0.03], orientation: [0.8, 0.0, 0.6, 0.0]}
+  - {id: 9, material: m, radius: 0.001, position: [0.05, 0, 0]}
+stages:
+  - {name: s, duration: 0.001}
+EOF2
+"$TALUS" bench state.yaml --warmup 0 --steps 1 --write-state st.csv > /dev/null 2> err.txt \
+  || fail "bench --write-state: $(cat err.txt)"
+[ ! -e st.csv.part ] && [ "$(head -1 st.csv)" = "id,x,y,z,qw,qx,qy,qz" ] && [ "$(wc -l < st.csv)" -eq 3 ] \
+  || fail "bench --write-state: $(cat st.csv)"
+awk -F, '$1 == 7 { s = ($5 < 0) ? -1 : 1; d = 0
+  split("0.8 0 0.6 0", q, " "); for (k = 1; k <= 4; k++) { e = s * $(4 + k) - q[k]; d += (e < 0 ? -e : e) }
+  ok = d < 1e-12 && $2 == 0.01 && $3 == 0.02 && $4 == 0.03 } END { exit !ok }' st.csv \
+  || fail "bench --write-state: the mesh's orientation not as given: $(cat st.csv)"
+
 # OpenMP's waiting threads spin 1,000 times unless the user chose (main.c, docs/engine.md)
 spin=$(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY "$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 0 --steps 2 --json 2> err.txt | tail -1)
 echo "$spin" | grep -q '"gomp_spincount": "1000"' || fail "GOMP_SPINCOUNT not set to 1000: $spin $(cat err.txt)"

@@ -1,0 +1,204 @@
+# YADE as a peer of bench/shapes.sh (issue 45): the beds of Talus's shape benchmark built in YADE
+# (Debian's `yade`, 2023.02a, CGAL polyhedra) and timed the way `talus bench` times Talus: a
+# warm-up, then the wall-clock time of the timed steps alone.
+#
+#   yade -j THREADS -n -x bench/peers/yade_bench.py --bed spheres --data bench/work/bed_10k.data ...
+#   yade -j THREADS -n -x bench/peers/yade_bench.py --bed polyhedra --obj grain.obj --state state.csv ...
+#
+# Beds:
+#   spheres    the 10k settled sphere bed of bench/run.sh (the LAMMPS data file: id type diameter
+#              density x y z), 1 mm, density 2500, E = 5e6 Pa, nu = 0.3, mu = 0.5: YADE's
+#              Hertz-Mindlin (Ip2_FrictMat_FrictMat_MindlinPhys, Law2_ScGeom_MindlinPhys_Mindlin)
+#              with the restitution e = 0.5 (en, es), on a floor of fixed boxes (tiles) at z = 0, in a periodic cell
+#              in x and y (20 x 20 mm) as Talus's bed.
+#   polyhedra  the bed of bench/shapes/polyhedra.yaml: 1,014 grains, each the convex polyhedron of
+#              bench/shapes/grain_obj.py (an icosphere of 12, 42 or 162 vertices scaled to the
+#              ellipsoid 0.75 x 0.5 x 0.5 mm, --obj), placed as Talus left them after its warm-up
+#              (talus bench --write-state, --state), on fixed polyhedral tiles at z = 0 in the
+#              20 x 20 mm periodic cell: the same settled bed in both codes.
+#              YADE's polyhedra (Elias 2014) have a volumetric law: F_n = k_V V (V the overlap
+#              volume), so no Young's modulus matches Hertz exactly; k_V is chosen so that a grain's
+#              weight-scale contact overlaps as Hertz's with E = 5e6 Pa would (bench/SHAPES.md and
+#              docs/bench.md give the arithmetic), ks/kn = 0.3 of the same law, friction mu = 0.5,
+#              and NewtonIntegrator's numerical damping 0.3 in place of a dashpot (the law has none).
+#
+# Prints one JSON line at the end: {"code": "yade", "bed", "N", "steps", "warmup", "seconds" (the
+# timed steps), "contacts_pp", "contacts_wall", "Z", "ke_warm", "ke_end", "threads"}.
+import argparse
+import json
+import math
+import sys
+import time
+
+from yade import O, utils  # noqa: F401  (yade's own modules: run under `yade -x`)
+import yade
+from yade import polyhedra_utils
+
+
+def parse():
+    ap = argparse.ArgumentParser(prog="yade_bench.py")
+    ap.add_argument("--bed", choices=["spheres", "polyhedra"], required=True)
+    ap.add_argument("--data", help="the sphere bed's LAMMPS data file")
+    ap.add_argument("--obj", help="polyhedra: the grain (bench/shapes/grain_obj.py)")
+    ap.add_argument("--state", help="polyhedra: the bed as Talus left it after its warm-up (talus bench --write-state)")
+    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--dt", type=float, default=1.0e-5)
+    ap.add_argument("--kv", type=float, default=0.0, help="polyhedra: the volumetric stiffness (N/m^3); 0: from E")
+    return ap.parse_args(sys.argv[1:])
+
+
+E, NU, RHO, MU, E_REST = 5.0e6, 0.3, 2500.0, 0.5, 0.5
+SEMI = (0.75e-3, 0.5e-3, 0.5e-3)
+BOX = (0.02, 0.02)
+TILES = 4  # the floor: TILES x TILES fixed boxes, 1 mm thick, their tops at z = 0 (a wall, being
+           # infinite, cannot lie in a periodic cell: YADE's collider asserts every body's box is
+           # under the cell's size)
+
+
+def tiles():
+    """Centres and half-extents of the floor's tiles."""
+    hx, hy = BOX[0] / TILES / 2.0, BOX[1] / TILES / 2.0
+    return [((hx * (2 * i + 1), hy * (2 * j + 1), -0.5e-3), (hx, hy, 0.5e-3)) for i in range(TILES) for j in range(TILES)]
+
+
+def read_obj(path):
+    """The vertices of an OBJ file (v lines), m."""
+    v = []
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if t and t[0] == "v":
+                v.append(tuple(float(x) for x in t[1:4]))
+    if len(v) < 4:
+        raise SystemExit("yade_bench.py: %s: fewer than 4 vertices" % path)
+    return v
+
+
+def read_state(path):
+    """Talus's bed (talus bench --write-state): [(id, (x, y, z), (qw, qx, qy, qz))]."""
+    out = []
+    with open(path) as f:
+        head = f.readline().strip().split(",")
+        if head[:8] != ["id", "x", "y", "z", "qw", "qx", "qy", "qz"]:
+            raise SystemExit("yade_bench.py: %s: not a talus bench --write-state file" % path)
+        for line in f:
+            t = line.strip().split(",")
+            if len(t) == 8:
+                out.append((int(t[0]), tuple(float(x) for x in t[1:4]), tuple(float(x) for x in t[4:8])))
+    return out
+
+
+def sphere_bed(args):
+    mat = yade.FrictMat(young=E, poisson=NU, density=RHO, frictionAngle=math.atan(MU))
+    O.materials.append(mat)
+    n = 0
+    with open(args.data) as f:
+        atoms = False
+        for line in f:
+            s = line.split()
+            if not s:
+                continue
+            if s[0] == "Atoms":
+                atoms = True
+                continue
+            if atoms and len(s) >= 7:
+                d, rho, x, y, z = (float(t) for t in s[2:7])
+                O.bodies.append(utils.sphere((x, y, z), d / 2.0, material=mat))
+                n += 1
+    for c, h in tiles():
+        O.bodies.append(utils.box(center=c, extents=h, fixed=True, material=mat))
+    O.engines = [
+        yade.ForceResetter(),
+        yade.InsertionSortCollider([yade.Bo1_Sphere_Aabb(), yade.Bo1_Box_Aabb()], verletDist=0.2e-3),
+        yade.InteractionLoop(
+            [yade.Ig2_Sphere_Sphere_ScGeom(), yade.Ig2_Box_Sphere_ScGeom()],
+            [yade.Ip2_FrictMat_FrictMat_MindlinPhys(en=E_REST, es=E_REST)],
+            [yade.Law2_ScGeom_MindlinPhys_Mindlin()]),
+        yade.NewtonIntegrator(gravity=(0, 0, -9.81), damping=0.0),
+    ]
+    return n
+
+
+def polyhedra_bed(args):
+    # k_V: F = k_V V with V ~ pi R delta^2 for a convex cap of curvature radius R pressed by delta;
+    # Hertz F = 4/3 E* sqrt(R) delta^3/2. Equal at the overlap delta_w of a grain's weight times
+    # the bed's depth in grains (6): k_V = 4 E* / (3 pi sqrt(R delta_w))
+    es = E / (2.0 * (1.0 - NU * NU))
+    R = SEMI[1]
+    mass = RHO * 4.0 / 3.0 * math.pi * SEMI[0] * SEMI[1] * SEMI[2]
+    fw = 6.0 * mass * 9.81
+    dw = (3.0 * fw / (4.0 * es * math.sqrt(R))) ** (2.0 / 3.0)
+    kv = args.kv if args.kv > 0.0 else 4.0 * es / (3.0 * math.pi * math.sqrt(R * dw))
+    # two bodies' young in series: kn = young / 2 (measured: F_n = young / 2 V), ks = poisson kn
+    mat = yade.PolyhedraMat(young=2.0 * kv, poisson=0.3, density=RHO, frictionAngle=math.atan(MU))
+    O.materials.append(mat)
+    verts = read_obj(args.obj)
+    n = 0
+    for _id, pos, q in read_state(args.state):
+        b = polyhedra_utils.polyhedra(mat, v=verts)
+        # the body's vertices as in the file, turned by Talus's orientation (of the file's frame)
+        # and moved to its centre: YADE keeps them in its principal frame, turned by state.ori
+        b.state.ori = yade.Quaternion(q[0], q[1], q[2], q[3]) * b.state.ori
+        b.state.pos = pos
+        O.bodies.append(b)
+        n += 1
+    for c, h in tiles():
+        v = [(sx * h[0], sy * h[1], sz * h[2]) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+        t = polyhedra_utils.polyhedra(mat, v=v, fixed=True)
+        t.state.pos = c
+        O.bodies.append(t)
+    O.engines = [
+        yade.ForceResetter(),
+        yade.InsertionSortCollider([yade.Bo1_Polyhedra_Aabb()], verletDist=0.2e-3),
+        yade.InteractionLoop(
+            [yade.Ig2_Polyhedra_Polyhedra_PolyhedraGeom()],
+            [yade.Ip2_PolyhedraMat_PolyhedraMat_PolyhedraPhys()],
+            [yade.Law2_PolyhedraGeom_PolyhedraPhys_Volumetric()]),
+        yade.NewtonIntegrator(gravity=(0, 0, -9.81), damping=0.3),
+    ]
+    return n, kv
+
+
+def counts(n):
+    pp = wall = 0
+    for i in O.interactions:
+        if not i.isReal:
+            continue
+        if i.id1 >= n or i.id2 >= n:
+            wall += 1
+        else:
+            pp += 1
+    return pp, wall
+
+
+def main():
+    args = parse()
+    O.periodic = True
+    O.cell.setBox(BOX[0], BOX[1], 0.1)  # z: far above the bed, so nothing meets its image
+    extra = {}
+    if args.bed == "spheres":
+        if not args.data:
+            raise SystemExit("yade_bench.py: --bed spheres needs --data FILE")
+        n = sphere_bed(args)
+    else:
+        if not args.obj or not args.state:
+            raise SystemExit("yade_bench.py: --bed polyhedra needs --obj FILE and --state FILE")
+        n, kv = polyhedra_bed(args)
+        extra = {"vertices": len(read_obj(args.obj)), "k_V": kv}
+    O.dt = args.dt
+    O.run(args.warmup, True)
+    ke_warm = utils.kineticEnergy()
+    t0 = time.monotonic()
+    O.run(args.steps, True)
+    seconds = time.monotonic() - t0
+    pp, wall = counts(n)
+    out = {"code": "yade", "bed": args.bed, "N": n, "steps": args.steps, "warmup": args.warmup,
+           "seconds": seconds, "contacts_pp": pp, "contacts_wall": wall, "Z": 2.0 * pp / n,
+           "ke_warm": ke_warm, "ke_end": utils.kineticEnergy(), "threads": O.numThreads}
+    out.update(extra)
+    print(json.dumps(out))
+    sys.stdout.flush()
+
+
+main()
