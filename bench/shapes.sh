@@ -23,7 +23,7 @@
 #                       thread count, so the untimed settling uses every core)
 #   BEDS="spheres ellipsoids meshes poly12 poly42 poly162"   OUT=bench/SHAPES.md
 #   PEERS=yade (or "" for Talus alone)
-#   YADE_WARM=20  YADE_STEPS=100 (YADE's polyhedra cost seconds per step: its timed steps are fewer,
+#   YADE_WARM=5  YADE_STEPS=20 (YADE's polyhedra cost seconds per step: its timed steps are fewer,
 #                       the figures compared are per particle-step; its sphere bed takes STEPS)
 # The ellipsoid bed's warm-up is the long part: about 10^8 particle-steps at some 3e4 per second
 # and thread on this kind of machine (the warm-ups on every core: about an hour on two cores).
@@ -42,8 +42,8 @@ WARM_THREADS=${WARM_THREADS:-$(nproc)}
 OUT=${OUT:-bench/SHAPES.md}
 BEDS=${BEDS:-spheres ellipsoids meshes poly12 poly42 poly162}
 PEERS=${PEERS-yade}
-YADE_WARM=${YADE_WARM:-20}
-YADE_STEPS=${YADE_STEPS:-100}
+YADE_WARM=${YADE_WARM:-5}
+YADE_STEPS=${YADE_STEPS:-20}
 WORK=bench/work
 SCENE_TEMPLATE=bench/bed.yaml
 RUNS=$WORK/shapes_runs.txt
