@@ -282,7 +282,7 @@ int validate_drum(report *r, const validate_opts *o) {
     vcase_free(cs);
     if (rc != 0) return -1;
     for (size_t k = 0; k < n; k++) {
-        char png[96], plot[1024], title[160];
+        char png[96], plot[1024], title[320];
         snprintf(png, sizeof png, "%s_section.png", cases[k].file);
         snprintf(title, sizeof title, "%s: the section at the end", cases[k].label);
         snprintf(plot, sizeof plot,
