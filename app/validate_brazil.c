@@ -92,6 +92,22 @@ static double thread_seconds_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The next sample of a run's data text from *cur (t, the nut's z and its speed: the first three
+ * columns of a line; comment lines skipped); false at the end. */
+static bool next_sample(const char **cur, const char *end, double x[3]) {
+    while (*cur < end) {
+        const char *p = *cur, *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        *cur = p + len + 1;
+        char line[256];
+        if (len == 0 || len >= sizeof line || *p == '#') continue;
+        memcpy(line, p, len);
+        line[len] = 0;
+        if (sscanf(line, "%lf %lf %lf", &x[0], &x[1], &x[2]) == 3) return true;
+    }
+    return false;
+}
+
 /* Does the nut ride with the box? A point fixed in the box at (X, Z) from the pivot (the box's
  * frame, x and z) has the height z_pivot + Z cos(theta) - X sin(theta) with the box's angle
  * theta(t) = A sin(2 pi t / T) about y, and the speed |dtheta/dt| sqrt(X^2 + Z^2). From the run's
@@ -108,24 +124,17 @@ static void box_fit(const brazil_params *bp, const char *dat, size_t n, double p
     double(*smp)[5] = malloc(cap * sizeof *smp);
     if (!smp) return;
     const double w = 2.0 * PI / bp->period;
-    for (const char *p = dat, *end = dat + n; p < end && count < cap;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        double t, z, v;
-        char line[256];
-        if (len > 0 && len < sizeof line && *p != '#') {
-            memcpy(line, p, len);
-            line[len] = 0;
-            if (sscanf(line, "%lf %lf %lf", &t, &z, &v) == 3 && t >= bp->fit_from) {
-                double th = bp->amplitude * sin(w * t), *q = smp[count++];
-                q[0] = cos(th);
-                q[1] = -sin(th);
-                q[2] = fabs(bp->amplitude * w * cos(w * t));
-                q[3] = z - pivot_z;
-                q[4] = v;
-            }
-        }
-        p += len + 1;
+    const char *p = dat;
+    double x[3];
+    while (count < cap && next_sample(&p, dat + n, x)) {
+        const double t = x[0];
+        if (t < bp->fit_from) continue;
+        double th = bp->amplitude * sin(w * t), *q = smp[count++];
+        q[0] = cos(th);
+        q[1] = -sin(th);
+        q[2] = fabs(bp->amplitude * w * cos(w * t));
+        q[3] = x[1] - pivot_z;
+        q[4] = x[2];
     }
     if (count >= 10) {
         /* least squares of y = Z c + X s: the normal equations */
@@ -161,24 +170,16 @@ static void box_fit(const brazil_params *bp, const char *dat, size_t n, double p
 static void shaken_heights(const char *dat, size_t n, brazil_run *b) {
     double sum[SHAKEN_SECONDS] = {0}, cnt[SHAKEN_SECONDS] = {0};
     const double w = 2.0 * PI / b->shake_period;
-    for (const char *p = dat, *end = dat + n; p < end;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        char line[256];
-        double t, z;
-        if (len > 0 && len < sizeof line && *p != '#') {
-            memcpy(line, p, len);
-            line[len] = 0;
-            /* a sample at t closes the step ending at t: it counts in the second it ends */
-            if (sscanf(line, "%lf %lf", &t, &z) == 2 && t > 0.0) {
-                int k = (int)ceil(t - 1e-9) - 1;
-                if (k >= 0 && k < SHAKEN_SECONDS) {
-                    sum[k] += z - b->shake_amplitude * sin(w * t);
-                    cnt[k] += 1.0;
-                }
-            }
+    const char *p = dat;
+    double x[3];
+    while (next_sample(&p, dat + n, x)) {
+        /* a sample at t closes the step ending at t: it counts in the second it ends */
+        const double t = x[0];
+        int k = t > 0.0 ? (int)ceil(t - 1e-9) - 1 : -1;
+        if (k >= 0 && k < SHAKEN_SECONDS) {
+            sum[k] += x[1] - b->shake_amplitude * sin(w * t);
+            cnt[k] += 1.0;
         }
-        p += len + 1;
     }
     for (int k = 0; k < SHAKEN_SECONDS; k++) b->height[k] = cnt[k] > 0.0 ? sum[k] / cnt[k] : NAN;
 }
