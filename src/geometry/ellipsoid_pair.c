@@ -78,41 +78,33 @@ static void mv(double r[3], double M[3][3], const double v[3]) {
     for (int i = 0; i < 3; i++) r[i] = M[i][0] * v[0] + M[i][1] * v[1] + M[i][2] * v[2];
 }
 
-/* the support function h(u) = sqrt(u M u) (g: its gradient M u / h; H: its Hessian; either may be
- * NULL where the caller needs less: the values computed are the same) */
-static void support_terms(double M[3][3], const double u[3], double *h, double g[3], double H[3][3]) {
+/* the support function h(u) = sqrt(u M u) and, where g is not NULL, its gradient M u / h */
+static void support_terms(double M[3][3], const double u[3], double *h, double g[3]) {
     double Mu[3];
     mv(Mu, M, u);
     double hh = sqrt(v3_dot(u, Mu));
     *h = hh;
-    if (!g) return;
-    for (int i = 0; i < 3; i++) {
-        g[i] = Mu[i] / hh;
-        if (H)
-            for (int j = 0; j < 3; j++) H[i][j] = (M[i][j] - Mu[i] * Mu[j] / (hh * hh)) / hh;
-    }
+    if (g)
+        for (int i = 0; i < 3; i++) g[i] = Mu[i] / hh;
 }
 
-static void shape_operator(double Mi[3][3], const double r[3], const double n[3], double S[3][3]) {
-    double g[3];
-    mv(g, Mi, r);
-    double gn = v3_norm(g);
-    double P[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) P[i][j] = (i == j ? 1.0 : 0.0) - n[i] * n[j];
-    double T[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0.0;
-            for (int k = 0; k < 3; k++) s += Mi[i][k] * P[k][j];
-            T[i][j] = s;
-        }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0.0;
-            for (int k = 0; k < 3; k++) s += P[i][k] * T[k][j];
-            S[i][j] = s / gn;
-        }
+/* One body's terms of f on the sphere at u, added to the sums: its support h(u) = sqrt(u M u) to
+ * *f, its gradient M u / h along t1 and t2 to *g1, *g2, and its Hessian (M - (M u)(M u)^T / h^2) / h
+ * in the basis (t1, t2) to *h11, *h12, *h22 (M symmetric) */
+static void tangent_terms(double M[3][3], const double u[3], const double t1[3], const double t2[3], double *f,
+                          double *g1, double *g2, double *h11, double *h12, double *h22) {
+    double Mu[3], Mt1[3], Mt2[3];
+    mv(Mu, M, u);
+    mv(Mt1, M, t1);
+    mv(Mt2, M, t2);
+    double h = sqrt(v3_dot(u, Mu)), ih = 1.0 / h;
+    double m1 = v3_dot(t1, Mu) * ih, m2 = v3_dot(t2, Mu) * ih; /* the gradient's components */
+    *f += h;
+    *g1 += m1;
+    *g2 += m2;
+    *h11 += (v3_dot(t1, Mt1) - m1 * m1) * ih;
+    *h12 += (v3_dot(t1, Mt2) - m1 * m2) * ih;
+    *h22 += (v3_dot(t2, Mt2) - m2 * m2) * ih;
 }
 
 /* an orthonormal pair spanning the plane normal to n */
@@ -124,16 +116,33 @@ static void tangent_basis(const double n[3], double t1[3], double t2[3]) {
     v3_cross(t2, n, t1);
 }
 
-/* 1 / sqrt(det) of a symmetric tensor restricted to the plane normal to n */
-static double equivalent_radius(double K[3][3], const double n[3]) {
-    double t1[3], t2[3], k1[3], k2[3];
-    tangent_basis(n, t1, t2);
-    mv(k1, K, t1);
-    mv(k2, K, t2);
-    double a = v3_dot(t1, k1), b = v3_dot(t1, k2), d = v3_dot(t2, k2);
-    double det = a * d - b * b;
+/* The shape operator of the surface x^T Mi x = 1 at its point r (from the centre), S = P Mi P /
+ * |Mi r| (P the projection on the tangent plane), in an orthonormal basis (t1, t2) of that plane:
+ * added to k = (S11, S12, S22) */
+static void curvature_terms(double Mi[3][3], const double r[3], const double t1[3], const double t2[3],
+                            double k[3]) {
+    double g[3], a1[3], a2[3];
+    mv(g, Mi, r);
+    mv(a1, Mi, t1);
+    mv(a2, Mi, t2);
+    double ig = 1.0 / v3_norm(g);
+    k[0] += v3_dot(t1, a1) * ig;
+    k[1] += v3_dot(t1, a2) * ig;
+    k[2] += v3_dot(t2, a2) * ig;
+}
+
+/* 1 / sqrt(det) of the sum of the shape operators on the tangent plane (Johnson's (R' R'')^1/2) */
+static double equivalent_radius(const double k[3]) {
+    double det = k[0] * k[2] - k[1] * k[1];
     return det > 0.0 ? 1.0 / sqrt(det) : INFINITY;
 }
+
+/* rad: a Newton step this short is the search's last (quadratic convergence: the next would be of
+ * the order of its square, about 1e-18 rad, below the round-off of u) */
+#define NEWTON_DONE 1e-9
+/* rad: a Newton step (where the tangent Hessian is positive) this short is taken without a trial
+ * evaluation: its quadratic model is exact to third order in it, so it descends */
+#define NEWTON_TRUSTED 1e-3
 
 int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out,
                       double *u_out) {
@@ -148,31 +157,23 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     else v3_set(u, 0.0, 0.0, 1.0);
     double f = INFINITY;
     for (int it = 0; it < 60; it++) {
-        double ha, hb, ga[3], gb[3], Ha[3][3], Hb[3][3];
-        support_terms(Ma, u, &ha, ga, Ha);
-        support_terms(Mb, u, &hb, gb, Hb);
-        f = ha + hb - v3_dot(u, c);
+        /* f, its gradient and its Hessian on the sphere in the tangent basis (t1, t2) at u: the
+         * Hessian less (u . grad f) I, where u . grad f = f (f is homogeneous of degree 1) */
+        double t1[3], t2[3];
+        tangent_basis(u, t1, t2);
+        double g1 = -v3_dot(c, t1), g2 = -v3_dot(c, t2), h11 = 0.0, h12 = 0.0, h22 = 0.0;
+        f = -v3_dot(u, c);
+        tangent_terms(Ma, u, t1, t2, &f, &g1, &g2, &h11, &h12, &h22);
+        tangent_terms(Mb, u, t1, t2, &f, &g1, &g2, &h11, &h12, &h22);
         /* a direction with f <= 0 separates the bodies: the minimum is no larger, so they do
          * not touch (the answer the converged search would give; most candidates end here) */
         if (!(f > 0.0) && !u_out) return 0;
-        double g[3], H[3][3];
-        for (int i = 0; i < 3; i++) {
-            g[i] = ga[i] + gb[i] - c[i];
-            for (int j = 0; j < 3; j++) H[i][j] = Ha[i][j] + Hb[i][j];
-        }
-        /* on the sphere: the tangential gradient, the Hessian less (u . g) I (f is homogeneous
-         * of degree 1, so u . g = f) */
-        double t1[3], t2[3];
-        tangent_basis(u, t1, t2);
-        double g1 = v3_dot(g, t1), g2 = v3_dot(g, t2);
-        double Ht1[3], Ht2[3];
-        mv(Ht1, H, t1);
-        mv(Ht2, H, t2);
-        double ug = v3_dot(u, g);
-        double h11 = v3_dot(t1, Ht1) - ug, h12 = v3_dot(t1, Ht2), h22 = v3_dot(t2, Ht2) - ug;
+        h11 -= f;
+        h22 -= f;
         double det = h11 * h22 - h12 * h12;
         double s1, s2;
-        if (h11 > 0.0 && det > 0.0) {
+        const bool newton = h11 > 0.0 && det > 0.0;
+        if (newton) {
             s1 = -(h22 * g1 - h12 * g2) / det;
             s2 = -(-h12 * g1 + h11 * g2) / det;
         } else {
@@ -190,21 +191,28 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         double un[3];
         for (int k = 0; k < 3; k++) un[k] = u[k] + s1 * t1[k] + s2 * t2[k];
         v3_scale(un, un, 1.0 / v3_norm(un));
-        /* accept only a descent (or the converged last digits) */
+        if (newton && step < NEWTON_DONE) { /* the last step: f is worked out at un below */
+            v3_copy(u, un);
+            break;
+        }
+        if (newton && step < NEWTON_TRUSTED) { /* taken without a trial: the next iteration's f */
+            v3_copy(u, un);
+            continue;
+        }
+        /* a long step: accepted only as a descent, else halved until it descends */
         double hn_a, hn_b;
-        support_terms(Ma, un, &hn_a, NULL, NULL);
-        support_terms(Mb, un, &hn_b, NULL, NULL);
+        support_terms(Ma, un, &hn_a, NULL);
+        support_terms(Mb, un, &hn_b, NULL);
         double fn = hn_a + hn_b - v3_dot(un, c);
         if (fn > f + 1e-15 * fabs(f) + 1e-300) {
-            /* backtrack */
             int ok = 0;
             for (int bt = 0; bt < 30 && !ok; bt++) {
                 s1 *= 0.5;
                 s2 *= 0.5;
                 for (int k = 0; k < 3; k++) un[k] = u[k] + s1 * t1[k] + s2 * t2[k];
                 v3_scale(un, un, 1.0 / v3_norm(un));
-                support_terms(Ma, un, &hn_a, NULL, NULL);
-                support_terms(Mb, un, &hn_b, NULL, NULL);
+                support_terms(Ma, un, &hn_a, NULL);
+                support_terms(Mb, un, &hn_b, NULL);
                 fn = hn_a + hn_b - v3_dot(un, c);
                 ok = fn <= f;
             }
@@ -216,11 +224,12 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         if (step < 1e-13) break;
     }
     if (u_out) v3_copy(u_out, u);
-    if (!(f > 0.0)) return 0;
     /* the extreme points along u and -u */
     double ha, hb, ga[3], gb[3];
-    support_terms(Ma, u, &ha, ga, NULL);
-    support_terms(Mb, u, &hb, gb, NULL);
+    support_terms(Ma, u, &ha, ga);
+    support_terms(Mb, u, &hb, gb);
+    f = ha + hb - v3_dot(u, c);
+    if (!(f > 0.0)) return 0;
     body_matrices_of(a, NULL, Mia);
     body_matrices_of(b, NULL, Mib);
     double pa[3], pb[3];
@@ -229,15 +238,13 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     out->delta = f;
     v3_copy(out->n, u);
     for (int k = 0; k < 3; k++) out->p[k] = 0.5 * (pa[k] + pb[k]);
-    double Sa[3][3], Sb[3][3], mu[3], K[3][3];
-    v3_scale(mu, u, -1.0);
-    shape_operator(Mia, ga, u, Sa);
-    double rb[3];
+    /* the two surfaces' tangent plane is the one normal to u (a's normal u, b's -u) */
+    double t1[3], t2[3], K[3] = {0.0, 0.0, 0.0}, rb[3];
+    tangent_basis(u, t1, t2);
+    curvature_terms(Mia, ga, t1, t2, K);
     v3_scale(rb, gb, -1.0);
-    shape_operator(Mib, rb, mu, Sb);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) K[i][j] = Sa[i][j] + Sb[i][j];
-    out->r_eff = equivalent_radius(K, u);
+    curvature_terms(Mib, rb, t1, t2, K);
+    out->r_eff = equivalent_radius(K);
     out->area = 0.0;
     out->fn_scale = 1.0;
     v3_zero(out->couple);
@@ -255,7 +262,7 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     body_matrices_of(a, M, NULL);
     double h, g[3], nm[3];
     v3_scale(nm, m, -1.0);
-    support_terms(M, nm, &h, g, NULL); /* the point deepest behind the plane: x + M(-m)/h */
+    support_terms(M, nm, &h, g); /* the point deepest behind the plane: x + M(-m)/h */
     double rel[3];
     v3_sub(rel, a->pose.x, q);
     double delta = h - v3_dot(rel, m);
@@ -268,9 +275,10 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     v3_copy(out->n, nm); /* from the body to the face */
     v3_copy(out->p, s);
     v3_axpy(out->p, 0.5 * delta, m);
-    double S[3][3];
-    shape_operator(Mi, g, nm, S);
-    double R = equivalent_radius(S, nm);
+    double t1[3], t2[3], K[3] = {0.0, 0.0, 0.0};
+    tangent_basis(nm, t1, t2);
+    curvature_terms(Mi, g, t1, t2, K);
+    double R = equivalent_radius(K);
     out->r_eff = R;
     out->area = 0.0;
     out->fn_scale = 1.0;

@@ -78,8 +78,9 @@ static double spin_reach(const tl_shape *s) {
 
 static int ellipsoid_pair(const tl_body *a, const tl_body *b, const double *n_hint, tl_patch *out, int max,
                           tl_narrow_scratch *s) {
-    (void)n_hint, (void)max, (void)s;
-    return tl_ellipsoid_pair(a, b, NULL, out, NULL);
+    (void)max, (void)s;
+    /* the last step's normal starts the search (warm start: docs/ellipsoid.md) */
+    return tl_ellipsoid_pair(a, b, n_hint, out, NULL);
 }
 
 static int ellipsoid_face(const tl_body *a, const tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s) {

@@ -121,7 +121,7 @@ static void test_tip_to_tip(void) {
 
 static void test_plane(void) {
     uint64_t seed = 5;
-    double worst = 0.0;
+    double worst = 0.0, worst_r = 0.0;
     for (int t = 0; t < 200; t++) {
         double q[4];
         random_quat(&seed, q);
@@ -145,12 +145,18 @@ static void test_plane(void) {
             ENSURE(got == 1);
             if (got) worst = fmax(worst, fabs(p.delta - want));
             ENSURE_NEAR(p.n[2], -1.0, 1e-15);
+            /* the Gaussian curvature where the normal is n: h^4 / (abc)^2, so R_e = abc / h^2 */
+            if (got) worst_r = fmax(worst_r, fabs(p.r_eff / (0.003 * 0.002 * 0.001 / (h * h)) - 1.0));
         } else {
             ENSURE(got == 0);
         }
     }
-    fprintf(stderr, "ellipsoid on a plane, 200 orientations: overlap within %.2g m of sqrt(n^T M n) - z\n", worst);
+    fprintf(stderr,
+            "ellipsoid on a plane, 200 orientations: overlap within %.2g m of sqrt(n^T M n) - z, R_e within %.2g "
+            "relative of abc / h^2\n",
+            worst, worst_r);
     ENSURE(worst < 1e-18);
+    ENSURE(worst_r < 1e-13);
 }
 
 static void ccd_compare(double tol, double *wd, double *wn, int *count) {
@@ -240,6 +246,72 @@ static void test_ccd(void) {
     ENSURE(n2 < 1e-3);
 }
 
+/* a touching pair of random attitudes: b along a random direction from a, at first touch less a
+ * relative overlap of 1e-4 to 1e-2 */
+static void touching_pair(uint64_t *seed, body_store *a, body_store *b) {
+    double qa[4], qb[4], dir[3], xa[3] = {0, 0, 0};
+    random_quat(seed, qa);
+    random_quat(seed, qb);
+    double z = 2 * urand(seed) - 1, ph = 6.283185307179586 * urand(seed);
+    v3_set(dir, sqrt(1 - z * z) * cos(ph), sqrt(1 - z * z) * sin(ph), z);
+    make(a, 0.003, 0.002, 0.0012, xa, qa);
+    make(b, 0.0025, 0.0025, 0.001, xa, qb);
+    double lo = 0.0, hi = 0.006;
+    for (int k = 0; k < 80; k++) {
+        double mid = 0.5 * (lo + hi);
+        for (int j = 0; j < 3; j++) b->body.pose.x[j] = mid * dir[j];
+        tl_patch p;
+        if (tl_ellipsoid_pair(&a->body, &b->body, NULL, &p, NULL)) lo = mid;
+        else hi = mid;
+    }
+    double push = 0.001 * pow(10.0, 2.0 * urand(seed) - 1.0) * 0.002;
+    for (int j = 0; j < 3; j++) b->body.pose.x[j] = (lo - push) * dir[j];
+}
+
+/* The search started from a given normal (the shape stage gives the last step's): the same
+ * minimum as from the line of centres, from a start near it (a step's turn) or far from it (a
+ * radian away), and a separated pair still found apart from any start. */
+static void test_warm_start(void) {
+    uint64_t seed = 23;
+    double worst_d = 0.0, worst_n = 0.0, worst_r = 0.0;
+    int apart = 0;
+    for (int t = 0; t < 100; t++) {
+        body_store a, b;
+        touching_pair(&seed, &a, &b);
+        tl_patch cold;
+        if (!tl_ellipsoid_pair(&a.body, &b.body, NULL, &cold, NULL)) {
+            ENSURE(false);
+            continue;
+        }
+        for (int s = 0; s < 3; s++) {
+            /* the normal turned about a direction across it by 1e-5, 1e-2 or 1 rad */
+            double ang = s == 0 ? 1e-5 : s == 1 ? 1e-2 : 1.0, t1[3], t2[3], hint[3], any[3] = {0.3, -0.5, 0.8};
+            v3_reject(t1, any, cold.n);
+            v3_scale(t1, t1, 1.0 / v3_norm(t1));
+            for (int j = 0; j < 3; j++) hint[j] = cos(ang) * cold.n[j] + sin(ang) * t1[j];
+            (void)t2;
+            tl_patch warm;
+            ENSURE(tl_ellipsoid_pair(&a.body, &b.body, hint, &warm, NULL) == 1);
+            worst_d = fmax(worst_d, fabs(warm.delta - cold.delta) / cold.delta);
+            double dn[3];
+            v3_sub(dn, warm.n, cold.n);
+            worst_n = fmax(worst_n, v3_norm(dn));
+            worst_r = fmax(worst_r, fabs(warm.r_eff / cold.r_eff - 1.0));
+        }
+        /* moved apart along the normal by twice the overlap: no start finds them touching */
+        for (int j = 0; j < 3; j++) b.body.pose.x[j] += 2.0 * cold.delta * cold.n[j];
+        tl_patch p;
+        apart += tl_ellipsoid_pair(&a.body, &b.body, cold.n, &p, NULL) == 0 &&
+                 tl_ellipsoid_pair(&a.body, &b.body, NULL, &p, NULL) == 0;
+    }
+    fprintf(stderr,
+            "warm starts (1e-5, 1e-2, 1 rad from the minimum), 100 touching pairs: overlap within %.2g relative, "
+            "normal within %.2g, R_e within %.2g of the cold start's; %d of 100 apart when moved apart\n",
+            worst_d, worst_n, worst_r, apart);
+    ENSURE(worst_d < 1e-9 && worst_n < 1e-9 && worst_r < 1e-8);
+    ENSURE(apart == 100);
+}
+
 static void test_robust(void) {
     uint64_t seed = 17;
     int finite = 0, n = 0;
@@ -276,6 +348,7 @@ int main(void) {
     test_tip_to_tip();
     test_plane();
     test_ccd();
+    test_warm_start();
     test_robust();
     return tl_test_report("test_ellipsoid_pair");
 }
