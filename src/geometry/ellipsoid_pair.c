@@ -107,13 +107,12 @@ static void tangent_terms(double M[3][3], const double u[3], const double t1[3],
     *h22 += (v3_dot(t2, Mt2) - m2 * m2) * ih;
 }
 
-/* an orthonormal pair spanning the plane normal to n */
+/* an orthonormal pair spanning the plane normal to the unit n, without a square root (Duff et al.,
+ * "Building an orthonormal basis, revisited", JCGT 6(1), 2017): continuous but at n_z = 0's sign */
 static void tangent_basis(const double n[3], double t1[3], double t2[3]) {
-    double a[3] = {1.0, 0.0, 0.0};
-    if (fabs(n[0]) > 0.6) v3_set(a, 0.0, 1.0, 0.0);
-    v3_reject(t1, a, n);
-    v3_scale(t1, t1, 1.0 / v3_norm(t1));
-    v3_cross(t2, n, t1);
+    const double sg = copysign(1.0, n[2]), a = -1.0 / (sg + n[2]), b = n[0] * n[1] * a;
+    v3_set(t1, 1.0 + sg * n[0] * n[0] * a, sg * b, -sg * n[0]);
+    v3_set(t2, b, sg + n[1] * n[1] * a, -n[1]);
 }
 
 /* The shape operator of the surface x^T Mi x = 1 at its point r (from the centre), S = P Mi P /
