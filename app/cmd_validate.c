@@ -98,7 +98,7 @@ int cmd_validate(int argc, char **argv) {
         validate_sediment,   validate_chains,     validate_bounce,       validate_shear,
         validate_shear_glass, validate_brazil,    validate_brazil_meshes, validate_brazil_shaken, validate_cycle,
         validate_held,
-        validate_drum};
+        validate_drum,       validate_agglomerate};
     static const char *const case_names[] = {
         "Ray et al. 2015, Table 1", "Ray et al. 2015, e(lambda)", "Wang et al. 2025, two spheres",
         "Li et al. 2022, Kharaz impacts", "Li et al. 2022, faceted bodies", "Ray et al. 2015, sedimentation", "Wang et al. 2025, chains",
@@ -107,7 +107,7 @@ int cmd_validate(int argc, char **argv) {
         "Li et al. 2022, meshed peanuts and nut", "Li et al. 2022, the nut shaken vertically",
         "a contact's load cycle (Li et al. 2022, M1 and M4)",
         "a held bed's energy (Li et al. 2022, M1 and M4)",
-        "a rotating drum"};
+        "a rotating drum", "a cohesive agglomerate thrown at a wall"};
     if (only) {
         bool any = false;
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) any = any || holds(case_names[k], only);

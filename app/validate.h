@@ -39,6 +39,7 @@ int validate_brazil_meshes(report *r, const validate_opts *o); /* the same with 
 int validate_brazil_shaken(report *r, const validate_opts *o); /* the box shaken vertically, --long */
 int validate_cycle(report *r, const validate_opts *o); /* issue 44: a contact's load cycle (validate_cycle.c) */
 int validate_held(report *r, const validate_opts *o); /* issue 44: a held bed's energy, --long (validate_held.c) */
+int validate_agglomerate(report *r, const validate_opts *o); /* issue 46: an agglomerate's break-up (validate_agglomerate.c) */
 
 /* A scene from YAML text (path: its name, and the folder its files are found in); a
  * refusal is written into the report under `label`, and NULL returned. */
