@@ -6,6 +6,8 @@
  *   restitution  a law and a requested e -> the e the engine achieves (a collision run)
  *   timestep     materials, size, speed -> the Hertz contact time (Li et al. 2022 eq. 24
  *                corrected), the step, and what softening E by c does to both
+ *   adhesion     a work of adhesion, a Bond number or a pull-off force -> the others, the JKR
+ *                loss per contact and sticking speed, checked by collision runs
  *
  * See docs/lab.md. */
 #include <math.h>
@@ -24,7 +26,8 @@ typedef enum calib_mode {
     MODE_ACTM = 1u << 0,
     MODE_LAMBDA = 1u << 1,
     MODE_RESTITUTION = 1u << 2,
-    MODE_TIMESTEP = 1u << 3
+    MODE_TIMESTEP = 1u << 3,
+    MODE_ADHESION = 1u << 4
 } calib_mode;
 
 static const struct {
@@ -33,7 +36,8 @@ static const struct {
 } MODES[] = {{"actm", MODE_ACTM},
              {"lambda", MODE_LAMBDA},
              {"restitution", MODE_RESTITUTION},
-             {"timestep", MODE_TIMESTEP}};
+             {"timestep", MODE_TIMESTEP},
+             {"adhesion", MODE_ADHESION}};
 
 typedef struct calib_opts {
     calib_mode mode;
@@ -51,6 +55,8 @@ typedef struct calib_opts {
     char name_a[APP_NAME_LEN], name_b[APP_NAME_LEN];
     char normal[APP_NAME_LEN], damping[APP_NAME_LEN];
     app_coefs coefs;
+    double w, bond, pull_off, gravity; /* adhesion: one of the first three given (NAN: not) */
+    bool jkr;                          /* adhesion: the Bond number's pull-off is JKR's (else DMT's) */
 } calib_opts;
 
 static const app_cli CLI = {"talus calibrate", "talus calibrate --help lists the modes and their options"};
@@ -72,6 +78,17 @@ static int opt_value(calib_opts *o, const char *opt, const char *value) {
     else if (strcmp(opt, "--nu") == 0) o->mat_a.poisson_ratio = v;
     else if (strcmp(opt, "--yield") == 0) o->mat_a.yield_stress = v;
     else if (strcmp(opt, "--density") == 0) { o->mat_a.density = v; o->has_density = true; }
+    else if (strcmp(opt, "--w") == 0) o->w = v;
+    else if (strcmp(opt, "--bond") == 0) o->bond = v;
+    else if (strcmp(opt, "--pull-off") == 0) o->pull_off = v;
+    else if (strcmp(opt, "--gravity") == 0) o->gravity = v;
+    return 0;
+}
+
+static int opt_cohesion(calib_opts *o, const char *opt, const char *value) {
+    if (strcmp(value, "dmt") == 0) o->jkr = false;
+    else if (strcmp(value, "jkr") == 0) o->jkr = true;
+    else return app_usage_error(&CLI, "%s: dmt or jkr, got '%s'", opt, value);
     return 0;
 }
 
@@ -169,7 +186,7 @@ typedef struct option {
 } option;
 
 #define M_ALL (MODE_ACTM | MODE_LAMBDA | MODE_RESTITUTION | MODE_TIMESTEP)
-#define M_COLL (MODE_RESTITUTION | MODE_TIMESTEP)
+#define M_COLL (MODE_RESTITUTION | MODE_TIMESTEP | MODE_ADHESION)
 
 static const option OPTIONS[] = {
     {"--e", true, MODE_ACTM | MODE_RESTITUTION, opt_value},
@@ -192,7 +209,12 @@ static const option OPTIONS[] = {
     {"--wall", false, M_COLL, opt_flag},
     {"--steps", true, M_COLL, opt_value},
     {"--soften", true, MODE_TIMESTEP, opt_soften},
-    {"--json", false, M_ALL, opt_flag},
+    {"--w", true, MODE_ADHESION, opt_value},
+    {"--bond", true, MODE_ADHESION, opt_value},
+    {"--pull-off", true, MODE_ADHESION, opt_value},
+    {"--gravity", true, MODE_ADHESION, opt_value},
+    {"--cohesion", true, MODE_ADHESION, opt_cohesion},
+    {"--json", false, M_ALL | MODE_ADHESION, opt_flag},
 };
 
 static void help(FILE *f) {
@@ -215,8 +237,15 @@ static void help(FILE *f) {
             "      the Hertz contact time (Li et al. 2022 eq. 24 with 1/E* = sum (1 - nu^2)/E), the\n"
             "      step resolving it with N steps (default 20), and for each softening factor c\n"
             "      (E -> c E) the contact time, the step, its ratio to c = 1, and the peak overlap.\n"
+            "  adhesion (--w W | --bond BO | --pull-off F) [--cohesion dmt|jkr] [--gravity G] [bodies]\n"
+            "      from one of the work of adhesion W (J/m2), the granular Bond number BO (a pair's\n"
+            "      pull-off force over body a's weight m g, G = 9.81 m/s2 by default) or the pull-off\n"
+            "      force F (N) of --cohesion's model (dmt, the default: 2 pi W R*; jkr: 3/2 pi W R*)\n"
+            "      to the others: both models' pull-off forces, JKR's loss per contact and the speed\n"
+            "      below which two bodies stick (undamped), checked by two collision runs (hertz + jkr)\n"
+            "      at 1.5 and 3 times that speed against e_n = sqrt(1 - (v_s / v)^2).\n"
             "\n"
-            "bodies (restitution, timestep): --material [NAME=]KEY:VALUE,... (keys density, E, nu,\n"
+            "bodies (restitution, timestep, adhesion): --material [NAME=]KEY:VALUE,... (keys density, E, nu,\n"
             "  k_n, k_t, yield) or --E PA --nu NU --density KG_M3 --yield PA (default 2500 kg/m3,\n"
             "  70 GPa, 0.25); --material-b [NAME=]KEY:VALUE,... (the wall's or second sphere's own,\n"
             "  a copy of the first otherwise); --wall (b is a wall; default two equal spheres);\n"
@@ -251,6 +280,8 @@ static void opts_init(calib_opts *o) {
     snprintf(o->name_a, APP_NAME_LEN, "glass");
     snprintf(o->normal, APP_NAME_LEN, "hertz");
     snprintf(o->damping, APP_NAME_LEN, "tsuji");
+    o->w = o->bond = o->pull_off = NAN;
+    o->gravity = 9.81;
 }
 
 static int parse_mode(calib_opts *o, const char *name) {
@@ -260,7 +291,7 @@ static int parse_mode(calib_opts *o, const char *name) {
             o->mode_name = MODES[i].name;
             return 0;
         }
-    return app_usage_error(&CLI, "unknown mode '%s' (actm, lambda, restitution, timestep)", name);
+    return app_usage_error(&CLI, "unknown mode '%s' (actm, lambda, restitution, timestep, adhesion)", name);
 }
 
 /* returns -1 to go on, else the exit status */
@@ -659,6 +690,91 @@ static int mode_timestep(calib_opts *o) {
     return 0;
 }
 
+/* ---- adhesion ---- */
+
+/* JKR's loss per contact, -U(0) = W(a_c) - W(a_0) along the curve from the touch (a_0^3 = 2 pi w
+ * R*^2 / E*) to the let-go under imposed separation (a_c^3 = pi w R*^2 / (8 E*)), W(a) =
+ * 8 E* a^5 / (15 R*^2) - 2/3 sqrt(8 pi w E*) a^(7/2) / R* + pi w a^2 (docs/models.md, jkr); equal
+ * to 7.09 (w^5 R*^4 / E*^2)^(1/3) */
+static double jkr_loss(double w, double rs, double es) {
+    const double ac = cbrt(PI * w * rs * rs / (8.0 * es)), a0 = cbrt(2.0 * PI * w * rs * rs / es);
+    const double c1 = sqrt(8.0 * PI * w * es);
+#define W_OF(a) (8.0 * es * pow(a, 5) / (15.0 * rs * rs) - 2.0 / 3.0 * c1 * pow(a, 3.5) / rs + PI * w * (a) * (a))
+    const double loss = W_OF(ac) - W_OF(a0);
+#undef W_OF
+    return loss;
+}
+
+/* a head-on collision under hertz + jkr, undamped: its e_n (NAN: the bodies stuck) */
+static int adhesion_run(const calib_opts *o, double w, double v, double *e_n) {
+    tl_collide_def d = lab_def(o);
+    d.speed = v;
+    d.law.normal = "hertz";
+    d.law.damping = "none";
+    if (tl_law_choose(&d.law, "cohesion", "jkr") != TL_OK || tl_law_set(&d.law, "w_adhesion", w) != TL_OK) return 1;
+    tl_collide_result r;
+    if (!collide(&d, &r)) return 1;
+    *e_n = r.e_n;
+    tl_collide_result_free(&r);
+    return 0;
+}
+
+static int mode_adhesion(calib_opts *o) {
+    const int given = !isnan(o->w) + !isnan(o->bond) + !isnan(o->pull_off);
+    if (given != 1) return app_usage_error(&CLI, "adhesion needs one of --w, --bond and --pull-off");
+    if (!(o->radius > 0.0) || !(o->gravity > 0.0))
+        return app_usage_error(&CLI, "adhesion needs radius > 0 m and gravity > 0 m/s2");
+    if (!(o->w >= 0.0 || o->bond >= 0.0 || o->pull_off >= 0.0))
+        return app_usage_error(&CLI, "the work of adhesion, the Bond number and the pull-off force are >= 0");
+    const tl_material_def *b = mat_b_of(o);
+    if (!(o->mat_a.youngs_modulus > 0.0) || !(b->youngs_modulus > 0.0))
+        return app_usage_error(&CLI, "adhesion needs the Young's moduli (--E or E: in --material)");
+    const pair_props p = pair_of(o, 1.0);
+    const double es = 1.0 / p.inv_estar, rs = p.r_eff;
+    const double weight = (o->has_mass ? o->mass : o->mat_a.density * sphere_volume(o->radius)) * o->gravity;
+    const double per_w = (o->jkr ? 1.5 : 2.0) * PI * rs; /* the chosen model's pull-off per unit w */
+    double w = o->w;
+    if (!isnan(o->bond)) w = o->bond * weight / per_w;
+    if (!isnan(o->pull_off)) w = o->pull_off / per_w;
+    const double f_dmt = 2.0 * PI * w * rs, f_jkr = 1.5 * PI * w * rs, f_jkr_c = 5.0 / 6.0 * PI * w * rs;
+    const double bond = per_w * w / weight, loss = jkr_loss(w, rs, es), v_s = sqrt(2.0 * loss / p.m_eff);
+    /* the check: two collisions above the sticking speed, e_n against the ideal's */
+    const double fac[2] = {1.5, 3.0};
+    double e_run[2] = {NAN, NAN}, e_ideal[2];
+    for (int k = 0; k < 2; k++) {
+        e_ideal[k] = sqrt(1.0 - 1.0 / (fac[k] * fac[k]));
+        if (w > 0.0 && adhesion_run(o, w, fac[k] * v_s, &e_run[k])) return 1;
+    }
+    if (o->json) {
+        printf("{\"model\": \"%s\", ", o->jkr ? "jkr" : "dmt");
+        json_num("w_adhesion", w, true);
+        json_num("bond", bond, true);
+        json_num("pull_off_dmt", f_dmt, true);
+        json_num("pull_off_jkr", f_jkr, true);
+        json_num("pull_off_jkr_imposed", f_jkr_c, true);
+        json_num("jkr_loss", loss, true);
+        json_num("sticking_speed", v_s, true);
+        json_num("e_n_at_1_5", e_run[0], true);
+        json_num("e_n_at_3", e_run[1], false);
+        printf("}\n");
+        return 0;
+    }
+    printf("talus calibrate adhesion: %s, R = %g m, R* = %.6g m, m* = %.6g kg, E* = %.6g Pa\n",
+           o->wall ? "a sphere on a wall" : "two equal spheres", o->radius, rs, p.m_eff, es);
+    printf("  work of adhesion w          %.6g J/m2 (w_adhesion)\n", w);
+    printf("  Bond number                 %.6g  (%s pull-off over body a's weight %.6g N)\n", bond,
+           o->jkr ? "JKR's" : "DMT's", weight);
+    printf("  pull-off, dmt               %.6g N  (2 pi w R*)\n", f_dmt);
+    printf("  pull-off, jkr               %.6g N  (3/2 pi w R*, the largest tension); the contact lets go "
+           "at %.6g N (5/6 pi w R*)\n", f_jkr, f_jkr_c);
+    printf("  jkr: loss per contact       %.6g J  (7.09 (w^5 R*^4 / E*^2)^(1/3))\n", loss);
+    printf("  jkr: sticking speed         %.6g m/s  (undamped: sqrt(2 loss / m*); slower pairs stick)\n", v_s);
+    for (int k = 0; k < 2 && w > 0.0; k++)
+        printf("  check at %.1f v_s             e_n %.6f, ideal sqrt(1 - (v_s/v)^2) = %.6f (%+.2g: the force's "
+               "jumps, first order in the step)\n", fac[k], e_run[k], e_ideal[k], e_run[k] - e_ideal[k]);
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv) {
     calib_opts o;
     opts_init(&o);
@@ -670,6 +786,7 @@ int cmd_calibrate(int argc, char **argv) {
     case MODE_LAMBDA: return mode_lambda(&o);
     case MODE_RESTITUTION: return mode_restitution(&o);
     case MODE_TIMESTEP: return mode_timestep(&o);
+    case MODE_ADHESION: return mode_adhesion(&o);
     }
     return 2;
 }

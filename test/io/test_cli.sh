@@ -241,6 +241,20 @@ grep -q "k = 61491.7 N/m^1.5   d = 0.30165 N s/m" actm.txt || fail "calibrate ac
 grep -q "3.2180655" lambda.txt || fail "calibrate lambda: $(cat lambda.txt)"
 "$TALUS" calibrate restitution --e 0.5 --clamp > rest.txt 2> err.txt || fail "calibrate restitution: $(cat err.txt)"
 grep -q "achieved e_n             0.5000" rest.txt || fail "calibrate restitution: $(cat rest.txt)"
+# calibrate adhesion: the work of adhesion for a Bond number (DMT: w = Bo m g / (2 pi R*): 0.654 J/m2
+# for the drum's 2 mm beads at Bo 5), JKR's sticking speed of 1 mm glass spheres (1.741 mm/s,
+# docs/models.md), and the collision checks against e_n = sqrt(1 - (v_s/v)^2) to 1e-3
+"$TALUS" calibrate adhesion --bond 5 --radius 2e-3 --E 2e6 --json > adh.txt 2> err.txt || fail "calibrate adhesion: $(cat err.txt)"
+grep -q '"w_adhesion": 0.654' adh.txt || fail "calibrate adhesion --bond 5: $(cat adh.txt)"
+"$TALUS" calibrate adhesion --w 0.5 --radius 1e-3 --json > adh.txt 2> err.txt || fail "calibrate adhesion: $(cat err.txt)"
+/usr/bin/python3 - adh.txt <<'PY' || fail "calibrate adhesion --w 0.5: $(cat adh.txt)"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["sticking_speed"] / 1.74112e-3 - 1) < 1e-4, d
+for f, k in ((1.5, "e_n_at_1_5"), (3.0, "e_n_at_3")):
+    assert abs(d[k] - math.sqrt(1 - 1 / f ** 2)) < 1e-3, d
+PY
+"$TALUS" calibrate adhesion --w 0.5 --bond 2 > /dev/null 2> err.txt; [ $? -eq 2 ] || fail "calibrate adhesion with --w and --bond"
 
 # one command line (issue 14): --help on every subcommand, extra arguments refused,
 # --threads 0 = all cores everywhere, no nan or inf printed as a result
