@@ -25,6 +25,7 @@
 #include "validate.h"
 
 #define PI 3.14159265358979323846
+#define BLOCK 10 /* samples (0.025 s apart) per block of the centroid angle's standard error */
 
 /* the curved side of a cylinder along y (radius R, length L, n segments), normals out */
 static bool write_liner(report *r, const char *name, double R, double L, int n) {
@@ -55,10 +56,14 @@ typedef struct drum_case {
     double R, L, rpm;         /* the liner the section writes, and the turning (as in the scene) */
     double settle, window;    /* s of turning before the measurement, and its length */
     double bin_width;         /* m, the surface's bins (0: the default, two mean diameters) */
+    double w_adhesion;        /* J/m2 between the beads (a cohesive drum; NaN: none) */
 } drum_case;
 
 typedef struct drum_result {
-    double surface, centroid, rms, torque, torque_gravity, dl, impulse, scale, fr, seconds;
+    double surface, centroid, centroid_sd, rms, torque, torque_gravity, dl, impulse, scale, fr, seconds;
+    double centroid_se; /* the standard error of the centroid angle's mean, from the means of blocks of
+                         * BLOCK samples (0.25 s: the angle's swings are correlated over less) */
+    double bond; /* a cohesive drum's Bond number 2 pi w R* / (m g), R* = r/2, of its first bead */
     int samples;
     size_t particles;
 } drum_result;
@@ -122,7 +127,9 @@ static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, 
         if (st == TL_OK && tl_world_repose(w, &rd, &out) == TL_OK)
             fprintf(fs, "%.6f %.4f %.4f\n", tl_world_time(w), out.angle_surface, out.angle_centroid);
     }
-    double l0 = momentum_y(w), s = 0.0, cen = 0.0, rms = 0.0, t = 0.0, tg = 0.0, imp = 0.0, scale = 0.0;
+    double l0 = momentum_y(w), s = 0.0, cen = 0.0, cen2 = 0.0, rms = 0.0, t = 0.0, tg = 0.0, imp = 0.0, scale = 0.0;
+    double block = 0.0, bsum = 0.0, bsum2 = 0.0;
+    int nblocks = 0;
     tl_repose last;
     memset(&last, 0, sizeof last);
     for (int64_t k = 1; k <= window && st == TL_OK; k++) {
@@ -140,6 +147,14 @@ static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, 
         if (k % every == 0) {
             s += last.angle_surface;
             cen += last.angle_centroid;
+            cen2 += last.angle_centroid * last.angle_centroid;
+            block += last.angle_centroid;
+            if (res->samples % BLOCK == BLOCK - 1) {
+                bsum += block / BLOCK;
+                bsum2 += (block / BLOCK) * (block / BLOCK);
+                nblocks++;
+                block = 0.0;
+            }
             rms += last.surface_rms;
             res->samples++;
             fprintf(fs, "%.6f %.4f %.4f\n", tl_world_time(w), last.angle_surface, last.angle_centroid);
@@ -156,6 +171,14 @@ static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, 
     res->scale = scale;
     res->surface = s / res->samples;
     res->centroid = cen / res->samples;
+    res->centroid_se = nblocks > 1 ? sqrt(fmax(0.0, (bsum2 - bsum * bsum / nblocks) / (nblocks - 1)) / nblocks) : NAN;
+    res->centroid_sd = res->samples > 1 ? sqrt(fmax(0.0, (cen2 - cen * cen / res->samples) / (res->samples - 1))) : NAN;
+    res->bond = NAN;
+    if (!isnan(c->w_adhesion)) {
+        tl_particle_arrays pa;
+        if (tl_world_particle_arrays(w, &pa) == TL_OK && pa.count > 0)
+            res->bond = 2.0 * PI * c->w_adhesion * 0.5 * pa.radius[0] / (pa.mass[0] * 9.81);
+    }
     res->rms = rms / res->samples;
     res->torque = t / (double)window;
     res->torque_gravity = tg / (double)window;
@@ -223,11 +246,18 @@ int validate_drum(report *r, const validate_opts *o) {
                    "the chord's perpendicular through the axis). Glass on steel, Hertz-Mindlin, "
                    "e = 0.5; the liner an open mesh wall, the caps two planes, all turning about +y. "
                    "Averages over the measurement window, every 0.025 s; the angular momentum and "
-                   "the torques' impulse over the same window, step by step.\n");
+                   "the torques' impulse over the same window, step by step. Two more small drums hold "
+                   "cohesive beads (issue 46: DMT adhesion between beads, none with the walls) at the granular "
+                   "Bond numbers 5 and 20 (two beads' pull-off force 2 pi w R* over one bead's weight): a "
+                   "cohesive bed slumps in lumps and its surface is no line, so their angle is the "
+                   "centroid's.\n");
     vcase *cs = vcase_load("drum", o->quick);
     if (!cs) return -1;
-    /* the drums of the case file; the trends below compare the first three */
-    static const char *const names[] = {"small_spheres", "small_spheres_mu01", "small_ellipsoids", "large_spheres"};
+    /* the drums of the case file; the trends below compare the first three, and the first with the
+     * cohesive two (their beads' scene gives g = 9.81 m/s2, which the Bond number takes) */
+    static const char *const names[] = {"small_spheres", "small_spheres_mu01", "small_ellipsoids", "large_spheres",
+                                        "small_spheres_bo5", "small_spheres_bo20"};
+    enum { FIRST_COHESIVE = 4 };
     enum { NCASE = sizeof names / sizeof names[0] };
     drum_case cases[NCASE];
     drum_result res[NCASE];
@@ -244,6 +274,8 @@ int validate_drum(report *r, const validate_opts *o) {
         c->settle = case_param(cs, c->name, "settle");
         c->window = case_param(cs, c->name, "window");
         c->bin_width = case_param(cs, c->name, "bin_width");
+        c->w_adhesion = k >= FIRST_COHESIVE ? case_param(cs, c->name, "w_adhesion") : NAN;
+        ok = ok && (k < FIRST_COHESIVE || !isnan(c->w_adhesion));
         ok = ok && !isnan(c->R + c->L + c->rpm + c->settle + c->window + c->bin_width);
         if (!c->label[0]) {
             fprintf(stderr, "talus validate: validation/cases/drum/checks.yaml: parameters.%s.label: none\n", c->name);
@@ -269,13 +301,25 @@ int validate_drum(report *r, const validate_opts *o) {
         vcase_measure(cs, "impulse", res[k].impulse);
         vcase_measure(cs, "impulse_scale", res[k].scale);
         vcase_measure(cs, "momentum_change", res[k].dl);
-        rc = vcase_rows(cs, r, "drum");
+        vcase_measure(cs, "centroid_sd", res[k].centroid_sd);
+        vcase_measure(cs, "centroid_se", res[k].centroid_se);
+        vcase_measure(cs, "bond", res[k].bond);
+        rc = vcase_rows(cs, r, k >= FIRST_COHESIVE ? "cohesive" : "drum");
         report_table_end(r);
     }
     if (rc == 0) {
         report_section(r, 3, "Trends");
         vcase_measure(cs, "friction_rise", res[0].surface - res[1].surface);
         vcase_measure(cs, "shape_rise", res[2].surface - res[0].surface);
+        /* the rises, and what is left of each above three standard errors of the difference */
+        for (int j = 0; j < 2; j++) {
+            const drum_result *lo = j ? &res[FIRST_COHESIVE] : &res[0], *hi = &res[FIRST_COHESIVE + j];
+            const double rise = hi->centroid - lo->centroid;
+            const double se = sqrt(lo->centroid_se * lo->centroid_se + hi->centroid_se * hi->centroid_se);
+            vcase_measure(cs, j ? "cohesion_rise_20" : "cohesion_rise_5", rise);
+            vcase_measure(cs, j ? "cohesion_rise_20_se" : "cohesion_rise_5_se", se);
+            vcase_measure(cs, j ? "cohesion_rise_20_margin" : "cohesion_rise_5_margin", rise - 3.0 * se);
+        }
         rc = vcase_rows(cs, r, "trends");
         report_table_end(r);
     }
@@ -303,5 +347,9 @@ int validate_drum(report *r, const validate_opts *o) {
                   "'drum_small_ellipsoids_angle.dat' u 1:3 w p pt 7 ps 0.4 t '', "
                   "'drum_large_spheres_angle.dat' u 1:2 w l t 'R 0.1 m, spheres, mu 0.5', "
                   "'drum_large_spheres_angle.dat' u 1:3 w p pt 7 ps 0.4 t ''");
+    report_figure(r, "drum_cohesion.png", "cohesive beads: the angle by the centroid", "t (s)", "angle (deg)", "",
+                  "'drum_small_spheres_angle.dat' u 1:3 w l t 'Bo 0', "
+                  "'drum_small_spheres_bo5_angle.dat' u 1:3 w l t 'Bo 5', "
+                  "'drum_small_spheres_bo20_angle.dat' u 1:3 w l t 'Bo 20'");
     return 0;
 }
