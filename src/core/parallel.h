@@ -32,6 +32,17 @@ static inline int tl_thread_num(void) { return 0; }
     } else {                                                                 \
         for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }               \
     }
+/* the same in chunks of `chunk` iterations: for loops of many short iterations that write
+ * neighbouring bytes (one iteration per chunk would have the threads fetch the shared counter
+ * and share the cache lines of their outputs at every iteration) */
+#define TL_PRAGMA(x) _Pragma(#x)
+#define TL_FOR_DYNAMIC_CHUNK(var, n, chunk, ...)                             \
+    if (nt > 1) {                                                            \
+        TL_PRAGMA(omp parallel for schedule(dynamic, chunk) num_threads(nt)) \
+        for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }               \
+    } else {                                                                 \
+        for (size_t var = 0; var < (n); var++) { __VA_ARGS__ }               \
+    }
 /* the same, OR-ing an int named `acc` over the iterations */
 #define TL_FOR_STATIC_OR(var, n, ...)                                   \
     if (nt > 1) {                                                            \

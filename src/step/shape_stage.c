@@ -851,6 +851,9 @@ static void add_global_parts(tl_world *w, const double *slots, size_t n, size_t 
     }
 }
 
+/* candidates per chunk of the stage's parallel loops */
+#define SHAPE_CHUNK 64
+
 tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     tl_shape_contacts *sc = &w->contacts.sc;
     const size_t n = sc->cand.count;
@@ -892,7 +895,9 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     int err = 0;
     /* one thread: scratch 0, not the caller's thread number (a world stepped from inside the
      * caller's own parallel region, one world per thread: validate's Brazil nut runs) */
-    TL_FOR_DYNAMIC(k, n, {
+    /* in chunks of SHAPE_CHUNK candidates: most end at their bounding spheres in a few
+     * nanoseconds, and their outputs (np, the slots) are neighbours in memory */
+    TL_FOR_DYNAMIC_CHUNK(k, n, SHAPE_CHUNK, {
         int r = candidate_geometry(&s, k, &sc->scratch[nt > 1 ? tl_thread_num() : 0]);
         if (r < 0) {
             _Pragma("omp atomic write") err = r;
@@ -918,7 +923,7 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     if (tl_patch_store_reserve(&w->mem, &sc->store[s.to], sc->stride, nrec) != 0)
         return tl_world_fail(w, TL_ERROR_MEMORY, "out of memory (shape contacts)");
     /* 3. matching and the law */
-    TL_FOR_DYNAMIC(k, n, candidate_contacts(&s, k);)
+    TL_FOR_DYNAMIC_CHUNK(k, n, SHAPE_CHUNK, candidate_contacts(&s, k);)
 
     /* 4. the sums, in candidate order: each body's, then those of the whole (the walls, the
      * ledger: on ranks over every rank's candidates) */
