@@ -45,6 +45,8 @@ typedef struct brazil_params {
     double fit_from;  /* s: box_fit leaves out the first settling */
     double amplitude; /* rad: the box's rocking (as in the scenes) */
     double period;    /* s */
+    uint64_t build;   /* the running binary's hash (exe_hash): a piece continues only in the build
+                       * that began it, whose numbers it would give in one go */
 } brazil_params;
 
 typedef struct brazil_run {
@@ -272,7 +274,8 @@ static bool write_data(report *r, const char *name, const char *text, size_t n) 
  * every few minutes and when `--stop-after` ends the command, in DIR/brazil_TAG.resume (written
  * to a .part name and renamed); the same command later continues from there. The world's state
  * continues bit for bit (tl_world_save_state), so a run in pieces gives the numbers of a run in
- * one go; only its wall time is the sum of the pieces'. A run that ends saves a last piece (all its
+ * one go, in the binary that began it (a piece holds that binary's hash: another build, whose
+ * last digits may differ, starts the run afresh); only its wall time is the sum of the pieces'. A run that ends saves a last piece (all its
  * steps done, its world at the end: every number the report takes from it is recomputed on load),
  * so a section stopped later keeps it; the pieces are removed once all the section's runs ended. */
 
@@ -284,7 +287,7 @@ typedef struct progress {
     tl_energy e_start;
 } progress;
 
-static const char RESUME_MAGIC[8] = "TLBRAZ2";
+static const char RESUME_MAGIC[8] = "TLBRAZ3";
 #define SAVE_EVERY 120.0 /* s of wall time between saves */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
@@ -293,13 +296,26 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
     return h;
 }
 
+/* The hash of the running binary's bytes (/proc/self/exe; 0 where it cannot be read, which every
+ * such build shares) */
+static uint64_t exe_hash(void) {
+    FILE *f = fopen("/proc/self/exe", "rb");
+    if (!f) return 0;
+    uint64_t h = 14695981039346656037ull;
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv(h, buf, n);
+    fclose(f);
+    return h;
+}
+
 static void resume_path(const report *r, const brazil_run *b, char *path, size_t size, bool part) {
     snprintf(path, size, "%s/brazil_%s.resume%s", r->dir, b->tag, part ? ".part" : "");
 }
 
 /* the three texts (data, initial snapshot) and the world's state after the progress block */
-static bool resume_save(const report *r, const brazil_run *b, uint64_t scene, const progress *pg, tl_world *w,
-                        const char *dat, size_t ndat, const char *init, size_t ninit) {
+static bool resume_save(const report *r, const brazil_run *b, uint64_t scene, uint64_t build, const progress *pg,
+                        tl_world *w, const char *dat, size_t ndat, const char *init, size_t ninit) {
     if (!r->owns_md) return true; /* a report on a stream keeps nothing */
     void *state = NULL;
     size_t nstate = 0;
@@ -316,6 +332,7 @@ static bool resume_save(const report *r, const brazil_run *b, uint64_t scene, co
     FILE *f = fopen(part, "wb");
     bool ok = f != NULL;
     ok = ok && fwrite(RESUME_MAGIC, 1, 8, f) == 8 && fwrite(&scene, sizeof scene, 1, f) == 1 &&
+         fwrite(&build, sizeof build, 1, f) == 1 &&
          fwrite(&sum, sizeof sum, 1, f) == 1 && fwrite(lens, sizeof lens, 1, f) == 1 && fwrite(pg, sizeof *pg, 1, f) == 1 &&
          fwrite(dat, 1, ndat, f) == ndat && fwrite(init, 1, ninit, f) == ninit && fwrite(state, 1, nstate, f) == nstate;
     if (f) {
@@ -333,22 +350,22 @@ static bool resume_save(const report *r, const brazil_run *b, uint64_t scene, co
 
 /* Loads a run's saved piece: 1 when it continues from there, 0 when there is none (or it is of
  * another scene or build, or damaged: said on stderr, and the run starts afresh). */
-static int resume_load(const report *r, const brazil_run *b, uint64_t scene, progress *pg, tl_world *w, FILE *dat,
-                       FILE *init) {
+static int resume_load(const report *r, const brazil_run *b, uint64_t scene, uint64_t build, progress *pg,
+                       tl_world *w, FILE *dat, FILE *init) {
     if (!r->owns_md) return 0;
     char path[1200];
     resume_path(r, b, path, sizeof path, false);
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     char magic[8];
-    uint64_t h, sum, lens[4];
+    uint64_t h, bh, sum, lens[4];
     char *buf = NULL;
     const char *why = "damaged";
     int got = 0;
     if (fread(magic, 1, 8, f) == 8 && memcmp(magic, RESUME_MAGIC, 8) == 0 && fread(&h, sizeof h, 1, f) == 1 &&
-        fread(&sum, sizeof sum, 1, f) == 1 && fread(lens, sizeof lens, 1, f) == 1) {
+        fread(&bh, sizeof bh, 1, f) == 1 && fread(&sum, sizeof sum, 1, f) == 1 && fread(lens, sizeof lens, 1, f) == 1) {
         if (h != scene) why = "of another scene";
-        else if (lens[0] != sizeof *pg) why = "of another build";
+        else if (bh != build || lens[0] != sizeof *pg) why = "of another build (a binary other than the one that began it)";
         else if (lens[1] < (1u << 30) && lens[2] < (1u << 30) && lens[3] < (1ull << 34)) {
             size_t n = (size_t)(lens[0] + lens[1] + lens[2] + lens[3]);
             buf = malloc(n ? n : 1);
@@ -409,7 +426,7 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
     memset(&pg, 0, sizeof pg);
     int rc = -1;
     if (!fd || !fi) goto done;
-    if (resume_load(r, b, scene, &pg, w, fd, fi) == 0) {
+    if (resume_load(r, b, scene, bp->build, &pg, w, fd, fi) == 0) {
         fprintf(fd, "# t (s), nut z (m), nut speed (m/s), nut rank (fraction of peanuts below), kinetic "
                     "energy per body (J), kinetic + potential per body above the floor's level (J)\n");
         snapshot(fi, w);
@@ -427,7 +444,7 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
             keep.cpu += thread_seconds_now() - c0;
             fflush(fd);
             fflush(fi);
-            if (!resume_save(r, b, scene, &keep, w, dat, ndat, init, ninit)) goto done;
+            if (!resume_save(r, b, scene, bp->build, &keep, w, dat, ndat, init, ninit)) goto done;
             last_save = now;
         }
         st = tl_world_step(w, every);
@@ -468,11 +485,11 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
     fflush(fi);
     if (pg.k < total) {
         /* the deadline: this piece saved, the run continues when the command is run again */
-        rc = resume_save(r, b, scene, &pg, w, dat, ndat, init, ninit) ? 1 : -1;
+        rc = resume_save(r, b, scene, bp->build, &pg, w, dat, ndat, init, ninit) ? 1 : -1;
         goto done;
     }
     /* ended: its last piece keeps it until the section's runs have all ended (remove_pieces) */
-    if (!ended_before && !resume_save(r, b, scene, &pg, w, dat, ndat, init, ninit)) goto done;
+    if (!ended_before && !resume_save(r, b, scene, bp->build, &pg, w, dat, ndat, init, ninit)) goto done;
     snprintf(name, sizeof name, "brazil_%s.dat", b->tag);
     if (!write_data(r, name, dat, ndat)) goto done;
     if (snapshots) {
@@ -604,6 +621,7 @@ static vcase *load_case(const validate_opts *o, const char *section, brazil_para
     vcase *cs = vcase_load(section, o->quick);
     if (!cs) return NULL;
     bp->sample = vcase_param(cs, "sample");
+    bp->build = exe_hash();
     bp->top_rank = vcase_param(cs, "top_rank");
     bp->fit_from = vcase_param(cs, "fit_from");
     bp->amplitude = vcase_param(cs, "amplitude_deg") * PI / 180.0;

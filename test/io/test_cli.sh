@@ -336,6 +336,14 @@ t=$(sed -n 's/.*the run M1_seed1_mesh continues from t = \([0-9.]*\) s.*/\1/p' e
 [ -n "$t" ] && awk "BEGIN { exit !($t > 0) }" || fail "the second piece did not continue the first: $(cat err.txt)"
 grep -q "brazil_M4_seed1_mesh.resume is damaged: the run M4_seed1_mesh starts afresh" err.txt \
   || fail "a damaged piece not said: $(cat err.txt)"
+# a piece continues only in the binary that began it: another build (here the same one with a byte
+# appended) starts the run afresh, and says why
+cp "$TALUS" talus-other && printf 'x' >> talus-other
+./talus-other $v > out.txt 2> err.txt; rc=$?
+[ $rc -eq 3 ] || fail "validate --stop-after in another build: exit status $rc: $(cat err.txt)"
+grep -q "brazil_M1_seed1_mesh.resume is of another build (a binary other than the one that began it): the run M1_seed1_mesh starts afresh" err.txt \
+  || fail "a piece of another build not refused: $(cat err.txt)"
+rm -f talus-other
 "$TALUS" validate --long --only meshed --mesh-seeds 0 > out.txt 2> err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--mesh-seeds expects an integer from 1 to 3, got '0'" err.txt \
   || fail "validate --mesh-seeds 0: exit status $rc: $(cat err.txt)"
