@@ -362,7 +362,10 @@ static int resume_load(const report *r, const brazil_run *b, uint64_t scene, uin
     char *buf = NULL;
     const char *why = "damaged";
     int got = 0;
-    if (fread(magic, 1, 8, f) == 8 && memcmp(magic, RESUME_MAGIC, 8) == 0 && fread(&h, sizeof h, 1, f) == 1 &&
+    const bool read_magic = fread(magic, 1, 8, f) == 8;
+    if (read_magic && memcmp(magic, RESUME_MAGIC, 6) == 0 && memcmp(magic, RESUME_MAGIC, 8) != 0)
+        why = "of another format (an older build's)";
+    if (read_magic && memcmp(magic, RESUME_MAGIC, 8) == 0 && fread(&h, sizeof h, 1, f) == 1 &&
         fread(&bh, sizeof bh, 1, f) == 1 && fread(&sum, sizeof sum, 1, f) == 1 && fread(lens, sizeof lens, 1, f) == 1) {
         if (h != scene) why = "of another scene";
         else if (bh != build || lens[0] != sizeof *pg) why = "of another build (a binary other than the one that began it)";
