@@ -45,6 +45,9 @@ int validate_agglomerate(report *r, const validate_opts *o); /* issue 46: an agg
  * refusal is written into the report under `label`, and NULL returned. */
 tl_scene *validate_scene(report *r, const char *text, const char *path, const char *label);
 
+/* The largest magnitude among the ledger's terms: the scale a balance is measured against. */
+double validate_largest_term(const tl_energy *e);
+
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,
                                   double yield);

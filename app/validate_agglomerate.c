@@ -38,12 +38,6 @@ static uint32_t root(uint32_t *up, uint32_t i) {
     return i;
 }
 
-static double largest_term(const tl_energy *e) {
-    double m = 0.0;
-    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) m = fmax(m, fabs(e->term[k]));
-    return m;
-}
-
 /* the bonds of the world now (particle pairs in contact, held apart or touching), as ids a < b
  * packed in 64 bits, sorted; *n of them */
 static uint64_t *bonds_of(tl_world *w, size_t *n) {
@@ -145,7 +139,7 @@ static agg_out run_speed(const agg_geom *g, double v) {
             out.bonds = (int)nb0;
             out.damage = nb0 ? 1.0 - (double)kept / (double)nb0 : NAN;
             out.largest = (double)largest / out.beads;
-            out.books = fabs(e1.total - e0.total) / fmax(largest_term(&e0), largest_term(&e1));
+            out.books = fabs(e1.total - e0.total) / fmax(validate_largest_term(&e0), validate_largest_term(&e1));
             out.lost = e1.dissipated_cohesion - e0.dissipated_cohesion;
             out.ok = true;
         }

@@ -35,12 +35,6 @@ typedef struct held_run {
 
 static double kinetic(const tl_energy *e) { return e->kinetic_translational + e->kinetic_rotational; }
 
-static double largest_term(const tl_energy *e) {
-    double m = 0.0;
-    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) m = fmax(m, fabs(e->term[k]));
-    return m;
-}
-
 /* one run: the world stepped in samples of `sample` seconds */
 static void run_one(vcase *c, report *r, held_run *h, double duration, double from, double sample) {
     tl_scene *sc;
@@ -64,7 +58,7 @@ static void run_one(vcase *c, report *r, held_run *h, double duration, double fr
     const int64_t per = llround(sample / dt), total = llround(duration / dt), at_from = llround(from / dt);
     tl_energy e, e0;
     tl_world_energy(w, &e0);
-    double damp = e0.dissipated_tangential_damping, fric = e0.dissipated_friction, scale = largest_term(&e0);
+    double damp = e0.dissipated_tangential_damping, fric = e0.dissipated_friction, scale = validate_largest_term(&e0);
     double bal = 0.0;
     h->fall = 0.0;
     for (int64_t done = 0; done < total;) {
@@ -79,7 +73,7 @@ static void run_one(vcase *c, report *r, held_run *h, double duration, double fr
         h->fall = fmax(h->fall, fmax(damp - e.dissipated_tangential_damping, fric - e.dissipated_friction));
         damp = e.dissipated_tangential_damping;
         fric = e.dissipated_friction;
-        scale = fmax(scale, largest_term(&e));
+        scale = fmax(scale, validate_largest_term(&e));
         bal = fmax(bal, fabs(e.total - e0.total));
         if (done == at_from) {
             h->t_from = (double)done * dt;

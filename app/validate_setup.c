@@ -1,6 +1,9 @@
 /* What the validation cases share to set themselves up (validate.h): a material of the paper's
- * properties, a scene from its embedded text with a refusal written to the report. */
+ * properties, a scene from its embedded text with a refusal written to the report, the ledger's
+ * scale for a balance. */
 #include "validate.h"
+
+#include <math.h>
 
 tl_material_def validate_material(const char *name, double density, double E, double nu,
                                   double yield) {
@@ -21,4 +24,10 @@ tl_scene *validate_scene(report *r, const char *text, const char *path, const ch
     tl_scene_error_format(&err, buf, sizeof buf);
     report_text(r, "\n%s: the scene was refused: %s\n", label, buf);
     return NULL;
+}
+
+double validate_largest_term(const tl_energy *e) {
+    double m = 0.0;
+    for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) m = fmax(m, fabs(e->term[k]));
+    return m;
 }
