@@ -235,27 +235,27 @@ static const tl_coeff_info k_coeffs[] = {
 };
 
 const tl_submodel tl_cohesion_models[] = {
-    {{TL_SLOT_COHESION, "none", "no cohesion", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL},
+    {{TL_SLOT_COHESION, "none", "no cohesion", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_COHESION, "dmt",
       "Derjaguin-Muller-Toporov adhesion: a constant pull 2 pi w R* while the bodies touch",
       "Derjaguin, Muller & Toporov 1975; LAMMPS pair granular normal dmt (gamma = w/2)", w_coeffs, 1, 0},
-     0, w_prepare, dmt_force, NULL, false, NULL, NULL},
+     0, w_prepare, dmt_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_COHESION, "sjkr",
       "simplified JKR: a pull k A, A the intersection area of the undeformed spheres, while they touch",
       "LIGGGHTS cohesion sjkr", k_coeffs, 1, 0},
-     0, w_prepare, sjkr_force, NULL, false, NULL, NULL},
+     0, w_prepare, sjkr_force, NULL, false, NULL, NULL, true},
     {{TL_SLOT_COHESION, "sjkr2", "simplified JKR: a pull k A, A = 2 pi delta (2 R*), while the bodies touch",
       "LIGGGHTS cohesion sjkr2", k_coeffs, 1, 0},
-     0, w_prepare, sjkr2_force, NULL, false, NULL, NULL},
+     0, w_prepare, sjkr2_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_COHESION, "jkr",
       "Johnson-Kendall-Roberts adhesion with hertz: the JKR force through the contact radius, formed at touch, "
       "held to the displacement-controlled pull-off overlap",
       "Johnson, Kendall & Roberts 1971; pull-off as Maugis 2000 (fixed grips)", w_coeffs, 1, 0},
-     0, jkr_prepare, jkr_force, NULL, false, needs_hertz, jkr_reach},
+     0, jkr_prepare, jkr_force, NULL, false, needs_hertz, jkr_reach, false},
     {{TL_SLOT_COHESION, "capillary",
       "a pendular liquid bridge: the capillary pull of a given liquid volume, formed at touch, ruptured at "
       "(1 + theta/2) V^(1/3)",
       "Rabinovich et al. 2005 (force, with R = 2 R*); Lian et al. 1993 (rupture distance)", capillary_coeffs, 3, 0},
-     0, capillary_prepare, capillary_force, NULL, false, NULL, capillary_reach},
-    {{TL_SLOT_COHESION, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL},
+     0, capillary_prepare, capillary_force, NULL, false, NULL, capillary_reach, false},
+    {{TL_SLOT_COHESION, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL, false},
 };

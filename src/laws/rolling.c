@@ -87,11 +87,11 @@ static const tl_coeff_info epsd_coeffs[] = {
 };
 
 const tl_submodel tl_rolling_models[] = {
-    {{TL_SLOT_ROLLING, "none", "no rolling resistance", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL},
+    {{TL_SLOT_ROLLING, "none", "no rolling resistance", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_ROLLING, "epsd",
       "elastic-plastic spring-dashpot rolling resistance: a spring torque capped at mu_r R* F_n, "
       "and a dashpot",
       "Iwashita & Oda 1998; Ai et al. 2011 (model type C)", epsd_coeffs, 3, 6},
-     0, epsd_prepare, epsd_force, NULL, false, NULL, NULL},
-    {{TL_SLOT_ROLLING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL},
+     0, epsd_prepare, epsd_force, NULL, false, NULL, NULL, false},
+    {{TL_SLOT_ROLLING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL, false},
 };

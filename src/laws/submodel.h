@@ -160,6 +160,10 @@ typedef struct tl_submodel {
      * the contact at the radius r_eff still holds; the stages keep it (the other slots seeing
      * zero overlap) while delta > -reach. NULL: it stops at separation. */
     double (*reach)(const double *params, double r_eff);
+    /* A force slot that reads the two bodies' radii (c->ra, c->rb: two spheres' geometry, as
+     * sjkr's intersection of two spheres): a pair of the shape stage (a body with a shape, a
+     * mesh wall) gives only the contact's equivalent radius, and refuses it. */
+    bool uses_radii;
 } tl_submodel;
 
 /* Index of a coefficient in a sub-model, or -1. */

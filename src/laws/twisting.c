@@ -107,16 +107,16 @@ static bool needs_tangential(const char *const models[TL_SLOT_COUNT], char *msg,
 }
 
 const tl_submodel tl_twisting_models[] = {
-    {{TL_SLOT_TWISTING, "none", "no twisting resistance", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL},
+    {{TL_SLOT_TWISTING, "none", "no twisting resistance", "-", NULL, 0, 0}, 0, NULL, none_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_TWISTING, "sds",
       "spring-dashpot-slider twisting resistance: a spring torque against the twist about the normal, a "
       "dashpot, capped at mu_tw |F_n|",
       "Marshall 2009 eq. 30, 34, 44; LAMMPS pair granular twisting sds", sds_coeffs, 3, 6},
-     0, sds_prepare, sds_force, NULL, false, NULL, NULL},
+     0, sds_prepare, sds_force, NULL, false, NULL, NULL, false},
     {{TL_SLOT_TWISTING, "marshall",
       "twisting spring-dashpot-slider from the tangential model: k_tw = k_t a^2/2, gamma_tw = eta_t a^2/2, "
       "mu_tw = 2/3 mu_t a, a = sqrt(R* delta)",
       "Marshall 2009 eq. 32; LAMMPS pair granular twisting marshall", NULL, 0, 6},
-     0, NULL, marshall_force, NULL, false, needs_tangential, NULL},
-    {{TL_SLOT_TWISTING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL},
+     0, NULL, marshall_force, NULL, false, needs_tangential, NULL, false},
+    {{TL_SLOT_TWISTING, NULL, NULL, NULL, NULL, 0, 0}, 0, NULL, NULL, NULL, false, NULL, NULL, false},
 };

@@ -254,7 +254,7 @@ static inline void eval_law(const tl_law *law, const tl_pair_law *pl, tl_contact
 /* The law's force at zero overlap (the contact-boundary correction), with the
  * given tangential history (NULL = none yet). */
 static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist,
-                        double fn_scale, double *fn, double ft[3]) {
+                        double fn_scale, double *fn, double ft[3], tl_force_out fo0[TL_FORCE_SLOTS]) {
     tl_contact c = *c0;
     c.delta = 0.0;
     c.dt = 0.0;
@@ -265,6 +265,24 @@ static void touch_force(const tl_law *law, const tl_pair_law *pl, const tl_conta
     eval_law(law, pl, &c, scratch, fn_scale);
     *fn = c.fn;
     v3_copy(ft, c.ft);
+    if (fo0) memcpy(fo0, c.fos, sizeof c.fos); /* the force slots' part (law->force_at's places) */
+}
+
+/* The force slots' potential (cohesion's) at the contact's overlap with another equivalent radius
+ * (on a copy: nothing of the contact changes) */
+static double force_energy_at(const tl_law *law, const tl_pair_law *pl, const tl_contact *c0, const double *hist,
+                              double r_eff) {
+    tl_contact c = *c0;
+    c.r_eff = r_eff;
+    c.ra = c.rb = 2.0 * r_eff;
+    double scratch[TL_MAX_HIST], u = 0.0;
+    for (int k = 0; k < law->force_count; k++) {
+        const int sl = law->force_slot[k], o = law->hist_offset[sl];
+        memcpy(scratch, hist + o, (size_t)(law->hist_count - o) * sizeof *scratch);
+        law->sub[sl]->force(pl->p[sl], &c, scratch);
+        u += c.fo.e;
+    }
+    return u;
 }
 
 /* The law's elastic normal energy at the contact's overlap with another equivalent radius (the
@@ -347,6 +365,9 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     c.first = false;
     c.ledger = s->energy;
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
+    /* the force slots' radii: the patch's one equivalent radius (a slot that reads two bodies'
+     * radii is refused here: world_api.c, sphere_only_force_slot) */
+    c.ra = c.rb = 2.0 * c.r_eff;
 
     double ds[3] = {0.0, 0.0, 0.0};
     if (s->acc) drift_slip(s, a, b, P->n, ra, rb, ds);
@@ -414,11 +435,21 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
 
     double fn_app = c.fn, ft_app[3];
     v3_copy(ft_app, c.ft);
-    if (entered && s->correct && phi != 0.5) {
-        double fn0, ft0[3], wgt = phi - 0.5;
-        touch_force(law, pl, &c, NULL, fs, &fn0, ft0);
-        fn_app += wgt * fn0;
-        v3_axpy(ft_app, wgt, ft0);
+    /* the force slots' applied forces (the law's units), and their state at the touch of a new
+     * contact: its potential there is what forming the contact cost (as the sphere stage) */
+    double f_app[TL_FORCE_SLOTS];
+    for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] = c.fos[law->force_at[m]].f;
+    tl_force_out fo0[TL_FORCE_SLOTS];
+    const bool touch_known = c.first && law->force_count, corrected = entered && s->correct && phi != 0.5;
+    if (touch_known || corrected) {
+        double fn0, ft0[3];
+        touch_force(law, pl, &c, NULL, fs, &fn0, ft0, fo0);
+        if (corrected) {
+            const double wgt = phi - 0.5;
+            fn_app += wgt * fn0;
+            v3_axpy(ft_app, wgt, ft0);
+            for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] += wgt * fo0[law->force_at[m]].f;
+        }
     }
     double fa[3];
     v3_scale(fa, P->n, -fn_app);
@@ -483,6 +514,21 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
             double damper = 0.5 * ((fn_prev - fel_prev) * (c.first ? dd : dd_prev) + (fn_app / fs - c.fn_el) * dd);
             damper -= c.first ? 0.5 * phi * v3_dot(trk, turn) : 0.5 * (v3_dot(bp + TL_BP_TR, turn) + v3_dot(trk, turn));
             double spring = 0.5 * (fel_prev * (c.first ? dd : dd_prev) + c.fn_el * dd) - (c.e_el_n - be[TL_BE_E_N]);
+            /* the force slots (cohesion) are conservative springs of their own: the damper is what the
+             * applied force did beyond the normal spring's and theirs, and their work less the change
+             * of their potential is the integration's error (as the sphere stage books them) */
+            double fspring = 0.0;
+            for (int m = 0; m < law->force_count; m++) {
+                const int t = law->force_at[m];
+                double u_prev = be[TL_BE_E_FORCE + t];
+                if (touch_known && fo0[t].e != 0.0) {
+                    u_prev = fo0[t].e;
+                    book(slot, TL_SS_CUR, law->force_dissipated[m], -fo0[t].e);
+                }
+                const double w_f = 0.5 * (be[TL_BE_F_FORCE + t] * (c.first ? dd : dd_prev) + f_app[t] * dd);
+                damper -= w_f;
+                fspring += w_f - (c.fos[t].e - u_prev);
+            }
             /* the tangential force's work: the dashpot's, the stiffness's, friction's or the
              * integration's (tangential_books.h) */
             const tl_tangential_books tb =
@@ -510,8 +556,18 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
                 curv = c.e_el_n - normal_energy_at(law, pl, &c, rec, r_last);
                 spring += curv;
             }
+            /* the force slots' potentials change with the radius too; no torque of theirs does it (the
+             * curvature torque is the normal spring's): curvature_work books it, as between two
+             * ellipsoids (docs/models.md, cohesion) */
+            if (law->force_count && P->r_kind != TL_PATCH_R_KEPT && !c.first && c.r_eff != r_last) {
+                double u_now = 0.0;
+                for (int m = 0; m < law->force_count; m++) u_now += c.fos[law->force_at[m]].e;
+                const double curv_f = u_now - force_energy_at(law, pl, &c, rec, r_last);
+                curv += curv_f;
+                fspring += curv_f;
+            }
             book(slot, TL_SS_CUR, TL_ENERGY_CURVATURE_WORK, curv);
-            double residual = (plastic ? 0.0 : spring) + tb.residual;
+            double residual = (plastic ? 0.0 : spring) + fspring + tb.residual;
             for (int k = 0; k < law->torque_count; k++)
                 if (!c.tqs[law->torque_at[k]].slip) residual += ts[k];
             book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_NORMAL, damper);
@@ -528,6 +584,11 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
         for (int k = 0; k < law->torque_count; k++) { /* else 0 from the record's opening */
             const int t = law->torque_at[k];
             be[TL_BE_E_TORQUE + t] = c.tqs[t].e_el;
+        }
+        for (int m = 0; m < law->force_count; m++) {
+            const int t = law->force_at[m];
+            be[TL_BE_F_FORCE + t] = f_app[t];
+            be[TL_BE_E_FORCE + t] = c.fos[t].e;
         }
         be[TL_BE_FN_EL] = c.fn_el;
         be[TL_BE_E_N] = c.e_el_n;
@@ -574,12 +635,16 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
     tl_contact c;
     memset(&c, 0, sizeof c);
     v3_copy(c.n, n);
-    c.r_eff = 1.0; /* unused at zero overlap by the Hertzian laws; the linear ones ignore it */
+    /* unused at zero overlap by the Hertzian laws (the linear ones ignore it); the force slots' at
+     * their last radius */
+    c.r_eff = law->force_count ? bp[TL_BP_REFF] : 1.0;
+    c.ra = c.rb = 2.0 * c.r_eff;
     c.m_eff = 1.0 / (a->iml + b->iml);
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
     c.delta_rate = fs * rate_d;
     double fn0, ft0[3], fn_app = 0.0, ft_app[3] = {0.0, 0.0, 0.0};
-    touch_force(law, pl, &c, rec, fs, &fn0, ft0);
+    tl_force_out fo0[TL_FORCE_SLOTS];
+    touch_force(law, pl, &c, rec, fs, &fn0, ft0, fo0);
     if (s->correct) {
         double wgt = psi - 0.5, fa[3];
         fn_app = wgt * fn0;
@@ -599,6 +664,16 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         double dd = dnow - dprev, fel_prev = be[TL_BE_FN_EL];
         double spring = 0.5 * fel_prev * dd + be[TL_BE_E_N];
         double damper = 0.5 * ((bk[TL_BK_FN] + fn_app) / fs - fel_prev) * dd;
+        /* the force slots (cohesion): their last applied force and this correction's share act as the
+         * normal spring's do, and their potential goes with the contact (into the residual) */
+        double fslots_corr = 0.0, fspring = 0.0;
+        for (int m = 0; m < law->force_count; m++) {
+            const int t = law->force_at[m];
+            const double fcorr = (s->correct ? psi - 0.5 : 0.0) * fo0[t].f, w_f = 0.5 * (be[TL_BE_F_FORCE + t] + fcorr) * dd;
+            fslots_corr += fcorr;
+            damper -= w_f;
+            fspring += w_f + be[TL_BE_E_FORCE + t];
+        }
         /* the last tangential force over half this drift and the spring's energy, which goes with
          * the contact, and the correction's share with the spring's (tangential_books.h) */
         const bool held = tl_law_keeps_xi(law);
@@ -627,10 +702,12 @@ static uint8_t patch_exit(const sstage *s, const side *a, const side *b, double 
         book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, tb.damping);
         book(slot, TL_SS_CUR, TL_ENERGY_DISSIPATED_FRICTION, tb.friction);
         book(slot, TL_SS_CUR, TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, tb.stiffness);
-        book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, (plastic ? 0.0 : spring) + tb.residual);
+        book(slot, TL_SS_CUR, TL_ENERGY_INTEGRATION_RESIDUAL, (plastic ? 0.0 : spring) + fspring + tb.residual);
         for (int k = 0; k < law->torque_count; k++)
             book(slot, TL_SS_CUR, law->torque_dissipated[k], dtq[k]);
-        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_NORMAL, 0.5 * fn_app * rate_d * s->dt);
+        /* the correction's second half-kick lands in the next step: so does its work */
+        book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_NORMAL, 0.5 * (fn_app - fs * fslots_corr) * rate_d * s->dt);
+        book(slot, TL_SS_NEXT, TL_ENERGY_INTEGRATION_RESIDUAL, 0.5 * fs * fslots_corr * rate_d * s->dt);
         book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_TANGENTIAL_DAMPING, tn.damping);
         book(slot, TL_SS_NEXT, TL_ENERGY_DISSIPATED_FRICTION, tn.friction);
         book(slot, TL_SS_NEXT, TL_ENERGY_TANGENTIAL_STIFFNESS_WORK, tn.stiffness);

@@ -646,8 +646,19 @@ static void materials_in_use(const tl_world *w, uint8_t *particle, uint8_t *wall
     for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = 1;
 }
 
-/* The force slots (cohesion) are evaluated by the sphere stage: a law with one is refused for a
- * pair the shape stage takes (a body with a shape, a mesh wall), whose contacts do not give them. */
+/* A force slot (cohesion) that holds a contact beyond touch (a reach: jkr, capillary) or reads the
+ * two bodies' radii (sjkr's two spheres) needs what the sphere stage gives: refused for a pair the
+ * shape stage takes (a body with a shape, a mesh wall), whose contacts exist while the bodies
+ * overlap and give one equivalent radius. dmt and sjkr2 (a pull while they touch, through R*)
+ * act there too. */
+static const tl_submodel *sphere_only_force_slot(const tl_law *law) {
+    for (int k = 0; k < law->force_count; k++) {
+        const tl_submodel *m = law->sub[law->force_slot[k]];
+        if (m->reach || m->uses_radii) return m;
+    }
+    return NULL;
+}
+
 static tl_status check_force_slots(tl_world *w, const uint8_t *used, const uint8_t *wall_used) {
     size_t nm = w->cat.nmat;
     uint8_t shaped[256], meshed[256];
@@ -664,10 +675,14 @@ static tl_status check_force_slots(tl_world *w, const uint8_t *used, const uint8
             if (li < 0 || !w->cat.laws[li].force_count) continue;
             bool shapes = (shaped[a] && (used[b] || wall_used[b])) || (shaped[b] && used[b]);
             if (!shapes && !meshed[b]) continue;
+            const tl_submodel *m = sphere_only_force_slot(&w->cat.laws[li]);
+            if (!m) continue;
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "the law between materials '%s' and '%s' has cohesion, which Talus evaluates "
-                                 "between spheres and against plane, rectangle and box walls only; here %s",
-                                 w->cat.mat[a].name, w->cat.mat[b].name,
+                                 "the law between materials '%s' and '%s' has the cohesion '%s', which %s: Talus "
+                                 "evaluates it between spheres and against plane, rectangle and box walls only, and "
+                                 "here %s (dmt and sjkr2 act there)",
+                                 w->cat.mat[a].name, w->cat.mat[b].name, m->info.name,
+                                 m->reach ? "holds contacts apart beyond touch" : "reads the two spheres' radii",
                                  shapes ? "bodies with a shape (ellipsoids, meshes) meet under it"
                                         : "spheres meet a mesh wall under it");
         }

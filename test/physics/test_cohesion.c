@@ -19,7 +19,9 @@
  *     (their functions below say what);
  *   - beside LAMMPS's pair granular dmt and jkr: nine static pairs, and an impact step by step
  *     (the forces while both hold the contact; where LAMMPS lets a jkr contact go);
- *   - a law with cohesion is refused between bodies with a shape. */
+ *   - bodies with a shape (the shape stage): jkr and sjkr refused there, dmt and sjkr2 taken; an ellipsoid
+ *     and a meshed icosphere hanging under a plane by dmt (the rest overlap of the pole's curvature, the
+ *     weight); the books of an undamped ellipsoid bouncing off a plane and off another ellipsoid. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,12 +207,18 @@ static void test_pull_off(void) {
 
 /* a sphere of radius r hanging under the plane z = 0 (normal +z, the sphere above it, gravity +z
  * pulling it off), damped: its rest overlap, or whether it falls away */
+/* a damped dmt world with gravity +z pulling bodies off the plane z = 0 (normal +z) below them */
+static tl_world *under_plane(double w_adh, int *m) {
+    tl_world *w = world((tl_vec3){0, 0, 9.81}, "dmt", "w_adhesion", w_adh, true, m);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = *m;
+    tl_world_add_wall(w, &wl, NULL);
+    return w;
+}
+
 static double hang(double r, double w_adh, double *z_final) {
     int m;
-    tl_world *w = world((tl_vec3){0, 0, 9.81}, "dmt", "w_adhesion", w_adh, true, &m);
-    tl_wall_def wl = tl_wall_default();
-    wl.material = m;
-    tl_world_add_wall(w, &wl, NULL);
+    tl_world *w = under_plane(w_adh, &m);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
     pd.radius = r;
@@ -834,22 +842,189 @@ static void test_impact_beside_lammps(const char *model, const char *dump) {
     tl_world_destroy(w);
 }
 
-static void test_refused_for_shapes(void) {
-    int m;
-    tl_world *w = world((tl_vec3){0, 0, 0}, "dmt", "w_adhesion", 0.1, false, &m);
+/* ---- bodies with a shape (the shape stage) ---- */
+
+/* an ellipsoid (a, b, c) of the cohesion world's material, its c axis along z, at height z (and a
+ * plane at z = 0, normal +z, of the same material) */
+static uint32_t ellipsoid_at(tl_world *w, int m, double a, double b, double c, double z) {
     tl_shape_def sd = tl_shape_default();
     sd.kind = TL_SHAPE_ELLIPSOID;
-    sd.name = "e";
-    sd.semi_axes = (tl_vec3){2e-3, 1e-3, 1e-3};
+    sd.semi_axes = (tl_vec3){a, b, c};
     int sh;
     ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
     pd.shape = sh;
-    ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
-    ENSURE(tl_world_prepare(w) == TL_ERROR_ARGUMENT);
-    ENSURE(strstr(tl_world_error(w), "cohesion") != NULL);
-    tl_world_destroy(w);
+    pd.position = (tl_vec3){0, 0, z};
+    uint32_t id;
+    ENSURE(tl_world_add_particle(w, &pd, &id) == TL_OK);
+    return id;
+}
+
+/* jkr (it holds contacts apart) and sjkr (it reads two spheres' radii) are refused where the shape
+ * stage takes the pair; dmt and sjkr2 are taken */
+static void test_shapes_refused(void) {
+    const char *model[4] = {"jkr", "sjkr", "dmt", "sjkr2"}, *coeff[4] = {"w_adhesion", "k_cohesion", "w_adhesion",
+                                                                         "k_cohesion"};
+    for (int k = 0; k < 4; k++) {
+        int m;
+        tl_world *w = world((tl_vec3){0, 0, 0}, model[k], coeff[k], 0.1, false, &m);
+        tl_wall_def wl = tl_wall_default();
+        wl.material = m;
+        tl_world_add_wall(w, &wl, NULL);
+        ellipsoid_at(w, m, 2e-3, 1e-3, 1e-3, 2e-3);
+        tl_status st = tl_world_prepare(w);
+        printf("ellipsoid under %s: %s\n", model[k], st == TL_OK ? "taken" : tl_world_error(w));
+        if (k < 2) {
+            ENSURE(st == TL_ERROR_ARGUMENT);
+            char want[32];
+            snprintf(want, sizeof want, "cohesion '%s'", model[k]);
+            ENSURE(strstr(tl_world_error(w), want) != NULL);
+        } else {
+            ENSURE(st == TL_OK);
+        }
+        tl_world_destroy(w);
+    }
+}
+
+/* An ellipsoid (2, 1.5, 1) mm hanging under a plane by DMT adhesion on its c pole, gravity pulling it
+ * off: it comes to rest where Hertz's force for the pole's curvature R = ab/c balances the pull,
+ * K delta^3/2 = 2 pi w R - m g, to 1e-9; with m g above 2 pi w R it falls away. The same for a meshed
+ * icosphere (642 vertices; its contact by the conservative reading): at rest the contact's force
+ * is the weight to 1e-9 of it, and it falls away with the pull halved. */
+static void test_shapes_hanging(void) {
+    const double a = 2e-3, b = 1.5e-3, c = 1e-3, g = 9.81, mass = RHO * 4.0 / 3.0 * PI * a * b * c, R = a * b / c;
+    const double K = 4.0 / 3.0 * e_star() * sqrt(R);
+    for (int held = 1; held >= 0; held--) {
+        const double w_adh = (held ? 2.0 : 0.5) * mass * g / (2.0 * PI * R);
+        int m;
+        tl_world *w = under_plane(w_adh, &m);
+        uint32_t id = ellipsoid_at(w, m, a, b, c, c - 1e-9);
+        ENSURE(tl_world_prepare(w) == TL_OK);
+        ENSURE(tl_world_step(w, 200000) == TL_OK);
+        tl_particle_state ps;
+        tl_world_get_particle(w, id, &ps);
+        if (held) {
+            const double d = c - ps.position.z, want = pow((2.0 * PI * w_adh * R - mass * g) / K, 2.0 / 3.0);
+            printf("ellipsoid hanging by dmt: rest overlap %.12g m against %.12g m (speed %.3g m/s)\n", d, want,
+                   fabs(ps.velocity.z));
+            ENSURE(tl_world_contact_count(w) == 1);
+            ENSURE(fabs(ps.velocity.z) < 1e-9);
+            ENSURE_REL(d, want, 1e-9);
+        } else {
+            printf("ellipsoid under half the pull it needs: z %.4g m, %zu contacts\n", ps.position.z,
+                   tl_world_contact_count(w));
+            ENSURE(tl_world_contact_count(w) == 0 && ps.position.z > c);
+        }
+        tl_world_destroy(w);
+    }
+    const double r = 1e-3;
+    for (int held = 1; held >= 0; held--) {
+        int m;
+        tl_world *w = under_plane(1.0, &m);
+        tl_shape_def sd = tl_shape_default();
+        sd.kind = TL_SHAPE_MESH;
+        sd.source = TL_MESH_ICOSPHERE;
+        sd.radius = r;
+        sd.subdivisions = 3;
+        int sh;
+        ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+        tl_shape_info si;
+        ENSURE(tl_world_get_shape(w, sh, &si) == TL_OK);
+        const double pull = 2.0 * PI * 1.0 * si.volume_radius; /* R* against a wall: the body's own */
+        /* a weight of 0.5 (held) or 2 (not) times the pull, by the body's mass */
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        pd.shape = sh;
+        pd.mass = (held ? 0.5 : 2.0) * pull / g;
+        pd.position = (tl_vec3){0, 0, r - 1e-9};
+        uint32_t id;
+        ENSURE(tl_world_add_particle(w, &pd, &id) == TL_OK);
+        ENSURE(tl_world_prepare(w) == TL_OK);
+        ENSURE(tl_world_step(w, 200000) == TL_OK);
+        tl_particle_state ps;
+        tl_world_get_particle(w, id, &ps);
+        if (held) {
+            ENSURE(tl_world_contact_count(w) == 1);
+            tl_contact_info ci;
+            ENSURE(tl_world_get_contact(w, 0, &ci) == TL_OK);
+            const double weight = pd.mass * g;
+            printf("meshed icosphere hanging by dmt: contact force %.12g N against the weight %.12g N, overlap %.4g m\n",
+                   ci.normal_force, -weight, ci.overlap);
+            ENSURE(fabs(ps.velocity.z) < 1e-9);
+            ENSURE(fabs(ci.normal_force + weight) < 1e-9 * weight);
+        } else {
+            printf("meshed icosphere under half the pull it needs: z %.4g m, %zu contacts\n", ps.position.z,
+                   tl_world_contact_count(w));
+            ENSURE(tl_world_contact_count(w) == 0 && ps.position.z > r);
+        }
+        tl_world_destroy(w);
+    }
+}
+
+/* The undamped, frictionless bounce of a spinning ellipsoid under DMT adhesion, off a plane and off
+ * another ellipsoid, in no gravity: the books close. No damping is booked; what the radius's change
+ * did to the stored energies (Hertz's and the adhesion's) is curvature_work; the total, with it taken
+ * as energy put in, departs by the step's error only, which falls as the step does (first order: the
+ * adhesive force jumps at touch). */
+static void test_shapes_books(void) {
+    for (int pair = 0; pair < 2; pair++) {
+        double tot[3], curv[3], damp[3], ke0 = 0.0;
+        for (int r = 0; r < 3; r++) {
+            tl_world_def wd = tl_world_default();
+            wd.impact_speed = 0.05;
+            wd.steps_per_contact = 20.0 * (double)(1 << r);
+            int m;
+            tl_world *w = world_of(&wd, "dmt", "w_adhesion", 0.5, false, &m);
+            if (!pair) {
+                tl_wall_def wl = tl_wall_default();
+                wl.material = m;
+                tl_world_add_wall(w, &wl, NULL);
+            }
+            tl_shape_def sd = tl_shape_default();
+            sd.kind = TL_SHAPE_ELLIPSOID;
+            sd.semi_axes = (tl_vec3){2e-3, 1.5e-3, 1e-3};
+            int sh;
+            ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+            tl_particle_def pd = tl_particle_default();
+            pd.material = m;
+            pd.shape = sh;
+            pd.orientation = (tl_quat){0.8, 0.36, 0.48, 0.0};
+            pd.position = (tl_vec3){0, 0, 2.5e-3};
+            pd.velocity = (tl_vec3){0, 0, -0.05};
+            pd.angular_velocity = (tl_vec3){3, -7, 11};
+            ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+            if (pair) {
+                pd.orientation = (tl_quat){0.6, 0.0, -0.8, 0.0};
+                pd.position = (tl_vec3){4e-4, -3e-4, -2.5e-3};
+                pd.velocity = (tl_vec3){0, 0, 0.05};
+                pd.angular_velocity = (tl_vec3){-5, 2, 4};
+                ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+            }
+            ENSURE(tl_world_prepare(w) == TL_OK);
+            tl_energy e0, e;
+            tl_world_energy(w, &e0);
+            ke0 = e0.kinetic_translational + e0.kinetic_rotational;
+            bool touched = false;
+            const int64_t steps = (int64_t)(0.02 / tl_world_dt(w));
+            for (int64_t k = 0; k < steps; k++) {
+                ENSURE(tl_world_step(w, 1) == TL_OK);
+                if (tl_world_contact_count(w)) touched = true;
+            }
+            tl_world_energy(w, &e);
+            ENSURE(touched && tl_world_contact_count(w) == 0); /* it met and left */
+            tot[r] = fabs(e.total - e0.total) / ke0;
+            curv[r] = e.curvature_work / ke0;
+            damp[r] = fabs(e.dissipated_normal) / ke0;
+            tl_world_destroy(w);
+        }
+        printf("ellipsoid bouncing off %s under dmt, undamped: total conserved to %.3g, %.3g, %.3g of the kinetic "
+               "energy at 20, 40, 80 steps per contact; curvature work %.3g, %.3g, %.3g; damping booked %.2g\n",
+               pair ? "an ellipsoid" : "a plane", tot[0], tot[1], tot[2], curv[0], curv[1], curv[2], damp[2]);
+        ENSURE(damp[0] < 1e-12 && damp[1] < 1e-12 && damp[2] < 1e-12);
+        ENSURE(tot[2] < 0.6 * tot[1] && tot[1] < 0.6 * tot[0]);
+        ENSURE(tot[2] < 1e-4);
+    }
 }
 
 int main(void) {
@@ -868,6 +1043,8 @@ int main(void) {
     test_beside_lammps("jkr", "lammps-jkr-static.dump");
     test_impact_beside_lammps("dmt", "lammps-dmt-impact.dump");
     test_impact_beside_lammps("jkr", "lammps-jkr-impact.dump");
-    test_refused_for_shapes();
+    test_shapes_refused();
+    test_shapes_hanging();
+    test_shapes_books();
     return tl_test_report("test_cohesion");
 }
