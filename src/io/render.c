@@ -582,6 +582,27 @@ static void draw_wall_outlines(cairo_t *cr, const tl_world *w, const tl_render_v
                 for (int a = 0; a < 3; a++) c[s][a] = f->p[a] + su * f->hu * f->u[a] + sv * f->hv * f->v[a];
             }
             stroke_polygon(cr, v, (const double(*)[3])c, 4);
+        } else if (f->kind == TL_FACE_MESH && f->mesh && f->mesh->adj) {
+            /* a mesh wall's rims (edges of one facet) and folds (facets turning by more than 40
+             * degrees), which show it even edge-on (a drum seen along its axis) */
+            const tl_mesh *mh = f->mesh;
+            for (size_t t = 0; t < mh->nt; t++)
+                for (int e = 0; e < 3; e++) {
+                    uint32_t a = mh->adj[t][e];
+                    if (a != TL_MESH_NONE && (a < t || dot3(mh->n[t], mh->n[a]) > 0.766)) continue;
+                    double q[2][3];
+                    for (int j = 0; j < 2; j++) {
+                        const double *x = mh->v[mh->tri[t][(e + j) % 3]];
+                        for (int c = 0; c < 3; c++)
+                            q[j][c] = f->R[c][0] * x[0] + f->R[c][1] * x[1] + f->R[c][2] * x[2] + f->T[c];
+                    }
+                    double x0, y0, x1, y1;
+                    tl_render_project(v, q[0], &x0, &y0, NULL);
+                    tl_render_project(v, q[1], &x1, &y1, NULL);
+                    cairo_move_to(cr, x0, y0);
+                    cairo_line_to(cr, x1, y1);
+                }
+            cairo_stroke(cr);
         } else if (f->kind == TL_FACE_PLANE && box) {
             double poly[12][3];
             int m = plane_in_box(f->p, f->n, lo, hi, poly);
@@ -633,7 +654,7 @@ static void draw_bar(cairo_t *cr, const tl_world *w, const tl_render_view *v, tl
         }
         return;
     }
-    const double top = 2.6 * fs, bottom = h - 1.5 * fs, bx = x0 + 0.08 * bw, bwid = 0.18 * bw;
+    const double top = 2.6 * fs, bottom = h - 1.5 * fs, bx = x0 + 0.06 * bw, bwid = 0.14 * bw;
     if (!(bottom - top > 10.0)) return;
     cairo_pattern_t *pat = cairo_pattern_create_linear(0, bottom, 0, top);
     for (int k = 0; k <= 16; k++) {
@@ -652,7 +673,7 @@ static void draw_bar(cairo_t *cr, const tl_world *w, const tl_render_view *v, tl
         cairo_move_to(cr, bx + bwid, y);
         cairo_line_to(cr, bx + bwid + 0.3 * fs, y);
         cairo_stroke(cr);
-        snprintf(text, sizeof text, "%.4g", range[0] + (range[1] - range[0]) * k / 4.0);
+        snprintf(text, sizeof text, "%.3g", range[0] + (range[1] - range[0]) * k / 4.0);
         label(cr, bx + bwid + 0.5 * fs, y + 0.35 * fs, text);
     }
 }
