@@ -6,6 +6,9 @@
  *   images/images_000000.png     frame 0 (t = 0), 000001, ...
  *   images.mp4                   the movie (movie: true, ffmpeg on PATH)
  *
+ * A file whose name ends in .png is one picture instead, of the world at the end of the run
+ * (drawn when the run commits its outputs: the settled bed beside the energy plot).
+ *
  * Each frame is written as .part and renamed when whole, and is final then (as the vtk frames);
  * an aborted run removes the frames it wrote. A fitted camera (camera: auto, or a camera without
  * center and extent) is fitted once, at the first frame, and kept, so that the frames of a movie
@@ -32,6 +35,7 @@ struct tl_image_state {
     size_t nframes;
     tl_render_options r;
     bool fitted;
+    bool written;     /* single: the picture was written (an abort after the commit removes it) */
 };
 
 static tl_status oom(tl_output *o) {
@@ -74,6 +78,12 @@ static tl_status image_open(tl_output *o) {
     s->r = options(o)->render;
     st = tl_render_check(&s->r, o->ctx->err, o->ctx->errsize);
     if (st != TL_OK) return st;
+    if (options(o)->single) {
+        st = tl_file_can_replace(o->path, o->ctx->err, o->ctx->errsize);
+        if (st == TL_OK) st = tl_mkdir_parent(o->path, o->ctx->err, o->ctx->errsize);
+        if (st == TL_OK && o->resume) o->records = o->resume->records;
+        return st;
+    }
     if (access(s->folder, F_OK) != 0) s->made_dir = true;
     st = tl_mkdir_p(s->folder, o->ctx->err, o->ctx->errsize);
     if (st != TL_OK) {
@@ -87,7 +97,8 @@ static tl_status image_open(tl_output *o) {
     return TL_OK;
 }
 
-static tl_status image_record(tl_output *o) {
+/* draws the world now into path (the camera fitted once, then kept) */
+static tl_status draw(tl_output *o, const char *path) {
     struct tl_image_state *s = o->image;
     const tl_world *w = o->ctx->world;
     if (!s->fitted) { /* once: the frames of a series keep their camera */
@@ -97,14 +108,24 @@ static tl_status image_record(tl_output *o) {
         }
         s->fitted = true;
     }
-    char *path = frame_path(s, s->nframes);
-    if (!path) return oom(o);
     cairo_surface_t *surface;
     tl_status st = tl_render_surface(w, &s->r, &surface, NULL, NULL, o->ctx->err, o->ctx->errsize);
     if (st == TL_OK) {
         st = tl_render_write_png(surface, path, o->ctx->err, o->ctx->errsize);
         cairo_surface_destroy(surface);
     }
+    return st;
+}
+
+static tl_status image_record(tl_output *o) {
+    struct tl_image_state *s = o->image;
+    if (options(o)->single) { /* drawn at the end */
+        o->records++;
+        return TL_OK;
+    }
+    char *path = frame_path(s, s->nframes);
+    if (!path) return oom(o);
+    tl_status st = draw(o, path);
     free(path);
     if (st != TL_OK) return st;
     s->nframes++;
@@ -191,6 +212,13 @@ static void make_movie(tl_output *o) {
 
 static tl_status image_commit(tl_output *o) {
     struct tl_image_state *s = o->image;
+    if (options(o)->single) {
+        tl_status st = draw(o, o->path);
+        if (st != TL_OK) return st;
+        s->written = true;
+        o->files_written = 1;
+        return TL_OK;
+    }
     /* frames of an earlier, longer run in the same folder would join the movie: removed */
     for (size_t k = s->nframes;; k++) {
         char *p = frame_path(s, k);
@@ -208,7 +236,8 @@ static tl_status image_commit(tl_output *o) {
 static void image_abort(tl_output *o) {
     struct tl_image_state *s = o->image;
     if (!s) return;
-    if (s->folder && s->base)
+    if (s->written) (void)unlink(o->path);
+    if (s->folder && s->base && !options(o)->single)
         for (size_t k = s->resumed; k < s->nframes; k++) {
             char *p = frame_path(s, k);
             if (p) (void)unlink(p);
@@ -227,6 +256,7 @@ static void image_release(tl_output *o) {
 
 /* the frames the checkpoint counts must be there */
 static tl_status image_resume_check(tl_output *o, const tl_output_saved *in) {
+    if (options(o)->single) return TL_OK;
     struct tl_image_state probe = {0};
     tl_status st = image_names(o, &probe.folder, &probe.base);
     for (int64_t k = 0; st == TL_OK && k < in->records; k++) {
@@ -375,6 +405,19 @@ int tl_read_image_output(const tl_output_reader *r, const tl_yval *e, tl_output_
         return -1;
     tl_ymap_get(e, "cut", &v);
     if (v.node && read_cut(r, &v, ro)) return -1;
+    const size_t len = strlen(o->file);
+    io->single = len > 4 && strcmp(o->file + len - 4, ".png") == 0;
+    if (io->single) {
+        const char *const series_keys[] = {"every", "every_steps", "movie", "fps"};
+        for (size_t k = 0; k < 4; k++) {
+            tl_ymap_get(e, series_keys[k], &v);
+            if (v.node)
+                return tl_yfail(r->doc, &v, "a file ending in .png is one picture, of the end of the run; for "
+                                            "frames (every, every_steps) and a movie give a folder's name "
+                                            "(file: %.*s)",
+                                (int)(len - 4), o->file);
+        }
+    }
     return 0;
 }
 

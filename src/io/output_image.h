@@ -13,6 +13,7 @@
 typedef struct tl_image_options {
     tl_render_options render; /* render.color_by points into color_by */
     char *color_by;           /* malloc'ed (NULL: material) */
+    bool single;              /* the file ends in .png: one picture, of the end of the run */
     bool movie;               /* join the frames into <file>.mp4 at the end (ffmpeg) */
     double fps;               /* the movie's frames per second (10) */
 } tl_image_options;

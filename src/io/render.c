@@ -248,7 +248,7 @@ static bool scene_box(const tl_world *w, double lo[3], double hi[3]) {
 static int area_width(const tl_render_options *o) {
     if (!o->color_bar || o->width < 240) return o->width;
     int bar = o->width / 6;
-    if (bar < 110) bar = 110;
+    if (bar < 130) bar = 130;
     if (bar > 260) bar = 260;
     return o->width - bar;
 }
@@ -603,7 +603,8 @@ static void draw_wall_outlines(cairo_t *cr, const tl_world *w, const tl_render_v
                     cairo_line_to(cr, x1, y1);
                 }
             cairo_stroke(cr);
-        } else if (f->kind == TL_FACE_PLANE && box) {
+        } else if (f->kind == TL_FACE_PLANE && box && fabs(dot3(f->n, v->fwd)) < 0.95) {
+            /* (a plane seen face-on would only frame the picture: a drum's end caps) */
             double poly[12][3];
             int m = plane_in_box(f->p, f->n, lo, hi, poly);
             if (m >= 3) stroke_polygon(cr, v, (const double(*)[3])poly, m);
@@ -622,7 +623,7 @@ static void label(cairo_t *cr, double x, double y, const char *text) {
 static void draw_bar(cairo_t *cr, const tl_world *w, const tl_render_view *v, tl_render_field f, const double range[2],
                      double t) {
     const double x0 = v->area_width, bw = v->width - v->area_width, h = v->height;
-    double fs = h / 40.0;
+    double fs = fmin(h, 1.2 * v->width) / 40.0;
     if (fs < 9.0) fs = 9.0;
     if (fs > 28.0) fs = 28.0;
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);

@@ -409,6 +409,33 @@ static void test_scene_keys(void) {
     expect_refused("  - {type: image, every: 0.005, cut: {point: [0, 0, 0], normal: [0, 0, 1]}}\n", "cut", "thickness");
     expect_refused("  - {type: image, every: 0.005, fps: 0}\n", "fps", "> 0");
     expect_refused("  - {type: image, every: 0.005, movie: maybe}\n", "movie", "true");
+    expect_refused("  - {type: image, file: end.png, every: 0.005}\n", "every", "one picture");
+    expect_refused("  - {type: image, file: end.png, movie: true}\n", "movie", "folder");
+}
+
+/* a file ending in .png: one picture, of the end of the run */
+static void test_single_picture(const char *dir) { /* dir: a short path */
+    tl_scene *sc;
+    char msg[2048];
+    ENSURE_OK(load("  - {type: image, file: sub/end.png, width: 300, height: 200, color_by: z}\n", &sc, msg,
+                   sizeof msg));
+    if (!sc) {
+        fprintf(stderr, "%s\n", msg);
+        return;
+    }
+    tl_run_options ro = tl_run_options_default();
+    ro.output_dir = dir;
+    tl_run_summary sum;
+    ENSURE_OK(tl_scene_run(sc, &ro, &sum));
+    char p[700];
+    snprintf(p, sizeof p, "%.600s/sub/end.png", dir);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(p);
+    ENSURE(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS && cairo_image_surface_get_width(s) == 300);
+    cairo_surface_destroy(s);
+    snprintf(p, sizeof p, "%.600s/sub/end.png.part", dir);
+    ENSURE(!exists(p));
+    ENSURE(sum.files_written == 1);
+    tl_scene_destroy(sc);
 }
 
 static int count_frames(const char *dir) {
@@ -468,6 +495,8 @@ int main(void) {
     test_files(dir);
     test_scene_keys();
     char out[600];
+    snprintf(out, sizeof out, "%s/single", dir);
+    test_single_picture(out);
     snprintf(out, sizeof out, "%s/no-ffmpeg", dir);
     run_scene(out, "/nonexistent-talus-bin", false); /* the run succeeds, the frames stay, no movie */
     if (ffmpeg_here()) {
