@@ -6,8 +6,10 @@
  *   images/images_000000.png     frame 0 (t = 0), 000001, ...
  *   images.mp4                   the movie (movie: true, ffmpeg on PATH)
  *
- * A file whose name ends in .png is one picture instead, of the world at the end of the run
- * (drawn when the run commits its outputs: the settled bed beside the energy plot).
+ * A file whose name ends in .png is one picture instead, of the world at the end of the run (the
+ * settled bed beside the energy plot): a series recorded at the start and at the end only
+ * (every_steps set out of reach by the reader), each record drawing over the file, so that on
+ * several ranks it is drawn, as every record, from the gathered particles.
  *
  * Each frame is written as .part and renamed when whole, and is final then (as the vtk frames);
  * an aborted run removes the frames it wrote. A fitted camera (camera: auto, or a camera without
@@ -119,7 +121,10 @@ static tl_status draw(tl_output *o, const char *path) {
 
 static tl_status image_record(tl_output *o) {
     struct tl_image_state *s = o->image;
-    if (options(o)->single) { /* drawn at the end */
+    if (options(o)->single) { /* the start, then the end: the picture drawn over */
+        tl_status st = draw(o, o->path);
+        if (st != TL_OK) return st;
+        s->written = true;
         o->records++;
         return TL_OK;
     }
@@ -213,10 +218,7 @@ static void make_movie(tl_output *o) {
 static tl_status image_commit(tl_output *o) {
     struct tl_image_state *s = o->image;
     if (options(o)->single) {
-        tl_status st = draw(o, o->path);
-        if (st != TL_OK) return st;
-        s->written = true;
-        o->files_written = 1;
+        o->files_written = s->written || access(o->path, F_OK) == 0 ? 1 : 0;
         return TL_OK;
     }
     /* frames of an earlier, longer run in the same folder would join the movie: removed */
@@ -417,6 +419,7 @@ int tl_read_image_output(const tl_output_reader *r, const tl_yval *e, tl_output_
                                             "(file: %.*s)",
                                 (int)(len - 4), o->file);
         }
+        o->every_steps = INT64_MAX; /* recorded at the start and at the end only */
     }
     return 0;
 }
