@@ -318,7 +318,7 @@ static uint32_t shade(const double rgb[3], double f) {
     for (int a = 0; a < 3; a++) {
         double c = rgb[a] * f * 255.0 + 0.5;
         if (c > 255.0) c = 255.0;
-        if (c < 0.0) c = 0.0;
+        if (!(c >= 0.0)) c = 0.0; /* NAN too */
         out = (out << 8) | (uint32_t)c;
     }
     return out;
@@ -331,10 +331,12 @@ static double lambert(const image *im, double nr, double nu, double nt) {
 
 static void clamp_box(const image *im, double x0, double x1, double y0, double y1, int *ix0, int *ix1, int *iy0,
                       int *iy1) {
-    x0 = fmax(x0, 0.0);
-    y0 = fmax(y0, 0.0);
-    x1 = fmin(x1, im->w - 1.0);
-    y1 = fmin(y1, im->h - 1.0);
+    /* within the image before any conversion to int (a far point, NAN: fmax and fmin take the
+     * number) */
+    x0 = fmin(fmax(x0, 0.0), (double)im->w);
+    y0 = fmin(fmax(y0, 0.0), (double)im->h);
+    x1 = fmax(fmin(x1, im->w - 1.0), -1.0);
+    y1 = fmax(fmin(y1, im->h - 1.0), -1.0);
     *ix0 = (int)x0;
     *iy0 = (int)y0;
     *ix1 = x1 >= x0 ? (int)x1 : -1;
@@ -353,10 +355,10 @@ static void draw_sphere(image *im, double sx, double sy, double dc, double r, do
         float *zrow = im->z + (size_t)y * (size_t)im->zw;
         for (int x = x0; x <= x1; x++) {
             const double dx = (x + 0.5 - sx) * inv, h2 = dx * dx + dy * dy;
-            if (h2 >= 1.0) continue;
+            if (!(h2 < 1.0)) continue;
             const double nt = sqrt(1.0 - h2);
             const float z = (float)(dc - r * nt);
-            if (z >= zrow[x]) continue;
+            if (!(z < zrow[x])) continue;
             zrow[x] = z;
             row[x] = shade(rgb, lambert(im, dx, -dy, nt));
         }
@@ -416,10 +418,10 @@ static void draw_ellipsoid(image *im, const tl_render_view *v, double sx, double
             double O[3];
             for (int k = 0; k < 3; k++) O[k] = xr * Or[k] + yu * Ou[k];
             const double B = dot3(O, D), C = dot3(O, O) - 1.0, disc = B * B - A * C;
-            if (disc < 0.0) continue;
+            if (!(disc >= 0.0)) continue;
             const double t = (-B - sqrt(disc)) / A; /* the nearer root: towards the camera */
             const float z = (float)(dc + t);
-            if (z >= zrow[x]) continue;
+            if (!(z < zrow[x])) continue;
             /* the normal: the gradient x / a^2 in the body frame, back to the world, to the camera's */
             double hb[3], nb[3], nw[3];
             for (int k = 0; k < 3; k++) {
@@ -455,9 +457,9 @@ static void draw_triangle(image *im, const double a[3], const double b[3], const
             const double w0 = ((c[0] - b[0]) * (py - b[1]) - (c[1] - b[1]) * (px - b[0])) * inv;
             const double w1 = ((a[0] - c[0]) * (py - c[1]) - (a[1] - c[1]) * (px - c[0])) * inv;
             const double w2 = 1.0 - w0 - w1;
-            if (w0 < 0.0 || w1 < 0.0 || w2 < 0.0) continue;
+            if (!(w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0)) continue;
             const float z = (float)(w0 * a[2] + w1 * b[2] + w2 * c[2]);
-            if (z >= zrow[x]) continue;
+            if (!(z < zrow[x])) continue;
             if (alpha >= 1.0) {
                 zrow[x] = z;
                 row[x] = colour;
