@@ -325,7 +325,8 @@ TL_API tl_render_options tl_render_default(void);
 /* Renders the world into a PNG at path (written as path.part, then renamed: never a partial file
  * under its name). TL_ERROR_ARGUMENT for options out of range (the message, tl_world_error, names
  * the option and what it takes), TL_ERROR_IO when the file cannot be written. Reads the world
- * only (its error message aside). */
+ * only (its error message aside). On a world spread over MPI ranks it draws the particles the
+ * rank's queries see: call it on rank 0 under tl_world_view(TL_VIEW_RECORD) for all of them. */
 TL_API tl_status tl_world_render(tl_world *world, const char *path, const tl_render_options *options);
 
 /* ---- the registry of contact sub-models ---- */
