@@ -716,6 +716,9 @@ typedef struct tl_render_options {
     tl_vec3 cut_point;       /* m */
     tl_vec3 cut_normal;      /* any length, not zero */
     double cut_thickness;    /* m, > 0 */
+    int antialias;           /* 1 (default): one sample per pixel; 2 .. 4: k x k samples averaged
+                              * (the bodies' edges smooth; k^2 times the drawing's work and
+                              * buffers, counted in TL_RENDER_MAX_PIXELS) */
 } tl_render_options;
 
 #ifdef __cplusplus

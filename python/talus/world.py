@@ -1024,13 +1024,14 @@ class World(WorldVerbs):
     _CUT_KEYS = ("point", "normal", "thickness")
 
     def render(self, file, *, width=1024, height=768, camera="auto", color_by="material", range=None,
-               color_bar=True, walls=True, cut=None):
+               color_bar=True, walls=True, cut=None, antialias=1):
         """Draws the world as it is into a PNG file (the scene's image output,
         docs/outputs.md "image"; the library's tl_world_render): spheres and
         ellipsoids shaded exactly per pixel, mesh bodies as their facets, with a
         depth buffer; walls as outlines (mesh walls translucent).
 
-        width, height: pixels, 1 .. 16384 each, at most 8192 x 8192 in all.
+        width, height: pixels, 1 .. 16384 each, at most 8192 x 8192 in all;
+        antialias: 1 .. 4, k x k samples averaged per pixel (smooth edges).
         camera: "auto" (fitted to the particles and the finite walls, looking
         along +y with z up) or a dict of the scene's camera keys: view, up
         (directions), center (m) and extent (m, the width shown) together, or
@@ -1055,6 +1056,11 @@ class World(WorldVerbs):
         if int(width) * int(height) > lib.TL_RENDER_MAX_PIXELS:
             raise ValueError("render: width x height must be at most %d pixels (8192 x 8192), got %d x %d"
                              % (lib.TL_RENDER_MAX_PIXELS, width, height))
+        if isinstance(antialias, bool) or not isinstance(antialias, (int, np.integer)):
+            raise TypeError("render: antialias must be a whole number 1 .. 4, got %r" % (antialias,))
+        if not 1 <= int(antialias) <= 4:
+            raise ValueError("render: antialias must be 1 .. 4 (samples across a pixel), got %d" % antialias)
+        o.antialias = int(antialias)
         if isinstance(camera, str):
             if camera != "auto":
                 raise ValueError("render: camera must be 'auto' or a dict with keys %s, got %r"

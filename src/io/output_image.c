@@ -354,7 +354,7 @@ static int read_cut(const tl_output_reader *r, const tl_yval *v, tl_render_optio
     return 0;
 }
 
-/* image: {width, height, camera, color_by, range, color_bar, walls, cut, movie, fps} */
+/* image: {width, height, antialias, camera, color_by, range, color_bar, walls, cut, movie, fps} */
 int tl_read_image_output(const tl_output_reader *r, const tl_yval *e, tl_output_spec *o) {
     tl_image_options *io = o->opts;
     tl_render_options *ro = &io->render;
@@ -374,6 +374,14 @@ int tl_read_image_output(const tl_output_reader *r, const tl_yval *e, tl_output_
         if (!v.node) tl_ymap_get(e, "width", &v);
         return tl_yfail(r->doc, &v, "expected width x height of at most %d pixels (8192 x 8192), got %d x %d",
                         TL_RENDER_MAX_PIXELS, ro->width, ro->height);
+    }
+    tl_ymap_get(e, "antialias", &v);
+    if (v.node) {
+        if (tl_yint(r->doc, &v, 1, 4, &side)) return -1;
+        ro->antialias = (int)side;
+        if ((double)ro->width * (double)ro->height * (double)(side * side) > (double)TL_RENDER_MAX_PIXELS)
+            return tl_yfail(r->doc, &v, "expected width x height x antialias^2 of at most %d samples, got %d x %d x %d",
+                            TL_RENDER_MAX_PIXELS, ro->width, ro->height, (int)(side * side));
     }
     tl_ymap_get(e, "camera", &v);
     if (v.node && read_camera(r, &v, ro)) return -1;

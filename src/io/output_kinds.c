@@ -14,8 +14,8 @@ static const char *const particle_keys[] = {"ids", "fields", NULL};
 static const char *const plot_keys[] = {"of", NULL};
 static const char *const wall_keys[] = {"walls", "torque_about", NULL};
 static const char *const repose_keys[] = {"axis", "point", "material", "bin_width", "trim", NULL};
-static const char *const image_keys[] = {"width", "height", "camera", "color_by", "range", "color_bar",
-                                         "walls", "cut", "movie", "fps", NULL};
+static const char *const image_keys[] = {"width", "height", "antialias", "camera", "color_by", "range",
+                                         "color_bar", "walls", "cut", "movie", "fps", NULL};
 
 static const tl_output_kind_def kinds[] = {
     [TL_OUTPUT_ENERGY] = {.name = "energy", .default_file = "energy.csv", .series = true, .csv = true,

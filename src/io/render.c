@@ -119,6 +119,7 @@ tl_render_options tl_render_default(void) {
     o.color_bar = true;
     o.walls = true;
     o.cut_normal = (tl_vec3){0.0, 1.0, 0.0};
+    o.antialias = 1;
     return o;
 }
 
@@ -141,9 +142,14 @@ tl_status tl_render_check(const tl_render_options *o, char *err, size_t errsize)
         return bad(err, errsize, "render: %s must be 1 .. 16384 pixels, got %.0f", "width", (double)o->width);
     if (o->height < 1 || o->height > TL_RENDER_MAX_SIDE)
         return bad(err, errsize, "render: %s must be 1 .. 16384 pixels, got %.0f", "height", (double)o->height);
-    if ((double)o->width * (double)o->height > (double)TL_RENDER_MAX_PIXELS)
+    if (o->antialias < 1 || o->antialias > 4)
+        return bad(err, errsize, "render: %s must be 1 .. 4 (samples across a pixel), got %d", "antialias",
+                   o->antialias);
+    const double aa = (double)o->antialias * o->antialias;
+    if ((double)o->width * (double)o->height * aa > (double)TL_RENDER_MAX_PIXELS)
         return bad(err, errsize, "render: %s must be at most 67108864 pixels (8192 x 8192), got %.0f",
-                   "width x height", (double)o->width * (double)o->height);
+                   o->antialias > 1 ? "width x height x antialias^2" : "width x height",
+                   (double)o->width * (double)o->height * aa);
     double v[3] = {o->view.x, o->view.y, o->view.z}, u[3] = {o->up.x, o->up.y, o->up.z}, c[3];
     if (!finite_vec(o->view) || !(norm3(v) > 0.0))
         return bad(err, errsize, "render: the camera's %s must be a finite direction, not zero", "view");
@@ -704,10 +710,18 @@ tl_status tl_render_surface(const tl_world *w, const tl_render_options *o, cairo
     tl_particle_state *ps = malloc((n ? n : 1) * sizeof *ps);
     double *val = malloc((n ? n : 1) * sizeof *val);
     shape_cache *shapes = calloc((size_t)nshapes + 1, sizeof *shapes);
-    float *zb = malloc((size_t)v.area_width * (size_t)v.height * sizeof *zb);
+    /* the drawing's samples: k x k per pixel (antialias), averaged into the picture at the end */
+    const int ss = o->antialias > 1 ? o->antialias : 1;
+    tl_render_view vs = v;
+    vs.area_width = vs.width = v.area_width * ss;
+    vs.height = v.height * ss;
+    vs.scale = v.scale * ss;
+    const size_t nsamples = (size_t)vs.area_width * (size_t)vs.height;
+    float *zb = malloc(nsamples * sizeof *zb);
+    uint32_t *sbuf = ss > 1 ? malloc(nsamples * sizeof *sbuf) : NULL;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, v.width, v.height);
     double *scratch = NULL;
-    if (!ps || !val || !shapes || !zb || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+    if (!ps || !val || !shapes || !zb || (ss > 1 && !sbuf) || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         st = TL_ERROR_MEMORY;
         snprintf(err, errsize, "render: out of memory (%d x %d pixels, %zu particles)", v.width, v.height, n);
         goto done;
@@ -760,17 +774,21 @@ tl_status tl_render_surface(const tl_world *w, const tl_render_options *o, cairo
     }
     /* the buffers: white, everything far */
     cairo_surface_flush(s);
-    image im = {.px = (uint32_t *)(void *)cairo_image_surface_get_data(s),
-                .stride = cairo_image_surface_get_stride(s) / 4,
+    uint32_t *const out_px = (uint32_t *)(void *)cairo_image_surface_get_data(s);
+    const int out_stride = cairo_image_surface_get_stride(s) / 4;
+    image im = {.px = ss > 1 ? sbuf : out_px,
+                .stride = ss > 1 ? vs.area_width : out_stride,
                 .z = zb,
-                .w = v.area_width,
-                .h = v.height,
-                .zw = v.area_width};
+                .w = vs.area_width,
+                .h = vs.height,
+                .zw = vs.area_width};
     double L[3] = {TL_RENDER_LIGHT_RIGHT, TL_RENDER_LIGHT_UP, TL_RENDER_LIGHT_TOWARDS}, ll = norm3(L);
     for (int a = 0; a < 3; a++) im.L[a] = L[a] / ll;
     for (int y = 0; y < v.height; y++)
-        for (int x = 0; x < v.width; x++) im.px[(size_t)y * (size_t)im.stride + (size_t)x] = 0xFFFFFFu;
-    for (size_t k = 0; k < (size_t)v.area_width * (size_t)v.height; k++) zb[k] = INFINITY;
+        for (int x = 0; x < v.width; x++) out_px[(size_t)y * (size_t)out_stride + (size_t)x] = 0xFFFFFFu;
+    if (ss > 1)
+        for (size_t k = 0; k < nsamples; k++) sbuf[k] = 0xFFFFFFu;
+    for (size_t k = 0; k < nsamples; k++) zb[k] = INFINITY;
     for (size_t i = 0; i < m; i++) {
         const tl_particle_state *p = &ps[i];
         double rgb[3];
@@ -787,18 +805,18 @@ tl_status tl_render_surface(const tl_world *w, const tl_render_options *o, cairo
         }
         const double c[3] = {p->position.x, p->position.y, p->position.z};
         double sx, sy, dc;
-        tl_render_project(&v, c, &sx, &sy, &dc);
+        tl_render_project(&vs, c, &sx, &sy, &dc);
         const shape_cache *sc = p->shape > 0 && p->shape <= nshapes ? &shapes[p->shape] : NULL;
         if (!sc || sc->info.kind == TL_SHAPE_SPHERE) {
-            draw_sphere(&im, sx, sy, dc, p->radius, p->radius * v.scale, rgb);
+            draw_sphere(&im, sx, sy, dc, p->radius, p->radius * vs.scale, rgb);
         } else if (sc->info.kind == TL_SHAPE_ELLIPSOID) {
             double R[3][3], ax[3] = {sc->info.semi_axes.x, sc->info.semi_axes.y, sc->info.semi_axes.z};
             rotation(p->body_orientation, R);
-            draw_ellipsoid(&im, &v, sx, sy, dc, ax, (const double(*)[3])R, p->radius, rgb);
+            draw_ellipsoid(&im, &vs, sx, sy, dc, ax, (const double(*)[3])R, p->radius, rgb);
         } else {
             double R[3][3];
             rotation(p->body_orientation, R);
-            draw_mesh(&im, &v, (const double(*)[3])sc->xyz, sc->nv, (const uint32_t(*)[3])sc->tri, sc->nt,
+            draw_mesh(&im, &vs, (const double(*)[3])sc->xyz, sc->nv, (const uint32_t(*)[3])sc->tri, sc->nt,
                       (const double(*)[3])R, c, rgb, 1.0, scratch);
         }
     }
@@ -807,10 +825,23 @@ tl_status tl_render_surface(const tl_world *w, const tl_render_options *o, cairo
         for (size_t k = 0; k < wl->nfaces; k++) {
             const tl_face *f = &wl->f[k];
             if (f->kind != TL_FACE_MESH || !f->mesh) continue;
-            draw_mesh(&im, &v, (const double(*)[3])f->mesh->v, f->mesh->nv, (const uint32_t(*)[3])f->mesh->tri,
+            draw_mesh(&im, &vs, (const double(*)[3])f->mesh->v, f->mesh->nv, (const uint32_t(*)[3])f->mesh->tri,
                       f->mesh->nt, (const double(*)[3])f->R, f->T, grey, 0.18, scratch);
         }
     }
+    if (ss > 1) /* each pixel the mean of its k x k samples */
+        for (int y = 0; y < v.height; y++)
+            for (int x = 0; x < v.area_width; x++) {
+                uint32_t sum[3] = {0, 0, 0};
+                for (int j = 0; j < ss; j++) {
+                    const uint32_t *row = sbuf + (size_t)(y * ss + j) * (size_t)vs.area_width + (size_t)(x * ss);
+                    for (int i = 0; i < ss; i++)
+                        for (int c = 0; c < 3; c++) sum[c] += (row[i] >> (16 - 8 * c)) & 255u;
+                }
+                const uint32_t n2 = (uint32_t)(ss * ss);
+                out_px[(size_t)y * (size_t)out_stride + (size_t)x] =
+                    ((sum[0] + n2 / 2) / n2) << 16 | ((sum[1] + n2 / 2) / n2) << 8 | ((sum[2] + n2 / 2) / n2);
+            }
     cairo_surface_mark_dirty(s);
     cairo_t *cr = cairo_create(s);
     if (o->walls) draw_wall_outlines(cr, w, &v);
@@ -832,6 +863,7 @@ done:
     free(val);
     free(shapes);
     free(zb);
+    free(sbuf);
     free(scratch);
     return st;
 }

@@ -280,6 +280,41 @@ static void test_cut(void) {
     tl_world_destroy(w);
 }
 
+/* antialias k: each pixel the mean of k x k samples; a pixel the sphere's edge halves is a blend
+ * of the sphere and the background, where one sample per pixel gives one or the other */
+static void test_antialias(void) {
+    int a, b;
+    tl_world *w = new_world(&a, &b);
+    add_sphere(w, a, 0.1025, 0.3, 0.0, -0.2); /* 20.5 px about (260, 190): its edge at x = 239.5 */
+    tl_render_options o = fixed();
+    o.color_by = "none";
+    cairo_surface_t *s1 = draw(w, &o, NULL);
+    o.antialias = 2;
+    cairo_surface_t *s2 = draw(w, &o, NULL);
+    o.antialias = 4;
+    cairo_surface_t *s4 = draw(w, &o, NULL);
+    if (s1 && s2 && s4) {
+        ENSURE(white(pixel(s1, 239, 190)));
+        rgb8 in = pixel(s1, 241, 190), e2 = pixel(s2, 239, 190), e4 = pixel(s4, 239, 190);
+        ENSURE(!white(e2) && e2.g > in.g + 40 && e2.b > in.b + 20);
+        ENSURE(!white(e4) && e4.g > in.g + 40);
+        /* inside, the samples about a pixel's centre average to about its colour */
+        rgb8 c1 = pixel(s1, 260, 190), c2 = pixel(s2, 260, 190), c4 = pixel(s4, 260, 190);
+        ENSURE(abs(c1.g - c2.g) <= 2 && abs(c1.g - c4.g) <= 2 && abs(c1.r - c4.r) <= 2);
+        ENSURE(white(pixel(s2, 260 + 22, 190)) && white(pixel(s4, 200, 150)));
+    }
+    if (s1) cairo_surface_destroy(s1);
+    if (s2) cairo_surface_destroy(s2);
+    if (s4) cairo_surface_destroy(s4);
+    char err[256];
+    o.antialias = 5;
+    ENSURE(tl_render_check(&o, err, sizeof err) == TL_ERROR_ARGUMENT && strstr(err, "antialias"));
+    o.antialias = 2;
+    o.width = o.height = 8192;
+    ENSURE(tl_render_check(&o, err, sizeof err) == TL_ERROR_ARGUMENT && strstr(err, "antialias"));
+    tl_world_destroy(w);
+}
+
 static bool exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
@@ -408,6 +443,9 @@ static void test_scene_keys(void) {
                    "cut.normal", "not zero");
     expect_refused("  - {type: image, every: 0.005, cut: {point: [0, 0, 0], normal: [0, 0, 1]}}\n", "cut", "thickness");
     expect_refused("  - {type: image, every: 0.005, fps: 0}\n", "fps", "> 0");
+    expect_refused("  - {type: image, every: 0.005, antialias: 5}\n", "antialias", "4");
+    expect_refused("  - {type: image, every: 0.005, width: 8192, height: 8192, antialias: 2}\n", "antialias",
+                   "antialias^2");
     expect_refused("  - {type: image, every: 0.005, movie: maybe}\n", "movie", "true");
     expect_refused("  - {type: image, file: end.png, every: 0.005}\n", "every", "one picture");
     expect_refused("  - {type: image, file: end.png, movie: true}\n", "movie", "folder");
@@ -487,6 +525,7 @@ int main(void) {
     test_depth_order();
     test_cube();
     test_cut();
+    test_antialias();
     char dir[] = "/tmp/talus-render-XXXXXX";
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

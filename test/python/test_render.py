@@ -89,7 +89,7 @@ def test_colour_by_a_quantity_with_a_range(tmp_path, bed):
     bed.step(20)
     path = tmp_path / "bed.png"
     bed.render(str(path), width=320, height=240, color_by="speed", range=(0.0, 0.05),
-               camera={"view": [1, 1, -0.6], "zoom": 1.2})
+               camera={"view": [1, 1, -0.6], "zoom": 1.2}, antialias=3)
     width, height, px = read_png(path)
     assert (width, height) == (320, 240)
     drawn = sum(1 for row in px for c in row if c != (255, 255, 255))
@@ -115,6 +115,9 @@ def test_colour_by_a_quantity_with_a_range(tmp_path, bed):
     ({"cut": {"point": [0, 0, 0], "normal": [0, 0, 1]}}, ValueError, "thickness"),
     ({"cut": {"point": [0, 0, 0], "normal": [0, 0, 1], "thickness": 0}}, ValueError, "thickness"),
     ({"cut": [0, 0, 1]}, TypeError, "cut"),
+    ({"antialias": 0}, ValueError, "antialias"),
+    ({"antialias": 2.0}, TypeError, "antialias"),
+    ({"width": 8192, "height": 8192, "antialias": 2}, ValueError, "antialias"),
 ])
 def test_bad_options_raise_and_write_nothing(tmp_path, kw, error, words):
     w = two_spheres()
