@@ -7,7 +7,7 @@
  *   images.mp4                   the movie (movie: true, ffmpeg on PATH)
  *
  * A file whose name ends in .png is one picture instead, of the world at the end of the run (the
- * settled bed beside the energy plot): a series recorded at the start and at the end only
+ * settled bed beside the energy plot; a fitted camera fitted to the end): a series recorded at the start and at the end only
  * (every_steps set out of reach by the reader), each record drawing over the file, so that on
  * several ranks it is drawn, as every record, from the gathered particles.
  *
@@ -99,11 +99,12 @@ static tl_status image_open(tl_output *o) {
     return TL_OK;
 }
 
-/* draws the world now into path (the camera fitted once, then kept) */
+/* draws the world now into path (a series' camera fitted once, then kept; a single picture's
+ * fitted to what is there when it is drawn) */
 static tl_status draw(tl_output *o, const char *path) {
     struct tl_image_state *s = o->image;
     const tl_world *w = o->ctx->world;
-    if (!s->fitted) { /* once: the frames of a series keep their camera */
+    if (!s->fitted && !options(o)->single) { /* once: the frames of a series keep their camera */
         if (s->r.fit) {
             tl_render_fit(w, &s->r, &s->r.center, &s->r.extent);
             s->r.fit = false;
