@@ -4,6 +4,7 @@
  * ffmpeg. Layout for file "images":
  *
  *   images/images_000000.png     frame 0 (t = 0), 000001, ...
+ *   images/images.camera         the fitted camera the frames share (a fitted camera only)
  *   images.mp4                   the movie (movie: true, ffmpeg on PATH)
  *
  * A file whose name ends in .png is one picture instead, of the world at the end of the run (the
@@ -14,7 +15,9 @@
  * Each frame is written as .part and renamed when whole, and is final then (as the vtk frames);
  * an aborted run removes the frames it wrote. A fitted camera (camera: auto, or a camera without
  * center and extent) is fitted once, at the first frame, and kept, so that the frames of a movie
- * do not jump. Without ffmpeg the run still succeeds: a note gives the command that joins the
+ * do not jump; it is written beside them (.camera: its centre and extent as text, exactly), so
+ * that a run resumed from a checkpoint draws with it again and rewrites the later frames byte
+ * for byte. Without ffmpeg the run still succeeds: a note gives the command that joins the
  * frames. A resumed run goes on from the frames the checkpoint counts.
  */
 #include <errno.h>
@@ -38,6 +41,7 @@ struct tl_image_state {
     tl_render_options r;
     bool fitted;
     bool written;     /* single: the picture was written (an abort after the commit removes it) */
+    bool wrote_camera; /* this run wrote the .camera file */
 };
 
 static tl_status oom(tl_output *o) {
@@ -49,6 +53,44 @@ static const tl_image_options *options(const tl_output *o) { return o->spec->opt
 
 static char *frame_path(const struct tl_image_state *s, size_t k) {
     return tl_strdup_printf("%s/%s_%06zu.png", s->folder, s->base, k);
+}
+
+static char *camera_path(const struct tl_image_state *s) { return tl_strdup_printf("%s/%s.camera", s->folder, s->base); }
+
+/* the fitted camera of the frames, as text that reads back to the same bits */
+static tl_status save_camera(tl_output *o) {
+    struct tl_image_state *s = o->image;
+    char *path = camera_path(s);
+    char *text = tl_strdup_printf("center %.17g %.17g %.17g extent %.17g\n", s->r.center.x, s->r.center.y,
+                                  s->r.center.z, s->r.extent);
+    tl_status st = path && text ? tl_file_write_atomic(path, text, strlen(text), o->ctx->err, o->ctx->errsize)
+                                : oom(o);
+    free(path);
+    free(text);
+    if (st == TL_OK) s->wrote_camera = true;
+    return st;
+}
+
+/* a resumed run: the camera its frames were drawn with */
+static tl_status load_camera(tl_output *o, const struct tl_image_state *s, tl_render_options *r) {
+    char *path = camera_path(s);
+    if (!path) return oom(o);
+    FILE *f = fopen(path, "r");
+    double c[3], e;
+    bool ok = f && fscanf(f, "center %lf %lf %lf extent %lf", &c[0], &c[1], &c[2], &e) == 4 && isfinite(c[0]) &&
+              isfinite(c[1]) && isfinite(c[2]) && e > 0.0 && isfinite(e);
+    if (f) fclose(f);
+    if (!ok)
+        snprintf(o->ctx->err, o->ctx->errsize,
+                 "cannot resume: %s (the camera the frames were fitted with) is missing or unreadable; rerun "
+                 "without --resume or restore the file",
+                 path);
+    free(path);
+    if (!ok) return TL_ERROR_IO;
+    r->center = (tl_vec3){c[0], c[1], c[2]};
+    r->extent = e;
+    r->fit = false;
+    return TL_OK;
 }
 
 static void free_state(struct tl_image_state *s) {
@@ -95,6 +137,11 @@ static tl_status image_open(tl_output *o) {
     if (o->resume) {
         s->nframes = s->resumed = (size_t)o->resume->records;
         o->records = o->resume->records;
+        if (s->nframes > 0 && s->r.fit) {
+            st = load_camera(o, s, &s->r);
+            if (st != TL_OK) return st;
+            s->fitted = true;
+        }
     }
     return TL_OK;
 }
@@ -108,6 +155,8 @@ static tl_status draw(tl_output *o, const char *path) {
         if (s->r.fit) {
             tl_render_fit(w, &s->r, &s->r.center, &s->r.extent);
             s->r.fit = false;
+            tl_status st = save_camera(o);
+            if (st != TL_OK) return st;
         }
         s->fitted = true;
     }
@@ -232,6 +281,12 @@ static tl_status image_commit(tl_output *o) {
         if (!there) break;
     }
     o->files_written = (int)s->nframes;
+    char *cam = camera_path(s);
+    if (cam && access(cam, F_OK) == 0) {
+        if (s->nframes > 0 && options(o)->render.fit) o->files_written++;
+        else (void)unlink(cam); /* of an earlier run: these frames have none */
+    }
+    free(cam);
     if (options(o)->movie && s->nframes > 0) make_movie(o);
     return TL_OK;
 }
@@ -240,6 +295,11 @@ static void image_abort(tl_output *o) {
     struct tl_image_state *s = o->image;
     if (!s) return;
     if (s->written) (void)unlink(o->path);
+    if (s->wrote_camera) {
+        char *cam = camera_path(s);
+        if (cam) (void)unlink(cam);
+        free(cam);
+    }
     if (s->folder && s->base && !options(o)->single)
         for (size_t k = s->resumed; k < s->nframes; k++) {
             char *p = frame_path(s, k);
@@ -273,6 +333,10 @@ static tl_status image_resume_check(tl_output *o, const tl_output_saved *in) {
             st = TL_ERROR_IO;
         }
         free(p);
+    }
+    if (st == TL_OK && in->records > 0 && options(o)->render.fit) { /* and the camera they share */
+        tl_render_options r = options(o)->render;
+        st = load_camera(o, &probe, &r);
     }
     free(probe.folder);
     free(probe.base);

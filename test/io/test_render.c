@@ -518,6 +518,88 @@ static void run_scene(const char *dir, const char *path_env, bool want_movie) {
     tl_scene_destroy(sc);
 }
 
+static char *slurp(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *b = NULL;
+    *size = 0;
+    size_t cap = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (*size + n > cap) {
+            cap = 2 * (*size + n);
+            char *nb = realloc(b, cap);
+            if (!nb) break;
+            b = nb;
+        }
+        memcpy(b + *size, chunk, n);
+        *size += n;
+    }
+    fclose(f);
+    return b;
+}
+
+/* A run resumed from a checkpoint written between frames rewrites the frames after it as the
+ * run never stopped wrote them, byte for byte: the fitted camera (fitted at frame 0, when the
+ * spheres were higher) is taken back, not fitted again. */
+static void test_resume(const char *dir) {
+    char out[512], first[600], ck[700];
+    snprintf(first, sizeof first, "%.500s/first", dir);
+    snprintf(ck, sizeof ck, "%.500s/checkpoint", dir);
+    const char *frames = "  - {type: image, file: pics, every: 0.002, width: 160, height: 120, color_by: z}\n";
+    tl_scene *sc;
+    char msg[2048];
+    tl_run_options ro = tl_run_options_default();
+    tl_run_summary sum;
+    ENSURE_OK(load(frames, &sc, msg, sizeof msg)); /* how many steps the run has */
+    if (!sc) return;
+    ro.output_dir = first;
+    ENSURE_OK(tl_scene_run(sc, &ro, &sum));
+    tl_scene_destroy(sc);
+    snprintf(out, sizeof out, "%scheckpoint: {every_steps: %lld}\n", frames, (long long)(sum.steps / 2 + 1));
+    ENSURE_OK(load(out, &sc, msg, sizeof msg));
+    if (!sc) return;
+    ro.output_dir = dir;
+    ENSURE_OK(tl_scene_run(sc, &ro, &sum));
+    tl_scene_destroy(sc);
+    char *bytes[16] = {NULL};
+    size_t sizes[16] = {0};
+    int n = 0;
+    for (; n < 16; n++) {
+        char p[800];
+        snprintf(p, sizeof p, "%s/pics/pics_%06d.png", dir, n);
+        if (!(bytes[n] = slurp(p, &sizes[n]))) break;
+    }
+    ENSURE(n == 6);
+    ENSURE_OK(load(out, &sc, msg, sizeof msg));
+    if (!sc) return;
+    ro.resume = ck;
+    tl_status st = tl_scene_run(sc, &ro, &sum);
+    if (st != TL_OK) fprintf(stderr, "resume: %s\n", tl_scene_run_error(sc));
+    ENSURE(st == TL_OK);
+    tl_scene_destroy(sc);
+    for (int k = 0; k < n; k++) {
+        char p[800];
+        size_t size;
+        snprintf(p, sizeof p, "%s/pics/pics_%06d.png", dir, k);
+        char *b = slurp(p, &size);
+        bool same = b && size == sizes[k] && memcmp(b, bytes[k], size) == 0;
+        if (!same) fprintf(stderr, "test_resume: frame %d differs after the resume\n", k);
+        ENSURE(same);
+        free(b);
+        free(bytes[k]);
+    }
+    /* without the camera the frames were drawn with, the resume is refused before it starts */
+    char cam[800];
+    snprintf(cam, sizeof cam, "%s/pics/pics.camera", dir);
+    ENSURE(exists(cam) && unlink(cam) == 0);
+    ENSURE_OK(load(out, &sc, msg, sizeof msg));
+    if (!sc) return;
+    ENSURE(tl_scene_run(sc, &ro, &sum) != TL_OK);
+    ENSURE(strstr(tl_scene_run_error(sc), "pics.camera") != NULL);
+    tl_scene_destroy(sc);
+}
+
 static bool ffmpeg_here(void) { return access("/usr/bin/ffmpeg", X_OK) == 0; }
 
 int main(void) {
@@ -536,6 +618,8 @@ int main(void) {
     char out[600];
     snprintf(out, sizeof out, "%s/single", dir);
     test_single_picture(out);
+    snprintf(out, sizeof out, "%s/resume", dir);
+    test_resume(out);
     snprintf(out, sizeof out, "%s/no-ffmpeg", dir);
     run_scene(out, "/nonexistent-talus-bin", false); /* the run succeeds, the frames stay, no movie */
     if (ffmpeg_here()) {
