@@ -4,7 +4,7 @@
 
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-PACKAGES := cmake make gcc pkg-config libfyaml-dev libassimp-dev libccd-dev gnuplot-nox python3 python3-vtk9 python3-numpy python3-cffi python3-pytest python3-matplotlib clang libopenmpi-dev openmpi-bin
+PACKAGES := cmake make gcc pkg-config libfyaml-dev libassimp-dev libcairo2-dev libccd-dev gnuplot-nox python3 python3-vtk9 python3-numpy python3-cffi python3-pytest python3-matplotlib clang libopenmpi-dev openmpi-bin
 
 # `pip install ./python` into a venv (docs/python.md): venv and its pip, setuptools, wheel
 PACKAGES += python3-venv python3-setuptools python3-wheel

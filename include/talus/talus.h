@@ -320,6 +320,15 @@ TL_API tl_status tl_actm_exact(double e, double T_c, double m, double u_in, doub
 TL_API tl_repose_def tl_repose_default(void);
 TL_API tl_status tl_world_repose(const tl_world *world, const tl_repose_def *def, tl_repose *out);
 
+/* ---- pictures (docs/outputs.md, "image") ---- */
+TL_API tl_render_options tl_render_default(void);
+/* Renders the world into a PNG at path (written as path.part, then renamed: never a partial file
+ * under its name). TL_ERROR_ARGUMENT for options out of range (the message, tl_world_error, names
+ * the option and what it takes), TL_ERROR_IO when the file cannot be written. Reads the world
+ * only (its error message aside). On a world spread over MPI ranks it draws the particles the
+ * rank's queries see: call it on rank 0 under tl_world_view(TL_VIEW_RECORD) for all of them. */
+TL_API tl_status tl_world_render(tl_world *world, const char *path, const tl_render_options *options);
+
 /* ---- the registry of contact sub-models ---- */
 TL_API int tl_registry_count(void);
 TL_API const tl_submodel_info *tl_registry_get(int index);

@@ -685,6 +685,42 @@ typedef struct tl_slot_info {
     const char *default_model;
 } tl_slot_info;
 
+
+/* ---- rendered images (tl_world_render; the scene's image output, docs/outputs.md) --------- */
+
+#define TL_RENDER_MAX_SIDE 16384        /* pixels, the largest width or height */
+#define TL_RENDER_MAX_PIXELS 67108864   /* width x height at most (8192 x 8192: 512 MB of buffers) */
+
+/* A picture of the world as it is: an orthographic view, spheres and ellipsoids drawn exactly per
+ * pixel and mesh bodies as their triangles, with a depth buffer (the nearer surface covers the
+ * farther wherever they overlap on screen) and Lambert shading from a light above and left of the
+ * camera; walls drawn as outlines (planes, rectangles, box faces) or translucent (mesh walls). */
+typedef struct tl_render_options {
+    int width, height;       /* pixels, 1 .. TL_RENDER_MAX_SIDE, width x height <= TL_RENDER_MAX_PIXELS
+                              * (1024 x 768) */
+    tl_vec3 view;            /* the direction the camera looks along (0, 1, 0): x to the right */
+    tl_vec3 up;              /* the direction shown upwards, not along view (0, 0, 1) */
+    bool fit;                /* true (default): the view is fitted to the particles and the finite
+                              * walls; false: center and extent below */
+    tl_vec3 center;          /* fit false: the point at the image's centre, m */
+    double extent;           /* fit false: the width of the scene the image's drawing area shows, m */
+    double zoom;             /* > 0: magnification about the centre (1) */
+    /* the colour: "material" (default; NULL the same), "id", "shape", "radius", "speed",
+     * "angular_speed", "force" (|F|), "torque" (|T|), "kinetic_energy", "x", "y", "z", "none" */
+    const char *color_by;
+    double color_min, color_max; /* the colour map's range; NAN (default): the drawn particles' */
+    bool color_bar;          /* a colour bar (a legend for material and shape) at the right (true) */
+    bool walls;              /* draw the walls (true) */
+    bool cut;                /* draw only the particles whose centre lies in the slab
+                              * |(x - cut_point) . cut_normal| <= cut_thickness / 2 (false) */
+    tl_vec3 cut_point;       /* m */
+    tl_vec3 cut_normal;      /* any length, not zero */
+    double cut_thickness;    /* m, > 0 */
+    int antialias;           /* 1 (default): one sample per pixel; 2 .. 4: k x k samples averaged
+                              * (the bodies' edges smooth; k^2 times the drawing's work and
+                              * buffers, counted in TL_RENDER_MAX_PIXELS) */
+} tl_render_options;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1018,6 +1018,109 @@ class World(WorldVerbs):
             self._check(lib.tl_world_energy(h.world, e))
         return _structs.read_array(e, 1, _structs.ENERGY, _structs.ENERGY_PACKED)[0]
 
+    # ---- pictures ----
+
+    _CAMERA_KEYS = ("view", "up", "center", "extent", "zoom")
+    _CUT_KEYS = ("point", "normal", "thickness")
+
+    def render(self, file, *, width=1024, height=768, camera="auto", color_by="material", range=None,
+               color_bar=True, walls=True, cut=None, antialias=1):
+        """Draws the world as it is into a PNG file (the scene's image output,
+        docs/outputs.md "image"; the library's tl_world_render): spheres and
+        ellipsoids shaded exactly per pixel, mesh bodies as their facets, with a
+        depth buffer; walls as outlines (mesh walls translucent).
+
+        width, height: pixels, 1 .. 16384 each, at most 8192 x 8192 in all;
+        antialias: 1 .. 4, k x k samples averaged per pixel (smooth edges).
+        camera: "auto" (fitted to the particles and the finite walls, looking
+        along +y with z up) or a dict of the scene's camera keys: view, up
+        (directions), center (m) and extent (m, the width shown) together, or
+        neither (fitted), zoom (> 0).
+        color_by: material, id, shape, radius, speed, angular_speed, force,
+        torque, kinetic_energy, x, y, z or none. range: (min, max) of the colour
+        map (None: the drawn particles'). color_bar, walls: draw them.
+        cut: {"point": [...], "normal": [...], "thickness": m}: only the
+        particles whose centre lies in that slab.
+
+        The file is written as file.part and renamed when whole. Options out of
+        range raise ValueError or TypeError (a bad keyword), a file that cannot
+        be written TalusError."""
+        o = ffi.new("tl_render_options *", lib.tl_render_default())
+        keep = []
+        for name, value in (("width", width), ("height", height)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TypeError("render: %s must be a whole number of pixels, got %r" % (name, value))
+            if not 1 <= int(value) <= lib.TL_RENDER_MAX_SIDE:
+                raise ValueError("render: %s must be 1 .. %d pixels, got %d" % (name, lib.TL_RENDER_MAX_SIDE, value))
+            setattr(o, name, int(value))
+        if int(width) * int(height) > lib.TL_RENDER_MAX_PIXELS:
+            raise ValueError("render: width x height must be at most %d pixels (8192 x 8192), got %d x %d"
+                             % (lib.TL_RENDER_MAX_PIXELS, width, height))
+        if isinstance(antialias, bool) or not isinstance(antialias, (int, np.integer)):
+            raise TypeError("render: antialias must be a whole number 1 .. 4, got %r" % (antialias,))
+        if not 1 <= int(antialias) <= 4:
+            raise ValueError("render: antialias must be 1 .. 4 (samples across a pixel), got %d" % antialias)
+        o.antialias = int(antialias)
+        if isinstance(camera, str):
+            if camera != "auto":
+                raise ValueError("render: camera must be 'auto' or a dict with keys %s, got %r"
+                                 % (", ".join(self._CAMERA_KEYS), camera))
+        elif isinstance(camera, dict):
+            _defs.check_keys("render: camera", camera, self._CAMERA_KEYS)
+            for key in ("view", "up"):
+                if key in camera:
+                    setattr(o, key, _defs.vec3(camera[key], "render: camera %s" % key))
+            if ("center" in camera) != ("extent" in camera):
+                raise ValueError("render: give the camera's center (m) and extent (m, the width shown) together; "
+                                 "without both the camera is fitted")
+            if "center" in camera:
+                o.fit = False
+                o.center = _defs.vec3(camera["center"], "render: camera center")
+                o.extent = self._number(camera["extent"], "render: camera extent")
+            if "zoom" in camera:
+                o.zoom = self._number(camera["zoom"], "render: camera zoom")
+        else:
+            raise TypeError("render: camera must be 'auto' or a dict, got %r" % (camera,))
+        if not isinstance(color_by, str):
+            raise TypeError("render: color_by must be a name (str), got %r" % (color_by,))
+        o.color_by = _defs.cstr(color_by, keep)
+        if range is not None:
+            try:
+                lo, hi = (float(v) for v in range)
+            except (TypeError, ValueError):
+                raise ValueError("render: range must be two numbers (min, max), got %r" % (range,)) from None
+            o.color_min, o.color_max = lo, hi
+        o.color_bar = bool(color_bar)
+        o.walls = bool(walls)
+        if cut is not None:
+            if not isinstance(cut, dict):
+                raise TypeError("render: cut must be a dict {point, normal, thickness}, got %r" % (cut,))
+            _defs.check_keys("render: cut", cut, self._CUT_KEYS)
+            missing = [k for k in self._CUT_KEYS if k not in cut]
+            if missing:
+                raise ValueError("render: cut needs %s" % ", ".join(missing))
+            o.cut = True
+            o.cut_point = _defs.vec3(cut["point"], "render: cut point")
+            o.cut_normal = _defs.vec3(cut["normal"], "render: cut normal")
+            o.cut_thickness = self._number(cut["thickness"], "render: cut thickness")
+        path = os.fsencode(file)
+        if not path or b"\0" in path:
+            raise ValueError("render: file must be a path, got %r" % (file,))
+        with self._hold() as h:
+            st = lib.tl_world_render(h.world, path, o)
+            if st == lib.TL_ERROR_ARGUMENT:
+                raise ValueError(text(lib.tl_world_error(h.world)))
+            self._check(st)
+
+    @staticmethod
+    def _number(value, what):
+        if isinstance(value, bool):
+            raise TypeError("%s must be a number, got %r" % (what, value))
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise TypeError("%s must be a number, got %r" % (what, value)) from None
+
     @property
     def log_collisions(self):
         return self._log

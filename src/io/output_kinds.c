@@ -7,12 +7,15 @@
 #include <stdlib.h>
 
 #include "csv_options.h"
+#include "output_image.h"
 #include "output_plot.h"
 
 static const char *const particle_keys[] = {"ids", "fields", NULL};
 static const char *const plot_keys[] = {"of", NULL};
 static const char *const wall_keys[] = {"walls", "torque_about", NULL};
 static const char *const repose_keys[] = {"axis", "point", "material", "bin_width", "trim", NULL};
+static const char *const image_keys[] = {"width", "height", "antialias", "camera", "color_by", "range",
+                                         "color_bar", "walls", "cut", "movie", "fps", NULL};
 
 static const tl_output_kind_def kinds[] = {
     [TL_OUTPUT_ENERGY] = {.name = "energy", .default_file = "energy.csv", .series = true, .csv = true,
@@ -36,6 +39,9 @@ static const tl_output_kind_def kinds[] = {
     [TL_OUTPUT_REPOSE] = {.name = "repose", .default_file = "repose.csv", .series = true, .csv = true,
                           .keys = repose_keys, .opts_size = sizeof(tl_repose_def), .read = tl_read_repose_output,
                           .ops = tl_csv_ops},
+    [TL_OUTPUT_IMAGE] = {.name = "image", .default_file = "images", .series = true, .also_claims = ".mp4",
+                         .keys = image_keys, .opts_size = sizeof(tl_image_options), .drop = tl_drop_image_options,
+                         .read = tl_read_image_output, .ops = tl_image_ops},
 };
 
 size_t tl_output_kind_count(void) { return sizeof kinds / sizeof kinds[0]; }

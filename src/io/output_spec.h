@@ -22,7 +22,8 @@ typedef enum tl_output_kind {
     TL_OUTPUT_COLLISIONS,  /* CSV, one row per contact that ended */
     TL_OUTPUT_PLOT,        /* PNG (gnuplot) of a CSV output, at the end of the run */
     TL_OUTPUT_WALLS,       /* CSV time series of the walls: displacement, velocity, force */
-    TL_OUTPUT_REPOSE       /* CSV time series of a drum bed's angle of repose (tl_world_repose) */
+    TL_OUTPUT_REPOSE,      /* CSV time series of a drum bed's angle of repose (tl_world_repose) */
+    TL_OUTPUT_IMAGE        /* PNG frames of the particles (render.h), optionally an MP4 */
 } tl_output_kind;
 
 typedef struct tl_output_spec {

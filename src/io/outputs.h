@@ -19,7 +19,7 @@
  * checkpoint, then appending; vtk: the frames written by then).
  *
  * Kinds: energy, particles, contacts, collisions (output_csv.c), vtk
- * (output_vtk.c), plot (output_plot.c); the table of kinds is output_kinds.c,
+ * (output_vtk.c), plot (output_plot.c), image (output_image.c); the table of kinds is output_kinds.c,
  * the CSV columns csv_columns.c. See docs/outputs.md for the files.
  */
 #ifndef TL_OUTPUTS_H
@@ -85,6 +85,7 @@ struct tl_output {
     int files_written;       /* final files it made (after commit) */
     bool log_was_enabled;    /* collisions: the world's log state before the run */
     struct tl_vtk_state *vtk; /* vtk: frames written so far */
+    struct tl_image_state *image; /* image: frames written so far, the camera */
     /* checkpoints */
     const tl_output_saved *resume; /* set while a resumed run opens it */
     bool resume_part;        /* CSV: continue its own .part (else copy the final file) */
@@ -96,6 +97,7 @@ struct tl_output {
 const tl_output_ops *tl_csv_ops(tl_output_kind kind); /* energy, particles, contacts, collisions, walls, repose */
 const tl_output_ops *tl_vtk_ops(tl_output_kind kind);
 const tl_output_ops *tl_plot_ops(tl_output_kind kind);
+const tl_output_ops *tl_image_ops(tl_output_kind kind);
 
 const tl_output_ops *tl_output_ops_of(tl_output_kind kind); /* output_kinds.c */
 

@@ -2,7 +2,7 @@
 # `mpirun -n P talus run` writes the serial run's files, byte for byte (issue 15): the demo
 # scene, shortened to 0.05 s and cut into domains of 500 particles (so that 2 and 3 ranks
 # each own several), and the rainfall example (a pour with an inflow), shortened, serially and
-# on 2 and 3 ranks; energy.csv and particles.csv compared byte for byte, the VTK frames (parallel
+# on 2 and 3 ranks; energy.csv, particles.csv and the demo's picture compared byte for byte, the VTK frames (parallel
 # pieces on ranks: a .pvtp per frame) read by VTK's readers and compared array by array.
 # Usage: test_mpi_run.sh TALUS SOURCE_DIR MPIEXEC PYTHON
 set -eu
@@ -23,11 +23,13 @@ for n in 2 3; do
     "$mpiexec" --allow-run-as-root --oversubscribe -n $n "$talus" run "$dir/demo.yaml" -o "$dir/ranks$n" > "$dir/log$n" 2>&1 ||
         { cat "$dir/log$n"; exit 1; }
     grep -q "spread over $n MPI ranks" "$dir/log$n" || { echo "$n ranks: not spread"; cat "$dir/log$n"; exit 1; }
-    for f in energy.csv particles.csv; do
+    # pour.png: the picture of the end (the image output, drawn on rank 0 from every rank's
+    # particles in the serial order), the same bytes
+    for f in energy.csv particles.csv pour.png; do
         cmp "$dir/serial/$f" "$dir/ranks$n/$f" || { echo "$n ranks: $f differs"; exit 1; }
     done
     frames "$dir/serial" "$dir/ranks$n" $n || { echo "$n ranks: the VTK frames differ"; exit 1; }
-    echo "$n ranks: energy.csv and particles.csv identical to the serial run's"
+    echo "$n ranks: energy.csv, particles.csv and pour.png identical to the serial run's"
 done
 # a serial run into the same folder leaves serial frames only (the pieces of the run on 3
 # ranks are removed at its commit)

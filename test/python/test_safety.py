@@ -24,7 +24,7 @@ PYTHON = sys.executable  # the interpreter running the tests: Debian's, under ct
 def long_scene(tmp_path):
     """The demo pour with no end in sight (100 s), CSV outputs and checkpoints."""
     with open(os.path.join(SOURCE_DIR, "examples", "default.yaml"), encoding="utf-8") as f:
-        lines = [ln for ln in f if "type: vtk" not in ln and "type: plot" not in ln]
+        lines = [ln for ln in f if "type: vtk" not in ln and "type: plot" not in ln and "type: image" not in ln]
     text = "".join(lines).replace("duration: 0.3", "duration: 100")
     assert "duration: 100" in text
     text += "checkpoint: {every_steps: 1000000}\n"
