@@ -437,7 +437,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     v3_copy(ft_app, c.ft);
     /* the force slots' applied forces (the law's units), and their state at the touch of a new
      * contact: its potential there is what forming the contact cost (as the sphere stage) */
-    double f_app[TL_FORCE_SLOTS];
+    double f_app[TL_FORCE_SLOTS] = {0.0};
     for (int m = 0; m < law->force_count; m++) f_app[law->force_at[m]] = c.fos[law->force_at[m]].f;
     tl_force_out fo0[TL_FORCE_SLOTS];
     const bool touch_known = c.first && law->force_count, corrected = entered && s->correct && phi != 0.5;
