@@ -591,3 +591,16 @@ void report_figure(report *r, const char *png, const char *title, const char *xl
         report_text(r, "\n*(figure %s could not be drawn)*\n\n", png);
     }
 }
+
+void report_picture_embed(report *r, const char *png, const char *title) {
+    if (!r->owns_md || !r->plots) return;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", r->dir, png);
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        r->files++;
+        report_text(r, "\n![%s](%s)\n\n", title, png);
+    } else {
+        report_text(r, "\n*(picture %s not drawn)*\n\n", png);
+    }
+}

@@ -151,4 +151,8 @@ bool report_data_close(report *r, FILE *f, const char *name);
 void report_figure(report *r, const char *png, const char *title, const char *xlabel,
                    const char *ylabel, const char *extra, const char *plot);
 
+/* Embeds a picture report_picture (validate.h) drew (in this run, or in an earlier piece of it), or says that
+ * it is missing. */
+void report_picture_embed(report *r, const char *png, const char *title);
+
 #endif

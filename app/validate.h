@@ -48,6 +48,12 @@ tl_scene *validate_scene(report *r, const char *text, const char *path, const ch
 /* The largest magnitude among the ledger's terms: the scale a balance is measured against. */
 double validate_largest_term(const tl_energy *e);
 
+/* A picture of a world as it is now (tl_world_render, docs/outputs.md), written next to the
+ * report as `png` (through a temporary name) and embedded later by report_picture_embed. Nothing
+ * for a report on a stream or without figures; the renderer's error is said on stderr. Touches no
+ * field of r: callable from a parallel run. */
+void report_picture(const report *r, tl_world *w, const char *png, const tl_render_options *ro);
+
 /* A steel-like material definition for the lab. */
 tl_material_def validate_material(const char *name, double density, double E, double nu,
                                   double yield);

@@ -252,6 +252,25 @@ static void data_close(report *r, FILE *f, const char *name) {
     report_data_close(r, f, name);
 }
 
+/* A rendered picture of the bed as it is (the box seen along y, as the snapshots' x-z; the camera
+ * of examples/000-brazil-nut*.yaml, fixed so that the first and last pictures compare): for a
+ * run with snapshots, brazil_TAG_first.png and brazil_TAG_last.png */
+static void picture(const report *r, tl_world *w, const char *tag, const char *when) {
+    tl_render_options ro = tl_render_default();
+    ro.width = 720;
+    ro.height = 800;
+    ro.antialias = 2;
+    ro.color_by = "material";
+    ro.fit = false;
+    ro.center = (tl_vec3){0.0, 0.0, 0.1};
+    ro.extent = 0.2;
+    char png[128];
+    snprintf(png, sizeof png, "brazil_%s_%s.png", tag, when);
+    /* one at a time: the runs go in parallel, and the renderer's text goes through fontconfig */
+#pragma omp critical(brazil_picture)
+    report_picture(r, w, png, &ro);
+}
+
 /* the bodies' x and z, 1 for the nut (the snapshots' data) */
 static void snapshot(FILE *f, tl_world *w) {
     tl_particle_arrays pa;
@@ -433,6 +452,7 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
         fprintf(fd, "# t (s), nut z (m), nut speed (m/s), nut rank (fraction of peanuts below), kinetic "
                     "energy per body (J), kinetic + potential per body above the floor's level (J)\n");
         snapshot(fi, w);
+        if (snapshots) picture(r, w, b->tag, "first");
         pg.t_top = NAN;
         if (tl_world_energy(w, &pg.e_start) != TL_OK) goto done;
     }
@@ -504,6 +524,7 @@ static int run_one(report *r, const brazil_params *bp, brazil_run *b, bool snaps
         if (!ff) goto done;
         snapshot(ff, w);
         fclose(ff);
+        picture(r, w, b->tag, "last");
         snprintf(snap, sizeof snap, "brazil_%s_final.dat", b->tag);
         bool ok = write_data(r, snap, fin, nfin);
         free(fin);
@@ -596,6 +617,16 @@ static void snapshot_figures(report *r, const char *const snaps[3][2]) {
                  "($3 == 1 ? $1 : 1/0):2 w p pt 7 ps 3 lc rgb 'red' t 'nut'",
                  snaps[k][0], snaps[k][0]);
         report_figure(r, png, title, "x (m)", "z (m)", "set size ratio -1; set xrange [-0.12:0.12]", plot);
+    }
+    /* the same states rendered (the run's first state, and each run's last) */
+    for (int k = 0; k < 3; k++) {
+        char stem[96], png[128], title[160];
+        const size_t n = strlen(snaps[k][0]);
+        const bool first = n > 8 && strcmp(snaps[k][0] + n - 8, "_initial") == 0;
+        snprintf(stem, sizeof stem, "%.*s", (int)(n - (first ? 8 : 6)), snaps[k][0]);
+        snprintf(png, sizeof png, "%s_%s.png", stem, first ? "first" : "last");
+        snprintf(title, sizeof title, "Brazil nut: %s, rendered (the nut in its material's colour)", snaps[k][1]);
+        report_picture_embed(r, png, title);
     }
 }
 

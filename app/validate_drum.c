@@ -106,6 +106,15 @@ static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, 
         tl_scene_destroy(sc);
         return -1;
     }
+    /* the bed rendered before it settles and at the end, seen along the axis, by speed */
+    tl_render_options ro = tl_render_default();
+    ro.antialias = 2;
+    ro.color_by = "speed";
+    ro.color_min = 0.0;
+    ro.color_max = c->rpm * 2.0 * PI / 60.0 * c->R * 2.0;
+    char png[128];
+    snprintf(png, sizeof png, "%s_first.png", c->file);
+    report_picture(r, w, png, &ro);
     double dt = tl_world_dt(w), omega = c->rpm * 2.0 * PI / 60.0;
     res->fr = omega * omega * c->R / 9.81;
     char series[96];
@@ -184,6 +193,8 @@ static int run_case(report *r, vcase *cs, const drum_case *c, drum_result *res, 
     res->torque_gravity = tg / (double)window;
     res->particles = last.particles;
     res->seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    snprintf(png, sizeof png, "%s_last.png", c->file);
+    report_picture(r, w, png, &ro);
     /* the cross-section at the end: x, z, speed; and the fitted surface (u = -x here) */
     char snap[96], line[96];
     snprintf(snap, sizeof snap, "%s_section.dat", c->file);
@@ -336,6 +347,13 @@ int validate_drum(report *r, const validate_opts *o) {
                  "t 'liner'",
                  cases[k].file, cases[k].file, cases[k].R, cases[k].R);
         report_figure(r, png, title, "x (m)", "z (m)", "set size ratio -1; set parametric", plot);
+        /* the bed rendered along the axis before it settled and at the end (colour: speed) */
+        for (int j = 0; j < 2; j++) {
+            snprintf(png, sizeof png, "%s_%s.png", cases[k].file, j ? "last" : "first");
+            snprintf(title, sizeof title, "%s: %s, rendered (colour: speed, m/s)", cases[k].label,
+                     j ? "at the end" : "as it was filled");
+            report_picture_embed(r, png, title);
+        }
     }
     report_figure(r, "drum_angles.png", "angle of repose: free surface (lines), centroid (points)",
                   "t (s)", "angle (deg)", "",

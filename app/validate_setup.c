@@ -26,6 +26,14 @@ tl_scene *validate_scene(report *r, const char *text, const char *path, const ch
     return NULL;
 }
 
+void report_picture(const report *r, tl_world *w, const char *png, const tl_render_options *ro) {
+    if (!r->owns_md || !r->plots) return;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", r->dir, png);
+    if (tl_world_render(w, path, ro) != TL_OK)
+        fprintf(stderr, "talus validate: cannot draw %s: %s\n", png, tl_world_error(w));
+}
+
 double validate_largest_term(const tl_energy *e) {
     double m = 0.0;
     for (int k = 0; k < TL_ENERGY_TERM_COUNT; k++) m = fmax(m, fabs(e->term[k]));
