@@ -143,8 +143,8 @@ static double equivalent_radius(const double k[3]) {
  * evaluation: its quadratic model is exact to third order in it, so it descends */
 #define NEWTON_TRUSTED 1e-3
 
-int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out,
-                      double *u_out) {
+int tl_ellipsoid_pair_within(const tl_body *a, const tl_body *b, const double *u_start, double floor, tl_patch *out,
+                             double *u_out) {
     double Ma[3][3], Mia[3][3], Mb[3][3], Mib[3][3];
     body_matrices_of(a, Ma, NULL); /* the inverses only for a touching pair, below */
     body_matrices_of(b, Mb, NULL);
@@ -164,9 +164,10 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
         f = -v3_dot(u, c);
         tangent_terms(Ma, u, t1, t2, &f, &g1, &g2, &h11, &h12, &h22);
         tangent_terms(Mb, u, t1, t2, &f, &g1, &g2, &h11, &h12, &h22);
-        /* a direction with f <= 0 separates the bodies: the minimum is no larger, so they do
-         * not touch (the answer the converged search would give; most candidates end here) */
-        if (!(f > 0.0) && !u_out) return 0;
+        /* a direction with f <= floor (0: it separates the bodies) bounds the minimum: the pair is
+         * apart beyond the floor (the answer the converged search would give; most candidates end
+         * here) */
+        if (!(f > floor) && !u_out) return 0;
         h11 -= f;
         h22 -= f;
         double det = h11 * h22 - h12 * h12;
@@ -228,7 +229,7 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     support_terms(Ma, u, &ha, ga);
     support_terms(Mb, u, &hb, gb);
     f = ha + hb - v3_dot(u, c);
-    if (!(f > 0.0)) return 0;
+    if (!(f > floor)) return 0;
     body_matrices_of(a, NULL, Mia);
     body_matrices_of(b, NULL, Mib);
     double pa[3], pb[3];
@@ -255,8 +256,14 @@ int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start,
     return 1;
 }
 
-/* a body against a plane through q with unit normal m, the body pushed along m */
-static int against_plane(const tl_body *a, const double q[3], const double m[3], tl_patch *out, double *proj) {
+int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out, double *u_out) {
+    return tl_ellipsoid_pair_within(a, b, u_start, 0.0, out, u_out);
+}
+
+/* a body against a plane through q with unit normal m, the body pushed along m; a patch where its
+ * overlap is above floor */
+static int against_plane(const tl_body *a, const double q[3], const double m[3], double floor, tl_patch *out,
+                         double *proj) {
     double M[3][3], Mi[3][3];
     body_matrices_of(a, M, NULL);
     double h, g[3], nm[3];
@@ -265,7 +272,7 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     double rel[3];
     v3_sub(rel, a->pose.x, q);
     double delta = h - v3_dot(rel, m);
-    if (!(delta > 0.0)) return 0;
+    if (!(delta > floor)) return 0;
     body_matrices_of(a, NULL, Mi);
     double s[3];
     v3_add(s, a->pose.x, g);
@@ -300,8 +307,8 @@ static int against_plane(const tl_body *a, const double q[3], const double m[3],
     return 1;
 }
 
-int tl_ellipsoid_face(const tl_body *a, const tl_face *f, tl_patch *out) {
-    if (f->kind == TL_FACE_PLANE) return against_plane(a, f->p, f->n, out, NULL);
+int tl_ellipsoid_face_within(const tl_body *a, const tl_face *f, double floor, tl_patch *out) {
+    if (f->kind == TL_FACE_PLANE) return against_plane(a, f->p, f->n, floor, out, NULL);
     /* a rectangle (two-sided): pushed to the side its centre is on, where its deepest point
      * lies over the rectangle */
     double rel[3], m[3];
@@ -309,10 +316,12 @@ int tl_ellipsoid_face(const tl_body *a, const tl_face *f, tl_patch *out) {
     if (v3_dot(rel, f->n) >= 0.0) v3_copy(m, f->n);
     else v3_scale(m, f->n, -1.0);
     double s[3];
-    if (!against_plane(a, f->p, m, out, s)) return 0;
+    if (!against_plane(a, f->p, m, floor, out, s)) return 0;
     double d[3];
     v3_sub(d, s, f->p);
     double x = v3_dot(d, f->u), y = v3_dot(d, f->v);
     if (fabs(x) <= f->hu && fabs(y) <= f->hv) return 1;
     return 0; /* the deepest point is beyond the rim: docs/ellipsoid.md */
 }
+
+int tl_ellipsoid_face(const tl_body *a, const tl_face *f, tl_patch *out) { return tl_ellipsoid_face_within(a, f, 0.0, out); }

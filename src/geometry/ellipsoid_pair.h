@@ -20,5 +20,11 @@ void tl_ellipsoid_matrices(const tl_body *b, double M[9], double Mi[9]);
 int tl_ellipsoid_pair(const tl_body *a, const tl_body *b, const double *u_start, tl_patch *out, double *u_out);
 /* An ellipsoid (or sphere) against a plane or rectangle face; n from the body to the face. */
 int tl_ellipsoid_face(const tl_body *a, const struct tl_face *f, tl_patch *out);
+/* The same, with a patch wherever the overlap (the minimum over directions: minus the distance
+ * between bodies apart) is above floor (<= 0): a contact a force holds beyond touch (jkr's reach)
+ * measured apart. floor 0: the two above. */
+int tl_ellipsoid_pair_within(const tl_body *a, const tl_body *b, const double *u_start, double floor, tl_patch *out,
+                             double *u_out);
+int tl_ellipsoid_face_within(const tl_body *a, const struct tl_face *f, double floor, tl_patch *out);
 
 #endif

@@ -13,6 +13,11 @@
 typedef struct tl_narrow_scratch {
     tl_mem mem;            /* its own allocation books (threads grow their scratches at once) */
     struct tl_pcm_scratch *pcm; /* the polygonal contact model's buffers (pcm.h) */
+    /* the least overlap a pair's patch is kept at, m: 0 (touching), or below 0 for a contact held
+     * beyond touch (a force with a reach: the shape stage sets it per candidate). A kind whose
+     * geometry measures bodies apart (the ellipsoid's: minus their distance) honours it; the others
+     * (meshes) see touch only */
+    double floor;
 } tl_narrow_scratch;
 
 /* a: the allocator of the world (its own byte count is kept apart) */

@@ -9,6 +9,7 @@
 
 #include "ellipsoid_pair.h"
 #include "mesh.h"
+#include "narrow_scratch.h"
 #include "shape_kind.h"
 #include "vec.h"
 
@@ -78,14 +79,15 @@ static double spin_reach(const tl_shape *s) {
 
 static int ellipsoid_pair(const tl_body *a, const tl_body *b, const double *n_hint, tl_patch *out, int max,
                           tl_narrow_scratch *s) {
-    (void)max, (void)s;
-    /* the last step's normal starts the search (warm start: docs/ellipsoid.md) */
-    return tl_ellipsoid_pair(a, b, n_hint, out, NULL);
+    (void)max;
+    /* the last step's normal starts the search (warm start: docs/ellipsoid.md); apart down to the
+     * scratch's floor (a contact held beyond touch) */
+    return tl_ellipsoid_pair_within(a, b, n_hint, s ? s->floor : 0.0, out, NULL);
 }
 
 static int ellipsoid_face(const tl_body *a, const tl_face *f, tl_patch *out, int max, tl_narrow_scratch *s) {
-    (void)max, (void)s;
-    return tl_ellipsoid_face(a, f, out);
+    (void)max;
+    return tl_ellipsoid_face_within(a, f, s ? s->floor : 0.0, out);
 }
 
 const tl_shape_kind_def tl_ellipsoid_kind = {

@@ -291,6 +291,7 @@ static double normal_energy_at(const tl_law *law, const tl_pair_law *pl, const t
                                double r_eff) {
     tl_contact c = *c0;
     c.r_eff = r_eff;
+    if (c.delta < 0.0) c.delta = 0.0; /* held apart by a force slot's reach: the normal slot sees touch */
     double scratch[TL_MAX_HIST];
     const int o = law->hist_offset[TL_SLOT_NORMAL];
     memcpy(scratch, hist + o, (size_t)(law->hist_count - o) * sizeof *scratch);
@@ -315,6 +316,7 @@ static double normal_damping_rate(const tl_law *law, const tl_pair_law *pl, cons
     for (int k = 0; k < 2; k++) {
         tl_contact c = *c0;
         c.delta_rate = (double)k;
+        if (c.delta < 0.0) c.delta = 0.0; /* held apart: the damping slot sees touch */
         memcpy(scratch, hist + o, (size_t)(law->hist_count - o) * sizeof *scratch);
         law->sub[TL_SLOT_DAMPING]->force(pl->p[TL_SLOT_DAMPING], &c, scratch);
         f[k] = c.fn_damp;
@@ -366,7 +368,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     c.ledger = s->energy;
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
     /* the force slots' radii: the patch's one equivalent radius (a slot that reads two bodies'
-     * radii is refused here: world_api.c, sphere_only_force_slot) */
+     * radii is refused here: world_api.c, shape_stage_refuses) */
     c.ra = c.rb = 2.0 * c.r_eff;
 
     double ds[3] = {0.0, 0.0, 0.0};
@@ -778,16 +780,29 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
     const tl_shape_list *cl = &sc->cand;
     const tl_particles *p = &w->p;
     sc->np[k] = 0;
+    /* a contact of the last step that a force holds beyond touch (jkr's, a liquid bridge's reach)
+     * is measured apart down to minus that reach (at its last radius), where the kind's geometry
+     * measures bodies apart (the ellipsoid's); else from touch */
+    double floor = 0.0;
+    const uint32_t i = cl->a[k], j = cl->b[k];
+    if (sc->live[s->from][k] > 0 && sc->store[s->from].rec) {
+        const int ma = p->material[i], mb = cl->wall[k] ? w->walls.w[w->walls.f[j].wall].material : p->material[j];
+        const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb]];
+        if (law->reaches) {
+            const double *rec = sc->store[s->from].rec + (size_t)sc->first[s->from][k] * (size_t)sc->stride;
+            floor = -tl_law_reach(law, tl_world_pair(w, ma, mb), rec[s->pb + TL_BP_REFF]);
+        }
+    }
+    scr->floor = floor;
     /* the bounding spheres first, from the positions alone: most candidates end here, before
      * their poses and drift velocities are worked out */
-    const uint32_t i = cl->a[k], j = cl->b[k];
     if (cl->wall[k]) {
         tl_geometry g;
         tl_face_geometry(&w->walls.f[j], p->x[i], p->radius[i], &g);
-        if (!(g.delta > 0.0)) return 0;
+        if (!(g.delta > floor)) return 0;
     } else {
         const double *sh = w->broad.nb.shift[cl->img[k]];
-        double d[3], r = p->radius[i] + p->radius[j];
+        double d[3], r = p->radius[i] + p->radius[j] - floor;
         for (int q = 0; q < 3; q++) d[q] = p->x[j][q] + sh[q] - p->x[i][q];
         if (v3_norm2(d) >= r * r) return 0;
     }

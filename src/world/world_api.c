@@ -646,26 +646,39 @@ static void materials_in_use(const tl_world *w, uint8_t *particle, uint8_t *wall
     for (size_t k = 0; k < w->walls.count; k++) wall[w->walls.w[k].material] = 1;
 }
 
-/* A force slot (cohesion) that holds a contact beyond touch (a reach: jkr, capillary) or reads the
- * two bodies' radii (sjkr's two spheres) needs what the sphere stage gives: refused for a pair the
- * shape stage takes (a body with a shape, a mesh wall), whose contacts exist while the bodies
- * overlap and give one equivalent radius. dmt and sjkr2 (a pull while they touch, through R*)
- * act there too. */
-static const tl_submodel *sphere_only_force_slot(const tl_law *law) {
+/* What the shape stage (a body with a shape, a mesh wall) gives a force slot (cohesion): the
+ * contact's one equivalent radius, so a slot that reads two bodies' radii (sjkr's two spheres) is
+ * refused there; and a contact measured apart only where the kind's geometry measures bodies apart
+ * (an ellipsoid's, against spheres, ellipsoids and plane, rectangle and box walls), so a slot that
+ * holds contacts beyond touch (a reach: jkr, capillary) is refused where a mesh meets (a meshed
+ * body or a mesh wall). Returns the refused slot and why, or NULL. */
+static const tl_submodel *shape_stage_refuses(const tl_law *law, bool meshes, const char **why) {
     for (int k = 0; k < law->force_count; k++) {
         const tl_submodel *m = law->sub[law->force_slot[k]];
-        if (m->reach || m->uses_radii) return m;
+        if (m->uses_radii) {
+            *why = "reads the two spheres' radii";
+            return m;
+        }
+        if (m->reach && meshes) {
+            *why = "holds contacts apart beyond touch, which a mesh's contact does not measure";
+            return m;
+        }
     }
     return NULL;
 }
 
 static tl_status check_force_slots(tl_world *w, const uint8_t *used, const uint8_t *wall_used) {
     size_t nm = w->cat.nmat;
-    uint8_t shaped[256], meshed[256];
+    uint8_t shaped[256], meshed_body[256], meshed[256];
     memset(shaped, 0, nm);
+    memset(meshed_body, 0, nm);
     memset(meshed, 0, nm);
-    for (size_t i = 0; i < w->p.count; i++)
-        if (w->p.shape[i]) shaped[w->p.material[i]] = 1;
+    for (size_t i = 0; i < w->p.count; i++) {
+        const tl_shape *sh = tl_world_shape_of(w, i);
+        if (!sh) continue;
+        shaped[w->p.material[i]] = 1;
+        if (sh->kind == TL_SHAPE_MESH) meshed_body[w->p.material[i]] = 1;
+    }
     for (size_t k = 0; k < w->walls.count; k++)
         if (w->walls.w[k].kind == TL_WALL_MESH) meshed[w->walls.w[k].material] = 1;
     for (size_t a = 0; a < nm; a++) {
@@ -675,16 +688,19 @@ static tl_status check_force_slots(tl_world *w, const uint8_t *used, const uint8
             if (li < 0 || !w->cat.laws[li].force_count) continue;
             bool shapes = (shaped[a] && (used[b] || wall_used[b])) || (shaped[b] && used[b]);
             if (!shapes && !meshed[b]) continue;
-            const tl_submodel *m = sphere_only_force_slot(&w->cat.laws[li]);
+            /* a mesh in the pair: a meshed body of either material, or a mesh wall of b's */
+            bool meshes = meshed[b] || (meshed_body[a] && (used[b] || wall_used[b])) || (meshed_body[b] && used[b]);
+            const char *why = "";
+            const tl_submodel *m = shape_stage_refuses(&w->cat.laws[li], meshes, &why);
             if (!m) continue;
             return tl_world_fail(w, TL_ERROR_ARGUMENT,
-                                 "the law between materials '%s' and '%s' has the cohesion '%s', which %s: Talus "
-                                 "evaluates it between spheres and against plane, rectangle and box walls only, and "
-                                 "here %s (dmt and sjkr2 act there)",
-                                 w->cat.mat[a].name, w->cat.mat[b].name, m->info.name,
-                                 m->reach ? "holds contacts apart beyond touch" : "reads the two spheres' radii",
-                                 shapes ? "bodies with a shape (ellipsoids, meshes) meet under it"
-                                        : "spheres meet a mesh wall under it");
+                                 "the law between materials '%s' and '%s' has the cohesion '%s', which %s; here "
+                                 "%s (dmt and sjkr2 act between any bodies; jkr and capillary between spheres, "
+                                 "ellipsoids and plane, rectangle and box walls)",
+                                 w->cat.mat[a].name, w->cat.mat[b].name, m->info.name, why,
+                                 meshes ? (meshed[b] && !shapes ? "spheres meet a mesh wall under it"
+                                                                : "meshes meet under it")
+                                        : "bodies with a shape (ellipsoids, meshes) meet under it");
         }
     }
     return TL_OK;

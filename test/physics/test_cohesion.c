@@ -861,31 +861,157 @@ static uint32_t ellipsoid_at(tl_world *w, int m, double a, double b, double c, d
     return id;
 }
 
-/* jkr (it holds contacts apart) and sjkr (it reads two spheres' radii) are refused where the shape
- * stage takes the pair; dmt and sjkr2 are taken */
+/* Where the shape stage takes a pair: sjkr (it reads two spheres' radii) is refused for an
+ * ellipsoid, jkr (it holds contacts apart) taken for an ellipsoid and refused for a meshed body;
+ * dmt and sjkr2 taken for both */
 static void test_shapes_refused(void) {
     const char *model[4] = {"jkr", "sjkr", "dmt", "sjkr2"}, *coeff[4] = {"w_adhesion", "k_cohesion", "w_adhesion",
                                                                          "k_cohesion"};
-    for (int k = 0; k < 4; k++) {
-        int m;
-        tl_world *w = world((tl_vec3){0, 0, 0}, model[k], coeff[k], 0.1, false, &m);
-        tl_wall_def wl = tl_wall_default();
-        wl.material = m;
-        tl_world_add_wall(w, &wl, NULL);
-        ellipsoid_at(w, m, 2e-3, 1e-3, 1e-3, 2e-3);
-        tl_status st = tl_world_prepare(w);
-        printf("ellipsoid under %s: %s\n", model[k], st == TL_OK ? "taken" : tl_world_error(w));
-        if (k < 2) {
-            ENSURE(st == TL_ERROR_ARGUMENT);
-            char want[32];
-            snprintf(want, sizeof want, "cohesion '%s'", model[k]);
-            ENSURE(strstr(tl_world_error(w), want) != NULL);
-        } else {
-            ENSURE(st == TL_OK);
+    for (int mesh = 0; mesh < 2; mesh++)
+        for (int k = 0; k < 4; k++) {
+            int m;
+            tl_world *w = world((tl_vec3){0, 0, 0}, model[k], coeff[k], 0.1, false, &m);
+            tl_wall_def wl = tl_wall_default();
+            wl.material = m;
+            tl_world_add_wall(w, &wl, NULL);
+            if (mesh) {
+                tl_shape_def sd = tl_shape_default();
+                sd.kind = TL_SHAPE_MESH;
+                sd.source = TL_MESH_ICOSPHERE;
+                sd.radius = 1e-3;
+                sd.subdivisions = 2;
+                int sh;
+                ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+                tl_particle_def pd = tl_particle_default();
+                pd.material = m;
+                pd.shape = sh;
+                pd.position = (tl_vec3){0, 0, 2e-3};
+                ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+            } else {
+                ellipsoid_at(w, m, 2e-3, 1e-3, 1e-3, 2e-3);
+            }
+            tl_status st = tl_world_prepare(w);
+            printf("%s under %s: %s\n", mesh ? "meshed body" : "ellipsoid", model[k],
+                   st == TL_OK ? "taken" : tl_world_error(w));
+            if (k == 1 || (k == 0 && mesh)) {
+                ENSURE(st == TL_ERROR_ARGUMENT);
+                char want[32];
+                snprintf(want, sizeof want, "cohesion '%s'", model[k]);
+                ENSURE(strstr(tl_world_error(w), want) != NULL);
+            } else {
+                ENSURE(st == TL_OK);
+            }
+            tl_world_destroy(w);
         }
+}
+
+/* An ellipsoid (2, 1.5, 1) mm drawn off a plane, and off a fixed twin along their c axes, under jkr:
+ * the contact holds beyond touch, measured apart by the ellipsoid's geometry (minus the distance
+ * between the bodies), and every sampled force is JKR's for the poles' equivalent radius, R = ab/c
+ * against the plane and ab/(2c) between the twins, to 1e-9 of the pull-off force; the largest
+ * tension is (3/2) pi w R to 1e-9, and the contact ends at the displacement-controlled pull-off
+ * overlap. */
+static void test_jkr_ellipsoids(void) {
+    const double a = 2e-3, b = 1.5e-3, c = 1e-3, w_adh = 0.5, v = 2e-7, d0 = 1e-9, Es = e_star();
+    for (int twin = 0; twin < 2; twin++) {
+        int m;
+        tl_world *w = world((tl_vec3){0, 0, 0}, "jkr", "w_adhesion", w_adh, false, &m);
+        tl_shape_def sd = tl_shape_default();
+        sd.kind = TL_SHAPE_ELLIPSOID;
+        sd.semi_axes = (tl_vec3){a, b, c};
+        int sh;
+        ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        pd.shape = sh;
+        if (twin) {
+            pd.flags = TL_PARTICLE_FIXED;
+            ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+        } else {
+            tl_wall_def wl = tl_wall_default();
+            wl.material = m;
+            tl_world_add_wall(w, &wl, NULL);
+        }
+        pd.flags = TL_PARTICLE_PRESCRIBED;
+        pd.position = (tl_vec3){0, 0, (twin ? 2.0 * c : c) - d0};
+        pd.velocity = (tl_vec3){0, 0, v};
+        ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+        ENSURE(tl_world_prepare(w) == TL_OK);
+        const double R = twin ? a * b / (2.0 * c) : a * b / c, fc = 1.5 * PI * w_adh * R;
+        const long double ac = cbrtl((long double)PI * w_adh * R * R / (8.0L * Es));
+        const double dc = (double)jkr_delta(ac, R, w_adh, Es);
+        double worst = 0.0, fmin_seen = INFINITY, dlast = NAN;
+        size_t samples = 0;
+        const size_t steps = (size_t)ceil(1.2 * (d0 - dc) / (v * tl_world_dt(w)));
+        for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
+            tl_contact_info ci;
+            ENSURE(tl_world_get_contact(w, 0, &ci) == TL_OK);
+            const double want = (double)jkr_F(jkr_a_of(ci.overlap, R, w_adh, Es), R, w_adh, Es);
+            /* the force on the moving body along +z: the contact's normal force is JKR's */
+            worst = fmax(worst, fabs(ci.normal_force - want) / fc);
+            fmin_seen = fmin(fmin_seen, ci.normal_force);
+            dlast = ci.overlap;
+            samples++;
+            ENSURE(tl_world_step(w, 1) == TL_OK);
+        }
+        printf("jkr, an ellipsoid drawn off %s: %zu samples, last held overlap %.6g m (delta_c %.6g m), largest "
+               "|F - JKR| %.3g of 3/2 pi w R, largest tension %.12g N against %.12g N (R = %.4g m)\n",
+               twin ? "its twin" : "a plane", samples, dlast, dc, worst, -fmin_seen, fc, R);
+        ENSURE(samples > 100);
+        ENSURE(worst < 1e-9);
+        ENSURE_REL(-fmin_seen, fc, 1e-9);
+        ENSURE(dlast < 0.0 && dlast >= dc && dlast < dc + 2.0 * v * tl_world_dt(w));
+        ENSURE(tl_world_contact_count(w) == 0);
         tl_world_destroy(w);
     }
 }
+/* A liquid bridge between an ellipsoid and a plane, drawn apart: Rabinovich's force for the pole's
+ * curvature R = ab/c (R* of the sphere formula: ab/c against a plane) to 1e-12 of F0, the bridge
+ * held to (1 + theta/2) V^(1/3) and ruptured there */
+static void test_capillary_ellipsoid(void) {
+    const double a = 2e-3, b = 1.5e-3, c = 1e-3, V = 1e-15, gamma = 0.072, theta = 20.0, th = theta * PI / 180.0;
+    const double rs = a * b / c, F0 = 4.0 * PI * rs * gamma * cos(th), q = V / (PI * rs);
+    const double sr = (1.0 + 0.5 * th) * cbrt(V), v = 1e-4, d0 = 1e-9;
+    int m;
+    tl_world *w = capillary_world(V, gamma, theta, &m);
+    tl_wall_def wl = tl_wall_default();
+    wl.material = m;
+    tl_world_add_wall(w, &wl, NULL);
+    tl_shape_def sd = tl_shape_default();
+    sd.kind = TL_SHAPE_ELLIPSOID;
+    sd.semi_axes = (tl_vec3){a, b, c};
+    int sh;
+    ENSURE(tl_world_add_shape(w, &sd, &sh) == TL_OK);
+    tl_particle_def pd = tl_particle_default();
+    pd.material = m;
+    pd.shape = sh;
+    pd.flags = TL_PARTICLE_PRESCRIBED;
+    pd.position = (tl_vec3){0, 0, c - d0};
+    pd.velocity = (tl_vec3){0, 0, v};
+    ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
+    ENSURE(tl_world_prepare(w) == TL_OK);
+    double worst = 0.0, slast = NAN;
+    size_t samples = 0;
+    const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
+    for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
+        tl_contact_info ci;
+        ENSURE(tl_world_get_contact(w, 0, &ci) == TL_OK);
+        const double sep = -ci.overlap, K = 4.0 / 3.0 * e_star() * sqrt(rs);
+        const double want = sep > 0.0 ? -F0 * (1.0 - sep / sqrt(sep * sep + q)) : K * pow(-sep, 1.5) - F0;
+        worst = fmax(worst, fabs(ci.normal_force - want) / F0);
+        slast = sep;
+        samples++;
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+    }
+    printf("capillary, an ellipsoid drawn off a plane: %zu samples, largest |F - Rabinovich| %.3g of F0, held to "
+           "s = %.6g m (rupture %.6g m)\n",
+           samples, worst, slast, sr);
+    ENSURE(samples > 1000 && worst < 1e-12);
+    ENSURE(slast < sr && slast > sr - 2.0 * v * tl_world_dt(w));
+    ENSURE(tl_world_contact_count(w) == 0);
+    tl_world_destroy(w);
+}
+
 
 /* An ellipsoid (2, 1.5, 1) mm hanging under a plane by DMT adhesion on its c pole, gravity pulling it
  * off: it comes to rest where Hertz's force for the pole's curvature R = ab/c balances the pull,
@@ -962,20 +1088,22 @@ static void test_shapes_hanging(void) {
     }
 }
 
-/* The undamped, frictionless bounce of a spinning ellipsoid under DMT adhesion, off a plane and off
- * another ellipsoid, in no gravity: the books close. No damping is booked; what the radius's change
- * did to the stored energies (Hertz's and the adhesion's) is curvature_work; the total, with it taken
- * as energy put in, departs by the step's error only, which falls as the step does (first order: the
- * adhesive force jumps at touch). */
+/* The undamped, frictionless bounce of a spinning ellipsoid under DMT and under JKR adhesion, off a
+ * plane and off another ellipsoid, in no gravity: the books close. No damping is booked; what the
+ * radius's change did to the stored energies (Hertz's and the adhesion's) is curvature_work; JKR's
+ * loss (the jump at formation) is dissipated_cohesion, DMT has none; the total, with the curvature
+ * work taken as energy put in, departs by the step's error only: under DMT it falls as the step
+ * does; JKR lets go within a step of its reach and stays within 1e-6 (as between spheres). */
 static void test_shapes_books(void) {
+    for (int model = 0; model < 2; model++)
     for (int pair = 0; pair < 2; pair++) {
-        double tot[3], curv[3], damp[3], ke0 = 0.0;
+        double tot[3], curv[3], damp[3], coh[3], ke0 = 0.0;
         for (int r = 0; r < 3; r++) {
             tl_world_def wd = tl_world_default();
             wd.impact_speed = 0.05;
             wd.steps_per_contact = 20.0 * (double)(1 << r);
             int m;
-            tl_world *w = world_of(&wd, "dmt", "w_adhesion", 0.5, false, &m);
+            tl_world *w = world_of(&wd, model ? "jkr" : "dmt", "w_adhesion", 0.5, false, &m);
             if (!pair) {
                 tl_wall_def wl = tl_wall_default();
                 wl.material = m;
@@ -1016,14 +1144,27 @@ static void test_shapes_books(void) {
             tot[r] = fabs(e.total - e0.total) / ke0;
             curv[r] = e.curvature_work / ke0;
             damp[r] = fabs(e.dissipated_normal) / ke0;
+            coh[r] = e.dissipated_cohesion / ke0;
             tl_world_destroy(w);
         }
-        printf("ellipsoid bouncing off %s under dmt, undamped: total conserved to %.3g, %.3g, %.3g of the kinetic "
-               "energy at 20, 40, 80 steps per contact; curvature work %.3g, %.3g, %.3g; damping booked %.2g\n",
-               pair ? "an ellipsoid" : "a plane", tot[0], tot[1], tot[2], curv[0], curv[1], curv[2], damp[2]);
+        printf("ellipsoid bouncing off %s under %s, undamped: total conserved to %.3g, %.3g, %.3g of the kinetic "
+               "energy at 20, 40, 80 steps per contact; curvature work %.3g, %.3g, %.3g; damping booked %.2g; "
+               "cohesion's loss %.4g, %.4g, %.4g\n",
+               pair ? "an ellipsoid" : "a plane", model ? "jkr" : "dmt", tot[0], tot[1], tot[2], curv[0], curv[1],
+               curv[2], damp[2], coh[0], coh[1], coh[2]);
+        /* dmt loses nothing of its own; jkr loses the jump at formation, whatever the step */
+        if (model) ENSURE(coh[2] > 0.0 && fabs(coh[0] - coh[2]) < 0.05 * coh[2]);
+        else ENSURE(coh[2] == 0.0);
         ENSURE(damp[0] < 1e-12 && damp[1] < 1e-12 && damp[2] < 1e-12);
-        ENSURE(tot[2] < 0.6 * tot[1] && tot[1] < 0.6 * tot[0]);
-        ENSURE(tot[2] < 1e-4);
+        if (model) {
+            /* jkr lets go within a step of its reach, where its force is not zero: the books then
+             * close to that step's share, which does not shrink with the step in order (as between
+             * spheres: test_jkr_cycle) */
+            ENSURE(tot[0] < 1e-6 && tot[1] < 1e-6 && tot[2] < 1e-6);
+        } else {
+            ENSURE(tot[2] < 0.6 * tot[1] && tot[1] < 0.6 * tot[0]);
+            ENSURE(tot[2] < 1e-4);
+        }
     }
 }
 
@@ -1044,6 +1185,8 @@ int main(void) {
     test_impact_beside_lammps("dmt", "lammps-dmt-impact.dump");
     test_impact_beside_lammps("jkr", "lammps-jkr-impact.dump");
     test_shapes_refused();
+    test_jkr_ellipsoids();
+    test_capillary_ellipsoid();
     test_shapes_hanging();
     test_shapes_books();
     return tl_test_report("test_cohesion");
