@@ -89,6 +89,7 @@ typedef struct sstage {
     int pb;          /* offset of the patch group */
     double dt;
     bool acc, correct, energy, half_is_v;
+    bool reaches;    /* a law of the world holds contacts beyond touch (cohesion's reach) */
     double b1, b2;   /* drift velocity = v - dt (b1 a_n + b2 a_n-1) */
     int from, to;    /* stores */
 } sstage;
@@ -369,7 +370,7 @@ static uint8_t patch_touch(const sstage *s, const side *a, const side *b, const 
     c.v_impact = lay->impact >= 0 ? rec[lay->impact + TL_BI_V_IN] : 0.0;
     /* the force slots' radii: the patch's one equivalent radius (a slot that reads two bodies'
      * radii is refused here: world_api.c, shape_stage_refuses) */
-    c.ra = c.rb = 2.0 * c.r_eff;
+    if (law->force_count) c.ra = c.rb = 2.0 * c.r_eff;
 
     double ds[3] = {0.0, 0.0, 0.0};
     if (s->acc) drift_slip(s, a, b, P->n, ra, rb, ds);
@@ -785,15 +786,17 @@ static int candidate_geometry(const sstage *s, size_t k, tl_narrow_scratch *scr)
      * measures bodies apart (the ellipsoid's); else from touch */
     double floor = 0.0;
     const uint32_t i = cl->a[k], j = cl->b[k];
-    if (sc->live[s->from][k] > 0 && sc->store[s->from].rec) {
-        const int ma = p->material[i], mb = cl->wall[k] ? w->walls.w[w->walls.f[j].wall].material : p->material[j];
-        const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb]];
-        if (law->reaches) {
-            const double *rec = sc->store[s->from].rec + (size_t)sc->first[s->from][k] * (size_t)sc->stride;
-            floor = -tl_law_reach(law, tl_world_pair(w, ma, mb), rec[s->pb + TL_BP_REFF]);
+    if (s->reaches) { /* else the scratch's floor stays 0, as it began */
+        if (sc->live[s->from][k] > 0 && sc->store[s->from].rec) {
+            const int ma = p->material[i], mb = cl->wall[k] ? w->walls.w[w->walls.f[j].wall].material : p->material[j];
+            const tl_law *law = &w->cat.laws[w->cat.law_of[(size_t)ma * w->cat.law_dim + (size_t)mb]];
+            if (law->reaches) {
+                const double *rec = sc->store[s->from].rec + (size_t)sc->first[s->from][k] * (size_t)sc->stride;
+                floor = -tl_law_reach(law, tl_world_pair(w, ma, mb), rec[s->pb + TL_BP_REFF]);
+            }
         }
+        scr->floor = floor;
     }
-    scr->floor = floor;
     /* the bounding spheres first, from the positions alone: most candidates end here, before
      * their poses and drift velocities are worked out */
     if (cl->wall[k]) {
@@ -965,6 +968,11 @@ tl_status tl_shape_stage(tl_world *w, bool accumulate) {
     s.correct = accumulate && w->def.contact_boundary_correction;
     s.energy = w->def.track_energy && w->contacts.lay.energy >= 0;
     s.half_is_v = w->clock.c_pred[0] == 0.5 && w->clock.c_pred[1] == 0.0;
+    s.reaches = false;
+    for (size_t l = 0; l < w->cat.nlaws; l++) s.reaches = s.reaches || w->cat.laws[l].reaches;
+    /* without such a law every pair is measured from touch (candidate_geometry sets the floor
+     * only with one) */
+    for (int t = 0; !s.reaches && t < sc->nscratch; t++) sc->scratch[t].floor = 0.0;
     s.b1 = w->clock.c_pred[0] - 0.5;
     s.b2 = w->clock.c_pred[1];
     s.from = sc->cur;
