@@ -12,8 +12,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void set_err(char *err, size_t errsize, const char *fmt, ...)
@@ -452,4 +454,18 @@ bool tl_fd_read_exact(int fd, void *buf, size_t n) {
         got += (size_t)r;
     }
     return true;
+}
+
+int tl_run_program(char *const argv[]) {
+    pid_t pid;
+    extern char **environ;
+    int r = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (r != 0) {
+        errno = r;
+        return -1;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }

@@ -112,4 +112,9 @@ char *tl_strdup_printf(const char *fmt, ...)
 #endif
     ;
 
+/* Runs the program argv[0] (found on PATH) with argv, its standard streams the caller's, and waits
+ * for it: its exit status (128 + the signal that ended it), or -1 when it could not start (errno
+ * set: ENOENT when it is not installed). */
+int tl_run_program(char *const argv[]);
+
 #endif

@@ -22,10 +22,8 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "output_image.h"
@@ -215,17 +213,7 @@ static int run_ffmpeg(const char *pattern, const char *fps, const char *out) {
                     (char *)pattern,   (char *)"-vf",      (char *)PAD_EVEN,   (char *)"-c:v",
                     (char *)"libx264", (char *)"-pix_fmt", (char *)"yuv420p",  (char *)"-f",
                     (char *)"mp4",     (char *)out,        NULL};
-    pid_t pid;
-    extern char **environ;
-    int r = posix_spawnp(&pid, "ffmpeg", NULL, NULL, argv, environ);
-    if (r != 0) {
-        errno = r;
-        return -1;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return tl_run_program(argv);
 }
 
 /* the movie: ffmpeg when it is there, else the command that makes it (never a failure of the run) */

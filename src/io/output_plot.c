@@ -12,11 +12,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "csv_columns.h"
@@ -186,18 +184,9 @@ static int run_gnuplot(const char *folder, const char *script_base, const char *
         return -1;
     }
     char *argv[] = {(char *)"gnuplot", (char *)"-e", setup, (char *)script_base, NULL};
-    pid_t pid;
-    extern char **environ;
-    int r = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+    int r = tl_run_program(argv);
     free(setup);
-    if (r != 0) {
-        errno = r;
-        return -1;
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return r;
 }
 
 static void warn(const tl_output *o, const char *what) {

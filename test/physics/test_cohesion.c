@@ -548,6 +548,34 @@ static tl_world *capillary_world(double V, double gamma, double theta_deg, int *
     return w;
 }
 
+/* A prepared world whose one contact is a bridge (equivalent radius rs) drawn apart at v from the
+ * overlap d0: every sample on Rabinovich's curve (Hertz less F0 while they overlap) to 1e-12 of F0,
+ * the bridge held to (1 + theta/2) V^(1/3) and ruptured within a step of it. Destroys w. */
+static void bridge_drawn_apart(tl_world *w, double rs, double V, double gamma, double th, double v, double d0,
+                               const char *what) {
+    const double F0 = 4.0 * PI * rs * gamma * cos(th), q = V / (PI * rs), sr = (1.0 + 0.5 * th) * cbrt(V);
+    const double K = 4.0 / 3.0 * e_star() * sqrt(rs);
+    double worst = 0.0, slast = NAN;
+    size_t samples = 0;
+    const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
+    for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
+        tl_contact_info c;
+        ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
+        const double sep = -c.overlap;
+        const double want = sep > 0.0 ? -F0 * (1.0 - sep / sqrt(sep * sep + q)) : K * pow(-sep, 1.5) - F0;
+        worst = fmax(worst, fabs(c.normal_force - want) / F0);
+        slast = sep;
+        samples++;
+        ENSURE(tl_world_step(w, 1) == TL_OK);
+    }
+    printf("capillary, %s: %zu samples, largest |F - Rabinovich| %.3g of F0, held to s = %.6g m (rupture %.6g m)\n",
+           what, samples, worst, slast, sr);
+    ENSURE(samples > 1000 && worst < 1e-12);
+    ENSURE(slast < sr && slast > sr - 2.0 * v * tl_world_dt(w));
+    ENSURE(tl_world_contact_count(w) == 0);
+    tl_world_destroy(w);
+}
+
 /* a bridge drawn apart quasi-statically: the force on Rabinovich's curve, the bridge held to
  * (1 + theta/2) V^(1/3) and ruptured there; then an impact that forms one: its loss is -U(0) */
 static void test_capillary(void) {
@@ -558,25 +586,7 @@ static void test_capillary(void) {
     tl_world *w = capillary_world(V, gamma, theta, &m);
     const double v = 1e-4, d0 = 1e-9;
     drawn_pair(w, m, R, d0, v);
-    double worst = 0.0, slast = NAN;
-    size_t samples = 0;
-    const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
-    for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
-        tl_contact_info c;
-        ENSURE(tl_world_get_contact(w, 0, &c) == TL_OK);
-        const double sep = -c.overlap, K = 4.0 / 3.0 * e_star() * sqrt(rs);
-        const double want = sep > 0.0 ? -F0 * (1.0 - sep / sqrt(sep * sep + q)) : K * pow(-sep, 1.5) - F0;
-        worst = fmax(worst, fabs(c.normal_force - want) / F0);
-        slast = sep;
-        samples++;
-        ENSURE(tl_world_step(w, 1) == TL_OK);
-    }
-    printf("capillary: %zu samples, largest |F - Rabinovich| %.3g of F0, held to s = %.6g m (rupture %.6g m)\n",
-           samples, worst, slast, sr);
-    ENSURE(samples > 1000 && worst < 1e-12);
-    ENSURE(slast < sr && slast > sr - 2.0 * v * tl_world_dt(w));
-    ENSURE(tl_world_contact_count(w) == 0);
-    tl_world_destroy(w);
+    bridge_drawn_apart(w, rs, V, gamma, th, v, d0, "two spheres");
 
     /* an impact that forms a bridge and escapes it: what the cycle lost is -U(0) =
      * F0 [(s_r - sqrt(s_r^2 + q)) + sqrt(q)] */
@@ -970,8 +980,7 @@ static void test_jkr_ellipsoids(void) {
  * held to (1 + theta/2) V^(1/3) and ruptured there */
 static void test_capillary_ellipsoid(void) {
     const double a = 2e-3, b = 1.5e-3, c = 1e-3, V = 1e-15, gamma = 0.072, theta = 20.0, th = theta * PI / 180.0;
-    const double rs = a * b / c, F0 = 4.0 * PI * rs * gamma * cos(th), q = V / (PI * rs);
-    const double sr = (1.0 + 0.5 * th) * cbrt(V), v = 1e-4, d0 = 1e-9;
+    const double rs = a * b / c, v = 1e-4, d0 = 1e-9;
     int m;
     tl_world *w = capillary_world(V, gamma, theta, &m);
     tl_wall_def wl = tl_wall_default();
@@ -990,26 +999,7 @@ static void test_capillary_ellipsoid(void) {
     pd.velocity = (tl_vec3){0, 0, v};
     ENSURE(tl_world_add_particle(w, &pd, NULL) == TL_OK);
     ENSURE(tl_world_prepare(w) == TL_OK);
-    double worst = 0.0, slast = NAN;
-    size_t samples = 0;
-    const size_t steps = (size_t)ceil(1.2 * (sr + d0) / (v * tl_world_dt(w)));
-    for (size_t k = 0; k < steps && tl_world_contact_count(w) == 1; k++) {
-        tl_contact_info ci;
-        ENSURE(tl_world_get_contact(w, 0, &ci) == TL_OK);
-        const double sep = -ci.overlap, K = 4.0 / 3.0 * e_star() * sqrt(rs);
-        const double want = sep > 0.0 ? -F0 * (1.0 - sep / sqrt(sep * sep + q)) : K * pow(-sep, 1.5) - F0;
-        worst = fmax(worst, fabs(ci.normal_force - want) / F0);
-        slast = sep;
-        samples++;
-        ENSURE(tl_world_step(w, 1) == TL_OK);
-    }
-    printf("capillary, an ellipsoid drawn off a plane: %zu samples, largest |F - Rabinovich| %.3g of F0, held to "
-           "s = %.6g m (rupture %.6g m)\n",
-           samples, worst, slast, sr);
-    ENSURE(samples > 1000 && worst < 1e-12);
-    ENSURE(slast < sr && slast > sr - 2.0 * v * tl_world_dt(w));
-    ENSURE(tl_world_contact_count(w) == 0);
-    tl_world_destroy(w);
+    bridge_drawn_apart(w, rs, V, gamma, th, v, d0, "an ellipsoid and a plane");
 }
 
 
