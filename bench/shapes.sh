@@ -6,12 +6,19 @@
 # bench/shapes/grain_obj.py), each timed by `talus bench` (CLOCK_MONOTONIC around the steps only)
 # after a warm-up long enough for the falling grains to settle (the kinetic energy and coordination
 # at the end of the warm-up and of the timed run are recorded to show it).
-# YADE (Debian's `yade`, CGAL polyhedra; installed here when missing and run as root, else the
-# apt-get line is printed and the script stops) runs the sphere bed and the polyhedra beds with
-# bench/peers/yade_bench.py: the same bodies, the polyhedra placed as Talus left them after its
-# warm-up (talus bench --write-state), its own law (volumetric, Elias 2014) with a stiffness chosen
-# to match the Hertz overlaps at the bed's load (docs/bench.md). YADE has no ellipsoids in this
-# table (its level sets and potential particles are not run yet).
+# YADE (Debian's `yade`, CGAL polyhedra and level sets; installed here when missing and run as root,
+# else the apt-get line is printed and the script stops) runs, with bench/peers/yade_bench.py:
+# - the sphere bed, from the same data file;
+# - the polyhedra beds from the bed Talus left after its warm-up (talus bench --write-state), every
+#   grain shrunk about its centroid until no two grains share volume (bench/shapes/shrunk_bed.py:
+#   YADE's law pushes with the exact common volume, which Talus's settled beds hold unseen), with
+#   its own law (volumetric, Elias 2014) at a stiffness matched to the Hertz overlaps at the bed's
+#   load (docs/bench.md); Talus times the same shrunk bed (rows polyNs): both codes start from the
+#   same bodies at the same places, at rest, and run the same steps (YADE_WARM, then YADE_STEPS
+#   timed) while the bed settles again under each one's law;
+# - the ellipsoids as level-set superellipsoids (bed ell216: 216 grains falling from Talus's
+#   lattice, the same places and attitudes in both codes, WARM_ELL216 steps, then STEPS timed).
+# The big ellipsoid bed and the meshes bed are Talus's alone.
 # Writes bench/work/shapes_runs.txt (one line per run) and bench/SHAPES.md. `make bench-shapes`.
 #
 # Environment (all optional):
@@ -21,10 +28,13 @@
 #                       2 % of its value 2000 steps later, on both beds)
 #   WARM_THREADS=$(nproc) (threads of the warm-up only: the results do not depend on the
 #                       thread count, so the untimed settling uses every core)
-#   BEDS="spheres ellipsoids meshes poly12 poly42 poly162"   OUT=bench/SHAPES.md
+#   WARM_ELL216=10000 (the 216 ellipsoids' fall and settling in both codes)
+#   BEDS="spheres ellipsoids meshes ell216 poly12 poly42 poly162"   OUT=bench/SHAPES.md
 #   PEERS=yade (or "" for Talus alone)
-#   YADE_WARM=5  YADE_STEPS=20 (YADE's polyhedra cost seconds per step: its timed steps are fewer,
-#                       the figures compared are per particle-step; its sphere bed takes STEPS)
+#   YADE_WARM=200  YADE_STEPS=20 (the shrunk polyhedra beds, in both codes: YADE's 162-vertex
+#                       polyhedra cost about 10 s a step on this machine's core, so its timed
+#                       steps are few and the figures compared are per particle-step; by step
+#                       200 the shrunk beds' grains meet again)
 # The ellipsoid bed's warm-up is the long part: about 10^8 particle-steps at some 3e4 per second
 # and thread on this kind of machine (the warm-ups on every core: about an hour on two cores).
 set -u
@@ -40,9 +50,10 @@ WARM_ELLIPSOIDS=${WARM_ELLIPSOIDS:-10000}
 WARM_MESHES=${WARM_MESHES:-10000}
 WARM_THREADS=${WARM_THREADS:-$(nproc)}
 OUT=${OUT:-bench/SHAPES.md}
-BEDS=${BEDS:-spheres ellipsoids meshes poly12 poly42 poly162}
+BEDS=${BEDS:-spheres ellipsoids meshes ell216 poly12 poly42 poly162}
 PEERS=${PEERS-yade}
-YADE_WARM=${YADE_WARM:-5}
+YADE_WARM=${YADE_WARM:-200}
+WARM_ELL216=${WARM_ELL216:-10000}
 YADE_STEPS=${YADE_STEPS:-20}
 WORK=bench/work
 SCENE_TEMPLATE=bench/bed.yaml
@@ -78,29 +89,17 @@ make_bed 10k
   echo "machine: $(uname -srm); $(nproc) cores; $(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
   echo "talus: $("$TALUS" version)"
   echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes and polyhedra $WARM_MESHES (on $WARM_THREADS threads); reps $REPS; threads $NPS"
-  case " $PEERS " in *" yade "*) echo "yade: $(dpkg-query -W -f='${Version}' yade 2>/dev/null); spheres: warm-up $WARM_SPHERES, $STEPS timed steps; polyhedra: from Talus's warmed-up bed, warm-up $YADE_WARM, $YADE_STEPS timed steps" ;; esac
+  case " $PEERS " in *" yade "*) echo "yade: $(dpkg-query -W -f='${Version}' yade 2>/dev/null); spheres: warm-up $WARM_SPHERES, $STEPS timed steps; ellipsoids (ell216, level sets): warm-up $WARM_ELL216, $STEPS timed steps; polyhedra: Talus's warmed-up bed shrunk (both codes), warm-up $YADE_WARM, $YADE_STEPS timed steps" ;; esac
 } > $WORK/shapes_conditions.txt
 
-: > "$RUNS"
-for rep in $(seq 1 "$REPS"); do
-  for np in $NPS; do
-    for bed in $BEDS; do
-      case $bed in
-        spheres) args="$WORK/bed_10k.yaml --data $WORK/bed_10k.data" warm=$WARM_SPHERES ;;
-        ellipsoids) args="bench/shapes/ellipsoids.yaml" warm=$WARM_ELLIPSOIDS ;;
-        meshes) args="bench/shapes/meshes.yaml" warm=$WARM_MESHES ;;
-        poly12|poly42|poly162)
-          v=${bed#poly}
-          python3 bench/shapes/grain_obj.py "$v" "$WORK/grain$v.obj" || die "grain_obj.py $v failed"
-          sed "s/GRAIN_OBJ/grain$v.obj/" bench/shapes/polyhedra.yaml > "$WORK/polyhedra$v.yaml"
-          args="$WORK/polyhedra$v.yaml --write-state $WORK/state$v.csv" warm=$WARM_MESHES ;;
-        *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, poly12, poly42, poly162)" ;;
-      esac
-      out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out
-      # the kinetic energy and Z at the end of the warm-up and of the timed run
-      m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$out" -- "$TALUS" bench $args --threads "$np" \
-            --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$STEPS" --ke-every "$(gcd "$warm" "$STEPS")" --json)
-      f=$(python3 - "$out" <<'PY'
+# one Talus run: talus_row BED NP REP WARM STEPS SCENE-ARGS...
+talus_row() {
+  local bed=$1 np=$2 rep=$3 warm=$4 steps=$5; shift 5
+  local out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out m f
+  # the kinetic energy and Z at the end of the warm-up and of the timed run
+  m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$out" -- "$TALUS" bench "$@" --threads "$np" \
+        --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$steps" --ke-every "$(gcd "$warm" "$steps")" --json)
+  f=$(python3 - "$out" <<'PY'
 import json, sys
 try:
     d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
@@ -115,31 +114,64 @@ except Exception as ex:
     print("loop_s= error=%s" % type(ex).__name__)
 PY
 )
-      echo "$(date +%T) code=talus bed=$bed np=$np steps=$STEPS warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
-      # YADE on the same bed
-      yargs=""
-      case " $PEERS " in *" yade "*)
-        case $bed in
-          spheres) yargs="--bed spheres --data $WORK/bed_10k.data --warmup $WARM_SPHERES --steps $STEPS" ;;
-          poly*) yargs="--bed polyhedra --obj $WORK/grain${bed#poly}.obj --state $WORK/state${bed#poly}.csv --warmup $YADE_WARM --steps $YADE_STEPS" ;;
-        esac ;;
-      esac
-      if [ -n "$yargs" ]; then
-        yout=$LOGS/shapes_${bed}_yade_np${np}_rep${rep}.out
-        m=$(python3 bench/measure.py --stdout "$yout" -- yade -j "$np" -n -x bench/peers/yade_bench.py $yargs)
-        f=$(python3 - "$yout" <<'PY'
+  echo "$(date +%T) code=talus bed=$bed np=$np steps=$steps warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
+}
+
+# one YADE run on the same bed: yade_row BED NP REP WARM STEPS YADE-BENCH-ARGS...
+yade_row() {
+  local bed=$1 np=$2 rep=$3 warm=$4 steps=$5; shift 5
+  local yout=$LOGS/shapes_${bed}_yade_np${np}_rep${rep}.out m f
+  m=$(python3 bench/measure.py --stdout "$yout" -- yade -j "$np" -n -x bench/peers/yade_bench.py "$@" \
+        --warmup "$warm" --steps "$steps")
+  f=$(python3 - "$yout" <<'PY'
 import json, sys
 try:
     d = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"code": "yade"')][-1]
-    print("loop_s=%.6f N=%d Z=%.4f contacts_pp=%d contacts_wall=%d ke_warm=%.4e ke_end=%.4e ysteps=%d"
-          % (d["seconds"], d["N"], d["Z"], d["contacts_pp"], d["contacts_wall"], d["ke_warm"], d["ke_end"],
-             d["steps"]))
+    print("loop_s=%.6f N=%d Z=%.4f contacts_pp=%d contacts_wall=%d ke_warm=%.4e Z_warm=%.4f ke_end=%.4e ysteps=%d"
+          % (d["seconds"], d["N"], d["Z"], d["contacts_pp"], d["contacts_wall"], d["ke_warm"], d["Z_warm"],
+             d["ke_end"], d["steps"]))
 except Exception as ex:
     print("loop_s= error=%s" % type(ex).__name__)
 PY
 )
-        echo "$(date +%T) code=yade bed=$bed np=$np steps=$STEPS warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
-      fi
+  echo "$(date +%T) code=yade bed=$bed np=$np steps=$steps warm=$warm rep=$rep $m $f" | tee -a "$RUNS"
+}
+
+yade_on() { case " $PEERS " in *" yade "*) return 0 ;; esac; return 1; }
+
+: > "$RUNS"
+for rep in $(seq 1 "$REPS"); do
+  for np in $NPS; do
+    for bed in $BEDS; do
+      case $bed in
+        spheres)
+          talus_row spheres "$np" "$rep" "$WARM_SPHERES" "$STEPS" "$WORK/bed_10k.yaml" --data "$WORK/bed_10k.data"
+          yade_on && yade_row spheres "$np" "$rep" "$WARM_SPHERES" "$STEPS" --bed spheres --data "$WORK/bed_10k.data" ;;
+        ellipsoids) talus_row ellipsoids "$np" "$rep" "$WARM_ELLIPSOIDS" "$STEPS" bench/shapes/ellipsoids.yaml ;;
+        meshes) talus_row meshes "$np" "$rep" "$WARM_MESHES" "$STEPS" bench/shapes/meshes.yaml ;;
+        ell216)
+          # the same start in both codes: Talus's lattice (places and attitudes) before its first step
+          "$TALUS" bench bench/shapes/ellipsoids_216.yaml --warmup 0 --steps 1 --write-state "$WORK/ell216_start.csv" \
+            > /dev/null || die "talus bench --write-state (ell216) failed"
+          talus_row ell216 "$np" "$rep" "$WARM_ELL216" "$STEPS" bench/shapes/ellipsoids_216.yaml
+          yade_on && yade_row ell216 "$np" "$rep" "$WARM_ELL216" "$STEPS" --bed levelset --state "$WORK/ell216_start.csv" ;;
+        poly12|poly42|poly162)
+          v=${bed#poly}
+          python3 bench/shapes/grain_obj.py "$v" "$WORK/grain$v.obj" || die "grain_obj.py $v failed"
+          sed "s/GRAIN_OBJ/grain$v.obj/" bench/shapes/polyhedra.yaml > "$WORK/polyhedra$v.yaml"
+          talus_row "$bed" "$np" "$rep" "$WARM_MESHES" "$STEPS" "$WORK/polyhedra$v.yaml" --write-state "$WORK/state$v.csv"
+          if yade_on; then
+            # the bed both codes start from: Talus's settled bed, every grain shrunk until no two share volume
+            /usr/bin/python3 bench/shapes/shrunk_bed.py "$WORK/grain$v.obj" "$WORK/state$v.csv" "$WORK/polyhedra$v.yaml" \
+              --out-obj "$WORK/shrunk$v.obj" --out-scene "$WORK/shrunk$v.yaml" > "$LOGS/shrunk$v.txt" \
+              || die "shrunk_bed.py $v failed"
+            echo "$(date +%T) shrunk bed=${bed}s $(cat "$LOGS/shrunk$v.txt")" | tee -a "$RUNS"
+            talus_row "${bed}s" "$np" "$rep" "$YADE_WARM" "$YADE_STEPS" "$WORK/shrunk$v.yaml"
+            yade_row "${bed}s" "$np" "$rep" "$YADE_WARM" "$YADE_STEPS" --bed polyhedra --obj "$WORK/shrunk$v.obj" \
+              --state "$WORK/state$v.csv"
+          fi ;;
+        *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, ell216, poly12, poly42, poly162)" ;;
+      esac
     done
   done
 done
@@ -157,9 +189,12 @@ esac
 
 python3 - "$RUNS" $WORK/shapes_conditions.txt $WORK/parity.jsonl > "$OUT.part" <<'PY' || die "the summary failed"
 import json, sys, statistics
-runs = []
+runs, shrunk = [], {}
 for ln in open(sys.argv[1]):
     d = dict(w.split("=", 1) for w in ln.split()[1:] if "=" in w)
+    if ln.split()[1:2] == ["shrunk"]:
+        shrunk[d["bed"]] = d
+        continue
     if d.get("rc") != "0" or not d.get("loop_s"):
         continue
     d.setdefault("code", "talus")
@@ -170,9 +205,13 @@ print("Generated by `bash bench/shapes.sh` (issue 16 item 3, issue 45); conditio
 for c in cond:
     print("- " + c)
 print("\nEach bed is timed by `talus bench` after its warm-up (the grains fall from a lattice and "
-      "settle; the sphere bed is settled already), and by YADE (bench/peers/yade_bench.py: the sphere "
-      "bed from the same data file; the polyhedra beds from the bed Talus left after its warm-up, with "
-      "YADE's volumetric polyhedra law) with the wall-clock time of its timed steps alone. "
+      "settle; the sphere bed is settled already), and by YADE (bench/peers/yade_bench.py) with the "
+      "wall-clock time of its timed steps alone, on the same bed: the sphere bed from the same data "
+      "file; `ell216`, 216 ellipsoids falling from the same lattice (places and attitudes) onto a floor, "
+      "as YADE's level-set superellipsoids; `polyNs`, the bed Talus left after its warm-up (row polyN) "
+      "with every grain shrunk about its centroid until no two share volume (bench/shapes/shrunk_bed.py; "
+      "YADE's volumetric law pushes with the common volume of the exact polyhedra, which Talus's settled "
+      "beds hold unseen), timed by both codes over the same steps while it settles again. "
       "Per-particle-step figures are medians over the repetitions; `contacts` counts the touching "
       "pairs at the end (particle pairs Z N / 2 plus the floor's); `contact-steps/s` is contacts "
       "times steps per second. `over the spheres'` is Talus's cost per particle-step over Talus's on "
@@ -180,12 +219,12 @@ print("\nEach bed is timed by `talus bench` after its warm-up (the grains fall f
       "whose kinetic energy grows by orders of magnitude did not stay the bed Talus timed (the KE "
       "columns show it: more than 100 times Talus's at the end): its time is shown, not compared. docs/bench.md reads the table.\n")
 print("| code | bed | particles | threads | timed steps | loop (s), median | particle-steps/s | us per particle-step | "
-      "contacts | contact-steps/s | us per contact-step | over the spheres' | YADE / Talus | KE at the end of the warm-up (J) | KE at the end (J) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "contacts | contact-steps/s | us per contact-step | over the spheres' | YADE / Talus | KE at the end of the warm-up (J) | KE at the end (J) | Z at the end of the warm-up | Z at the end |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 groups = {}
 for d in runs:
     groups.setdefault((d["code"], d["bed"], d["np"]), []).append(d)
-order = ["spheres", "ellipsoids", "meshes", "poly12", "poly42", "poly162"]
+order = ["spheres", "ellipsoids", "ell216", "meshes", "poly12", "poly12s", "poly42", "poly42s", "poly162", "poly162s"]
 rows, us_of, ke_of = [], {}, {}
 for (code, bed, np_), g in groups.items():
     loop = statistics.median(float(d["loop_s"]) for d in g)
@@ -197,7 +236,8 @@ for (code, bed, np_), g in groups.items():
     ke_of[(code, bed, np_)] = statistics.median(float(d["ke_end"]) for d in g)
     cs = contacts * steps / loop
     rows.append((code, bed, n, np_, steps, loop, ps, us, contacts, cs, 1e6 / cs if cs > 0 else float("nan"),
-                 statistics.median(float(d["ke_warm"]) for d in g), statistics.median(float(d["ke_end"]) for d in g)))
+                 statistics.median(float(d["ke_warm"]) for d in g), statistics.median(float(d["ke_end"]) for d in g),
+                 statistics.median(float(d.get("Z_warm", "nan")) for d in g), statistics.median(float(d["Z"]) for d in g)))
 rows.sort(key=lambda r: (int(r[3]), order.index(r[1]) if r[1] in order else 9, r[0] != "talus"))
 for r in rows:
     code, bed, np_ = r[0], r[1], r[3]
@@ -206,9 +246,18 @@ for r in rows:
     t = us_of.get(("talus", bed, np_))
     grew = r[12] > 100.0 * max(ke_of.get(("talus", bed, np_), 0.0), 1e-30)
     ratio = "%.1f" % (r[7] / t) if code == "yade" and t and not grew else ("(not the same bed)" if code == "yade" else "")
-    print("| %s | %s | %d | %s | %d | %.3f | %.3e | %.3f | %.0f | %.3e | %.3f | %s | %s | %.2e | %.2e |"
+    print("| %s | %s | %d | %s | %d | %.3f | %.3e | %.3f | %.0f | %.3e | %.3f | %s | %s | %.2e | %.2e | %.2f | %.2f |"
           % (code, bed, r[2], np_, r[4], r[5], r[6], r[7], r[8], r[9], r[10],
-             "%.1f" % rel if rel == rel else "", ratio, r[11], r[12]))
+             "%.1f" % rel if rel == rel else "", ratio, r[11], r[12], r[13], r[14]))
+if shrunk:
+    print("\nThe shrunk beds (bench/shapes/shrunk_bed.py): the grain pairs within reach of each other in the "
+          "bed Talus left, those whose exact polyhedra share volume (or reach below the floor), the least "
+          "scale about the centroids at which a pair still meets, and the factor every grain was scaled by.\n")
+    print("| bed | pairs tested | overlapping | least scale t* | factor |")
+    print("|---|---|---|---|---|")
+    for b in sorted(shrunk, key=lambda b: order.index(b) if b in order else 9):
+        d = shrunk[b]
+        print("| %s | %s | %s | %s | %s |" % (b, d["pairs_tested"], d["pairs_overlapping"], d["t_min"], d["factor"]))
 par = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
 if par:
     print("\nThe parity case (bench/shapes/parity.py): the 162-vertex grain pressed into a plane, three "

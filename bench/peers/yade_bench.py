@@ -4,6 +4,7 @@
 #
 #   yade -j THREADS -n -x bench/peers/yade_bench.py --bed spheres --data bench/work/bed_10k.data ...
 #   yade -j THREADS -n -x bench/peers/yade_bench.py --bed polyhedra --obj grain.obj --state state.csv ...
+#   yade -j THREADS -n -x bench/peers/yade_bench.py --bed levelset --state lattice.csv ...
 #
 # Beds:
 #   spheres    the 10k settled sphere bed of bench/run.sh (the LAMMPS data file: id type diameter
@@ -15,32 +16,40 @@
 #              bench/shapes/grain_obj.py (an icosphere of 12, 42 or 162 vertices scaled to the
 #              ellipsoid 0.75 x 0.5 x 0.5 mm, --obj), placed as Talus left them after its warm-up
 #              (talus bench --write-state, --state), on fixed polyhedral tiles at z = 0 in the
-#              20 x 20 mm periodic cell: the same settled bed in both codes.
+#              20 x 20 mm periodic cell. bench/shapes.sh gives it the bed shrunk by
+#              bench/shapes/shrunk_bed.py (the grain's OBJ scaled until no two grains share volume),
+#              which Talus times too: the same bodies at the same places in both codes.
 #              YADE's polyhedra (Elias 2014) have a volumetric law: F_n = k_V V (V the overlap
 #              volume), so no Young's modulus matches Hertz exactly; k_V is chosen so that a grain's
 #              weight-scale contact overlaps as Hertz's with E = 5e6 Pa would (bench/SHAPES.md and
 #              docs/bench.md give the arithmetic), ks/kn = 0.3 of the same law, friction mu = 0.5,
 #              and NewtonIntegrator's numerical damping 0.3 in place of a dashpot (the law has none).
+#   levelset   the 216 ellipsoids of bench/shapes/ellipsoids_216.yaml (0.75 x 0.5 x 0.5 mm) as
+#              level-set superellipsoids with both exponents 1 (the ellipsoid itself), at the places
+#              and attitudes of Talus's lattice before its first step (--state), falling onto a floor
+#              wall, Hertz-Mindlin with en = es = 0.5: the same start in both codes.
 #
 # Prints one JSON line at the end: {"code": "yade", "bed", "N", "steps", "warmup", "seconds" (the
-# timed steps), "contacts_pp", "contacts_wall", "Z", "ke_warm", "ke_end", "threads"}.
+# timed steps), "contacts_pp", "contacts_wall", "Z", "ke_warm", "Z_warm", "contacts_wall_warm", "ke_end",
+# "threads"}.
 import argparse
 import json
 import math
 import sys
 import time
 
-from yade import O, utils  # noqa: F401  (yade's own modules: run under `yade -x`)
+from yade import O, log, utils  # noqa: F401  (yade's own modules: run under `yade -x`)
 import yade
 from yade import polyhedra_utils
 
 
 def parse():
     ap = argparse.ArgumentParser(prog="yade_bench.py")
-    ap.add_argument("--bed", choices=["spheres", "polyhedra"], required=True)
+    ap.add_argument("--bed", choices=["spheres", "polyhedra", "levelset"], required=True)
     ap.add_argument("--data", help="the sphere bed's LAMMPS data file")
     ap.add_argument("--obj", help="polyhedra: the grain (bench/shapes/grain_obj.py)")
-    ap.add_argument("--state", help="polyhedra: the bed as Talus left it after its warm-up (talus bench --write-state)")
+    ap.add_argument("--state", help="polyhedra, levelset: the bodies' places and attitudes as Talus wrote them (talus bench --write-state)")
+    ap.add_argument("--spacing", type=float, default=0.1e-3, help="levelset: the grid spacing of the distance field (m)")
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--dt", type=float, default=1.0e-5)
@@ -160,6 +169,34 @@ def polyhedra_bed(args):
     return n, kv
 
 
+def levelset_bed(args):
+    """The ellipsoids of bench/shapes/ellipsoids_216.yaml as level-set superellipsoids with both
+    exponents 1 (the ellipsoid itself; docs/bench.md "YADE's closest ellipsoid"), at the places and
+    attitudes of Talus's lattice (--state, written before any step), on a floor wall at z = 0, no
+    periodic cell (YADE 2023.02a's level sets do not meet a wall in one), Hertz-Mindlin with the
+    restitution e = 0.5 (en, es) on the level set's boundary nodes."""
+    mat = yade.FrictMat(young=E, poisson=NU, density=RHO, frictionAngle=math.atan(MU))
+    O.materials.append(mat)
+    n = 0
+    for _id, pos, q in read_state(args.state):
+        b = utils.levelSetBody("superellipsoid", extents=SEMI, epsilons=(1, 1), spacing=args.spacing, material=mat)
+        b.state.ori = yade.Quaternion(q[0], q[1], q[2], q[3]) * b.state.ori
+        b.state.pos = pos
+        O.bodies.append(b)
+        n += 1
+    O.bodies.append(utils.wall(0, axis=2, sense=1, material=mat))
+    O.engines = [
+        yade.ForceResetter(),
+        yade.InsertionSortCollider([yade.Bo1_LevelSet_Aabb(), yade.Bo1_Wall_Aabb()], verletDist=0.2e-3),
+        yade.InteractionLoop(
+            [yade.Ig2_LevelSet_LevelSet_ScGeom(), yade.Ig2_Wall_LevelSet_ScGeom()],
+            [yade.Ip2_FrictMat_FrictMat_MindlinPhys(en=E_REST, es=E_REST)],
+            [yade.Law2_ScGeom_MindlinPhys_Mindlin()]),
+        yade.NewtonIntegrator(gravity=(0, 0, -9.81), damping=0.0),
+    ]
+    return n
+
+
 def counts(n):
     pp = wall = 0
     for i in O.interactions:
@@ -174,10 +211,19 @@ def counts(n):
 
 def main():
     args = parse()
-    O.periodic = True
-    O.cell.setBox(BOX[0], BOX[1], 0.1)  # z: far above the bed, so nothing meets its image
+    # YADE's polyhedra intersection warns "Unhandled switch case" tens of thousands of times a
+    # step on beds of touching grains (docs/bench.md); the messages are not the work timed
+    log.setDefaultLogLevel(log.ERROR)
     extra = {}
-    if args.bed == "spheres":
+    if args.bed != "levelset":
+        O.periodic = True
+        O.cell.setBox(BOX[0], BOX[1], 0.1)  # z: far above the bed, so nothing meets its image
+    if args.bed == "levelset":
+        if not args.state:
+            raise SystemExit("yade_bench.py: --bed levelset needs --state FILE")
+        n = levelset_bed(args)
+        extra = {"spacing": args.spacing}
+    elif args.bed == "spheres":
         if not args.data:
             raise SystemExit("yade_bench.py: --bed spheres needs --data FILE")
         n = sphere_bed(args)
@@ -189,13 +235,14 @@ def main():
     O.dt = args.dt
     O.run(args.warmup, True)
     ke_warm = utils.kineticEnergy()
+    pp_warm, wall_warm = counts(n)
     t0 = time.monotonic()
     O.run(args.steps, True)
     seconds = time.monotonic() - t0
     pp, wall = counts(n)
     out = {"code": "yade", "bed": args.bed, "N": n, "steps": args.steps, "warmup": args.warmup,
            "seconds": seconds, "contacts_pp": pp, "contacts_wall": wall, "Z": 2.0 * pp / n,
-           "ke_warm": ke_warm, "ke_end": utils.kineticEnergy(), "threads": O.numThreads}
+           "ke_warm": ke_warm, "Z_warm": 2.0 * pp_warm / n, "contacts_wall_warm": wall_warm, "ke_end": utils.kineticEnergy(), "threads": O.numThreads}
     out.update(extra)
     print(json.dumps(out))
     sys.stdout.flush()
