@@ -62,15 +62,20 @@ LOGS=$WORK/logs
 die() { echo "bench/shapes.sh: $*" >&2; exit 1; }
 case " $PEERS " in
   *" yade "*)
-    if ! dpkg-query -W -f='${Status}' yade 2>/dev/null | grep -q "install ok installed"; then
+    # yade, and SciPy for the shrunk beds' linear programmes (bench/shapes/shrunk_bed.py)
+    missing=""
+    for p in yade python3-scipy; do
+      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
       if [ "$(id -u)" = 0 ]; then
-        echo "Installing the missing Debian package: yade"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends yade \
-          || die "apt-get install yade failed"
+        echo "Installing the missing Debian packages:$missing"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
+          || die "apt-get install$missing failed"
       else
-        echo "Missing Debian package: yade (PEERS= runs Talus alone)"
-        echo "Install it with:"
-        echo "  sudo apt-get install -y --no-install-recommends yade"
+        echo "Missing Debian packages:$missing (PEERS= runs Talus alone)"
+        echo "Install them with:"
+        echo "  sudo apt-get install -y --no-install-recommends$missing"
         exit 1
       fi
     fi ;;
