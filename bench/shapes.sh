@@ -263,6 +263,35 @@ if shrunk:
     for b in sorted(shrunk, key=lambda b: order.index(b) if b in order else 9):
         d = shrunk[b]
         print("| %s | %s | %s | %s | %s |" % (b, d["pairs_tested"], d["pairs_overlapping"], d["t_min"], d["factor"]))
+# the targets of issue 45, each from the rows above (one per thread count)
+uc_of = {(r[0], r[1], r[3]): r[10] for r in rows}
+nps = sorted({r[3] for r in rows}, key=int)
+if nps:
+    print("\nTargets (issue 45; docs/bench.md gives the roofline reasoning), each ratio against its bound.\n")
+    print("| target | bound | " + " | ".join("%s thread%s" % (n, "" if n == "1" else "s") for n in nps) + " |")
+    print("|---|---|" + "---|" * len(nps))
+    def cell(v, bound, below=True):
+        if v != v:
+            return "–"
+        ok = v <= bound if below else v >= bound
+        return "%.1f (%s)" % (v, "met" if ok else "not met")
+    def ratio(num, den):
+        a, b = num, den
+        return a / b if a and b and a == a and b == b else float("nan")
+    print("| an ellipsoid contact-step over a sphere contact-step (beds ellipsoids, spheres) | <= 5 | " + " | ".join(
+        cell(ratio(uc_of.get(("talus", "ellipsoids", n)), uc_of.get(("talus", "spheres", n))), 5.0) for n in nps) + " |")
+    print("| a 162-vertex meshed contact-step over a sphere contact-step (beds meshes, spheres) | <= 20 | " + " | ".join(
+        cell(ratio(uc_of.get(("talus", "meshes", n)), uc_of.get(("talus", "spheres", n))), 20.0) for n in nps) + " |")
+    for b in ("poly12s", "poly42s", "poly162s"):
+        vals = []
+        for n in nps:
+            y, t = us_of.get(("yade", b, n)), us_of.get(("talus", b, n))
+            grew = ke_of.get(("yade", b, n), 0.0) > 100.0 * max(ke_of.get(("talus", b, n), 0.0), 1e-30)
+            vals.append("(not the same bed)" if y and t and grew else cell(ratio(y, t), 10.0, below=False))
+        print("| YADE's polyhedra over Talus's per particle-step, bed %s | >= 10 | %s |" % (b, " | ".join(vals)))
+    print("\nThe fourth target, the meshed Brazil nut's 12 s in under 10 minutes on two cores, is not a bed of this "
+          "script: docs/validation.md gives its measured wall time (`talus run examples/000-brazil-nut-mesh.yaml "
+          "--threads 2`).")
 par = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
 if par:
     print("\nThe parity case (bench/shapes/parity.py): the 162-vertex grain pressed into a plane, three "
