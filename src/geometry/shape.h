@@ -82,10 +82,14 @@ static inline void tl_geometry_sphere_sphere(const double xa[3], double ra, cons
     }
     /* the contact point is the middle of the overlap along the line of centres */
     double la = ra - 0.5 * g->delta, lb = rb - 0.5 * g->delta;
-    for (int k = 0; k < 3; k++) {
-        g->ra[k] = g->n[k] * la;
-        g->rb[k] = -(g->n[k] * lb);
-    }
+    /* written out: a loop here is vectorized into pairs read back from the scalars just stored
+     * (a stalled store forwarding per contact) */
+    g->ra[0] = g->n[0] * la;
+    g->ra[1] = g->n[1] * la;
+    g->ra[2] = g->n[2] * la;
+    g->rb[0] = -(g->n[0] * lb);
+    g->rb[1] = -(g->n[1] * lb);
+    g->rb[2] = -(g->n[2] * lb);
     g->r_eff = ra * rb / (ra + rb);
 }
 
