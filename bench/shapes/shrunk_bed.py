@@ -23,27 +23,13 @@ its centroid where the state says) and SCENE with the lattice replaced by the st
 line: pairs tested, pairs overlapping, the smallest t*, the factor.
 """
 import argparse
-import math
 import os
 import sys
 
 import numpy as np
 from scipy.optimize import linprog
 
-CELL = 0.02  # m: the periodic cell of bench/shapes/polyhedra.yaml in x and y
-
-
-def read_obj(path):
-    v, f = [], []
-    with open(path) as fh:
-        for line in fh:
-            t = line.split()
-            if t and t[0] == "v":
-                v.append([float(x) for x in t[1:4]])
-            elif t and t[0] == "f":
-                f.append([int(x.split("/")[0]) - 1 for x in t[1:4]])
-    return np.array(v), np.array(f)
-
+from grain_io import CELL, read_obj, rot
 
 def centroid(v, f):
     """The volume centroid of a closed triangle mesh (the divergence theorem over its facets)."""
@@ -63,13 +49,6 @@ def read_state(path):
             if len(t) == 8:
                 out.append((int(t[0]), np.array([float(x) for x in t[1:4]]), [float(x) for x in t[4:8]]))
     return out
-
-
-def rot(q):
-    w, x, y, z = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def body_planes(vc, f, p, q):
