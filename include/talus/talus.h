@@ -269,7 +269,9 @@ TL_API int64_t tl_world_neighbor_builds(const tl_world *world);
  * one would have, with any number of threads. *data is malloc'd (free it).
  * Loading checks every size and index first and refuses a buffer that is
  * truncated, from another build, or from a world with other definitions,
- * leaving the world as it was. Scenes write these inside checksummed
+ * leaving the world as it was. The load derives the laws of the loaded particles' materials, so
+ * a world that was prepared before any particle was added (or has none) continues the same.
+ * Scenes write these inside checksummed
  * checkpoint files (scene.h, tl_run_options.resume). */
 TL_API tl_status tl_world_save_state(const tl_world *world, void **data, size_t *size);
 TL_API tl_status tl_world_load_state(tl_world *world, const void *data, size_t size);

@@ -702,6 +702,10 @@ tl_status tl_world_load_state(tl_world *w, const void *data, size_t size) {
     w->touch.step = -1;
     /* a distributed world: every rank loaded the whole; each keeps its share (collective) */
     tl_status st = w->ranks.ops ? w->ranks.ops->loaded(w) : TL_OK;
+    /* the laws of the loaded particles' materials: a world prepared before its particles were
+     * added (a scene whose particles come from elsewhere) has derived none for them yet, and the
+     * loaded flags say nothing is new, so no step would */
+    if (st == TL_OK) st = tl_world_check_laws(w);
     if (st == TL_OK) st = tl_world_list_immovable(w);
     if (st == TL_OK) tl_blowup_reference(w); /* the blow-up check's energy: from the loaded state */
     return st;

@@ -2,7 +2,10 @@
  * N steps straight equal N/2 + save + load into a fresh world + N/2, bit for
  * bit, with the neighbor lists, contact histories, moving walls, periodic
  * axes and the collision log in play; any thread count after the load; a
- * truncated or altered buffer is refused and leaves the world untouched. */
+ * truncated or altered buffer is refused and leaves the world untouched. A world prepared
+ * before its particles were added (a scene whose particles come from a data file, as talus
+ * bench's) continues the same after a load, into a world built alike or into one with no
+ * particles: the load derives the laws of the loaded particles' materials. */
 #include <string.h>
 
 #include "talus/talus.h"
@@ -10,8 +13,10 @@
 #include "test.h"
 #include "world_hash.h"
 
+typedef enum { BUILT_WHOLE, PREPARED_BEFORE_PARTICLES, PREPARED_WITHOUT_PARTICLES } build_mode;
+
 /* a periodic box (x, y) with a floor and a slowly rising lid, spheres of two sizes falling */
-static tl_world *make_world(int threads, bool energy) {
+static tl_world *make_world_as(int threads, bool energy, build_mode mode) {
     tl_world_def wd = tl_world_default();
     wd.gravity = (tl_vec3){0.0, 0.0, -9.81};
     wd.dt = 2e-5;
@@ -39,10 +44,14 @@ static tl_world *make_world(int threads, bool energy) {
     wl.half_width = 0.003;
     wl.velocity = (tl_vec3){0.05, 0.0, 0.0};
     tl_world_add_wall(w, &wl, NULL);
+    if (mode != BUILT_WHOLE && tl_world_prepare(w) != TL_OK) {
+        tl_world_destroy(w);
+        return NULL;
+    }
     tl_particle_def pd = tl_particle_default();
     pd.material = m;
     uint64_t r = 12345;
-    for (int iz = 0; iz < 8; iz++)
+    for (int iz = 0; iz < (mode == PREPARED_WITHOUT_PARTICLES ? 0 : 8); iz++)
         for (int iy = 0; iy < 12; iy++)
             for (int ix = 0; ix < 12; ix++) {
                 r = r * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -57,9 +66,14 @@ static tl_world *make_world(int threads, bool energy) {
     return w;
 }
 
-static void test_resume_equals_straight(int threads_after, bool energy) {
+static tl_world *make_world(int threads, bool energy) { return make_world_as(threads, energy, BUILT_WHOLE); }
+
+/* from: how the saved world was built; into: how the one that loads it was (particles added after
+ * tl_world_prepare: the load must derive their laws; it once did not, and the loaded world's
+ * contacts pushed with no force) */
+static void test_resume_equals_straight(int threads_after, bool energy, build_mode from, build_mode into) {
     const int N = 2400;
-    tl_world *a = make_world(1, energy);
+    tl_world *a = make_world_as(1, energy, from);
     ENSURE(a != NULL);
     /* a constant external force on one sphere: only the checkpoint can give it to b */
     ENSURE_OK(tl_world_set_particle_force(a, 5, (tl_vec3){1e-4, 0.0, -2e-4}));
@@ -72,17 +86,26 @@ static void test_resume_equals_straight(int threads_after, bool energy) {
     int64_t builds = tl_world_neighbor_builds(a);
     size_t contacts = tl_world_contact_count(a);
 
-    tl_world *b = make_world(threads_after, energy);
+    tl_world *b = make_world_as(threads_after, energy, into);
+    ENSURE(b != NULL);
     ENSURE_OK(tl_world_load_state(b, data, size));
     ENSURE(tl_world_step_count(b) == N / 2);
-    ENSURE_OK(tl_world_step(b, N / 2));
+    size_t pushing = 0; /* the loaded contacts that push, after one step */
+    ENSURE_OK(tl_world_step(b, 1));
+    for (size_t k = 0; k < tl_world_contact_count(b); k++) {
+        tl_contact_info c;
+        if (tl_world_get_contact(b, k, &c) == TL_OK && c.overlap > 0.0 && c.normal_force > 0.0) pushing++;
+    }
+    ENSURE_OK(tl_world_step(b, N / 2 - 1));
     uint64_t resumed = tl_test_world_hash(b);
-    fprintf(stderr, "resume (energy %d, %d thread(s) after): %zu bytes, %lld builds, %zu contacts, "
-                    "%zu collisions; straight %016llx resumed %016llx\n",
-            (int)energy, threads_after, size, (long long)builds, contacts,
+    static const char *const how[] = {"built whole", "prepared before its particles", "prepared without particles"};
+    fprintf(stderr, "resume (energy %d, %d thread(s) after; saved %s, loaded %s): %zu bytes, %lld builds, %zu "
+                    "contacts (%zu pushing after the load), %zu collisions; straight %016llx resumed %016llx\n",
+            (int)energy, threads_after, how[from], how[into], size, (long long)builds, contacts, pushing,
             tl_world_collision_count(a), (unsigned long long)straight, (unsigned long long)resumed);
     ENSURE(builds > 3);
     ENSURE(contacts > 100);
+    ENSURE(pushing > 100);
     ENSURE(straight == resumed);
     free(data);
     tl_world_destroy(a);
@@ -205,9 +228,11 @@ static void test_pieces(void) {
 
 int main(void) {
     test_pieces();
-    test_resume_equals_straight(1, true);
-    test_resume_equals_straight(2, false);
-    test_resume_equals_straight(4, true);
+    test_resume_equals_straight(1, true, BUILT_WHOLE, BUILT_WHOLE);
+    test_resume_equals_straight(2, false, BUILT_WHOLE, BUILT_WHOLE);
+    test_resume_equals_straight(4, true, BUILT_WHOLE, BUILT_WHOLE);
+    test_resume_equals_straight(2, false, PREPARED_BEFORE_PARTICLES, PREPARED_BEFORE_PARTICLES);
+    test_resume_equals_straight(1, true, PREPARED_BEFORE_PARTICLES, PREPARED_WITHOUT_PARTICLES);
     test_refusals();
     return tl_test_report("test_checkpoint");
 }
