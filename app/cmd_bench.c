@@ -2,7 +2,7 @@
  *
  *   talus bench SCENE.yaml [--data FILE] [--material NAME] [--warmup N] [--steps N]
  *               [--threads N] [--warmup-threads N] [--ke-every N] [--velocity X,Y,Z]
- *               [--write-state FILE] [--json]
+ *               [--write-state FILE] [--warm-state FILE] [--json]
  *
  * Loads the scene, adds the particles of a LAMMPS data file (atom_style sphere/granular:
  * `id type diameter density x y z`), runs the untimed warm-up, then times the timed steps
@@ -13,6 +13,9 @@
  * particle (the engine's own allocations, tl_world_bytes, and the process's peak RSS). With
  * --ke-every N the kinetic energy (translational, rotational) and Z every N steps of the warm-up
  * and of the timed run, outside the timed intervals: the parity check of bench/parity.sh.
+ * With --warm-state FILE the warm-up is made once: its end state (tl_world_save_state) is saved
+ * to FILE, and a later run of the same scene, build and --warmup loads it instead of stepping
+ * (bench/shapes.sh times each bed on one and two threads from one warm-up).
  * See docs/bench.md. Public API only. */
 #include <errno.h>
 #include <math.h>
@@ -54,13 +57,18 @@ static void usage(FILE *f) {
             "  --write-state FILE  the bed after the warm-up, the one the timed steps start from,\n"
             "                    as CSV (id, x, y, z in m; qw, qx, qy, qz: the orientation as the\n"
             "                    shape was given, its file's frame): a peer code's start\n"
+            "  --warm-state FILE the bed after the warm-up, as the engine's own state: loaded from\n"
+            "                    FILE when it exists, in place of the warm-up (the same scene, build\n"
+            "                    and --warmup only: anything else is refused), else made by the\n"
+            "                    warm-up and saved there; the timed steps from it are those of a\n"
+            "                    run that warms up itself, bit for bit (serial runs only)\n"
             "  --json            one JSON object instead of the text report\n");
 }
 
 /* ---- options ---- */
 
 typedef struct bench_opts {
-    const char *scene, *data, *material, *state;
+    const char *scene, *data, *material, *state, *warm_state;
     long long warmup, steps, ke_every;
     int threads, warmup_threads; /* warmup_threads < 0: as threads */
     bool json, set_velocity;
@@ -98,7 +106,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         if (n[0] == '-' && n[1] != '\0') {
             static const char *const with_value[] = {"--data",     "--material",       "--warmup",
                                                      "--steps",    "--threads",        "--warmup-threads",
-                                                     "--ke-every", "--velocity",     "--write-state"};
+                                                     "--ke-every", "--velocity",     "--write-state",
+                                                     "--warm-state"};
             bool known = false;
             for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
                 if (strcmp(n, with_value[k]) == 0) known = true;
@@ -111,6 +120,8 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
                 o->material = a.value;
             } else if (strcmp(n, "--write-state") == 0) {
                 o->state = a.value;
+            } else if (strcmp(n, "--warm-state") == 0) {
+                o->warm_state = a.value;
             } else if (strcmp(n, "--warmup") == 0) {
                 if (count_option(n, a.value, 0, &o->warmup)) return 2;
             } else if (strcmp(n, "--steps") == 0) {
@@ -178,6 +189,80 @@ static int write_state(const tl_world *cw, const char *path) {
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(part, path) != 0) {
         fprintf(stderr, "talus bench: --write-state: cannot write '%s': %s\n", path, strerror(errno));
+        remove(part);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the warm-up, saved and loaded (--warm-state) ---- */
+
+/* Loads FILE into the world when it exists: 0 = loaded, -1 = no such file (warm up), 1 = error
+ * (printed). The state must be that of this scene and build at step `warmup`. */
+static int load_warm_state(tl_world *w, const char *path, long long warmup) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT) return -1;
+        fprintf(stderr, "talus bench: --warm-state: cannot read '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    int rc = 1;
+    unsigned char *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fprintf(stderr, "talus bench: --warm-state: cannot read '%s': %s\n", path, strerror(errno));
+        goto out;
+    }
+    buf = malloc(size ? (size_t)size : 1);
+    if (!buf) {
+        fprintf(stderr, "talus bench: --warm-state: '%s': out of memory (%ld bytes)\n", path, size);
+        goto out;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fprintf(stderr, "talus bench: --warm-state: cannot read '%s': %s\n", path,
+                ferror(f) ? strerror(errno) : "shorter than its size");
+        goto out;
+    }
+    /* prepared first (its time step and pair constants), as a world that warms up itself is by its
+     * first step: the state then replaces what preparing computed */
+    if (tl_world_prepare(w) != TL_OK || tl_world_load_state(w, buf, (size_t)size) != TL_OK) {
+        fprintf(stderr,
+                "talus bench: --warm-state: '%s' is not a state of this scene and build: %s (delete it to warm "
+                "up again)\n",
+                path, tl_world_error(w));
+        goto out;
+    }
+    if (tl_world_step_count(w) != warmup) {
+        fprintf(stderr,
+                "talus bench: --warm-state: '%s' holds the bed at step %lld, not at the end of --warmup %lld "
+                "(delete it to warm up again)\n",
+                path, (long long)tl_world_step_count(w), warmup);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* The world's state to FILE, through a temporary name renamed into place. */
+static int save_warm_state(const tl_world *w, const char *path) {
+    void *data = NULL;
+    size_t size = 0;
+    if (tl_world_save_state(w, &data, &size) != TL_OK) {
+        fprintf(stderr, "talus bench: --warm-state: %s\n", tl_world_error(w));
+        return 1;
+    }
+    char part[4096];
+    snprintf(part, sizeof part, "%s.part", path);
+    FILE *f = fopen(part, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    if (f) ok = fclose(f) == 0 && ok;
+    free(data);
+    if (!ok || rename(part, path) != 0) {
+        fprintf(stderr, "talus bench: --warm-state: cannot write '%s': %s\n", path, strerror(errno));
         remove(part);
         return 1;
     }
@@ -574,9 +659,30 @@ int cmd_bench(int argc, char **argv) {
     }
 
     long long step_no = 0;
-    if (o.ke_every > 0 && ke_record(&log, w, 0, "start")) goto oom;
     double warm_s = 0.0, timed_s = 0.0;
-    if (run_steps(w, o.warmup, o.ke_every, &step_no, &log, "warm-up", &warm_s)) goto done;
+    const char *warm_from = "stepped"; /* the warm-up: stepped, or loaded from --warm-state */
+    int loaded = -1;
+    if (o.warm_state) {
+        if (ranks > 1) {
+            fprintf(stderr, "talus bench: --warm-state: serial runs only (this one has %d ranks)\n", ranks);
+            goto done;
+        }
+        loaded = load_warm_state(w, o.warm_state, o.warmup);
+        if (loaded > 0) goto done;
+    }
+    if (loaded == 0) {
+        warm_from = "loaded";
+        step_no = o.warmup;
+        if (!o.json) printf("  warm-up loaded from %s\n", o.warm_state);
+        if (o.ke_every > 0 && ke_record(&log, w, step_no, "warm-up")) goto oom;
+    } else {
+        if (o.ke_every > 0 && ke_record(&log, w, 0, "start")) goto oom;
+        if (run_steps(w, o.warmup, o.ke_every, &step_no, &log, "warm-up", &warm_s)) goto done;
+        if (o.warm_state) {
+            if (save_warm_state(w, o.warm_state)) goto done;
+            warm_from = "saved";
+        }
+    }
     if (o.state && write_state(w, o.state)) goto done;
     if (warm_threads != o.threads && tl_world_set_threads(w, o.threads) != TL_OK) {
         fprintf(stderr, "talus bench: --threads: %s\n", tl_world_error(w));
@@ -620,6 +726,7 @@ int cmd_bench(int argc, char **argv) {
                n0, n, removed, o.threads, warm_threads, tl_world_dt(w));
         printf(", \"warmup\": %lld, \"steps\": %lld, \"load_seconds\": %.6f, \"warmup_seconds\": %.6f", o.warmup,
                o.steps, t_load, warm_s);
+        printf(", \"warmup_state\": \"%s\"", warm_from);
         printf(", \"seconds\": %.6f, \"particle_steps_per_second\": %.6e, \"us_per_particle_step\": %.6g", timed_s,
                rate, us);
         printf(", \"contacts_pp\": %zu, \"contacts_wall\": %zu, \"Z\": %.6f, \"neighbor_builds\": %lld", npp, npw, z,
@@ -662,7 +769,8 @@ int cmd_bench(int argc, char **argv) {
     } else {
         printf("  N                  %zu", n);
         if (removed) printf("  (%zu particles left the domain and were removed)", removed);
-        printf("\n  steps              %lld timed (after %lld warm-up, %.3f s)\n", o.steps, o.warmup, warm_s);
+        printf("\n  steps              %lld timed (after %lld warm-up, %s, %.3f s)\n", o.steps, o.warmup, warm_from,
+               warm_s);
         printf("  seconds            %.4f\n", timed_s);
         printf("  particle-steps/s   %.4e  (%.4g us per particle-step)\n", rate, us);
         printf("  Z                  %.4f  (%zu particle-particle contacts; %zu wall contacts)\n", z, npp, npw);

@@ -5,7 +5,11 @@
 # polyhedra of 12, 42 and 162 vertices (bench/shapes/polyhedra.yaml with the grain of
 # bench/shapes/grain_obj.py), each timed by `talus bench` (CLOCK_MONOTONIC around the steps only)
 # after a warm-up long enough for the falling grains to settle (the kinetic energy and coordination
-# at the end of the warm-up and of the timed run are recorded to show it).
+# at the end of the warm-up and of the timed run are recorded to show it). The warm-ups come
+# first, all of them, on every core and untimed (each bed once per code; nothing else need be idle
+# then); the timed runs, every thread count and repetition, then start from the saved warm-ups
+# (talus bench --warm-state: the loaded state continues bit for bit, as test_checkpoint and test_cli
+# check; yade_bench.py --warm-state, O.save and O.load).
 # YADE (Debian's `yade`, CGAL polyhedra and level sets; installed here when missing and run as root,
 # else the apt-get line is printed and the script stops) runs, with bench/peers/yade_bench.py:
 # - the sphere bed, from the same data file;
@@ -35,7 +39,7 @@
 #                       polyhedra cost about 10 s a step on this machine's core, so its timed
 #                       steps are few and the figures compared are per particle-step; by step
 #                       200 the shrunk beds' grains meet again)
-# The ellipsoid bed's warm-up is the long part: about 10^8 particle-steps at some 3e4 per second
+# The ellipsoid bed's warm-up is the long part (made once per run): about 10^8 particle-steps at some 3e4 per second
 # and thread on this kind of machine (the warm-ups on every core: about an hour on two cores).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -103,7 +107,8 @@ talus_row() {
   local out=$LOGS/shapes_${bed}_np${np}_rep${rep}.out m f
   # the kinetic energy and Z at the end of the warm-up and of the timed run
   m=$(OMP_NUM_THREADS=$np python3 bench/measure.py --stdout "$out" -- "$TALUS" bench "$@" --threads "$np" \
-        --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$steps" --ke-every "$(gcd "$warm" "$steps")" --json)
+        --warmup-threads "$WARM_THREADS" --warmup "$warm" --steps "$steps" --ke-every "$(gcd "$warm" "$steps")" \
+        --warm-state "$WORK/warm_$bed.st" --json)
   f=$(python3 - "$out" <<'PY'
 import json, sys
 try:
@@ -127,7 +132,7 @@ yade_row() {
   local bed=$1 np=$2 rep=$3 warm=$4 steps=$5; shift 5
   local yout=$LOGS/shapes_${bed}_yade_np${np}_rep${rep}.out m f
   m=$(python3 bench/measure.py --stdout "$yout" -- yade -j "$np" -n -x bench/peers/yade_bench.py "$@" \
-        --warmup "$warm" --steps "$steps")
+        --warmup "$warm" --steps "$steps" --warm-state "$WORK/warm_${bed}_yade.yade.gz")
   f=$(python3 - "$yout" <<'PY'
 import json, sys
 try:
@@ -144,39 +149,95 @@ PY
 
 yade_on() { case " $PEERS " in *" yade "*) return 0 ;; esac; return 1; }
 
+# the warm-ups, all first and on every core (not timed): talus_warm BED WARM SCENE-ARGS... makes
+# $WORK/warm_BED.st, yade_warm BED WARM YADE-BENCH-ARGS... $WORK/warm_BED_yade.yade.gz; the timed
+# runs below load them (talus bench --warm-state, yade_bench.py --warm-state)
+talus_warm() {
+  local bed=$1 warm=$2; shift 2
+  echo "$(date +%T) warm-up: talus bed=$bed steps=$warm threads=$WARM_THREADS" | tee -a "$LOGS/warmups.txt"
+  "$TALUS" bench "$@" --threads "$WARM_THREADS" --warmup "$warm" --steps 1 --warm-state "$WORK/warm_$bed.st" \
+    --json > "$LOGS/warm_$bed.out" 2>&1 || die "the warm-up of bed $bed failed: $(tail -3 "$LOGS/warm_$bed.out")"
+}
+yade_warm() {
+  local bed=$1 warm=$2; shift 2
+  echo "$(date +%T) warm-up: yade bed=$bed steps=$warm threads=$WARM_THREADS" | tee -a "$LOGS/warmups.txt"
+  yade -j "$WARM_THREADS" -n -x bench/peers/yade_bench.py "$@" --warmup "$warm" --warmup-only \
+    --warm-state "$WORK/warm_${bed}_yade.yade.gz" > "$LOGS/warm_${bed}_yade.out" 2>&1 \
+    || die "YADE's warm-up of bed $bed failed: $(tail -3 "$LOGS/warm_${bed}_yade.out")"
+}
+
+# each bed's arguments: talus_args BED / yade_args BED set ARGS
+talus_args() {
+  case $1 in
+    spheres) ARGS=("$WORK/bed_10k.yaml" --data "$WORK/bed_10k.data") ;;
+    ellipsoids) ARGS=(bench/shapes/ellipsoids.yaml) ;;
+    meshes) ARGS=(bench/shapes/meshes.yaml) ;;
+    ell216) ARGS=(bench/shapes/ellipsoids_216.yaml) ;;
+    poly12|poly42|poly162) ARGS=("$WORK/polyhedra${1#poly}.yaml") ;;
+    poly12s|poly42s|poly162s) v=${1#poly}; ARGS=("$WORK/shrunk${v%s}.yaml") ;;
+  esac
+}
+yade_args() {
+  case $1 in
+    spheres) ARGS=(--bed spheres --data "$WORK/bed_10k.data") ;;
+    ell216) ARGS=(--bed levelset --state "$WORK/ell216_start.csv") ;;
+    poly12s|poly42s|poly162s) v=${1#poly}; v=${v%s}; ARGS=(--bed polyhedra --obj "$WORK/shrunk$v.obj" --state "$WORK/state$v.csv") ;;
+  esac
+}
+warm_of() {
+  case $1 in
+    spheres) echo "$WARM_SPHERES" ;; ellipsoids) echo "$WARM_ELLIPSOIDS" ;; ell216) echo "$WARM_ELL216" ;;
+    meshes|poly12|poly42|poly162) echo "$WARM_MESHES" ;; *) echo "$YADE_WARM" ;;
+  esac
+}
+steps_of() { case $1 in poly12s|poly42s|poly162s) echo "$YADE_STEPS" ;; *) echo "$STEPS" ;; esac; }
+
+# each bed is warmed up once per code and run, so the warm-ups of an earlier run, or of another
+# build, are removed first
+rm -f "$WORK"/warm_*.st "$WORK"/warm_*.yade.gz "$WORK"/warm_*.yade.gz.json
 : > "$RUNS"
+: > "$LOGS/warmups.txt"
+TIMED=""  # the beds timed, in order
+for bed in $BEDS; do
+  case $bed in
+    spheres|ellipsoids|meshes)
+      talus_args "$bed"; talus_warm "$bed" "$(warm_of "$bed")" "${ARGS[@]}"
+      TIMED="$TIMED $bed"
+      if [ "$bed" = spheres ] && yade_on; then yade_args spheres; yade_warm spheres "$WARM_SPHERES" "${ARGS[@]}"; fi ;;
+    ell216)
+      # the same start in both codes: Talus's lattice (places and attitudes) before its first step
+      "$TALUS" bench bench/shapes/ellipsoids_216.yaml --warmup 0 --steps 1 --write-state "$WORK/ell216_start.csv" \
+        > /dev/null || die "talus bench --write-state (ell216) failed"
+      talus_args ell216; talus_warm ell216 "$WARM_ELL216" "${ARGS[@]}"
+      yade_on && { yade_args ell216; yade_warm ell216 "$WARM_ELL216" "${ARGS[@]}"; }
+      TIMED="$TIMED ell216" ;;
+    poly12|poly42|poly162)
+      v=${bed#poly}
+      python3 bench/shapes/grain_obj.py "$v" "$WORK/grain$v.obj" || die "grain_obj.py $v failed"
+      sed "s/GRAIN_OBJ/grain$v.obj/" bench/shapes/polyhedra.yaml > "$WORK/polyhedra$v.yaml"
+      talus_args "$bed"; talus_warm "$bed" "$WARM_MESHES" "${ARGS[@]}" --write-state "$WORK/state$v.csv"
+      TIMED="$TIMED $bed"
+      if yade_on; then
+        # the bed both codes start from: Talus's settled bed, every grain shrunk until no two share volume
+        /usr/bin/python3 bench/shapes/shrunk_bed.py "$WORK/grain$v.obj" "$WORK/state$v.csv" "$WORK/polyhedra$v.yaml" \
+          --out-obj "$WORK/shrunk$v.obj" --out-scene "$WORK/shrunk$v.yaml" > "$LOGS/shrunk$v.txt" \
+          || die "shrunk_bed.py $v failed"
+        echo "$(date +%T) shrunk bed=${bed}s $(cat "$LOGS/shrunk$v.txt")" | tee -a "$RUNS"
+        talus_args "${bed}s"; talus_warm "${bed}s" "$YADE_WARM" "${ARGS[@]}"
+        yade_args "${bed}s"; yade_warm "${bed}s" "$YADE_WARM" "${ARGS[@]}"
+        TIMED="$TIMED ${bed}s"
+      fi ;;
+    *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, ell216, poly12, poly42, poly162)" ;;
+  esac
+done
+
+# the timed runs, each from its bed's warm-up
 for rep in $(seq 1 "$REPS"); do
   for np in $NPS; do
-    for bed in $BEDS; do
-      case $bed in
-        spheres)
-          talus_row spheres "$np" "$rep" "$WARM_SPHERES" "$STEPS" "$WORK/bed_10k.yaml" --data "$WORK/bed_10k.data"
-          yade_on && yade_row spheres "$np" "$rep" "$WARM_SPHERES" "$STEPS" --bed spheres --data "$WORK/bed_10k.data" ;;
-        ellipsoids) talus_row ellipsoids "$np" "$rep" "$WARM_ELLIPSOIDS" "$STEPS" bench/shapes/ellipsoids.yaml ;;
-        meshes) talus_row meshes "$np" "$rep" "$WARM_MESHES" "$STEPS" bench/shapes/meshes.yaml ;;
-        ell216)
-          # the same start in both codes: Talus's lattice (places and attitudes) before its first step
-          "$TALUS" bench bench/shapes/ellipsoids_216.yaml --warmup 0 --steps 1 --write-state "$WORK/ell216_start.csv" \
-            > /dev/null || die "talus bench --write-state (ell216) failed"
-          talus_row ell216 "$np" "$rep" "$WARM_ELL216" "$STEPS" bench/shapes/ellipsoids_216.yaml
-          yade_on && yade_row ell216 "$np" "$rep" "$WARM_ELL216" "$STEPS" --bed levelset --state "$WORK/ell216_start.csv" ;;
-        poly12|poly42|poly162)
-          v=${bed#poly}
-          python3 bench/shapes/grain_obj.py "$v" "$WORK/grain$v.obj" || die "grain_obj.py $v failed"
-          sed "s/GRAIN_OBJ/grain$v.obj/" bench/shapes/polyhedra.yaml > "$WORK/polyhedra$v.yaml"
-          talus_row "$bed" "$np" "$rep" "$WARM_MESHES" "$STEPS" "$WORK/polyhedra$v.yaml" --write-state "$WORK/state$v.csv"
-          if yade_on; then
-            # the bed both codes start from: Talus's settled bed, every grain shrunk until no two share volume
-            /usr/bin/python3 bench/shapes/shrunk_bed.py "$WORK/grain$v.obj" "$WORK/state$v.csv" "$WORK/polyhedra$v.yaml" \
-              --out-obj "$WORK/shrunk$v.obj" --out-scene "$WORK/shrunk$v.yaml" > "$LOGS/shrunk$v.txt" \
-              || die "shrunk_bed.py $v failed"
-            echo "$(date +%T) shrunk bed=${bed}s $(cat "$LOGS/shrunk$v.txt")" | tee -a "$RUNS"
-            talus_row "${bed}s" "$np" "$rep" "$YADE_WARM" "$YADE_STEPS" "$WORK/shrunk$v.yaml"
-            yade_row "${bed}s" "$np" "$rep" "$YADE_WARM" "$YADE_STEPS" --bed polyhedra --obj "$WORK/shrunk$v.obj" \
-              --state "$WORK/state$v.csv"
-          fi ;;
-        *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, ell216, poly12, poly42, poly162)" ;;
-      esac
+    for bed in $TIMED; do
+      talus_args "$bed"; talus_row "$bed" "$np" "$rep" "$(warm_of "$bed")" "$(steps_of "$bed")" "${ARGS[@]}"
+      case $bed in ellipsoids|meshes|poly12|poly42|poly162) continue ;; esac
+      yade_on && { yade_args "$bed"; yade_row "$bed" "$np" "$rep" "$(warm_of "$bed")" "$(steps_of "$bed")" "${ARGS[@]}"; }
     done
   done
 done

@@ -31,10 +31,13 @@
 #
 # Prints one JSON line at the end: {"code": "yade", "bed", "N", "steps", "warmup", "seconds" (the
 # timed steps), "contacts_pp", "contacts_wall", "Z", "ke_warm", "Z_warm", "contacts_wall_warm", "ke_end",
-# "threads"}.
+# "threads", "warmup_state": stepped, saved or loaded}. With --warm-state FILE the warm-up is made
+# once (bench/shapes.sh: for both thread counts): the scene after it saved by O.save, and loaded in
+# a later run in place of building and warming up.
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
@@ -53,6 +56,10 @@ def parse():
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--dt", type=float, default=1.0e-5)
+    ap.add_argument("--warm-state", help="the scene after the warm-up (O.save, FILE ending in .yade.gz, with FILE.json beside it): loaded in "
+                    "place of building and warming up when it exists (made with the same --warmup), else saved there")
+    ap.add_argument("--warmup-only", action="store_true", help="with --warm-state: build, warm up, save, and stop "
+                    "(bench/shapes.sh makes its warm-ups on every core first, then the timed runs load them)")
     ap.add_argument("--kv", type=float, default=0.0, help="polyhedra: the volumetric stiffness (N/m^3); 0: from E")
     return ap.parse_args(sys.argv[1:])
 
@@ -215,6 +222,62 @@ def main():
     # step on beds of touching grains (docs/bench.md); the messages are not the work timed
     log.setDefaultLogLevel(log.ERROR)
     extra = {}
+    meta = args.warm_state + ".json" if args.warm_state else None
+    if meta and not args.warm_state.endswith(".yade.gz"):
+        raise SystemExit("yade_bench.py: --warm-state needs a name ending in .yade.gz (O.save's format), got %s"
+                         % args.warm_state)
+    if args.warmup_only and not meta:
+        raise SystemExit("yade_bench.py: --warmup-only needs --warm-state FILE")
+    if meta and args.warmup < 1:
+        raise SystemExit("yade_bench.py: --warm-state needs --warmup 1 or more")
+    if meta and os.path.exists(args.warm_state) and os.path.exists(meta):
+        # the warm-up of an earlier run of this bed (bench/shapes.sh: one warm-up for both thread counts)
+        m = json.load(open(meta))
+        if m.get("bed") != args.bed or m.get("warmup") != args.warmup:
+            raise SystemExit("yade_bench.py: --warm-state %s holds bed %s after %s warm-up steps, not %s after %d"
+                             % (args.warm_state, m.get("bed"), m.get("warmup"), args.bed, args.warmup))
+        O.load(args.warm_state)
+        n, extra, warm_from = m["N"], m["extra"], "loaded"
+    else:
+        n, extra = build(args)
+        O.dt = args.dt
+        # with --warm-state the last warm-up step is made after the save, in both runs: a loaded
+        # scene's first step builds the collider's lists anew (seconds on a big bed), untimed there
+        O.run(args.warmup - 1 if meta else args.warmup, True)
+        warm_from = "stepped"
+        if meta:
+            part = args.warm_state[:-len(".yade.gz")] + ".part.yade.gz"  # O.save's format is its name's
+            O.save(part)
+            os.replace(part, args.warm_state)
+            with open(meta + ".part", "w") as f:
+                json.dump({"bed": args.bed, "warmup": args.warmup, "N": n, "extra": extra}, f)
+            os.replace(meta + ".part", meta)
+            warm_from = "saved"
+    if args.warmup_only:
+        print(json.dumps({"code": "yade-warmup", "bed": args.bed, "N": n, "warmup": args.warmup,
+                          "warmup_state": warm_from, "threads": O.numThreads}))
+        sys.stdout.flush()
+        return
+    if meta:
+        O.run(1, True)
+    ke_warm = utils.kineticEnergy()
+    pp_warm, wall_warm = counts(n)
+    t0 = time.monotonic()
+    O.run(args.steps, True)
+    seconds = time.monotonic() - t0
+    pp, wall = counts(n)
+    out = {"code": "yade", "bed": args.bed, "N": n, "steps": args.steps, "warmup": args.warmup,
+           "warmup_state": warm_from,
+           "seconds": seconds, "contacts_pp": pp, "contacts_wall": wall, "Z": 2.0 * pp / n,
+           "ke_warm": ke_warm, "Z_warm": 2.0 * pp_warm / n, "contacts_wall_warm": wall_warm, "ke_end": utils.kineticEnergy(), "threads": O.numThreads}
+    out.update(extra)
+    print(json.dumps(out))
+    sys.stdout.flush()
+
+
+def build(args):
+    """The bed in O (its engines included); returns the grain count and the bed's extra fields."""
+    extra = {}
     if args.bed != "levelset":
         O.periodic = True
         O.cell.setBox(BOX[0], BOX[1], 0.1)  # z: far above the bed, so nothing meets its image
@@ -232,20 +295,7 @@ def main():
             raise SystemExit("yade_bench.py: --bed polyhedra needs --obj FILE and --state FILE")
         n, kv = polyhedra_bed(args)
         extra = {"vertices": len(read_obj(args.obj)), "k_V": kv}
-    O.dt = args.dt
-    O.run(args.warmup, True)
-    ke_warm = utils.kineticEnergy()
-    pp_warm, wall_warm = counts(n)
-    t0 = time.monotonic()
-    O.run(args.steps, True)
-    seconds = time.monotonic() - t0
-    pp, wall = counts(n)
-    out = {"code": "yade", "bed": args.bed, "N": n, "steps": args.steps, "warmup": args.warmup,
-           "seconds": seconds, "contacts_pp": pp, "contacts_wall": wall, "Z": 2.0 * pp / n,
-           "ke_warm": ke_warm, "Z_warm": 2.0 * pp_warm / n, "contacts_wall_warm": wall_warm, "ke_end": utils.kineticEnergy(), "threads": O.numThreads}
-    out.update(extra)
-    print(json.dumps(out))
-    sys.stdout.flush()
+    return n, extra
 
 
 main()

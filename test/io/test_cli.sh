@@ -360,6 +360,22 @@ grep -q '"warmup_threads": 2' bench_2.json || fail "bench --warmup-threads 2: no
 grep -q '"threads": 1' bench_2.json || fail "bench --warmup-threads 2: the timed run not on 1 thread"
 grep -q '\[30, [0-9]' ke_1.txt && cmp -s ke_1.txt ke_2.txt \
   || fail "bench --warmup-threads 2 changed the energies: $(cat ke_1.txt) / $(cat ke_2.txt)"
+# bench --warm-state: the warm-up made once and saved, then loaded in its place (on two threads):
+# the timed steps give the same energies as a run that warms up itself; a state of another
+# --warmup refused
+rm -f warm.st
+for k in saved loaded; do
+  "$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 20 --steps 10 --ke-every 10 --warm-state warm.st \
+    --threads $([ $k = saved ] && echo 1 || echo 2) --json > bench_$k.json 2> err.txt || fail "bench --warm-state ($k): $(cat err.txt)"
+  grep -q "\"warmup_state\": \"$k\"" bench_$k.json || fail "bench --warm-state: not $k: $(cat bench_$k.json)"
+  grep -o '\[30, [^]]*\]' bench_$k.json > ke30_$k.txt
+done
+grep -o '\[30, [^]]*\]' bench_1.json > ke30_straight.txt
+[ -s ke30_straight.txt ] && cmp -s ke30_straight.txt ke30_saved.txt && cmp -s ke30_straight.txt ke30_loaded.txt \
+  || fail "bench --warm-state changed the timed steps: $(cat ke30_straight.txt) / $(cat ke30_saved.txt) / $(cat ke30_loaded.txt)"
+"$TALUS" bench "$SRC/bench/bed.yaml" --data bed.data --warmup 30 --steps 10 --warm-state warm.st > out.txt 2> err.txt; rc=$?
+[ $rc -eq 1 ] && grep -q "holds the bed at step 20, not at the end of --warmup 30" err.txt \
+  || fail "bench --warm-state of another --warmup: exit status $rc: $(cat err.txt)"
 "$TALUS" bench "$SRC/bench/bed.yaml" --warmup-threads x > out.txt 2> err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--warmup-threads needs a whole number" err.txt \
   || fail "bench --warmup-threads x: exit status $rc: $(cat err.txt)"
