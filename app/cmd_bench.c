@@ -224,9 +224,7 @@ static int load_warm_state(tl_world *w, const char *path, long long warmup) {
                 ferror(f) ? strerror(errno) : "shorter than its size");
         goto out;
     }
-    /* prepared first (its time step and pair constants), as a world that warms up itself is by its
-     * first step: the state then replaces what preparing computed */
-    if (tl_world_prepare(w) != TL_OK || tl_world_load_state(w, buf, (size_t)size) != TL_OK) {
+    if (tl_world_load_state(w, buf, (size_t)size) != TL_OK) { /* it prepares the world first */
         fprintf(stderr,
                 "talus bench: --warm-state: '%s' is not a state of this scene and build: %s (delete it to warm "
                 "up again)\n",
