@@ -36,12 +36,13 @@
 #   BEDS="spheres ellipsoids meshes ell216 poly12 poly42 poly162"   OUT=bench/SHAPES.md
 #   PEERS=yade (or "" for Talus alone)
 #   YADE_WARM=200  YADE_STEPS=20 (the shrunk polyhedra beds, in both codes: YADE's 162-vertex
-#                       polyhedra cost about 10 s a step on this machine's core, so its timed
-#                       steps are few and the figures compared are per particle-step; by step
-#                       200 the shrunk beds' grains meet again)
-# The long parts are YADE's warm-ups of the shrunk 42- and 162-vertex beds (200 steps at seconds
-# each) and Talus's ellipsoid bed, about 10^8 particle-steps (2026-11-29: its first 2,000 steps took
-# 9.7 s on one thread, the settled bed costs 4.4 us per particle-step: some minutes on two cores).
+#                       polyhedra cost 10 s a step on one core before they touch and 109 s once
+#                       they begin to (2026-11-30), so its timed steps are few and the figures
+#                       compared are per particle-step; by step 200 the 162-vertex bed's grains
+#                       meet again, the 12- and 42-vertex beds' (shrunk by 27 % and 5 %) are
+#                       still falling: docs/bench.md reads those rows as loose beds)
+# The whole script took 1 h 50 min on 2026-11-30 (a 2-core AMD EPYC), 1 h 34 min of it YADE's
+# 162-vertex bed: its warm-up (34 min on two threads) and its two timed runs (38 and 22 min).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
