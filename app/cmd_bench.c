@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "load_scene.h"
 #include "options.h"
+#include "write_file.h"
 
 static const app_cli CLI = {"talus bench", "talus bench --help lists the options"};
 
@@ -159,6 +160,28 @@ static tl_quat quat_mul(tl_quat a, tl_quat b) {
 /* Every particle's id, position and orientation as its shape was given (the body frame's
  * orientation times the conjugate of the shape's frame: a shape's vertices as in its file, turned
  * by it and moved to the position, are the body's), to a temporary name renamed into place. */
+typedef struct state_rows {
+    tl_world *w;
+    const tl_particle_arrays *pa;
+} state_rows;
+
+static void write_state_rows(FILE *f, const void *data) {
+    const state_rows *r = data;
+    const tl_particle_arrays *pa = r->pa;
+    fprintf(f, "id,x,y,z,qw,qx,qy,qz\n");
+    for (size_t i = 0; i < pa->count; i++) {
+        const double *x = pa->position + 3 * i, *o = pa->orientation + 4 * i;
+        tl_quat q = {o[0], o[1], o[2], o[3]};
+        if (pa->shape[i] != TL_SPHERE) {
+            tl_shape_info si;
+            if (tl_world_get_shape(r->w, pa->shape[i], &si) == TL_OK)
+                q = quat_mul(q, (tl_quat){si.frame.w, -si.frame.x, -si.frame.y, -si.frame.z});
+        }
+        fprintf(f, "%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", pa->id[i], x[0], x[1], x[2], q.w, q.x,
+                q.y, q.z);
+    }
+}
+
 static int write_state(const tl_world *cw, const char *path) {
     tl_world *w = (tl_world *)cw;
     tl_particle_arrays pa;
@@ -166,33 +189,8 @@ static int write_state(const tl_world *cw, const char *path) {
         fprintf(stderr, "talus bench: --write-state: %s\n", tl_world_error(w));
         return 1;
     }
-    char part[4096];
-    snprintf(part, sizeof part, "%s.part", path);
-    FILE *f = fopen(part, "w");
-    if (!f) {
-        fprintf(stderr, "talus bench: --write-state: cannot write '%s': %s\n", part, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "id,x,y,z,qw,qx,qy,qz\n");
-    for (size_t i = 0; i < pa.count; i++) {
-        const double *x = pa.position + 3 * i, *o = pa.orientation + 4 * i;
-        tl_quat q = {o[0], o[1], o[2], o[3]};
-        if (pa.shape[i] != TL_SPHERE) {
-            tl_shape_info si;
-            if (tl_world_get_shape(w, pa.shape[i], &si) == TL_OK)
-                q = quat_mul(q, (tl_quat){si.frame.w, -si.frame.x, -si.frame.y, -si.frame.z});
-        }
-        fprintf(f, "%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", pa.id[i], x[0], x[1], x[2], q.w, q.x, q.y,
-                q.z);
-    }
-    bool ok = fflush(f) == 0 && !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(part, path) != 0) {
-        fprintf(stderr, "talus bench: --write-state: cannot write '%s': %s\n", path, strerror(errno));
-        remove(part);
-        return 1;
-    }
-    return 0;
+    const state_rows rows = {w, &pa};
+    return app_write_file("talus bench: --write-state", path, write_state_rows, &rows);
 }
 
 /* ---- the warm-up, saved and loaded (--warm-state) ---- */
@@ -253,18 +251,9 @@ static int save_warm_state(const tl_world *w, const char *path) {
         fprintf(stderr, "talus bench: --warm-state: %s\n", tl_world_error(w));
         return 1;
     }
-    char part[4096];
-    snprintf(part, sizeof part, "%s.part", path);
-    FILE *f = fopen(part, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    if (f) ok = fclose(f) == 0 && ok;
+    int rc = app_write_bytes("talus bench: --warm-state", path, data, size);
     free(data);
-    if (!ok || rename(part, path) != 0) {
-        fprintf(stderr, "talus bench: --warm-state: cannot write '%s': %s\n", path, strerror(errno));
-        remove(part);
-        return 1;
-    }
-    return 0;
+    return rc;
 }
 
 /* ---- the LAMMPS data file ---- */

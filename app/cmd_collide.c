@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "options.h"
 #include "progress.h"
+#include "write_file.h"
 
 #define PI 3.14159265358979323846
 #define MAX_MATERIAL_KEYS 16 /* pairs in one --material, in all --material-b */
@@ -614,28 +615,6 @@ static void print_energy(const tl_law_def *law, const tl_collide_result *r) {
 
 /* ---- files ---- */
 
-static int write_file(const char *path, void (*write)(FILE *f, const void *data), const void *data) {
-    char part[4096];
-    if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) {
-        fprintf(stderr, "talus collide: path too long: %s\n", path);
-        return 1;
-    }
-    FILE *f = fopen(part, "w");
-    if (!f) {
-        fprintf(stderr, "talus collide: cannot write %s: %s\n", part, strerror(errno));
-        return 1;
-    }
-    write(f, data);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0) bad = true;
-    if (bad || rename(part, path) != 0) {
-        fprintf(stderr, "talus collide: cannot write %s: %s\n", path, strerror(errno));
-        remove(part);
-        return 1;
-    }
-    return 0;
-}
-
 static void write_series(FILE *f, const void *data) {
     const tl_collide_result *r = data;
     fprintf(f, "t,overlap,overlap_rate,fn,fn_elastic,fn_damping,ft,ft_normal\n");
@@ -656,7 +635,7 @@ static int run_one(collide_opts *o) {
         fprintf(stderr, "talus collide: %s\n", err);
         return 1;
     }
-    int rc = o->csv ? write_file(o->csv, write_series, &r) : 0;
+    int rc = o->csv ? app_write_file("talus collide", o->csv, write_series, &r) : 0;
     if (rc == 0 && o->json) {
         json_result(stdout, &o->def, &r);
         printf("\n");
@@ -773,7 +752,7 @@ static int run_sweep(collide_opts *o) {
     int rc = 1;
     if (!rows.defs || !rows.res || !laws) fprintf(stderr, "talus collide: out of memory\n");
     else rc = run_rows(o, &rows, laws);
-    if (rc == 0 && o->csv) rc = write_file(o->csv, write_sweep_csv, &rows);
+    if (rc == 0 && o->csv) rc = app_write_file("talus collide", o->csv, write_sweep_csv, &rows);
     else if (rc == 0 && o->json) write_sweep_json(stdout, &rows);
     else if (rc == 0) write_sweep_csv(stdout, &rows);
     for (size_t i = 0; rows.res && i < rows.count; i++) tl_collide_result_free(&rows.res[i]);
