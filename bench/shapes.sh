@@ -13,13 +13,17 @@
 # YADE (Debian's `yade`, CGAL polyhedra and level sets; installed here when missing and run as root,
 # else the apt-get line is printed and the script stops) runs, with bench/peers/yade_bench.py:
 # - the sphere bed, from the same data file;
-# - the polyhedra beds from the bed Talus left after its warm-up (talus bench --write-state), every
-#   grain shrunk about its centroid until no two grains share volume (bench/shapes/shrunk_bed.py:
-#   YADE's law pushes with the exact common volume, which Talus's settled beds hold unseen), with
-#   its own law (volumetric, Elias 2014) at a stiffness matched to the Hertz overlaps at the bed's
-#   load (docs/bench.md); Talus times the same shrunk bed (rows polyNs): both codes start from the
-#   same bodies at the same places, at rest, and run the same steps (YADE_WARM, then YADE_STEPS
-#   timed) while the bed settles again under each one's law;
+# - the polyhedra beds polyNb (docs/bench.md, "The polyhedra beds both codes hold"): a small bed of
+#   96 grains (bench/shapes/polyhedra.yaml on a 6.15 mm periodic cell, 4 x 4 x 6 grains) that both
+#   codes start from at rest, at the same places and attitudes, then run YADE_WARM steps and time
+#   YADE_STEPS (YADE_STEPS_162 for 162 vertices). For 12 and 42 vertices the start is the bed YADE
+#   itself settled from Talus's lattice (YADE_SETTLE steps): Talus's settled beds hold common volumes
+#   of the exact polyhedra that its law never sees (up to 11 % of a 12-vertex grain), which YADE's
+#   volumetric law (Elias 2014) would push apart. YADE cannot settle the 162-vertex bed (about 10 s
+#   a step once its grains touch, the first one 150 s), so there the start is the bed Talus settled
+#   (WARM_MESHES steps), whose exact common volumes are small (bench/shapes/true_overlaps.py). YADE's law has no dashpot: its
+#   NewtonIntegrator damping (YADE_DAMPING, on the contact forces alone, dampGravity=False) settles
+#   the beds; at 0.3 its 12-vertex beds gained energy without bound once the pile formed;
 # - the ellipsoids as level-set superellipsoids (bed ell216: 216 grains falling from Talus's
 #   lattice, the same places and attitudes in both codes, WARM_ELL216 steps, then STEPS timed).
 # The big ellipsoid bed and the meshes bed are Talus's alone.
@@ -35,14 +39,12 @@
 #   WARM_ELL216=10000 (the 216 ellipsoids' fall and settling in both codes)
 #   BEDS="spheres ellipsoids meshes ell216 poly12 poly42 poly162"   OUT=bench/SHAPES.md
 #   PEERS=yade (or "" for Talus alone)
-#   YADE_WARM=200  YADE_STEPS=20 (the shrunk polyhedra beds, in both codes: YADE's 162-vertex
-#                       polyhedra cost 10 s a step on one core before they touch and 109 s once
-#                       they begin to (2026-11-30), so its timed steps are few and the figures
-#                       compared are per particle-step; by step 200 the 162-vertex bed's grains
-#                       meet again, the 12- and 42-vertex beds' (shrunk by 27 % and 5 %) are
-#                       still falling: docs/bench.md reads those rows as loose beds)
-# The whole script took 1 h 50 min on 2026-11-30 (a 2-core AMD EPYC), 1 h 34 min of it YADE's
-# 162-vertex bed: its warm-up (34 min on two threads) and its two timed runs (38 and 22 min).
+#   YADE_SETTLE=8000  YADE_DAMPING=0.8  YADE_WARM=20  YADE_STEPS=1000  YADE_WARM_162=1
+#   YADE_STEPS_162=5 (the
+#                       polyNb beds; YADE's 162-vertex bed costs about 10 s a step on one core, so its
+#                       window is short and the figures compared are per particle-step)
+# The whole script took 31 minutes on 2026-11-30 (03:46-04:17, a 2-core AMD EPYC): about 11 of
+# them YADE's 42-vertex bed (its settling and timed runs), 5 its 162-vertex bed.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -58,9 +60,14 @@ WARM_THREADS=${WARM_THREADS:-$(nproc)}
 OUT=${OUT:-bench/SHAPES.md}
 BEDS=${BEDS:-spheres ellipsoids meshes ell216 poly12 poly42 poly162}
 PEERS=${PEERS-yade}
-YADE_WARM=${YADE_WARM:-200}
+YADE_WARM=${YADE_WARM:-20}
 WARM_ELL216=${WARM_ELL216:-10000}
-YADE_STEPS=${YADE_STEPS:-20}
+YADE_STEPS=${YADE_STEPS:-1000}
+YADE_STEPS_162=${YADE_STEPS_162:-5}
+YADE_WARM_162=${YADE_WARM_162:-1}
+YADE_SETTLE=${YADE_SETTLE:-8000}
+YADE_DAMPING=${YADE_DAMPING:-0.8}
+SMALL_CELL=0.0061538461538461538  # 4 lattice cells of bench/shapes/polyhedra.yaml's 20/13 mm
 WORK=bench/work
 SCENE_TEMPLATE=bench/bed.yaml
 RUNS=$WORK/shapes_runs.txt
@@ -68,7 +75,7 @@ LOGS=$WORK/logs
 die() { echo "bench/shapes.sh: $*" >&2; exit 1; }
 case " $PEERS " in
   *" yade "*)
-    # yade, and SciPy for the shrunk beds' linear programmes (bench/shapes/shrunk_bed.py)
+    # yade, and SciPy for the start beds' linear programmes (bench/shapes/shrunk_bed.py)
     missing=""
     for p in yade python3-scipy; do
       dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -100,7 +107,7 @@ make_bed 10k
   echo "machine: $(uname -srm); $(nproc) cores; $(awk -F: '/model name/{print $2; exit}' /proc/cpuinfo | sed 's/^ *//')"
   echo "talus: $("$TALUS" version)"
   echo "steps: $STEPS timed; warm-up spheres $WARM_SPHERES, ellipsoids $WARM_ELLIPSOIDS, meshes and polyhedra $WARM_MESHES (on $WARM_THREADS threads); reps $REPS; threads $NPS"
-  case " $PEERS " in *" yade "*) echo "yade: $(dpkg-query -W -f='${Version}' yade 2>/dev/null); spheres: warm-up $WARM_SPHERES, $STEPS timed steps; ellipsoids (ell216, level sets): warm-up $WARM_ELL216, $STEPS timed steps; polyhedra: Talus's warmed-up bed shrunk (both codes), warm-up $YADE_WARM, $YADE_STEPS timed steps" ;; esac
+  case " $PEERS " in *" yade "*) echo "yade: $(dpkg-query -W -f='${Version}' yade 2>/dev/null); spheres: warm-up $WARM_SPHERES, $STEPS timed steps; ellipsoids (ell216, level sets): warm-up $WARM_ELL216, $STEPS timed steps; polyhedra (polyNb, 96 grains): YADE's settled bed (12, 42 vertices: $YADE_SETTLE steps, damping $YADE_DAMPING) or Talus's (162: $WARM_MESHES steps), then in both codes warm-up $YADE_WARM and $YADE_STEPS timed steps (162: $YADE_WARM_162 and $YADE_STEPS_162)" ;; esac
 } > $WORK/shapes_conditions.txt
 
 # one Talus run: talus_row BED NP REP WARM STEPS SCENE-ARGS...
@@ -176,23 +183,24 @@ talus_args() {
     meshes) ARGS=(bench/shapes/meshes.yaml) ;;
     ell216) ARGS=(bench/shapes/ellipsoids_216.yaml) ;;
     poly12|poly42|poly162) ARGS=("$WORK/polyhedra${1#poly}.yaml") ;;
-    poly12s|poly42s|poly162s) v=${1#poly}; ARGS=("$WORK/shrunk${v%s}.yaml") ;;
+    poly12b|poly42b|poly162b) v=${1#poly}; ARGS=("$WORK/start${v%b}.yaml") ;;
   esac
 }
 yade_args() {
   case $1 in
     spheres) ARGS=(--bed spheres --data "$WORK/bed_10k.data") ;;
     ell216) ARGS=(--bed levelset --state "$WORK/ell216_start.csv") ;;
-    poly12s|poly42s|poly162s) v=${1#poly}; v=${v%s}; ARGS=(--bed polyhedra --obj "$WORK/shrunk$v.obj" --state "$WORK/state$v.csv") ;;
+    poly12b|poly42b|poly162b) v=${1#poly}; v=${v%b}
+      ARGS=(--bed polyhedra --obj "$WORK/start$v.obj" --state "$WORK/start$v.csv" --cell "$SMALL_CELL" --damping "$YADE_DAMPING") ;;
   esac
 }
 warm_of() {
   case $1 in
     spheres) echo "$WARM_SPHERES" ;; ellipsoids) echo "$WARM_ELLIPSOIDS" ;; ell216) echo "$WARM_ELL216" ;;
-    meshes|poly12|poly42|poly162) echo "$WARM_MESHES" ;; *) echo "$YADE_WARM" ;;
+    meshes|poly12|poly42|poly162) echo "$WARM_MESHES" ;; poly162b) echo "$YADE_WARM_162" ;; *) echo "$YADE_WARM" ;;
   esac
 }
-steps_of() { case $1 in poly12s|poly42s|poly162s) echo "$YADE_STEPS" ;; *) echo "$STEPS" ;; esac; }
+steps_of() { case $1 in poly162b) echo "$YADE_STEPS_162" ;; poly12b|poly42b) echo "$YADE_STEPS" ;; *) echo "$STEPS" ;; esac; }
 
 # each bed is warmed up once per code and run, so the warm-ups of an earlier run, or of another
 # build, are removed first
@@ -220,14 +228,36 @@ for bed in $BEDS; do
       talus_args "$bed"; talus_warm "$bed" "$WARM_MESHES" "${ARGS[@]}" --write-state "$WORK/state$v.csv"
       TIMED="$TIMED $bed"
       if yade_on; then
-        # the bed both codes start from: Talus's settled bed, every grain shrunk until no two share volume
-        /usr/bin/python3 bench/shapes/shrunk_bed.py "$WORK/grain$v.obj" "$WORK/state$v.csv" "$WORK/polyhedra$v.yaml" \
-          --out-obj "$WORK/shrunk$v.obj" --out-scene "$WORK/shrunk$v.yaml" > "$LOGS/shrunk$v.txt" \
+        # the small bed both codes start from (polyNb): bench/shapes/polyhedra.yaml on the small cell
+        sed -e "s/GRAIN_OBJ/grain$v.obj/" \
+            -e "s/max: \[0.02, 0.02, 0.03\]/max: [$SMALL_CELL, $SMALL_CELL, 0.03]/" \
+            -e "s/max: \[0.02, 0.02, 0.0096\], count: \[13, 13, 6\]/max: [$SMALL_CELL, $SMALL_CELL, 0.0096], count: [4, 4, 6]/" \
+            bench/shapes/polyhedra.yaml > "$WORK/small$v.yaml"
+        grep -q "count: \[4, 4, 6\]" "$WORK/small$v.yaml" || die "the small bed's scene was not made (bench/shapes/polyhedra.yaml changed?)"
+        if [ "$v" = 162 ]; then
+          # Talus's settled bed: YADE cannot settle it (about 10 s a step once its grains touch)
+          "$TALUS" bench "$WORK/small$v.yaml" --threads "$WARM_THREADS" --warmup "$WARM_MESHES" --steps 1 \
+            --write-state "$WORK/start$v.csv" > "$LOGS/settle$v.out" 2>&1 || die "Talus's settling of the small bed $v failed"
+          who="talus settled=$WARM_MESHES"
+        else
+          # YADE's own bed, settled from Talus's lattice (places and attitudes before the first step)
+          "$TALUS" bench "$WORK/small$v.yaml" --warmup 0 --steps 1 --write-state "$WORK/lattice$v.csv" > /dev/null \
+            || die "talus bench --write-state (small bed $v) failed"
+          echo "$(date +%T) settle: yade bed=${bed}b steps=$YADE_SETTLE threads=$WARM_THREADS" | tee -a "$LOGS/warmups.txt"
+          yade -j "$WARM_THREADS" -n -x bench/peers/yade_bench.py --bed polyhedra --obj "$WORK/grain$v.obj" \
+            --state "$WORK/lattice$v.csv" --cell "$SMALL_CELL" --damping "$YADE_DAMPING" --warmup "$YADE_SETTLE" \
+            --steps 1 --ke-every 500 --write-state "$WORK/start$v.csv" > "$LOGS/settle$v.out" 2> "$LOGS/settle$v.err" \
+            || die "YADE's settling of the small bed $v failed: $(tail -3 "$LOGS/settle$v.err")"
+          who="yade settled=$YADE_SETTLE"
+        fi
+        # Talus's scene of that bed (the grains as they are; the exact polyhedra's common volumes counted)
+        /usr/bin/python3 bench/shapes/shrunk_bed.py "$WORK/grain$v.obj" "$WORK/start$v.csv" "$WORK/small$v.yaml" \
+          --factor none --out-obj "$WORK/start$v.obj" --out-scene "$WORK/start$v.yaml" > "$LOGS/start$v.txt" \
           || die "shrunk_bed.py $v failed"
-        echo "$(date +%T) shrunk bed=${bed}s $(cat "$LOGS/shrunk$v.txt")" | tee -a "$RUNS"
-        talus_args "${bed}s"; talus_warm "${bed}s" "$YADE_WARM" "${ARGS[@]}"
-        yade_args "${bed}s"; yade_warm "${bed}s" "$YADE_WARM" "${ARGS[@]}"
-        TIMED="$TIMED ${bed}s"
+        echo "$(date +%T) start bed=${bed}b by=$who $(cat "$LOGS/start$v.txt")" | tee -a "$RUNS"
+        talus_args "${bed}b"; talus_warm "${bed}b" "$(warm_of "${bed}b")" "${ARGS[@]}"
+        yade_args "${bed}b"; yade_warm "${bed}b" "$(warm_of "${bed}b")" "${ARGS[@]}"
+        TIMED="$TIMED ${bed}b"
       fi ;;
     *) die "unknown bed '$bed' (spheres, ellipsoids, meshes, ell216, poly12, poly42, poly162)" ;;
   esac
@@ -255,128 +285,7 @@ case " $PEERS " in *" yade "*)
   ;;
 esac
 
-python3 - "$RUNS" $WORK/shapes_conditions.txt $WORK/parity.jsonl > "$OUT.part" <<'PY' || die "the summary failed"
-import json, sys, statistics
-runs, shrunk = [], {}
-for ln in open(sys.argv[1]):
-    d = dict(w.split("=", 1) for w in ln.split()[1:] if "=" in w)
-    if ln.split()[1:2] == ["shrunk"]:
-        shrunk[d["bed"]] = d
-        continue
-    if d.get("rc") != "0" or not d.get("loop_s"):
-        continue
-    d.setdefault("code", "talus")
-    runs.append(d)
-cond = open(sys.argv[2]).read().strip().splitlines()
-print("# Talus on non-spherical beds, beside YADE (bench/shapes.sh)\n")
-print("Generated by `bash bench/shapes.sh` (issue 16 item 3, issue 45); conditions:\n")
-for c in cond:
-    print("- " + c)
-print("\nEach bed is timed by `talus bench` after its warm-up (the grains fall from a lattice and "
-      "settle; the sphere bed is settled already), and by YADE (bench/peers/yade_bench.py) with the "
-      "wall-clock time of its timed steps alone, on the same bed: the sphere bed from the same data "
-      "file; `ell216`, 216 ellipsoids falling from the same lattice (places and attitudes) onto a floor, "
-      "as YADE's level-set superellipsoids; `polyNs`, the bed Talus left after its warm-up (row polyN) "
-      "with every grain shrunk about its centroid until no two share volume (bench/shapes/shrunk_bed.py; "
-      "YADE's volumetric law pushes with the common volume of the exact polyhedra, which Talus's settled "
-      "beds hold unseen), timed by both codes over the same steps while it settles again. "
-      "Per-particle-step figures are medians over the repetitions; `contacts` counts the touching "
-      "pairs at the end (particle pairs Z N / 2 plus the floor's); `contact-steps/s` is contacts "
-      "times steps per second. `over the spheres'` is Talus's cost per particle-step over Talus's on "
-      "the sphere bed; `YADE / Talus` YADE's over Talus's on the same bed and threads. A YADE bed "
-      "whose kinetic energy grows by orders of magnitude did not stay the bed Talus timed (the KE "
-      "columns show it: more than 100 times Talus's at the end): its time is shown, not compared. docs/bench.md reads the table.\n")
-print("| code | bed | particles | threads | timed steps | loop (s), median | particle-steps/s | us per particle-step | "
-      "contacts | contact-steps/s | us per contact-step | over the spheres' | YADE / Talus | KE at the end of the warm-up (J) | KE at the end (J) | Z at the end of the warm-up | Z at the end |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-groups = {}
-for d in runs:
-    groups.setdefault((d["code"], d["bed"], d["np"]), []).append(d)
-order = ["spheres", "ellipsoids", "ell216", "meshes", "poly12", "poly12s", "poly42", "poly42s", "poly162", "poly162s"]
-rows, us_of, ke_of = [], {}, {}
-for (code, bed, np_), g in groups.items():
-    loop = statistics.median(float(d["loop_s"]) for d in g)
-    n = int(g[0]["N"]); steps = int(g[0].get("ysteps", g[0]["steps"]))
-    contacts = statistics.median(float(d["contacts_pp"]) + float(d["contacts_wall"]) for d in g)
-    ps = n * steps / loop
-    us = 1e6 / ps
-    us_of[(code, bed, np_)] = us
-    ke_of[(code, bed, np_)] = statistics.median(float(d["ke_end"]) for d in g)
-    cs = contacts * steps / loop
-    rows.append((code, bed, n, np_, steps, loop, ps, us, contacts, cs, 1e6 / cs if cs > 0 else float("nan"),
-                 statistics.median(float(d["ke_warm"]) for d in g), statistics.median(float(d["ke_end"]) for d in g),
-                 statistics.median(float(d.get("Z_warm", "nan")) for d in g), statistics.median(float(d["Z"]) for d in g)))
-rows.sort(key=lambda r: (int(r[3]), order.index(r[1]) if r[1] in order else 9, r[0] != "talus"))
-for r in rows:
-    code, bed, np_ = r[0], r[1], r[3]
-    sph = us_of.get(("talus", "spheres", np_))
-    rel = r[7] / sph if code == "talus" and sph else float("nan")
-    t = us_of.get(("talus", bed, np_))
-    grew = r[12] > 100.0 * max(ke_of.get(("talus", bed, np_), 0.0), 1e-30)
-    ratio = "%.1f" % (r[7] / t) if code == "yade" and t and not grew else ("(not the same bed)" if code == "yade" else "")
-    print("| %s | %s | %d | %s | %d | %.3f | %.3e | %.3f | %.0f | %.3e | %.3f | %s | %s | %.2e | %.2e | %.2f | %.2f |"
-          % (code, bed, r[2], np_, r[4], r[5], r[6], r[7], r[8], r[9], r[10],
-             "%.1f" % rel if rel == rel else "", ratio, r[11], r[12], r[13], r[14]))
-if shrunk:
-    print("\nThe shrunk beds (bench/shapes/shrunk_bed.py): the grain pairs within reach of each other in the "
-          "bed Talus left, those whose exact polyhedra share volume (or reach below the floor), the least "
-          "scale about the centroids at which a pair still meets, and the factor every grain was scaled by.\n")
-    print("| bed | pairs tested | overlapping | least scale t* | factor |")
-    print("|---|---|---|---|---|")
-    for b in sorted(shrunk, key=lambda b: order.index(b) if b in order else 9):
-        d = shrunk[b]
-        print("| %s | %s | %s | %s | %s |" % (b, d["pairs_tested"], d["pairs_overlapping"], d["t_min"], d["factor"]))
-# the targets of issue 45, each from the rows above (one per thread count)
-uc_of = {(r[0], r[1], r[3]): r[10] for r in rows}
-nps = sorted({r[3] for r in rows}, key=int)
-if nps:
-    print("\nTargets (issue 45; docs/bench.md gives the roofline reasoning), each ratio against its bound.\n")
-    print("| target | bound | " + " | ".join("%s thread%s" % (n, "" if n == "1" else "s") for n in nps) + " |")
-    print("|---|---|" + "---|" * len(nps))
-    def cell(v, bound, below=True):
-        if v != v:
-            return "–"
-        ok = v <= bound if below else v >= bound
-        return "%.1f (%s)" % (v, "met" if ok else "not met")
-    def ratio(num, den):
-        a, b = num, den
-        return a / b if a and b and a == a and b == b else float("nan")
-    print("| an ellipsoid contact-step over a sphere contact-step (beds ellipsoids, spheres) | <= 5 | " + " | ".join(
-        cell(ratio(uc_of.get(("talus", "ellipsoids", n)), uc_of.get(("talus", "spheres", n))), 5.0) for n in nps) + " |")
-    print("| a 162-vertex meshed contact-step over a sphere contact-step (beds meshes, spheres) | <= 20 | " + " | ".join(
-        cell(ratio(uc_of.get(("talus", "meshes", n)), uc_of.get(("talus", "spheres", n))), 20.0) for n in nps) + " |")
-    for b in ("poly12s", "poly42s", "poly162s"):
-        vals = []
-        for n in nps:
-            y, t = us_of.get(("yade", b, n)), us_of.get(("talus", b, n))
-            grew = ke_of.get(("yade", b, n), 0.0) > 100.0 * max(ke_of.get(("talus", b, n), 0.0), 1e-30)
-            vals.append("(not the same bed)" if y and t and grew else cell(ratio(y, t), 10.0, below=False))
-        print("| YADE's polyhedra over Talus's per particle-step, bed %s | >= 10 | %s |" % (b, " | ".join(vals)))
-    print("\nThe fourth target, the meshed Brazil nut's 12 s in under 10 minutes on two cores, is not a bed of this "
-          "script: docs/validation.md gives its measured wall time (`talus run examples/000-brazil-nut-mesh.yaml "
-          "--threads 2`).")
-par = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
-if par:
-    print("\nThe parity case (bench/shapes/parity.py): the 162-vertex grain pressed into a plane, three "
-          "attitudes, its lowest vertex h deep. The reference is computed from the OBJ file alone: the part "
-          "below the plane by the divergence theorem over the clipped facets, its volume V, and Talus's "
-          "conservative reading of it (docs/geometry.md): delta = 3 Phi / V and the force s (4/3) E* sqrt(R) "
-          "delta^(3/2). YADE's law is F_n = k_n V of its own penetration volume: the two codes agree on the "
-          "geometry (each against the reference), and differ by their laws, which the table shows.\n")
-    print("| attitude (w, x, y, z) | h (m) | V, reference (m3) | YADE's V / reference - 1 | delta, reference (m) | Talus's delta - reference (m) | Talus's force / reference - 1 | Talus's force (N) | YADE's force (N) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    key = lambda d: (tuple(d["q"]), d["h"])
-    ta = {key(d): d for d in par if d["code"] == "talus"}
-    ya = {key(d): d for d in par if d["code"] == "yade"}
-    for k in sorted(set(ta) | set(ya)):
-        t, y = ta.get(k), ya.get(k)
-        r = (t or y)["ref"]
-        print("| %s | %.0e | %.4e | %s | %.6e | %s | %s | %s | %s |" % (
-            ", ".join("%.4g" % x for x in k[0]), k[1], r["V"],
-            "%.1e" % (y["V"] / r["V"] - 1) if y else "–", r["delta"],
-            "%.1e" % (t["delta"] - r["delta"]) if t else "–",
-            "%.1e" % (t["force"] / r["force"] - 1) if t else "–",
-            "%.4e" % t["force"] if t else "–", "%.4e" % y["force"] if y else "–"))
-PY
+python3 bench/shapes/summarize.py "$RUNS" $WORK/shapes_conditions.txt $WORK/parity.jsonl > "$OUT.part" \
+  || die "the summary failed"
 mv "$OUT.part" "$OUT"
 echo "wrote $OUT"

@@ -12,18 +12,20 @@
 #              Hertz-Mindlin (Ip2_FrictMat_FrictMat_MindlinPhys, Law2_ScGeom_MindlinPhys_Mindlin)
 #              with the restitution e = 0.5 (en, es), on a floor of fixed boxes (tiles) at z = 0, in a periodic cell
 #              in x and y (20 x 20 mm) as Talus's bed.
-#   polyhedra  the bed of bench/shapes/polyhedra.yaml: 1,014 grains, each the convex polyhedron of
+#   polyhedra  the grains of bench/shapes/polyhedra.yaml, each the convex polyhedron of
 #              bench/shapes/grain_obj.py (an icosphere of 12, 42 or 162 vertices scaled to the
-#              ellipsoid 0.75 x 0.5 x 0.5 mm, --obj), placed as Talus left them after its warm-up
-#              (talus bench --write-state, --state), on fixed polyhedral tiles at z = 0 in the
-#              20 x 20 mm periodic cell. bench/shapes.sh gives it the bed shrunk by
-#              bench/shapes/shrunk_bed.py (the grain's OBJ scaled until no two grains share volume),
-#              which Talus times too: the same bodies at the same places in both codes.
+#              ellipsoid 0.75 x 0.5 x 0.5 mm, --obj), at the places and attitudes of a bed in Talus's
+#              format (talus bench --write-state, --state), on fixed polyhedral tiles at z = 0 in a
+#              periodic cell of --cell in x and y. bench/shapes.sh gives it the small beds polyNb
+#              (96 grains, --cell 6.15 mm): Talus's lattice, which YADE settles and writes back
+#              (--write-state), or the bed Talus settled (162 vertices).
 #              YADE's polyhedra (Elias 2014) have a volumetric law: F_n = k_V V (V the overlap
 #              volume), so no Young's modulus matches Hertz exactly; k_V is chosen so that a grain's
-#              weight-scale contact overlaps as Hertz's with E = 5e6 Pa would (bench/SHAPES.md and
-#              docs/bench.md give the arithmetic), ks/kn = 0.3 of the same law, friction mu = 0.5,
-#              and NewtonIntegrator's numerical damping 0.3 in place of a dashpot (the law has none).
+#              weight-scale contact overlaps as Hertz's with E = 5e6 Pa would (docs/bench.md gives
+#              the arithmetic), ks/kn = 0.3 of the same law, friction mu = 0.5, and
+#              NewtonIntegrator's numerical damping (--damping; bench/shapes.sh: 0.8) on the contact
+#              forces alone in place of a dashpot (the law has none). A contact is an interaction
+#              whose polyhedra share volume (equivalentPenetrationDepth > 0).
 #   levelset   the 216 ellipsoids of bench/shapes/ellipsoids_216.yaml (0.75 x 0.5 x 0.5 mm) as
 #              level-set superellipsoids with both exponents 1 (the ellipsoid itself), at the places
 #              and attitudes of Talus's lattice before its first step (--state), falling onto a floor
@@ -61,21 +63,28 @@ def parse():
     ap.add_argument("--warmup-only", action="store_true", help="with --warm-state: build, warm up, save, and stop "
                     "(bench/shapes.sh makes its warm-ups on every core first, then the timed runs load them)")
     ap.add_argument("--kv", type=float, default=0.0, help="polyhedra: the volumetric stiffness (N/m^3); 0: from E")
+    ap.add_argument("--damping", type=float, default=0.3, help="polyhedra: NewtonIntegrator's numerical damping")
+    ap.add_argument("--ks-ratio", type=float, default=0.3, help="polyhedra: ks / kn of the volumetric law (PolyhedraMat.poisson)")
+    ap.add_argument("--ke-every", type=int, default=0, help="a line of kinetic energy and Z on stderr every N warm-up steps")
+    ap.add_argument("--cell", type=float, default=0.02, help="spheres, polyhedra: the periodic cell's side in x and y (m)")
+    ap.add_argument("--write-state", help="polyhedra: the bed after the warm-up, as talus bench --write-state writes "
+                    "one (id, x, y, z, qw, qx, qy, qz: the grain's orientation in its OBJ file's frame): "
+                    "the start Talus is given on the beds YADE settles")
     return ap.parse_args(sys.argv[1:])
 
 
 E, NU, RHO, MU, E_REST = 5.0e6, 0.3, 2500.0, 0.5, 0.5
 SEMI = (0.75e-3, 0.5e-3, 0.5e-3)
-BOX = (0.02, 0.02)
-TILES = 4  # the floor: TILES x TILES fixed boxes, 1 mm thick, their tops at z = 0 (a wall, being
-           # infinite, cannot lie in a periodic cell: YADE's collider asserts every body's box is
-           # under the cell's size)
+TILE = 5.0e-3  # the floor: fixed boxes at most TILE wide, 1 mm thick, their tops at z = 0 (a wall,
+               # being infinite, cannot lie in a periodic cell: YADE's collider asserts every body's
+               # box is under the cell's size); 4 x 4 on the 20 mm cell, 3 x 3 on the small beds'
 
 
-def tiles():
-    """Centres and half-extents of the floor's tiles."""
-    hx, hy = BOX[0] / TILES / 2.0, BOX[1] / TILES / 2.0
-    return [((hx * (2 * i + 1), hy * (2 * j + 1), -0.5e-3), (hx, hy, 0.5e-3)) for i in range(TILES) for j in range(TILES)]
+def tiles(cell):
+    """Centres and half-extents of the floor's tiles on the periodic cell cell x cell."""
+    k = max(3, int(math.ceil(cell / TILE - 1e-9)))  # each under half the cell, as the collider asks
+    h = cell / k / 2.0
+    return [((h * (2 * i + 1), h * (2 * j + 1), -0.5e-3), (h, h, 0.5e-3)) for i in range(k) for j in range(k)]
 
 
 def read_obj(path):
@@ -122,7 +131,7 @@ def sphere_bed(args):
                 d, rho, x, y, z = (float(t) for t in s[2:7])
                 O.bodies.append(utils.sphere((x, y, z), d / 2.0, material=mat))
                 n += 1
-    for c, h in tiles():
+    for c, h in tiles(args.cell):
         O.bodies.append(utils.box(center=c, extents=h, fixed=True, material=mat))
     O.engines = [
         yade.ForceResetter(),
@@ -147,7 +156,7 @@ def polyhedra_bed(args):
     dw = (3.0 * fw / (4.0 * es * math.sqrt(R))) ** (2.0 / 3.0)
     kv = args.kv if args.kv > 0.0 else 4.0 * es / (3.0 * math.pi * math.sqrt(R * dw))
     # two bodies' young in series: kn = young / 2 (measured: F_n = young / 2 V), ks = poisson kn
-    mat = yade.PolyhedraMat(young=2.0 * kv, poisson=0.3, density=RHO, frictionAngle=math.atan(MU))
+    mat = yade.PolyhedraMat(young=2.0 * kv, poisson=args.ks_ratio, density=RHO, frictionAngle=math.atan(MU))
     O.materials.append(mat)
     verts = read_obj(args.obj)
     n = 0
@@ -159,7 +168,7 @@ def polyhedra_bed(args):
         b.state.pos = pos
         O.bodies.append(b)
         n += 1
-    for c, h in tiles():
+    for c, h in tiles(args.cell):
         v = [(sx * h[0], sy * h[1], sz * h[2]) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
         t = polyhedra_utils.polyhedra(mat, v=v, fixed=True)
         t.state.pos = c
@@ -171,7 +180,9 @@ def polyhedra_bed(args):
             [yade.Ig2_Polyhedra_Polyhedra_PolyhedraGeom()],
             [yade.Ip2_PolyhedraMat_PolyhedraMat_PolyhedraPhys()],
             [yade.Law2_PolyhedraGeom_PolyhedraPhys_Volumetric()]),
-        yade.NewtonIntegrator(gravity=(0, 0, -9.81), damping=0.3),
+        # the damping acts on the contact forces alone (dampGravity=False): YADE's default damps
+        # gravity too, and its grains then fall at 0.7 g (docs/bench.md)
+        yade.NewtonIntegrator(gravity=(0, 0, -9.81), damping=args.damping, dampGravity=False),
     ]
     return n, kv
 
@@ -204,10 +215,51 @@ def levelset_bed(args):
     return n
 
 
+def write_state(path, n, ori0):
+    """The grains 0..n-1 as talus bench --write-state writes a bed: the centroid wrapped into the
+    periodic cell, the orientation of the OBJ file's frame (YADE's state.ori is that of the grain's
+    principal frame, ori0 at the build)."""
+    q0 = yade.Quaternion(ori0[0], ori0[1], ori0[2], ori0[3]).conjugate()
+    cell = O.cell.size
+    with open(path + ".part", "w") as f:
+        f.write("id,x,y,z,qw,qx,qy,qz\n")
+        for b in O.bodies:
+            if b.id >= n:
+                continue
+            q = b.state.ori * q0
+            p = b.state.pos
+            x, y = p[0] % cell[0], p[1] % cell[1]
+            f.write("%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n" % (b.id + 1, x, y, p[2], q[3], q[0], q[1], q[2]))
+    os.replace(path + ".part", path)
+
+
+def warm_steps(steps, every, n):
+    """O.run(steps), with a line of kinetic energy and coordination on stderr every `every` steps."""
+    if steps <= 0:
+        return  # O.run(0) would run without end
+    if every <= 0:
+        O.run(steps, True)
+        return
+    done = 0
+    while done < steps:
+        k = min(every, steps - done)
+        O.run(k, True)
+        done += k
+        pp, wall = counts(n)
+        sys.stderr.write(json.dumps({"iter": O.iter, "ke": utils.kineticEnergy(), "Z": 2.0 * pp / n, "wall": wall}) + "\n")
+        sys.stderr.flush()
+
+
 def counts(n):
     pp = wall = 0
     for i in O.interactions:
         if not i.isReal:
+            continue
+        # a polyhedra interaction stays real while the bodies' boxes meet, and YADE's geometry marks
+        # one whose polyhedra share no volume by equivalentPenetrationDepth = 0 (its
+        # penetrationVolume then holds the smaller body's whole volume, a placeholder): only the
+        # others are contacts
+        if hasattr(i.geom, "equivalentPenetrationDepth") and not i.geom.equivalentPenetrationDepth > 0.0:
             continue
         if i.id1 >= n or i.id2 >= n:
             wall += 1
@@ -243,7 +295,7 @@ def main():
         O.dt = args.dt
         # with --warm-state the last warm-up step is made after the save, in both runs: a loaded
         # scene's first step builds the collider's lists anew (seconds on a big bed), untimed there
-        O.run(args.warmup - 1 if meta else args.warmup, True)
+        warm_steps(args.warmup - 1 if meta else args.warmup, args.ke_every, n)
         warm_from = "stepped"
         if meta:
             part = args.warm_state[:-len(".yade.gz")] + ".part.yade.gz"  # O.save's format is its name's
@@ -261,6 +313,10 @@ def main():
     if meta:
         O.run(1, True)
     ke_warm = utils.kineticEnergy()
+    if args.write_state:
+        if args.bed != "polyhedra":
+            raise SystemExit("yade_bench.py: --write-state is for --bed polyhedra")
+        write_state(args.write_state, n, extra["ori0"])
     pp_warm, wall_warm = counts(n)
     t0 = time.monotonic()
     O.run(args.steps, True)
@@ -280,7 +336,7 @@ def build(args):
     extra = {}
     if args.bed != "levelset":
         O.periodic = True
-        O.cell.setBox(BOX[0], BOX[1], 0.1)  # z: far above the bed, so nothing meets its image
+        O.cell.setBox(args.cell, args.cell, 0.1)  # z: far above the bed, so nothing meets its image
     if args.bed == "levelset":
         if not args.state:
             raise SystemExit("yade_bench.py: --bed levelset needs --state FILE")
@@ -294,7 +350,8 @@ def build(args):
         if not args.obj or not args.state:
             raise SystemExit("yade_bench.py: --bed polyhedra needs --obj FILE and --state FILE")
         n, kv = polyhedra_bed(args)
-        extra = {"vertices": len(read_obj(args.obj)), "k_V": kv}
+        q = polyhedra_utils.polyhedra(O.materials[0], v=read_obj(args.obj)).state.ori  # the principal frame's
+        extra = {"vertices": len(read_obj(args.obj)), "k_V": kv, "ori0": [q[3], q[0], q[1], q[2]]}
     return n, extra
 
 

@@ -1,25 +1,28 @@
-"""A bed of convex polyhedra that both Talus and YADE can start from (issue 45): the bed Talus
-left after its warm-up (talus bench --write-state), every grain shrunk about its centroid by the
-one factor that leaves no two of them sharing volume.
+"""A bed of convex polyhedra that both Talus and YADE can start from (issue 45), from a bed in
+talus bench --write-state's format: Talus's scene of it, with the pairs whose exact polyhedra share
+volume counted.
 
     /usr/bin/python3 bench/shapes/shrunk_bed.py GRAIN.obj STATE.csv SCENE.yaml \
-        --out-obj SHRUNK.obj --out-scene SHRUNK.yaml [--margin 1e-4]
+        --out-obj OUT.obj --out-scene OUT.yaml [--factor apart|none] [--margin 1e-4]
 
-Why: YADE's polyhedra law pushes with k_V times the volume the exact polyhedra share, and a bed
-settled under Talus's law holds common volumes that law never sees (docs/bench.md, "Why the beds
-Talus leaves do not hold in YADE"): started there, YADE's bed explodes. Shrunk by the factor
-below, the grains touch nowhere; both codes then start from the same bodies at the same places and
-orientations, at rest, and let the bed settle again under their own laws.
+--factor apart (the default): every grain shrunk about its centroid by the one factor that leaves
+no two of them sharing volume. Why: YADE's polyhedra law pushes with k_V times the volume the exact
+polyhedra share, and a bed settled under Talus's law holds common volumes that law never sees
+(docs/bench.md, "Why the beds Talus leaves do not hold in YADE"): started there, YADE's bed
+explodes. --factor none: the grains as they are (bench/shapes.sh's polyNb beds: a bed YADE settled,
+whose common volumes are YADE's own contacts, or Talus's 162-vertex bed, whose are small); the
+pairs are still counted.
 
 The factor: for two convex polyhedra A and B, with outward facet planes n . x <= d and centroids
 c, the bodies scaled by t about their centroids meet while t >= t*, the least t for which
 n . (x - c) <= t (d - n . c) holds at some x for every facet of both: a linear programme in
 (x, t) (scipy.optimize.linprog). A pair shares volume when t* < 1. The factor is the smallest t*
-over the pairs (with their periodic images in x and y), times 1 - margin; 1 when no pair overlaps.
+over the pairs (with their periodic images in x and y: the cell's side is the scene's domain's),
+times 1 - margin; 1 when no pair overlaps.
 
-Writes the shrunk grain (OBJ, the vertices scaled about the grain's centroid, so Talus and YADE put
-its centroid where the state says) and SCENE with the lattice replaced by the state's particles
-(position and orientation as given, at rest), the grain's file by the shrunk one, and the
+Writes the grain (OBJ, the vertices scaled about the grain's centroid, so Talus and YADE put its
+centroid where the state says) and SCENE with the lattice replaced by the state's particles
+(position and orientation as given, at rest), the grain's file by the written one, and the
 integrator's impact_speed by the free fall from the bed's top (the grains start at rest). Prints one
 line: pairs tested, pairs overlapping, the smallest t*, the factor.
 """
@@ -30,7 +33,7 @@ import sys
 import numpy as np
 from scipy.optimize import linprog
 
-from grain_io import CELL, read_obj, rot
+from grain_io import read_obj, rot
 
 def centroid(v, f):
     """The volume centroid of a closed triangle mesh (the divergence theorem over its facets)."""
@@ -50,6 +53,14 @@ def read_state(path):
             if len(t) == 8:
                 out.append((int(t[0]), np.array([float(x) for x in t[1:4]]), [float(x) for x in t[4:8]]))
     return out
+
+
+def scene_cell(path):
+    """The periodic cell's side in x (= y) from the scene's `domain: {min: [0, 0, 0], max: [X, Y, Z], ...}` line."""
+    for line in open(path):
+        if line.startswith("domain:") and "max: [" in line:
+            return float(line.split("max: [")[1].split(",")[0])
+    sys.exit("shrunk_bed.py: %s: no domain line with max: [...]" % path)
 
 
 def body_planes(vc, f, p, q):
@@ -81,10 +92,14 @@ def main():
     ap.add_argument("--out-obj", required=True)
     ap.add_argument("--out-scene", required=True)
     ap.add_argument("--margin", type=float, default=1e-4)
+    ap.add_argument("--factor", choices=["apart", "none"], default="apart",
+                    help="apart: the shrink that leaves no two grains sharing volume (the default); none: the grains "
+                    "as they are (a bed the peer settled: its own overlaps kept), the pairs still counted")
     a = ap.parse_args()
     v, f = read_obj(a.obj)
     c0 = centroid(v, f)
     vc = v - c0
+    cell = scene_cell(a.scene)
     reach = np.linalg.norm(vc, axis=1).max()
     bed = read_state(a.state)
     planes = [body_planes(vc, f, p, q) for _, p, q in bed]
@@ -95,7 +110,7 @@ def main():
         for j in range(i + 1, len(bed)):
             d = pos[j] - pos[i]
             for k in (0, 1):  # the nearest periodic image in x and y
-                d[k] -= CELL * round(d[k] / CELL)
+                d[k] -= cell * round(d[k] / cell)
             if np.dot(d, d) > (2.0 * reach) ** 2:
                 continue
             tested += 1
@@ -109,7 +124,10 @@ def main():
         if p[2] + low < 0.0:
             overlapping += 1
             tmin = min(tmin, p[2] / -low)
-    factor = tmin * (1.0 - a.margin) if tmin < 1.0 else 1.0
+    if a.factor == "none":
+        factor = 1.0
+    else:
+        factor = tmin * (1.0 - a.margin) if tmin < 1.0 else 1.0
     with open(a.out_obj + ".part", "w") as fh:
         fh.write("# %s shrunk by %.9f about its centroid (bench/shapes/shrunk_bed.py)\n" % (os.path.basename(a.obj), factor))
         for x in c0 + factor * vc:
