@@ -105,7 +105,9 @@ typedef struct tl_world_def {
     /* Correct the impulse of the step in which a contact starts or ends for
      * the fraction of that step spent in contact (see docs/integrator.md). */
     bool contact_boundary_correction;
-    double skin;                    /* m, neighbor-list skin; 0 = automatic */
+    double skin;                    /* m, neighbor-list skin; 0 = automatic: a tenth of the smallest
+                                       diameter at tl_world_prepare, or, prepared with no particles,
+                                       at the first step after some are added */
     bool has_domain;                /* particles leaving the domain are removed */
     tl_vec3 domain_min, domain_max; /* m */
     bool periodic[3];               /* periodic along x, y, z (needs the domain: its extent

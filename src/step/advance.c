@@ -47,6 +47,7 @@ static tl_status step_chunk(tl_world *w, int64_t steps) {
     if (w->broad.dirty) {
         /* particles or walls were added since the last step: their laws must exist */
         s = tl_world_check_laws(w);
+        if (s == TL_OK) s = tl_world_size_skin(w);
         if (s != TL_OK) return s;
         if (w->clock.steps == 0 && steps > 0) {
             /* added after preparation but before the first step: the run starts

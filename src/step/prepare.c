@@ -78,9 +78,7 @@ static tl_status initial_overlaps(tl_world *w) {
 /* A law whose cohesion holds contacts apart (jkr's reach) keeps them only while the neighbor list
  * has them: a bond's gap must stay within the skin (at the largest radius, where the reach is
  * largest: it grows as R^(1/3)). */
-static tl_status check_reach(tl_world *w) {
-    double rmax = 0.0;
-    for (size_t i = 0; i < w->p.count; i++) rmax = dmax(rmax, w->p.radius[i]);
+static tl_status check_reach_at(tl_world *w, double rmax) {
     const size_t nm = w->cat.nmat;
     for (size_t a = 0; a < nm; a++)
         for (size_t b = 0; b < nm; b++) {
@@ -97,6 +95,24 @@ static tl_status check_reach(tl_world *w) {
     return TL_OK;
 }
 
+static tl_status check_reach(tl_world *w) {
+    double rmax = 0.0;
+    for (size_t i = 0; i < w->p.count; i++) rmax = dmax(rmax, w->p.radius[i]);
+    return check_reach_at(w, rmax);
+}
+
+/* A world prepared before it had particles took a 1 mm placeholder for its automatic skin; at the
+ * next step after particles came, the skin becomes what preparing with them would have chosen: a
+ * tenth of the smallest diameter added (the same on every rank, each of which sees every
+ * addition), checked against the cohesions' reach at the largest. */
+tl_status tl_world_size_skin(tl_world *w) {
+    if (!w->broad.skin_unsized || !(w->broad.added_rmin > 0.0)) return TL_OK;
+    w->broad.nb.skin = 0.2 * w->broad.added_rmin; /* a tenth of the smallest diameter */
+    w->broad.skin_unsized = false;
+    w->broad.dirty = true;
+    return check_reach_at(w, w->broad.added_rmax);
+}
+
 tl_status tl_world_prepare(tl_world *w) {
     if (!w) return TL_ERROR_ARGUMENT;
     if (w->prepared) return TL_OK;
@@ -110,12 +126,17 @@ tl_status tl_world_prepare(tl_world *w) {
     tl_shape_contacts_free(&w->mem, &w->contacts.sc);
     w->contacts.sc.stride = w->contacts.lay.stride + TL_BP_COUNT;
     w->nthreads = tl_world_thread_count(w->def.threads);
+    w->broad.skin_unsized = false;
+    w->broad.added_rmin = w->broad.added_rmax = 0.0;
     if (w->def.skin > 0.0) {
         w->broad.nb.skin = w->def.skin;
     } else {
         double rmin = INFINITY;
         for (size_t i = 0; i < w->p.count; i++) rmin = dmin(rmin, w->p.radius[i]);
-        w->broad.nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3; /* a tenth of the smallest diameter */
+        /* a tenth of the smallest diameter; with no particles yet, 1 mm until the step after some
+         * are added (tl_world_size_skin) */
+        w->broad.skin_unsized = !isfinite(rmin);
+        w->broad.nb.skin = isfinite(rmin) ? 0.2 * rmin : 1e-3;
     }
     s = initial_domain(w);
     if (s == TL_OK) s = check_reach(w);

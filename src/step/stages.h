@@ -21,6 +21,8 @@ tl_status tl_world_list_immovable(tl_world *w);
 /* The forces at t = 0 (body forces, then the contact stage without
  * accumulation); the first predictor step takes a_-1 = a_0 (prepare.c). */
 tl_status tl_world_initial_forces(tl_world *w);
+/* the automatic skin of a world prepared with no particles, from those added since (prepare.c) */
+tl_status tl_world_size_skin(tl_world *w);
 
 /* The stages of one step (step.c, in the order advance.c runs them): 1 predict; 4 correct; 4 + 1
  * correct and the next step's predict in one pass; 5 finish; and the predictor-corrector's whole

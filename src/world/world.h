@@ -196,6 +196,10 @@ typedef struct tl_broad {
     tl_domains dom;        /* the particles' domains and the cross candidates (neighbors.h) */
     bool dirty;            /* particles were added or removed */
     bool moved;            /* the predict stage saw a particle move more than skin/2 */
+    bool skin_unsized;     /* the automatic skin was chosen before there were particles: a 1 mm
+                            * placeholder until the next step sizes it from those added since
+                            * (step/prepare.c, tl_world_size_skin) */
+    double added_rmin, added_rmax; /* the radii added while skin_unsized (0: none yet) */
     tl_far_skip far;       /* the far candidates skipped by their gap (step.c, contact_forces.c) */
     int64_t builds_since_reorder;
 } tl_broad;

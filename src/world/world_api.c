@@ -580,6 +580,10 @@ tl_status tl_world_add_particle_as(tl_world *w, const tl_particle_def *d, bool b
     if (!body_frame) tl_shape_body_attitude(shape, q, q);
     memcpy(p->q[i], q, sizeof q);
     p->radius[i] = shape ? shape->radius : d->radius;
+    if (w->broad.skin_unsized) { /* the next step sizes the automatic skin from these (step/prepare.c) */
+        if (!(w->broad.added_rmin > 0.0) || p->radius[i] < w->broad.added_rmin) w->broad.added_rmin = p->radius[i];
+        if (p->radius[i] > w->broad.added_rmax) w->broad.added_rmax = p->radius[i];
+    }
     p->mass[i] = mass;
     if (shape) {
         /* the largest principal moment; the body's own rotation uses all three (step.c) */

@@ -773,6 +773,47 @@ static void test_reorder_after_prepare(void) {
     tl_world_destroy(w);
 }
 
+/* The automatic skin (a tenth of the smallest diameter) of a world prepared before it had any
+ * particle: a 1 mm placeholder at the preparation, then, at the next step, a tenth of the smallest
+ * diameter added since, which a later addition does not change; a world prepared with its
+ * particles keeps the skin they gave. Powders of 50 um would otherwise see neighbors 20 diameters
+ * away. */
+static void test_skin_after_empty_prepare(void) {
+    for (int empty = 1; empty >= 0; empty--) {
+        tl_world_def wd = tl_world_default();
+        wd.gravity = (tl_vec3){0, 0, 0};
+        wd.dt = 1e-7;
+        tl_world *w;
+        ENSURE_OK(tl_world_create(&wd, &w));
+        int m = tl_test_material_law(w, "m", 1000, 1e6, NAN, 0.5, 0.5);
+        tl_particle_def pd = tl_particle_default();
+        pd.material = m;
+        if (!empty) {
+            pd.radius = 2e-4;
+            pd.position = (tl_vec3){-0.01, 0, 0};
+            ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
+        }
+        ENSURE_OK(tl_world_prepare(w));
+        const double skin0 = tl_probe_parts_of(w).nb->skin;
+        ENSURE(empty ? skin0 == 1e-3 : fabs(skin0 - 4e-5) < 1e-18);
+        const double r[3] = {5e-5, 2.5e-5, 4e-5};
+        for (int k = 0; k < 3; k++) {
+            pd.radius = r[k];
+            pd.position = (tl_vec3){3e-4 * k, 0, 0};
+            ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
+        }
+        ENSURE_OK(tl_world_step(w, 1));
+        const double skin1 = tl_probe_parts_of(w).nb->skin;
+        ENSURE(empty ? fabs(skin1 - 5e-6) < 1e-18 : skin1 == skin0);
+        pd.radius = 1e-6;
+        pd.position = (tl_vec3){0, 0.001, 0};
+        ENSURE_OK(tl_world_add_particle(w, &pd, NULL));
+        ENSURE_OK(tl_world_step(w, 1));
+        ENSURE(tl_probe_parts_of(w).nb->skin == skin1);
+        tl_world_destroy(w);
+    }
+}
+
 /* The reordering cuts the storage into boxes of space, one per domain (reorder.h): a flat bed of
  * 40 x 16 x 10 beads, periodic in x and y, in four domains of 1,600, must be four slabs across x
  * (the smallest cut: 16 x 10 beads, doubled across the wrap at the first cut, against 40 x 10 x 2
@@ -995,6 +1036,7 @@ static void test_particle_checks(void) {
 int main(void) {
     test_particle_checks();
     test_reorder_after_prepare();
+    test_skin_after_empty_prepare();
     test_reorder_cuts_domains();
     test_blowup();
     test_blowup_threads();
