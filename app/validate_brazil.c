@@ -32,6 +32,7 @@
 #include "cases.h"
 #include "talus/scene.h"
 #include "validate.h"
+#include "write_file.h"
 
 #define PI 3.14159265358979323846
 #define SEEDS 3      /* the analytic section's seeds per law (scenes M1_seed1 ... M4_seed3) */
@@ -328,8 +329,29 @@ static uint64_t exe_hash(void) {
     return h;
 }
 
-static void resume_path(const report *r, const brazil_run *b, char *path, size_t size, bool part) {
-    snprintf(path, size, "%s/brazil_%s.resume%s", r->dir, b->tag, part ? ".part" : "");
+static void resume_path(const report *r, const brazil_run *b, char *path, size_t size) {
+    snprintf(path, size, "%s/brazil_%s.resume", r->dir, b->tag);
+}
+
+/* a resume file's parts, in the order written (resume_load reads them back) */
+typedef struct resume_parts {
+    uint64_t scene, build, sum, lens[4];
+    const progress *pg;
+    const char *dat, *init;
+    const void *state;
+} resume_parts;
+
+static void write_resume(FILE *f, const void *data) {
+    const resume_parts *p = data;
+    fwrite(RESUME_MAGIC, 1, 8, f);
+    fwrite(&p->scene, sizeof p->scene, 1, f);
+    fwrite(&p->build, sizeof p->build, 1, f);
+    fwrite(&p->sum, sizeof p->sum, 1, f);
+    fwrite(p->lens, sizeof p->lens, 1, f);
+    fwrite(p->pg, sizeof *p->pg, 1, f);
+    fwrite(p->dat, 1, p->lens[1], f);
+    fwrite(p->init, 1, p->lens[2], f);
+    fwrite(p->state, 1, p->lens[3], f);
 }
 
 /* the three texts (data, initial snapshot) and the world's state after the progress block */
@@ -345,25 +367,11 @@ static bool resume_save(const report *r, const brazil_run *b, uint64_t scene, ui
     sum = fnv(sum, dat, ndat);
     sum = fnv(sum, init, ninit);
     sum = fnv(sum, state, nstate);
-    char part[1200], final[1200];
-    resume_path(r, b, part, sizeof part, true);
-    resume_path(r, b, final, sizeof final, false);
-    FILE *f = fopen(part, "wb");
-    bool ok = f != NULL;
-    ok = ok && fwrite(RESUME_MAGIC, 1, 8, f) == 8 && fwrite(&scene, sizeof scene, 1, f) == 1 &&
-         fwrite(&build, sizeof build, 1, f) == 1 &&
-         fwrite(&sum, sizeof sum, 1, f) == 1 && fwrite(lens, sizeof lens, 1, f) == 1 && fwrite(pg, sizeof *pg, 1, f) == 1 &&
-         fwrite(dat, 1, ndat, f) == ndat && fwrite(init, 1, ninit, f) == ninit && fwrite(state, 1, nstate, f) == nstate;
-    if (f) {
-        ok = fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-        ok = fclose(f) == 0 && ok;
-    }
+    char final[1200];
+    resume_path(r, b, final, sizeof final);
+    const resume_parts parts = {scene, build, sum, {lens[0], lens[1], lens[2], lens[3]}, pg, dat, init, state};
+    bool ok = app_write_file("talus validate: resume file", final, write_resume, &parts) == 0;
     free(state);
-    ok = ok && rename(part, final) == 0;
-    if (!ok) {
-        unlink(part);
-        fprintf(stderr, "talus validate: cannot save %s: %s\n", final, strerror(errno));
-    }
     return ok;
 }
 
@@ -373,7 +381,7 @@ static int resume_load(const report *r, const brazil_run *b, uint64_t scene, uin
                        tl_world *w, FILE *dat, FILE *init) {
     if (!r->owns_md) return 0;
     char path[1200];
-    resume_path(r, b, path, sizeof path, false);
+    resume_path(r, b, path, sizeof path);
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     char magic[8];
@@ -601,7 +609,7 @@ static void remove_pieces(const report *r, const brazil_run *runs, int nr) {
     if (!r->owns_md) return;
     for (int k = 0; k < nr; k++) {
         char path[1200];
-        resume_path(r, &runs[k], path, sizeof path, false);
+        resume_path(r, &runs[k], path, sizeof path);
         unlink(path);
     }
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 int app_write_file(const char *who, const char *path, void (*write)(FILE *f, const void *data),
                    const void *data) {
@@ -18,7 +19,7 @@ int app_write_file(const char *who, const char *path, void (*write)(FILE *f, con
         return 1;
     }
     write(f, data);
-    bool ok = fflush(f) == 0 && !ferror(f);
+    bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0; /* on disk before the rename */
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(part, path) != 0) {
         fprintf(stderr, "%s: cannot write '%s': %s\n", who, path, strerror(errno));

@@ -1,6 +1,6 @@
-/* A file written whole or not at all, for the commands' outputs (talus bench, talus collide):
- * the writer fills PATH.part, which is renamed to PATH once every write and the close have
- * succeeded; on any failure the part is removed and the reason printed on stderr as
+/* A file written whole or not at all, for the commands' outputs (talus bench, talus collide,
+ * talus validate's resume files): the writer fills PATH.part, which is renamed to PATH once every
+ * write, the fsync and the close have succeeded; on any failure the part is removed and the reason printed on stderr as
  * "WHO: cannot write 'FILE': reason". An interrupted run never leaves a truncated PATH. */
 #ifndef TALUS_APP_WRITE_FILE_H
 #define TALUS_APP_WRITE_FILE_H

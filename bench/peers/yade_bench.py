@@ -145,16 +145,20 @@ def sphere_bed(args):
     return n
 
 
-def polyhedra_bed(args):
-    # k_V: F = k_V V with V ~ pi R delta^2 for a convex cap of curvature radius R pressed by delta;
-    # Hertz F = 4/3 E* sqrt(R) delta^3/2. Equal at the overlap delta_w of a grain's weight times
-    # the bed's depth in grains (6): k_V = 4 E* / (3 pi sqrt(R delta_w))
+def matched_kv():
+    """k_V: F = k_V V with V ~ pi R delta^2 for a convex cap of curvature radius R pressed by delta;
+    Hertz F = 4/3 E* sqrt(R) delta^3/2. Equal at the overlap delta_w of a grain's weight times the
+    bed's depth in grains (6): k_V = 4 E* / (3 pi sqrt(R delta_w))."""
     es = E / (2.0 * (1.0 - NU * NU))
     R = SEMI[1]
     mass = RHO * 4.0 / 3.0 * math.pi * SEMI[0] * SEMI[1] * SEMI[2]
     fw = 6.0 * mass * 9.81
     dw = (3.0 * fw / (4.0 * es * math.sqrt(R))) ** (2.0 / 3.0)
-    kv = args.kv if args.kv > 0.0 else 4.0 * es / (3.0 * math.pi * math.sqrt(R * dw))
+    return 4.0 * es / (3.0 * math.pi * math.sqrt(R * dw))
+
+
+def polyhedra_bed(args):
+    kv = args.kv if args.kv > 0.0 else matched_kv()
     # two bodies' young in series: kn = young / 2 (measured: F_n = young / 2 V), ks = poisson kn
     mat = yade.PolyhedraMat(young=2.0 * kv, poisson=args.ks_ratio, density=RHO, frictionAngle=math.atan(MU))
     O.materials.append(mat)
@@ -355,4 +359,5 @@ def build(args):
     return n, extra
 
 
-main()
+if __name__ == "__main__":  # yade -x runs it as __main__; yade_pair_cost.py imports it
+    main()

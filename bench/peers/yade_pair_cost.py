@@ -12,12 +12,14 @@ import random
 import sys
 import time
 
+import os
+
 import numpy as np
 import yade
 from yade import O, log, polyhedra_utils
 
-E, RHO, MU = 5.0e6, 2500.0, 0.5
-KV = 4.649e10  # N/m^3: yade_bench.py's k_V for these grains
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0] if sys.argv and sys.argv[0] else __file__)))
+from yade_bench import MU, RHO, matched_kv, read_obj  # noqa: E402  (the bench's material and grain reader)
 
 
 def random_turn(rng):
@@ -35,7 +37,7 @@ def main():
     ap.add_argument("--seed", type=int, default=3)
     a = ap.parse_args(sys.argv[1:])
     log.setDefaultLogLevel(log.ERROR)
-    verts = [tuple(float(x) for x in ln.split()[1:4]) for ln in open(a.obj) if ln.startswith("v ")]
+    verts = read_obj(a.obj)
     V = np.array(verts)
     rng = random.Random(a.seed)
 
@@ -44,7 +46,7 @@ def main():
 
     for depth in (float(x) for x in a.depths.split(",")):
         O.reset()
-        mat = yade.PolyhedraMat(young=2.0 * KV, poisson=0.3, density=RHO, frictionAngle=math.atan(MU))
+        mat = yade.PolyhedraMat(young=2.0 * matched_kv(), poisson=0.3, density=RHO, frictionAngle=math.atan(MU))
         O.materials.append(mat)
         for k in range(a.pairs):
             qa, qb = random_turn(rng), random_turn(rng)
